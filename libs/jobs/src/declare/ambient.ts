@@ -1,0 +1,63 @@
+/**
+ * The documented ambient state of this package, and the only process-global state it keeps:
+ *
+ * 1. the jobs facade — what `handle.enqueue()` routes through. `JobsModule` installs it at bootstrap and removes it at
+ *    close; `JobsService` is the DI path to the same thing.
+ * 2. the declaration table — which declaration holds which durable name. A job name is a queue key, and the spec
+ *    refuses two definitions of one name at `job()`, before either can seat the other out; only a table every
+ *    declaration sees can decide that at declaration time. It also numbers anonymous declarations.
+ */
+import { DriverUnavailableError } from '../errors/runtime-errors';
+import type { EnqueueRequest, EnqueueResult } from '../driver/job-driver';
+
+/** Where an enqueue goes: straight to a driver, or staged in the caller's transaction (the outbox). */
+export interface JobsFacade {
+  /** The enqueuer's clock: an immediate job is due at this instant. */
+  now(): number;
+  /** Queues one prepared row. `tx` is the caller's explicit transaction, if it passed one. */
+  enqueue(request: EnqueueRequest, options: { readonly tx?: unknown }): Promise<EnqueueResult>;
+}
+
+let installed: JobsFacade | undefined;
+
+/** Installs the facade `handle.enqueue()` routes through. Answers the uninstall (which restores the previous one). */
+export function setJobsFacade(facade: JobsFacade): () => void {
+  const previous = installed;
+  installed = facade;
+  return () => {
+    if (installed === facade) installed = previous;
+  };
+}
+
+/** The installed facade. With none, an enqueue is `X_DRIVER_UNAVAILABLE` at the call, never a dropped job. */
+export function jobsFacade(): JobsFacade {
+  if (!installed) throw new DriverUnavailableError();
+  return installed;
+}
+
+/** Whether a facade is installed. */
+export function hasJobsFacade(): boolean {
+  return installed !== undefined;
+}
+
+const declared = new Map<string, object>();
+let anonymous = 0;
+
+/** Seats `owner` on `name`; answers the owner already seated there when it is another declaration. */
+export function seatName(name: string, owner: object): object | undefined {
+  const current = declared.get(name);
+  if (current !== undefined && current !== owner) return current;
+  declared.set(name, owner);
+  return undefined;
+}
+
+/** Frees `name` when `owner` holds it (a stamped export name moving an anonymous declaration). */
+export function unseatName(name: string, owner: object): void {
+  if (declared.get(name) === owner) declared.delete(name);
+}
+
+/** The next positional name for a declaration that set none: `anonymous-job-1`, `anonymous-job-2`, … */
+export function nextAnonymousName(kind: 'job' | 'task'): string {
+  anonymous += 1;
+  return `anonymous-${kind}-${anonymous}`;
+}

@@ -1,0 +1,77 @@
+import { JobDeclarationInvalidError } from '../errors/declaration-errors';
+import { wholeNumber } from './validate';
+
+/** Longest concurrency key: an id, never a payload. */
+export const MAX_CONCURRENCY_KEY_LENGTH = 200;
+
+/** A fleet-wide cap: a number caps the job; `{ key, limit, whenBusy }` caps it per key. */
+export type JobConcurrency<I> =
+  | number
+  | {
+      /** The lease this run counts under; deterministic from the input. */
+      readonly key: (input: I) => string;
+      /** Max in-flight runs sharing one key (a whole number ≥ 1). */
+      readonly limit: number;
+      /** `'wait'` (default) keeps the run ready; `'fail'` settles it failed with `X_JOB_KEY_BUSY`. */
+      readonly whenBusy?: 'wait' | 'fail';
+    };
+
+/** A checked concurrency declaration. */
+export interface ResolvedConcurrency {
+  readonly limit: number;
+  readonly keyed: boolean;
+  readonly whenBusy: 'wait' | 'fail';
+}
+
+/** Checks a concurrency declaration at `job()`. */
+export function resolveConcurrency(job: string, value: unknown): ResolvedConcurrency | null {
+  if (value === undefined) return null;
+  if (typeof value === 'number') {
+    return { limit: wholeNumber(job, 'concurrency', value, 1), keyed: false, whenBusy: 'wait' };
+  }
+  if (typeof value !== 'object' || value === null) {
+    throw new JobDeclarationInvalidError(
+      job,
+      'concurrency',
+      'must be a number or { key, limit, whenBusy }',
+    );
+  }
+  const c = value as { key?: unknown; limit?: unknown; whenBusy?: unknown };
+  if (typeof c.key !== 'function') {
+    throw new JobDeclarationInvalidError(job, 'concurrency.key', 'must be a function of the input');
+  }
+  const whenBusy = c.whenBusy ?? 'wait';
+  if (whenBusy !== 'wait' && whenBusy !== 'fail') {
+    throw new JobDeclarationInvalidError(job, 'concurrency.whenBusy', "must be 'wait' or 'fail'");
+  }
+  return { limit: wholeNumber(job, 'concurrency.limit', c.limit, 1), keyed: true, whenBusy };
+}
+
+/** Checks a key a keyed cap answered at enqueue: a non-empty string of at most 200 characters. */
+export function assertConcurrencyKey(job: string, key: unknown): string {
+  if (typeof key !== 'string' || key.length === 0) {
+    throw new JobDeclarationInvalidError(
+      job,
+      'concurrency.key(input)',
+      `must answer a non-empty string (got ${typeof key === 'string' ? "''" : typeof key})`,
+    );
+  }
+  if (key.length > MAX_CONCURRENCY_KEY_LENGTH) {
+    throw new JobDeclarationInvalidError(
+      job,
+      'concurrency.key(input)',
+      `answered ${key.length} characters, over ${MAX_CONCURRENCY_KEY_LENGTH}`,
+    );
+  }
+  return key;
+}
+
+/** The lease key of a job's plain cap. */
+export function jobCapLeaseKey(name: string): string {
+  return `job:${name}`;
+}
+
+/** The lease key of one concurrency key of a job: apart from `job:<name>` so no name collides with another's key. */
+export function jobLeaseKey(name: string, key: string): string {
+  return `job-key:${encodeURIComponent(name)}:${key}`;
+}

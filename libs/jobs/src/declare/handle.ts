@@ -1,0 +1,77 @@
+import type { EnqueueResult } from '../driver/job-driver';
+import type { ParseResult } from '../schema/standard';
+import type { Duration } from '../util/duration';
+import type { ResolvedConcurrency } from './concurrency';
+import type { JobDescriptor } from './descriptor';
+import type { ResolvedRetryPolicy } from './retry-policy';
+import type { JobSettled, RunArgs } from './run-args';
+
+/** The actor an enqueue acts for: its id is recorded as `enqueuedBy`, its org as the row's tenant. */
+export interface EnqueueActor {
+  readonly id?: string | null;
+  readonly orgId?: string | null;
+}
+
+/** Options of one enqueue. */
+export interface EnqueueOptions {
+  /** Names the run instead of having one minted. */
+  readonly runId?: string;
+  /** A live row already holding the idempotency key: dedupe to it (default), or `X_JOB_DUPLICATE`. */
+  readonly onConflict?: 'dedupe' | 'error';
+  /** When the job is due (a Date or epoch ms). */
+  readonly runAt?: Date | number;
+  /** Due after this long. */
+  readonly delay?: Duration;
+  /** Overrides the declared queue. */
+  readonly queue?: string;
+  /** Overrides the declared priority. */
+  readonly priority?: number;
+  /** The caller's transaction (a TypeORM EntityManager or QueryRunner) for the outbox to stage in. */
+  readonly tx?: unknown;
+}
+
+/**
+ * The typed surface of one job: enqueue it from anywhere, describe it, and (for the runtime) parse and run it.
+ * `In` is what `enqueue` takes, `Out` what the body receives, `R` what the body returns.
+ */
+export interface JobHandle<In, Out = In, R = unknown> {
+  readonly kind: 'job';
+  /** The durable queue key. */
+  readonly name: string;
+  /** Whether `name:` was set on the declaration (an explicit name is never re-stamped). */
+  readonly explicitName: boolean;
+  readonly queue: string;
+  readonly retry: ResolvedRetryPolicy;
+  readonly priority: number;
+  readonly timeoutMs: number | undefined;
+  readonly stepTimeoutMs: number | undefined;
+  readonly eventPollMs: number;
+  readonly concurrency: ResolvedConcurrency | null;
+  readonly tenantMode: 'input' | 'none';
+  /** Whether the declaration carries its own body. */
+  readonly inline: boolean;
+  /** Queues one run; answers the job's own ids on every path, and whether an existing row was returned. */
+  enqueue(input: In, options?: EnqueueOptions): Promise<EnqueueResult>;
+  /** The same, on behalf of `actor`: `enqueuedBy` from its id, the tenant from its org. Never runs inline. */
+  as(actor: EnqueueActor, input: In, options?: EnqueueOptions): Promise<EnqueueResult>;
+  /** The JSON manifest row. */
+  describe(): JobDescriptor;
+  /** Parses a raw input through the declared schema. */
+  parseInput(raw: unknown): Promise<ParseResult<Out>>;
+  /** The tenant the declaration derives for a parsed input, or null for `'none'`. */
+  tenantOf(input: Out): string | null;
+  /** The idempotency key the declaration derives for a parsed input. */
+  idempotencyKeyOf(input: Out): string;
+  /** The keyed concurrency key for a parsed input, or null when the job declares none. */
+  concurrencyKeyOf(input: Out): string | null;
+  /** Runs the inline body (undefined when the declaration has none). */
+  runInline(args: RunArgs<Out>): Promise<R> | undefined;
+  /** Calls the declared onSettled (a no-op when none). */
+  notifySettled(settled: JobSettled<Out, R>): Promise<void>;
+}
+
+/** Any job handle, whatever its types. */
+export type AnyJobHandle = JobHandle<never, unknown, unknown>;
+
+/** The input type `enqueue` takes. */
+export type JobInput<H> = H extends JobHandle<infer In, unknown, unknown> ? In : never;

@@ -1,0 +1,230 @@
+import type { EnqueueResult } from '../driver/job-driver';
+import {
+  IdempotencyRequiredError,
+  JobDeclarationInvalidError,
+  JobDuplicateError,
+  JobTenantRequiredError,
+} from '../errors/declaration-errors';
+import {
+  isStandardSchema,
+  parseWith,
+  type ParseResult,
+  type StandardSchemaV1,
+} from '../schema/standard';
+import { nextAnonymousName, seatName, unseatName } from './ambient';
+import { assertConcurrencyKey, resolveConcurrency, type ResolvedConcurrency } from './concurrency';
+import type { JobDescriptor } from './descriptor';
+import { enqueueJob } from './enqueue';
+import type { EnqueueActor, EnqueueOptions, JobHandle } from './handle';
+import type { JobDefinition } from './job-definition';
+import { assertName, MAX_JOB_NAME_LENGTH, MAX_QUEUE_NAME_LENGTH } from './names';
+import type { ResolvedRetryPolicy } from './retry-policy';
+import type { JobSettled, RunArgs } from './run-args';
+import { finiteNumber, positiveDuration, resolveRetry } from './validate';
+
+/** How long a `step.waitForEvent` parks between polls when the job declares no `eventPoll`. */
+export const DEFAULT_EVENT_POLL_MS = 30_000;
+/** The queue of a job that names none. */
+export const DEFAULT_QUEUE = 'default';
+
+const HANDLE = Symbol.for('@ultimat3/jobs.handle');
+
+/** Whether `value` is a handle `job()` returned (a look-alike object is not). */
+export function isJobHandle(value: unknown): value is JobHandleImpl<unknown, unknown, unknown> {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as { [HANDLE]?: unknown })[HANDLE] === true
+  );
+}
+
+class JobHandleImpl<In, Out, R> implements JobHandle<In, Out, R> {
+  readonly [HANDLE] = true;
+  readonly kind = 'job' as const;
+  readonly explicitName: boolean;
+  readonly queue: string;
+  readonly retry: ResolvedRetryPolicy;
+  readonly priority: number;
+  readonly timeoutMs: number | undefined;
+  readonly stepTimeoutMs: number | undefined;
+  readonly eventPollMs: number;
+  readonly concurrency: ResolvedConcurrency | null;
+  readonly tenantMode: 'input' | 'none';
+  readonly inline: boolean;
+  #name: string;
+  readonly #def: JobDefinition<StandardSchemaV1<In, Out>, R>;
+
+  constructor(def: JobDefinition<StandardSchemaV1<In, Out>, R>) {
+    const explicit = def.name !== undefined;
+    const label = explicit ? String(def.name) : 'anonymous';
+    if (explicit) assertName(label, 'name', def.name, MAX_JOB_NAME_LENGTH);
+    if (!isStandardSchema(def.input)) {
+      throw new JobDeclarationInvalidError(
+        label,
+        'input',
+        'must be a Standard Schema validator (t.object(…), zod, valibot)',
+      );
+    }
+    if (typeof def.idempotencyKey !== 'function') throw new IdempotencyRequiredError(label);
+    if (def.tenant !== 'none' && typeof def.tenant !== 'function') {
+      throw new JobTenantRequiredError(
+        label,
+        def.tenant === undefined
+          ? 'declares no tenant'
+          : "declares a tenant that is neither a function nor 'none'",
+      );
+    }
+    if (def.run !== undefined && typeof def.run !== 'function') {
+      throw new JobDeclarationInvalidError(label, 'run', 'must be a function');
+    }
+    if (def.onSettled !== undefined && typeof def.onSettled !== 'function') {
+      throw new JobDeclarationInvalidError(label, 'onSettled', 'must be a function');
+    }
+    this.queue = assertName(label, 'queue', def.queue ?? DEFAULT_QUEUE, MAX_QUEUE_NAME_LENGTH);
+    this.retry = resolveRetry(label, def.retry);
+    this.priority =
+      def.priority === undefined ? 0 : finiteNumber(label, 'priority', def.priority, -1_000_000);
+    if (!Number.isInteger(this.priority))
+      throw new JobDeclarationInvalidError(label, 'priority', 'must be a whole number');
+    this.timeoutMs = positiveDuration(label, 'timeout', def.timeout);
+    this.stepTimeoutMs = positiveDuration(label, 'stepTimeout', def.stepTimeout);
+    this.eventPollMs = positiveDuration(label, 'eventPoll', def.eventPoll) ?? DEFAULT_EVENT_POLL_MS;
+    this.concurrency = resolveConcurrency(label, def.concurrency);
+    this.tenantMode = def.tenant === 'none' ? 'none' : 'input';
+    this.inline = def.run !== undefined;
+    this.explicitName = explicit;
+    this.#def = def;
+    this.#name = explicit ? String(def.name) : nextAnonymousName('job');
+    const holder = seatName(this.#name, this);
+    if (holder !== undefined) {
+      throw new JobDuplicateError(
+        `Two declarations set the job name "${this.#name}".`,
+        'A job name is a durable queue key: give each job() its own name.',
+        { name: this.#name },
+      );
+    }
+  }
+
+  get name(): string {
+    return this.#name;
+  }
+
+  /**
+   * Moves an unnamed declaration onto its export name. Internal: `JobsModule.forFeature` calls it. An explicit name is
+   * never moved; a second, different export name is `X_JOB_DUPLICATE` (the alias would move the queue key).
+   */
+  stampExportName(exportName: string, stamped: boolean): void {
+    if (this.explicitName || this.#name === exportName) return;
+    if (stamped) {
+      throw new JobDuplicateError(
+        `One job is exported under two names ("${this.#name}" and "${exportName}").`,
+        'Export each job once, or set name: on the declaration so an alias cannot move its queue key.',
+        { name: this.#name, alias: exportName },
+      );
+    }
+    assertName(exportName, 'export name', exportName, MAX_JOB_NAME_LENGTH);
+    if (seatName(exportName, this) !== undefined) {
+      throw new JobDuplicateError(
+        `Export "${exportName}" names a job another declaration already holds.`,
+        'Rename the export or the other declaration: a job name is a durable queue key.',
+        { name: exportName },
+      );
+    }
+    unseatName(this.#name, this);
+    this.#name = exportName;
+  }
+
+  enqueue(input: In, options?: EnqueueOptions): Promise<EnqueueResult> {
+    return enqueueJob(this, input, options ?? {}, undefined);
+  }
+
+  as(actor: EnqueueActor, input: In, options?: EnqueueOptions): Promise<EnqueueResult> {
+    return enqueueJob(this, input, options ?? {}, actor);
+  }
+
+  describe(): JobDescriptor {
+    return {
+      kind: 'job',
+      name: this.#name,
+      queue: this.queue,
+      tenant: this.tenantMode,
+      retry: { ...this.retry },
+      timeoutMs: this.timeoutMs ?? null,
+      stepTimeoutMs: this.stepTimeoutMs ?? null,
+      eventPollMs: this.eventPollMs,
+      priority: this.priority,
+      concurrency: this.concurrency ? { ...this.concurrency } : null,
+      inputVendor: this.#def.input['~standard'].vendor,
+      inline: this.inline,
+    };
+  }
+
+  parseInput(raw: unknown): Promise<ParseResult<Out>> {
+    return parseWith(this.#def.input, raw);
+  }
+
+  tenantOf(input: Out): string | null {
+    const tenant = this.#def.tenant;
+    if (tenant === 'none') return null;
+    const org: unknown = tenant(input);
+    if (typeof org !== 'string' || org.length === 0) {
+      throw new JobTenantRequiredError(
+        this.#name,
+        `answered no tenant for this input (got ${typeof org === 'string' ? "''" : typeof org})`,
+      );
+    }
+    return org;
+  }
+
+  idempotencyKeyOf(input: Out): string {
+    const key: unknown = this.#def.idempotencyKey(input);
+    if (typeof key !== 'string' || key.length === 0 || key.length > 512) {
+      throw new JobDeclarationInvalidError(
+        this.#name,
+        'idempotencyKey(input)',
+        'must answer a non-empty string of at most 512 characters',
+      );
+    }
+    return key;
+  }
+
+  concurrencyKeyOf(input: Out): string | null {
+    const c = this.#def.concurrency;
+    if (c === undefined || typeof c === 'number') return null;
+    return assertConcurrencyKey(this.#name, c.key(input));
+  }
+
+  runInline(args: RunArgs<Out>): Promise<R> | undefined {
+    const run = this.#def.run;
+    return run === undefined ? undefined : Promise.resolve().then(() => run(args));
+  }
+
+  async notifySettled(settled: JobSettled<Out, R>): Promise<void> {
+    const hook = this.#def.onSettled as
+      ((s: JobSettled<Out, R>) => void | Promise<void>) | undefined;
+    if (hook !== undefined) await hook(settled);
+  }
+}
+
+/**
+ * Declares a job and returns its typed handle. Every field is checked here: a bad declaration fails the build, not
+ * the fourth attempt.
+ */
+export function job<S extends StandardSchemaV1, R = unknown>(
+  definition: JobDefinition<S, R>,
+): JobHandle<StandardSchemaV1.InferInput<S>, StandardSchemaV1.InferOutput<S>, Awaited<R>> {
+  if (typeof definition !== 'object' || definition === null) {
+    throw new JobDeclarationInvalidError('anonymous', 'definition', 'must be an object');
+  }
+  return new JobHandleImpl(
+    definition as unknown as JobDefinition<
+      StandardSchemaV1<StandardSchemaV1.InferInput<S>, StandardSchemaV1.InferOutput<S>>,
+      Awaited<R>
+    >,
+  );
+}
+
+/** Stamps `exportName` on an unnamed handle (internal: registration). */
+export function stampExportName(handle: unknown, exportName: string, stamped: boolean): void {
+  if (isJobHandle(handle)) handle.stampExportName(exportName, stamped);
+}

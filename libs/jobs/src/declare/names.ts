@@ -1,0 +1,30 @@
+import { JobDeclarationInvalidError } from '../errors/declaration-errors';
+
+/** Longest job or task name. Names reach SQL and metrics labels; Postgres truncates identifiers at 63. */
+export const MAX_JOB_NAME_LENGTH = 128;
+/** Longest queue name. */
+export const MAX_QUEUE_NAME_LENGTH = 63;
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/;
+
+/** Refuses a name that is empty, too long, or not made of letters, digits and `. _ : -`. */
+export function assertName(owner: string, field: string, value: unknown, max: number): string {
+  if (typeof value !== 'string' || value.length === 0) {
+    throw new JobDeclarationInvalidError(owner, field, 'must be a non-empty string');
+  }
+  if (value.length > max) {
+    throw new JobDeclarationInvalidError(
+      owner,
+      field,
+      `is ${value.length} characters, over ${max}`,
+    );
+  }
+  if (!NAME.test(value)) {
+    throw new JobDeclarationInvalidError(
+      owner,
+      field,
+      'may hold only letters, digits and . _ : - (and not start with a symbol)',
+    );
+  }
+  return value;
+}

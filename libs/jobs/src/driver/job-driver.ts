@@ -1,0 +1,153 @@
+import type { JsonValue } from '../util/json';
+import type { ClaimedJob, ClaimRef, JobProgress, JobRow, JobState } from './job-row';
+import type { JobIntrospection } from './introspection';
+import type { LeaseStore } from './lease-store';
+
+/** One row to enqueue. Ids are minted by the caller, so they are known before the write lands. */
+export interface EnqueueRequest {
+  /** The job id. A second enqueue under an id that already names a row, live or finished, inserts nothing. */
+  readonly id: string;
+  readonly runId: string;
+  readonly name: string;
+  readonly queue: string;
+  readonly input: JsonValue;
+  readonly idempotencyKey: string;
+  readonly tenantId: string | null;
+  readonly enqueuedBy: string | null;
+  /** Epoch ms the row is due; a future time makes it `delayed`. */
+  readonly runAt: number;
+  readonly maxAttempts: number;
+  readonly priority: number;
+  /** What a live row holding the same `(name, tenantId, idempotencyKey)` means: dedupe to it, or an error. */
+  readonly onConflict: 'dedupe' | 'error';
+  readonly concurrencyKey: string | null;
+  readonly traceparent: string | null;
+}
+
+/** What an enqueue answered: the ids of the job that holds the key, and whether that was an existing one. */
+export interface EnqueueResult {
+  readonly id: string;
+  readonly runId: string;
+  /** True when nothing was inserted: the id already named a row, or a live row held the idempotency key. */
+  readonly deduped: boolean;
+}
+
+/** One queue a claim may take rows from, and at most how many. */
+export interface ClaimSlot {
+  readonly queue: string;
+  readonly limit: number;
+}
+
+/** Options of one claim pass. */
+export interface ClaimOptions {
+  readonly workerId: string;
+  /** Every queue with a free slot, each with its free slot count. One claim covers them all. */
+  readonly slots: readonly ClaimSlot[];
+  /** How long the claimed rows stay invisible to other claims without a heartbeat. */
+  readonly visibilityTimeoutMs: number;
+  /**
+   * Told (at most once per pass, once per row) of rows whose lease lapsed on their final attempt: the claim buried
+   * them instead of handing them out.
+   */
+  readonly onExhausted?: (rows: readonly JobRow[]) => void;
+  /** Job names declaring `retry.deadLetter: false`: their exhausted rows are buried `failed`, not `dead`. */
+  readonly dropExhausted?: ReadonlySet<string>;
+}
+
+/** Settle a run as completed. */
+export interface AckOptions extends ClaimRef {
+  readonly durationMs?: number;
+}
+
+/** How a nack moves the row. See {@link nackState}. */
+export interface NackOptions extends ClaimRef {
+  /** The error text to record (NUL characters are stripped at the write). */
+  readonly error: string | null;
+  /** When the row is due again (ready / suspended). Defaults to now. */
+  readonly runAt?: number;
+  /** Dead-letter the row: state `dead`. */
+  readonly deadLetter?: boolean;
+  /** Fail the row for good, outside the dead-letter queue: state `failed`. */
+  readonly fail?: boolean;
+  /** Park the row (a step.sleep or a waitForEvent): state `suspended` until `runAt`. */
+  readonly park?: boolean;
+  /** Hand the attempt back uncounted (a suspension or a drain): the next claim presents the same attempt number. */
+  readonly uncounted?: boolean;
+  readonly durationMs?: number;
+}
+
+/** Per-queue counts. */
+export interface QueueStats {
+  readonly queue: string;
+  readonly ready: number;
+  readonly delayed: number;
+  readonly running: number;
+  readonly suspended: number;
+  readonly done: number;
+  readonly failed: number;
+  readonly dead: number;
+  readonly cancelled: number;
+  /** Age in ms of the oldest due ready row, or 0. */
+  readonly oldestReadyMs: number;
+}
+
+/** One stored step of a run. */
+export interface StepRecord {
+  readonly name: string;
+  readonly output: JsonValue;
+  /** The attempt that completed it. */
+  readonly attempt: number;
+  readonly startedAt: number;
+  readonly completedAt: number;
+}
+
+/** Durable step storage. Writes are fenced on the claim. */
+export interface StepStore {
+  /** Every completed step of the job, in completion order. */
+  load(jobId: string): Promise<readonly StepRecord[]>;
+  /** Writes one completed step; answers false (and writes nothing) when the claim no longer holds the row. */
+  save(jobId: string, claim: ClaimRef, step: StepRecord): Promise<boolean>;
+}
+
+/**
+ * The one interface every backend implements, pinned by `jobDriverConformance`. A behaviour the suite does not pin is
+ * not guaranteed.
+ */
+export interface JobDriver {
+  /** A short name for logs (`memory`, `postgres`, `redis`). */
+  readonly kind: string;
+  /** Inserts one row, or answers the row that holds its id or live key. */
+  enqueue(request: EnqueueRequest): Promise<EnqueueResult>;
+  /** Inserts many rows in one write; answers one result per request, in order. */
+  enqueueMany(requests: readonly EnqueueRequest[]): Promise<readonly EnqueueResult[]>;
+  /** Claims due rows of the slots' queues: ordered by priority, run time, then id; lapsed leases are re-taken. */
+  claim(options: ClaimOptions): Promise<readonly ClaimedJob[]>;
+  /** Settles a run done. Fenced on the claim: answers whether it landed. */
+  ack(jobId: string, options: AckOptions): Promise<boolean>;
+  /** Hands a run back (retry, park, dead-letter, fail). Fenced on the claim: answers whether it landed. */
+  nack(jobId: string, options: NackOptions): Promise<boolean>;
+  /** Renews the lease by `visibilityTimeoutMs` from now. Fenced on the claim: answers whether it landed. */
+  heartbeat(jobId: string, claim: ClaimRef, visibilityTimeoutMs: number): Promise<boolean>;
+  /** Writes a run's progress. Fenced on the claim. */
+  recordProgress(jobId: string, claim: ClaimRef, progress: JobProgress): Promise<boolean>;
+  /** Counts per queue. */
+  stats(): Promise<readonly QueueStats[]>;
+  /** One row by id. */
+  get(jobId: string): Promise<JobRow | undefined>;
+  /** Durable steps. */
+  readonly steps: StepStore;
+  /** The operator surface, when the driver has one. */
+  readonly introspect?: JobIntrospection;
+  /** The fleet lease store, when the driver has one. */
+  readonly leases?: LeaseStore;
+  /** Releases connections. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** The state a nack moves a row to. Every driver reads it from here, so a new branch cannot land in one only. */
+export function nackState(options: NackOptions, nowMs: number): JobState {
+  if (options.deadLetter) return 'dead';
+  if (options.fail) return 'failed';
+  if (options.park) return 'suspended';
+  return (options.runAt ?? nowMs) > nowMs ? 'delayed' : 'ready';
+}

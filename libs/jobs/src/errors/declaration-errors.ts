@@ -1,0 +1,69 @@
+import { JobsError } from './jobs-error';
+
+/** `job()` was declared without an `idempotencyKey` (a JS caller; TypeScript refuses it at compile time). */
+export class IdempotencyRequiredError extends JobsError {
+  constructor(job: string) {
+    super('X_IDEMPOTENCY_REQUIRED', `Job "${job}" declares no idempotencyKey.`, {
+      fix: 'Add idempotencyKey: (input) => string — queues deliver at least once, so every job must say how to dedupe.',
+    });
+  }
+}
+
+/** `job()` was declared without a `tenant` (a JS caller; TypeScript refuses it at compile time). */
+export class JobTenantRequiredError extends JobsError {
+  constructor(job: string, detail = 'declares no tenant') {
+    super('X_JOB_TENANT_REQUIRED', `Job "${job}" ${detail}.`, {
+      fix: "Add tenant: (input) => input.orgId, or tenant: 'none' for a job that belongs to no tenant.",
+    });
+  }
+}
+
+/** A declaration field is out of range or of the wrong shape; refused where the job is declared. */
+export class JobDeclarationInvalidError extends JobsError {
+  constructor(job: string, field: string, reason: string) {
+    super('X_JOB_DECLARATION_INVALID', `Job "${job}": ${field} ${reason}.`, {
+      fix: `Correct ${field} in the job() declaration.`,
+      meta: { job, field },
+    });
+  }
+}
+
+/** Two different declarations claim one durable name, or an enqueue met a live key under `onConflict: 'error'`. */
+export class JobDuplicateError extends JobsError {
+  constructor(message: string, fix: string, meta: Readonly<Record<string, unknown>> = {}) {
+    super('X_JOB_DUPLICATE', message, { fix, meta });
+  }
+}
+
+/** An enqueue's input failed the job's schema; nothing was queued. */
+export class JobInputInvalidError extends JobsError {
+  /** Each problem, with the path it was found at. */
+  readonly issues: readonly { readonly path: string; readonly message: string }[];
+
+  constructor(job: string, issues: readonly { readonly path: string; readonly message: string }[]) {
+    const list = issues.map((i) => `${i.path || '(root)'}: ${i.message}`).join('; ');
+    super(
+      'X_JOB_INPUT_INVALID',
+      `Input for job "${job}" is invalid — ${list}. Nothing was queued.`,
+      {
+        fix: 'Pass an input that matches the job’s input schema.',
+        meta: { job, issues },
+      },
+    );
+    this.issues = issues;
+  }
+}
+
+/** The stored payload exceeds the enqueue size limit. */
+export class JobPayloadTooLargeError extends JobsError {
+  constructor(job: string, bytes: number, limit: number) {
+    super(
+      'X_JOB_PAYLOAD_TOO_LARGE',
+      `Input for job "${job}" is ${bytes} bytes, over the ${limit}-byte limit. Nothing was queued.`,
+      {
+        fix: 'Store large data elsewhere and pass its id in the input.',
+        meta: { job, bytes, limit },
+      },
+    );
+  }
+}

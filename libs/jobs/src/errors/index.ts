@@ -1,0 +1,4 @@
+export * from './jobs-error';
+export * from './declaration-errors';
+export * from './runtime-errors';
+export * from './operator-errors';

@@ -1,0 +1,89 @@
+import { JobsError } from './jobs-error';
+
+/** cancel reached a job that is not live, an id no queue holds, or a driver with no cancel. */
+export class JobNotCancellableError extends JobsError {
+  constructor(id: string, state?: string) {
+    super(
+      'X_JOB_NOT_CANCELLABLE',
+      `Job ${id} cannot be cancelled${state ? ` (it is ${state})` : ''}.`,
+      {
+        meta: { id, state },
+      },
+    );
+  }
+}
+
+/** requeue was asked for an id the queue does not hold. */
+export class JobNotFoundError extends JobsError {
+  constructor(id: string) {
+    super('X_JOB_NOT_FOUND', `No job with id ${id}.`, {
+      fix: 'List jobs to find the id.',
+      meta: { id },
+    });
+  }
+}
+
+/** requeue reached a live job; only finished jobs can be requeued. */
+export class JobNotRequeueableError extends JobsError {
+  constructor(id: string, state: string) {
+    super('X_JOB_NOT_REQUEUEABLE', `Job ${id} is ${state}; only a finished job can be requeued.`, {
+      meta: { id, state },
+    });
+  }
+}
+
+/** remove reached a running job. */
+export class JobNotRemovableError extends JobsError {
+  constructor(id: string) {
+    super('X_JOB_NOT_REMOVABLE', `Job ${id} is running and cannot be removed.`, {
+      fix: 'Cancel it first.',
+      meta: { id },
+    });
+  }
+}
+
+/** promote reached a job that is not waiting on its run time. */
+export class JobNotPromotableError extends JobsError {
+  constructor(id: string) {
+    super('X_JOB_NOT_PROMOTABLE', `Job ${id} is not waiting on its run time.`, { meta: { id } });
+  }
+}
+
+/** list() was asked for more than the page maximum, or handed a cursor no page produced. */
+export class JobPageInvalidError extends JobsError {
+  constructor(reason: string) {
+    super('X_JOB_PAGE_INVALID', `Invalid job page request: ${reason}.`, {
+      fix: 'Ask for at most 200 rows and pass cursors from jobCursor(row).',
+    });
+  }
+}
+
+/** A declared onSettled threw on every try; logged and reported, never thrown into the worker. */
+export class JobOnSettledFailedError extends JobsError {
+  constructor(job: string, tries: number, cause: unknown) {
+    super('X_JOB_ON_SETTLED_FAILED', `onSettled of job "${job}" threw on all ${tries} tries.`, {
+      cause,
+    });
+  }
+}
+
+/** A registered job declares concurrency and the driver has no lease store. */
+export class ConcurrencyUnenforceableError extends JobsError {
+  constructor(jobs: readonly string[]) {
+    super(
+      'X_JOB_CONCURRENCY_UNENFORCEABLE',
+      `Jobs ${jobs.join(', ')} declare concurrency, and this driver has no lease store to enforce it.`,
+      { fix: 'Use the postgres or memory driver, or remove the concurrency declaration.' },
+    );
+  }
+}
+
+/** A run was claimed under `whenBusy: 'fail'` while its key already held its limit. */
+export class JobKeyBusyError extends JobsError {
+  constructor(job: string, key: string) {
+    super('X_JOB_KEY_BUSY', `Job "${job}" key "${key}" is busy; the run was refused.`, {
+      fix: 'Requeue it once the key is free, or declare whenBusy: "wait".',
+      meta: { job, key },
+    });
+  }
+}

@@ -1,0 +1,73 @@
+import type { Clock, TimerHandle } from '../util/clock';
+
+interface Timer {
+  readonly at: number;
+  readonly seq: number;
+  readonly fn: () => void;
+  cancelled: boolean;
+}
+
+/** A clock that stands still until a test moves it; its timers fire only inside {@link FrozenClock.advance}. */
+export interface FrozenClock extends Clock {
+  /** Moves time forward by `ms`, firing every timer that falls due in order, letting promises settle between them. */
+  advance(ms: number): Promise<void>;
+  /** Lets pending promise callbacks (and timers due now) run without moving time. */
+  flush(): Promise<void>;
+  /** How many timers are armed. */
+  pending(): number;
+}
+
+/** Lets queued promise callbacks run: a few macrotask turns, so chains of awaits and I/O-free work settle. */
+async function settle(): Promise<void> {
+  for (let i = 0; i < 5; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+}
+
+/** A clock frozen at `startMs` (default 2026-01-01T00:00:00Z). */
+export function frozenClock(startMs: number = Date.UTC(2026, 0, 1)): FrozenClock {
+  let now = startMs;
+  let seq = 0;
+  let timers: Timer[] = [];
+
+  const nextDue = (limit: number): Timer | undefined => {
+    let best: Timer | undefined;
+    for (const t of timers) {
+      if (t.cancelled || t.at > limit) continue;
+      if (!best || t.at < best.at || (t.at === best.at && t.seq < best.seq)) best = t;
+    }
+    return best;
+  };
+
+  const fireDue = async (limit: number): Promise<void> => {
+    await settle();
+    for (;;) {
+      const t = nextDue(limit);
+      if (!t) break;
+      timers = timers.filter((x) => x !== t);
+      now = Math.max(now, t.at);
+      t.fn();
+      await settle();
+    }
+    timers = timers.filter((t) => !t.cancelled);
+  };
+
+  return {
+    now: () => now,
+    setTimeout(fn: () => void, ms: number): TimerHandle {
+      const timer: Timer = { at: now + Math.max(0, ms), seq: seq++, fn, cancelled: false };
+      timers.push(timer);
+      return {
+        cancel: () => {
+          timer.cancelled = true;
+        },
+      };
+    },
+    async advance(ms: number): Promise<void> {
+      const target = now + ms;
+      await fireDue(target);
+      now = target;
+      await settle();
+    },
+    flush: () => fireDue(now),
+    pending: () => timers.filter((t) => !t.cancelled).length,
+  };
+}
