@@ -6,9 +6,12 @@
  * 2. the declaration table — which declaration holds which durable name. A job name is a queue key, and the spec
  *    refuses two definitions of one name at `job()`, before either can seat the other out; only a table every
  *    declaration sees can decide that at declaration time. It also numbers anonymous declarations.
+ * 3. the error-retry table — how app error codes are retried (`registerErrorRetry`). A code is declared once, beside
+ *    the module that throws it, and every worker reads the same answer.
  */
 import { DriverUnavailableError } from '../errors/runtime-errors';
 import type { EnqueueRequest, EnqueueResult } from '../driver/job-driver';
+import type { EventBus } from '../events/event-bus';
 
 /** Where an enqueue goes: straight to a driver, or staged in the caller's transaction (the outbox). */
 export interface JobsFacade {
@@ -16,6 +19,8 @@ export interface JobsFacade {
   now(): number;
   /** Queues one prepared row. `tx` is the caller's explicit transaction, if it passed one. */
   enqueue(request: EnqueueRequest, options: { readonly tx?: unknown }): Promise<EnqueueResult>;
+  /** The event bus `publishEvent()` publishes on, when the app has one. */
+  readonly events?: EventBus;
 }
 
 let installed: JobsFacade | undefined;
@@ -60,4 +65,16 @@ export function unseatName(name: string, owner: object): void {
 export function nextAnonymousName(kind: 'job' | 'task'): string {
   anonymous += 1;
   return `anonymous-${kind}-${anonymous}`;
+}
+
+const errorRetry = new Map<string, string>();
+
+/** Records how `code` is retried (internal to `registerErrorRetry`). */
+export function setErrorRetry(code: string, cls: string): void {
+  errorRetry.set(code, cls);
+}
+
+/** How `code` was registered to be retried, if it was. */
+export function registeredErrorRetry(code: string): string | undefined {
+  return errorRetry.get(code);
 }

@@ -15,7 +15,7 @@ import { nextAnonymousName, seatName, unseatName } from './ambient';
 import { assertConcurrencyKey, resolveConcurrency, type ResolvedConcurrency } from './concurrency';
 import type { JobDescriptor } from './descriptor';
 import { enqueueJob } from './enqueue';
-import type { EnqueueActor, EnqueueOptions, JobHandle } from './handle';
+import type { AnyJobHandle, EnqueueActor, EnqueueOptions, JobHandle } from './handle';
 import type { JobDefinition } from './job-definition';
 import { assertName, MAX_JOB_NAME_LENGTH, MAX_QUEUE_NAME_LENGTH } from './names';
 import type { ResolvedRetryPolicy } from './retry-policy';
@@ -52,6 +52,7 @@ class JobHandleImpl<In, Out, R> implements JobHandle<In, Out, R> {
   readonly tenantMode: 'input' | 'none';
   readonly inline: boolean;
   #name: string;
+  #stamped = false;
   readonly #def: JobDefinition<StandardSchemaV1<In, Out>, R>;
 
   constructor(def: JobDefinition<StandardSchemaV1<In, Out>, R>) {
@@ -113,9 +114,9 @@ class JobHandleImpl<In, Out, R> implements JobHandle<In, Out, R> {
    * Moves an unnamed declaration onto its export name. Internal: `JobsModule.forFeature` calls it. An explicit name is
    * never moved; a second, different export name is `X_JOB_DUPLICATE` (the alias would move the queue key).
    */
-  stampExportName(exportName: string, stamped: boolean): void {
+  stampExportName(exportName: string): void {
     if (this.explicitName || this.#name === exportName) return;
-    if (stamped) {
+    if (this.#stamped) {
       throw new JobDuplicateError(
         `One job is exported under two names ("${this.#name}" and "${exportName}").`,
         'Export each job once, or set name: on the declaration so an alias cannot move its queue key.',
@@ -132,6 +133,7 @@ class JobHandleImpl<In, Out, R> implements JobHandle<In, Out, R> {
     }
     unseatName(this.#name, this);
     this.#name = exportName;
+    this.#stamped = true;
   }
 
   enqueue(input: In, options?: EnqueueOptions): Promise<EnqueueResult> {
@@ -224,7 +226,16 @@ export function job<S extends StandardSchemaV1, R = unknown>(
   );
 }
 
-/** Stamps `exportName` on an unnamed handle (internal: registration). */
-export function stampExportName(handle: unknown, exportName: string, stamped: boolean): void {
-  if (isJobHandle(handle)) handle.stampExportName(exportName, stamped);
+/**
+ * Stamps each export name of a module namespace onto the unnamed job handles it exports, and answers those handles.
+ * Internal to registration (`JobsModule.forFeature`): there is one way to register.
+ */
+export function stampExportNames(namespace: Readonly<Record<string, unknown>>): AnyJobHandle[] {
+  const handles: AnyJobHandle[] = [];
+  for (const [exportName, value] of Object.entries(namespace)) {
+    if (!isJobHandle(value)) continue;
+    value.stampExportName(exportName);
+    if (!handles.includes(value as unknown as AnyJobHandle)) handles.push(value as unknown as AnyJobHandle);
+  }
+  return handles;
 }

@@ -94,7 +94,8 @@ export interface QueueStats {
 /** One stored step of a run. */
 export interface StepRecord {
   readonly name: string;
-  readonly output: JsonValue;
+  /** The stored result; absent when the step returned nothing (`undefined`). */
+  readonly output?: JsonValue;
   /** The attempt that completed it. */
   readonly attempt: number;
   readonly startedAt: number;

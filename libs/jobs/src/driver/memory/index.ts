@@ -1,0 +1,2 @@
+export { memoryJobDriver } from './memory-driver';
+export type { MemoryJobDriver, MemoryJobDriverOptions } from './memory-driver';

@@ -1,0 +1,88 @@
+import { randomUUID } from 'node:crypto';
+import { ClaimQueuesEmptyError } from '../../errors/runtime-errors';
+import type { ClaimOptions } from '../job-driver';
+import type { ClaimedJob, JobRow } from '../job-row';
+import { copyRow, UNCLAIMED, type MemoryStore } from './memory-store';
+
+/** The `lastError` of a row the claim buried because its lease lapsed on its final attempt. */
+export const LEASE_LAPSED_FINAL_ATTEMPT = 'LEASE_LAPSED_FINAL_ATTEMPT';
+
+/** Whether a claim at `now` may take `row`: due and waiting, or running under a lease that lapsed (its worker died). */
+export function isClaimable(row: JobRow, now: number): boolean {
+  switch (row.state) {
+    case 'ready':
+    case 'delayed':
+    case 'suspended':
+      return row.runAt <= now;
+    case 'running':
+      return row.leaseExpiresAt !== null && row.leaseExpiresAt <= now;
+    default:
+      return false;
+  }
+}
+
+/** Whether a claimable row is a lapsed lease on its final attempt: buried by the claim, never handed out again. */
+export function isFinalAttempt(row: JobRow): boolean {
+  return row.state === 'running' && row.attempt >= row.maxAttempts;
+}
+
+/** The claim order: priority, then run time, then id (UUIDv7 ids sort by creation). */
+export function claimOrder(a: JobRow, b: JobRow): number {
+  if (a.priority !== b.priority) return a.priority - b.priority;
+  if (a.runAt !== b.runAt) return a.runAt - b.runAt;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+/**
+ * One claim pass. Paused queues are skipped. The lapsed final attempts of every slot's queue are buried first, and
+ * apart from the slot limits: a page of rows the claim cannot hand out must never block the rows it can (River PR
+ * #1318). They are announced before anything is claimed, so an `onExhausted` that throws rejects a claim that took
+ * nothing, instead of stranding claimed rows until their leases lapse as counted attempts.
+ */
+export function claimRows(store: MemoryStore, options: ClaimOptions): ClaimedJob[] {
+  if (options.slots.length === 0) throw new ClaimQueuesEmptyError();
+  const now = store.now();
+  const slots = options.slots.filter((slot) => !store.paused.has(slot.queue));
+
+  const buried: JobRow[] = [];
+  for (const queue of new Set(slots.map((slot) => slot.queue))) {
+    for (const row of store.inQueue(queue)) {
+      if (!isClaimable(row, now) || !isFinalAttempt(row)) continue;
+      const dead: JobRow = {
+        ...row,
+        ...UNCLAIMED,
+        state: options.dropExhausted?.has(row.name) ? 'failed' : 'dead',
+        lastError: LEASE_LAPSED_FINAL_ATTEMPT,
+        finishedAt: now,
+        updatedAt: now,
+      };
+      store.put(dead);
+      buried.push(copyRow(dead));
+    }
+  }
+  if (buried.length > 0) options.onExhausted?.(buried);
+
+  const claimed: ClaimedJob[] = [];
+  for (const slot of slots) {
+    if (slot.limit <= 0) continue;
+    const due = store
+      .inQueue(slot.queue)
+      .filter((row) => isClaimable(row, now))
+      .sort(claimOrder)
+      .slice(0, slot.limit);
+    for (const row of due) {
+      const next: ClaimedJob = {
+        ...row,
+        state: 'running',
+        attempt: row.attempt + 1,
+        workerId: options.workerId,
+        claim: randomUUID(),
+        leaseExpiresAt: now + options.visibilityTimeoutMs,
+        updatedAt: now,
+      };
+      store.put(next);
+      claimed.push(copyRow(next));
+    }
+  }
+  return claimed;
+}

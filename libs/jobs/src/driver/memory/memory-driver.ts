@@ -1,0 +1,66 @@
+import { systemClock, type Clock } from '../../util/clock';
+import type { JobIntrospection } from '../introspection';
+import type { JobDriver } from '../job-driver';
+import type { LeaseStore } from '../lease-store';
+import { claimRows } from './memory-claim';
+import { enqueueBatch, enqueueOne } from './memory-enqueue';
+import { memoryIntrospection } from './memory-introspect';
+import { memoryLeases } from './memory-leases';
+import { ackRow, heartbeatRow, nackRow, recordProgressRow } from './memory-settle';
+import { queueStats } from './memory-stats';
+import { memorySteps } from './memory-steps';
+import { copyRow, MemoryStore } from './memory-store';
+
+/** Options of {@link memoryJobDriver}. */
+export interface MemoryJobDriverOptions {
+  /** The clock every time the driver stamps or compares is read from (default `systemClock`). */
+  readonly clock?: Clock;
+}
+
+/** The memory driver: a {@link JobDriver} that always carries the operator surface and the lease store. */
+export interface MemoryJobDriver extends JobDriver {
+  readonly kind: 'memory';
+  readonly introspect: JobIntrospection;
+  readonly leases: LeaseStore;
+}
+
+/**
+ * A real job driver over in-process maps, for `x dev` and tests: it passes `jobDriverConformance` like the pg driver.
+ * Every operation is one synchronous pass over the maps, so each is atomic the way one statement is. State lives as
+ * long as the driver object, and `close()` keeps it, so a test can start a second worker on the same driver to play
+ * a restart.
+ */
+export function memoryJobDriver(options: MemoryJobDriverOptions = {}): MemoryJobDriver {
+  const store = new MemoryStore(options.clock ?? systemClock);
+  // run synchronously, answered as a promise: a throw becomes a rejection, as from any driver
+  const run = <T>(fn: () => T): Promise<T> => {
+    try {
+      return Promise.resolve(fn());
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+  };
+
+  return {
+    kind: 'memory',
+    enqueue: (request) => run(() => enqueueOne(store, request)),
+    enqueueMany: (requests) => run(() => enqueueBatch(store, requests)),
+    claim: (claimOptions) => run(() => claimRows(store, claimOptions)),
+    ack: (jobId, ackOptions) => run(() => ackRow(store, jobId, ackOptions)),
+    nack: (jobId, nackOptions) => run(() => nackRow(store, jobId, nackOptions)),
+    heartbeat: (jobId, claim, visibilityTimeoutMs) =>
+      run(() => heartbeatRow(store, jobId, claim, visibilityTimeoutMs)),
+    recordProgress: (jobId, claim, progress) =>
+      run(() => recordProgressRow(store, jobId, claim, progress)),
+    stats: () => run(() => queueStats(store)),
+    get: (jobId) =>
+      run(() => {
+        const row = store.get(jobId);
+        return row && copyRow(row);
+      }),
+    steps: memorySteps(store),
+    introspect: memoryIntrospection(store),
+    leases: memoryLeases(store),
+    close: () => Promise.resolve(),
+  };
+}

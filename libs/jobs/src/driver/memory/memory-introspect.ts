@@ -1,0 +1,116 @@
+import { JobDuplicateError } from '../../errors/declaration-errors';
+import {
+  JobNotFoundError,
+  JobNotPromotableError,
+  JobNotRemovableError,
+  JobNotRequeueableError,
+} from '../../errors/operator-errors';
+import { stripNul } from '../../util/json';
+import type { JobIntrospection } from '../introspection';
+import { isLiveState, type JobRow } from '../job-row';
+import { listRows } from './memory-list';
+import { copyRow, UNCLAIMED, type MemoryStore } from './memory-store';
+
+function requeueConflict(row: JobRow, holder: JobRow): JobDuplicateError {
+  return new JobDuplicateError(
+    `Job ${row.id} cannot be requeued: live job ${holder.id} (${holder.state}) holds its idempotency key "${row.idempotencyKey}".`,
+    'Wait for the live job to finish (or cancel it), then requeue.',
+    { id: row.id, holder: holder.id, job: row.name },
+  );
+}
+
+/**
+ * Drops step `fromStep` and every step completed after it. A name no stored step carries drops nothing: the step a
+ * job failed in never completed, so it is never stored, and "requeue from the step that failed" must still work.
+ */
+function dropStepsFrom(store: MemoryStore, id: string, fromStep: string): void {
+  const steps = store.steps.get(id);
+  const at = steps?.findIndex((s) => s.name === fromStep) ?? -1;
+  if (steps && at >= 0) steps.splice(at);
+}
+
+/** The operator surface over the store. */
+export function memoryIntrospection(store: MemoryStore): JobIntrospection {
+  const mustGet = (id: string): JobRow => {
+    const row = store.get(id);
+    if (!row) throw new JobNotFoundError(id);
+    return row;
+  };
+
+  return {
+    list: (filter) => Promise.resolve(listRows(store, filter)),
+
+    // the reason is kept as lastError, so a list of cancelled rows says why each stopped
+    cancel(id, reason) {
+      const row = store.get(id);
+      if (!row || !isLiveState(row.state)) return Promise.resolve(undefined);
+      const now = store.now();
+      const next: JobRow = {
+        ...row,
+        ...UNCLAIMED,
+        state: 'cancelled',
+        lastError: reason === undefined ? row.lastError : stripNul(reason),
+        finishedAt: now,
+        updatedAt: now,
+      };
+      store.put(next);
+      return Promise.resolve(copyRow(next));
+    },
+
+    async remove(id) {
+      const row = mustGet(id);
+      if (row.state === 'running') throw new JobNotRemovableError(id);
+      store.delete(id);
+    },
+
+    async requeue(id, options) {
+      const row = mustGet(id);
+      if (isLiveState(row.state)) throw new JobNotRequeueableError(id, row.state);
+      const holder = store.liveHolder(row);
+      if (holder) throw requeueConflict(row, holder);
+      const now = store.now();
+      const next: JobRow = {
+        ...row,
+        ...UNCLAIMED,
+        state: 'ready',
+        runAt: now,
+        attempt: 0,
+        lastError: null,
+        progress: null,
+        finishedAt: null,
+        updatedAt: now,
+      };
+      store.put(next);
+      if (options?.fromStep !== undefined) dropStepsFrom(store, id, options.fromStep);
+      return copyRow(next);
+    },
+
+    // a suspended row keeps its state: the claim that takes it early is still a resume
+    async promote(id) {
+      const row = mustGet(id);
+      const now = store.now();
+      const waiting =
+        (row.state === 'delayed' || row.state === 'ready' || row.state === 'suspended') &&
+        row.runAt > now;
+      if (!waiting) throw new JobNotPromotableError(id);
+      const next: JobRow = {
+        ...row,
+        state: row.state === 'suspended' ? 'suspended' : 'ready',
+        runAt: now,
+        updatedAt: now,
+      };
+      store.put(next);
+      return copyRow(next);
+    },
+
+    pauseQueue(queue) {
+      store.paused.add(queue);
+      return Promise.resolve();
+    },
+    resumeQueue(queue) {
+      store.paused.delete(queue);
+      return Promise.resolve();
+    },
+    pausedQueues: () => Promise.resolve([...store.paused].sort()),
+  };
+}

@@ -1,0 +1,63 @@
+import { stripNul } from '../../util/json';
+import { nackState, type AckOptions, type NackOptions } from '../job-driver';
+import { isLiveState, type ClaimRef, type JobProgress } from '../job-row';
+import { holdsClaim, UNCLAIMED, type MemoryStore } from './memory-store';
+
+/** Settles a run done; lands only while `options` is the row's current claim. */
+export function ackRow(store: MemoryStore, jobId: string, options: AckOptions): boolean {
+  const row = store.get(jobId);
+  if (!holdsClaim(row, options)) return false;
+  const now = store.now();
+  store.put({ ...row, ...UNCLAIMED, state: 'done', finishedAt: now, updatedAt: now });
+  return true;
+}
+
+/** Hands a run back in the state {@link nackState} names; lands only while `options` is the row's current claim. */
+export function nackRow(store: MemoryStore, jobId: string, options: NackOptions): boolean {
+  const row = store.get(jobId);
+  if (!holdsClaim(row, options)) return false;
+  const now = store.now();
+  const state = nackState(options, now);
+  store.put({
+    ...row,
+    ...UNCLAIMED,
+    state,
+    lastError: options.error === null ? null : stripNul(options.error),
+    runAt: options.runAt ?? now,
+    attempt: options.uncounted ? Math.max(0, row.attempt - 1) : row.attempt,
+    finishedAt: isLiveState(state) ? null : now,
+    updatedAt: now,
+  });
+  return true;
+}
+
+/** Renews the lease to `visibilityTimeoutMs` from now; lands only while `claim` is the row's current claim. */
+export function heartbeatRow(
+  store: MemoryStore,
+  jobId: string,
+  claim: ClaimRef,
+  visibilityTimeoutMs: number,
+): boolean {
+  const row = store.get(jobId);
+  if (!holdsClaim(row, claim)) return false;
+  const now = store.now();
+  store.put({ ...row, leaseExpiresAt: now + visibilityTimeoutMs, updatedAt: now });
+  return true;
+}
+
+/** Writes a run's progress; lands only while `claim` is the row's current claim. */
+export function recordProgressRow(
+  store: MemoryStore,
+  jobId: string,
+  claim: ClaimRef,
+  progress: JobProgress,
+): boolean {
+  const row = store.get(jobId);
+  if (!holdsClaim(row, claim)) return false;
+  const stored: JobProgress =
+    progress.note === undefined
+      ? { done: progress.done, total: progress.total }
+      : { done: progress.done, total: progress.total, note: stripNul(progress.note) };
+  store.put({ ...row, progress: stored, updatedAt: store.now() });
+  return true;
+}

@@ -1,0 +1,52 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
+import { stampExportNames } from '../declare/job';
+import { JobRegistry } from '../registry/job-registry';
+import { JobsExplorer } from './jobs.explorer';
+import { JobsFeature, type JobsFeatureOptions } from './jobs.feature';
+import { JobsMetadataAccessor } from './jobs-metadata.accessor';
+import { JobsConfigurableModuleClass } from './jobs.module-definition';
+import { JobsRuntime } from './jobs.runtime';
+import { JobsService } from './jobs.service';
+import { WorkerHost } from './worker.host';
+
+/** The module `JobsModule.forFeature()` answers: it only carries one {@link JobsFeature}. */
+@Module({})
+export class JobsFeatureModule {}
+
+let features = 0;
+
+/**
+ * Durable background jobs for a Nest application. `forRoot({ driver, roles, … })` (or `forRootAsync`) once, in the
+ * root module; `forFeature({ jobs: [namespace] })` wherever job declarations live.
+ */
+@Module({
+  imports: [DiscoveryModule],
+  providers: [
+    { provide: JobRegistry, useFactory: () => new JobRegistry() },
+    JobsRuntime,
+    JobsMetadataAccessor,
+    JobsExplorer,
+    JobsService,
+    WorkerHost,
+  ],
+  exports: [JobsService, JobRegistry, JobsRuntime, WorkerHost],
+})
+export class JobsModule extends JobsConfigurableModuleClass {
+  /**
+   * Registers the job handles each module namespace exports. An unnamed handle takes its export name as its durable
+   * name here, at import time; a collision is `X_JOB_DUPLICATE` now, and two different handles under one name in two
+   * features are refused at boot. The same handle in several features is one registration.
+   */
+  static forFeature(options: JobsFeatureOptions): DynamicModule {
+    const handles = options.jobs.flatMap((namespace) => stampExportNames(namespace));
+    features += 1;
+    // A distinct token per call: Nest keys dynamic modules by their metadata, and two features must stay two.
+    return {
+      module: JobsFeatureModule,
+      providers: [
+        { provide: `@ultimat3/jobs:feature:${features}`, useValue: new JobsFeature(handles) },
+      ],
+    };
+  }
+}

@@ -1,0 +1,50 @@
+import type { JobDriver } from '../driver/job-driver';
+import type { EventBus } from '../events/event-bus';
+import type { Clock } from '../util/clock';
+import type { JobsLogger } from '../util/logger';
+import type { JobWorkerOptions } from '../worker/worker-options';
+
+/** What a process does: enqueue (`web`), run jobs (`worker`), fire tasks (`scheduler`), publish the outbox (`relay`). */
+export type JobsRole = 'web' | 'worker' | 'scheduler' | 'relay';
+
+/** Every role, in the order they are documented. */
+export const JOBS_ROLES: readonly JobsRole[] = ['web', 'worker', 'scheduler', 'relay'];
+
+/** The roles of a process that names none and has no `JOBS_ROLES` in its environment. */
+export const DEFAULT_JOBS_ROLES: readonly JobsRole[] = ['web', 'worker'];
+
+/** How long a shutdown waits for in-flight runs before it stops waiting (default 25 s). */
+export const DEFAULT_SHUTDOWN_DEADLINE_MS = 25_000;
+
+/** The worker knobs `JobsModule.forRoot({ worker })` passes on to `jobWorker()`. */
+export type JobsModuleWorkerOptions = Pick<
+  JobWorkerOptions,
+  | 'queues'
+  | 'concurrency'
+  | 'visibilityTimeoutMs'
+  | 'heartbeatIntervalMs'
+  | 'pollIntervalMs'
+  | 'idlePollMaxMs'
+  | 'workerId'
+>;
+
+/** Options of `JobsModule.forRoot()` / `forRootAsync()`. */
+export interface JobsModuleOptions {
+  /**
+   * The driver: `'memory'` (one process, nothing durable across restarts) or a `JobDriver` instance. The module owns
+   * the driver from then on and closes it last at shutdown.
+   */
+  readonly driver: 'memory' | JobDriver;
+  /** The roles of this process (default: `JOBS_ROLES`, a comma list, else `['web', 'worker']`). */
+  readonly roles?: readonly JobsRole[];
+  /** Worker knobs, used when the roles include `worker`. */
+  readonly worker?: JobsModuleWorkerOptions;
+  /** Shutdown: how long the drain waits for in-flight runs (default 25 000 ms). */
+  readonly shutdown?: { readonly deadlineMs?: number };
+  /** The one source of time (default the system clock; tests pass `frozenClock()`). */
+  readonly clock?: Clock;
+  /** Where structured events go (default Nest's `Logger` with the context `Jobs`). */
+  readonly logger?: JobsLogger;
+  /** The bus `publishEvent` and `step.waitForEvent` share (default a memory bus on the clock). */
+  readonly events?: EventBus;
+}

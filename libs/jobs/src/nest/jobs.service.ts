@@ -1,0 +1,68 @@
+import { Injectable } from '@nestjs/common';
+import type { EnqueueResult, JobDriver, QueueStats } from '../driver/job-driver';
+import type { JobDescriptor } from '../declare/descriptor';
+import type { EnqueueActor, EnqueueOptions, JobHandle } from '../declare/handle';
+import type { PublishedEvent } from '../events/event-bus';
+import { JobRegistry } from '../registry/job-registry';
+import type { JsonValue } from '../util/json';
+import { JobsRuntime } from './jobs.runtime';
+
+/**
+ * The DI path to the jobs runtime. `enqueue` and `as` go through the same facade as `handle.enqueue()`, installed at
+ * `onApplicationBootstrap`: called earlier (or after close) they are `X_DRIVER_UNAVAILABLE`.
+ */
+@Injectable()
+export class JobsService {
+  constructor(
+    private readonly runtime: JobsRuntime,
+    private readonly registry: JobRegistry,
+  ) {}
+
+  /** Queues one run of `handle`; the same as `handle.enqueue(input, options)`. */
+  enqueue<In, Out, R>(
+    handle: JobHandle<In, Out, R>,
+    input: NoInfer<In>,
+    options?: EnqueueOptions,
+  ): Promise<EnqueueResult> {
+    return handle.enqueue(input, options);
+  }
+
+  /** Queues one run on behalf of `actor` (its org is the tenant, its id `enqueuedBy`); the same as `handle.as()`. */
+  as<In, Out, R>(
+    handle: JobHandle<In, Out, R>,
+    actor: EnqueueActor,
+    input: NoInfer<In>,
+    options?: EnqueueOptions,
+  ): Promise<EnqueueResult> {
+    return handle.as(actor, input, options);
+  }
+
+  /** The manifest row of one job. */
+  describe<In, Out, R>(handle: JobHandle<In, Out, R>): JobDescriptor {
+    return handle.describe();
+  }
+
+  /** Every job this application registered, by name. */
+  manifest(): readonly JobDescriptor[] {
+    return this.registry.manifest();
+  }
+
+  /** Publishes an event on the module's bus: every `step.waitForEvent` it matches resumes. */
+  publishEvent(
+    name: string,
+    payload: JsonValue,
+    options?: { readonly ttlMs?: number },
+  ): Promise<PublishedEvent> {
+    return this.runtime.config.events.publish(name, payload, options);
+  }
+
+  /** The driver this application runs on (rows by id: `driver.get(id)`). */
+  get driver(): JobDriver {
+    return this.runtime.config.driver;
+  }
+
+  /** Counts per queue. */
+  stats(): Promise<readonly QueueStats[]> {
+    return this.runtime.config.driver.stats();
+  }
+}

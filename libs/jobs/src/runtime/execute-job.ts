@@ -1,0 +1,213 @@
+import type { RunArgs, JobRunContext } from '../declare/run-args';
+import { isFinalAttempt } from '../declare/retry-policy';
+import type { JobDriver, StepRecord } from '../driver/job-driver';
+import { claimOf, type ClaimedJob } from '../driver/job-row';
+import { JobInputInvalidError } from '../errors/declaration-errors';
+import { errorCodeOf } from '../errors/jobs-error';
+import { JobDrainedError, JobTimeoutError, JobUnboundError, JobUnknownError, LeaseLostError } from '../errors/runtime-errors';
+import type { EventBus } from '../events/event-bus';
+import type { RegisteredJob } from '../registry/job-registry';
+import type { Clock } from '../util/clock';
+import type { JobsLogger } from '../util/logger';
+import { abortedPromise, armDeadline, childController } from './deadlines';
+import { errorRetryOf, retryAfterSecondsOf } from './error-retry';
+import type { JobMetrics } from './metrics';
+import { notifyOnSettled } from './on-settled';
+import { jobsTotalOutcome, type JobExecution, type JobOutcome, type StopReason } from './outcome';
+import { progressReporter } from './progress';
+import { retryDelay, statedDelay } from './retry-schedule';
+import { withRunScope } from './run-context';
+import { StepSuspension } from './step-suspension';
+import { createStepApi } from './steps';
+
+/** What one attempt needs. */
+export interface ExecuteJobOptions {
+  readonly driver: JobDriver;
+  /** The registered job for the row's name; undefined when this process does not know it. */
+  readonly job: RegisteredJob | undefined;
+  readonly claimed: ClaimedJob;
+  readonly clock: Clock;
+  readonly logger: JobsLogger;
+  readonly events: EventBus;
+  readonly metrics?: JobMetrics;
+  /** The worker's signal for this run: aborted on a drain (`X_DRAINING`), a lost lease or a cancel. */
+  readonly signal: AbortSignal;
+  /** The random source of jitter (tests pin it). */
+  readonly random?: () => number;
+}
+
+/** Whether the attempt should stop waiting for its body: a deadline or a lost lease, never a drain. */
+function stopsTheWait(reason: unknown): boolean {
+  return reason instanceof JobTimeoutError || reason instanceof LeaseLostError;
+}
+
+/** Renders an error for `lastError`: its code and message. */
+function errorText(error: unknown): string {
+  if (error instanceof Error) {
+    const code = errorCodeOf(error);
+    return code === undefined || error.message.startsWith(code) ? error.message : `${code}: ${error.message}`;
+  }
+  return String(error);
+}
+
+/**
+ * Runs one claimed attempt to its outcome and settles the row, fenced on its claim: completed (ack), suspended
+ * (parked, uncounted), interrupted (drain, uncounted), retried, dead-lettered or dropped. Never throws for a body's
+ * failure: the outcome carries it.
+ */
+export async function executeJob(o: ExecuteJobOptions): Promise<JobExecution> {
+  const { driver, claimed, clock, logger } = o;
+  const started = clock.now();
+  const claim = claimOf(claimed);
+  const base = { job: claimed.name, jobId: claimed.id, runId: claimed.runId, attempt: claimed.attempt, queue: claimed.queue };
+  const retry = o.job?.handle.retry;
+  const final = retry === undefined ? claimed.attempt >= claimed.maxAttempts : isFinalAttempt(retry, claimed.attempt);
+  const ctxBase = { jobId: claimed.id, runId: claimed.runId, name: claimed.name, attempt: claimed.attempt };
+  let ctx: JobRunContext = { ...ctxBase, actor: { id: claimed.enqueuedBy, orgId: null }, signal: o.signal };
+  let input: unknown;
+
+  const finish = (outcome: JobOutcome, extra: Partial<JobExecution> = {}): JobExecution => {
+    const total = jobsTotalOutcome(outcome);
+    if (total !== undefined) o.metrics?.jobsTotal(claimed.queue, total);
+    return { jobId: claimed.id, outcome, durationMs: clock.now() - started, ...extra };
+  };
+
+  const lost = (why: string): JobExecution => {
+    logger.log('warn', 'jobs.settle.unowned', { ...base, why });
+    return finish('lost');
+  };
+
+  const fail = async (error: unknown, parsed: boolean): Promise<JobExecution> => {
+    const cls = errorRetryOf(error);
+    const durationMs = clock.now() - started;
+    if (cls === 'terminal' || final) {
+      const stop: StopReason = cls === 'terminal' ? 'terminal' : 'attempts-exhausted';
+      const deadLetter = retry?.deadLetter ?? true;
+      const code = errorCodeOf(error);
+      const text = stop === 'terminal' ? `${errorText(error)} [terminal: ${code ?? 'unclassified'}; attempt ${claimed.attempt} of ${claimed.maxAttempts}]` : errorText(error);
+      const landed = await driver.nack(claimed.id, { ...claim, error: text, deadLetter, fail: !deadLetter, durationMs });
+      if (!landed) return lost('nack');
+      const outcome: JobOutcome = deadLetter ? 'dead-lettered' : 'dropped';
+      logger.log('error', 'jobs.attempt.failed', { ...base, stop, outcome, code, error: errorText(error) });
+      if (o.job !== undefined) {
+        await notifyOnSettled(o.job.handle, { outcome, jobId: claimed.id, runId: claimed.runId, input: parsed ? input : undefined, error: text, code, ctx }, ctx, logger);
+      }
+      return finish(outcome, { error, stopReason: stop });
+    }
+    const stated = cls === 'retry-after' ? retryAfterSecondsOf(error) : undefined;
+    const policy = retry ?? { attempts: claimed.maxAttempts, backoff: 'exponential' as const, delay: 1_000, maxDelay: 3_600_000, jitter: true, deadLetter: true };
+    const delay = stated !== undefined ? statedDelay(policy, stated * 1_000, o.random) : retryDelay(policy, claimed.attempt, o.random);
+    const resumeAt = clock.now() + delay;
+    const landed = await driver.nack(claimed.id, { ...claim, error: errorText(error), runAt: resumeAt, durationMs });
+    if (!landed) return lost('nack');
+    logger.log('warn', 'jobs.attempt.failed', { ...base, outcome: 'retried', code: errorCodeOf(error), error: errorText(error), retryInMs: delay });
+    return finish('retried', { error, resumeAt });
+  };
+
+  if (o.job === undefined) return fail(new JobUnknownError(claimed.name), false);
+  const { handle, body } = o.job;
+  if (body === undefined) return fail(new JobUnboundError(claimed.name), false);
+  const parsed = await handle.parseInput(claimed.input);
+  if (!parsed.ok) return fail(new JobInputInvalidError(claimed.name, parsed.issues), false);
+  input = parsed.value;
+  try {
+    ctx = { ...ctx, actor: { id: claimed.enqueuedBy, orgId: handle.tenantOf(parsed.value) } };
+  } catch (error) {
+    return fail(error, true);
+  }
+
+  const { controller, dispose } = childController(o.signal);
+  const timeoutMs = handle.timeoutMs;
+  let deadlinePassed = false;
+  const disarm = armDeadline(clock, timeoutMs, controller, () => new JobTimeoutError(`Job "${claimed.name}" attempt`, timeoutMs ?? 0), () => {
+    deadlinePassed = true;
+  });
+  ctx = { ...ctx, signal: controller.signal };
+  const progress = progressReporter(driver, claimed.id, claim, clock);
+  try {
+    let stored: readonly StepRecord[];
+    try {
+      stored = await driver.steps.load(claimed.id);
+    } catch (error) {
+      return await fail(error, true);
+    }
+    const step = createStepApi({
+      driver,
+      jobId: claimed.id,
+      claim,
+      attempt: claimed.attempt,
+      clock,
+      events: o.events,
+      signal: controller.signal,
+      stepTimeoutMs: handle.stepTimeoutMs,
+      eventPollMs: handle.eventPollMs,
+      stored: new Map(stored.map((s) => [s.name, s])),
+    });
+    const args: RunArgs<unknown> = {
+      input,
+      step,
+      ctx,
+      signal: controller.signal,
+      attempt: claimed.attempt,
+      finalAttempt: final,
+      jobId: claimed.id,
+      runId: claimed.runId,
+      progress: (done, total, note) => progress.report(done, total, note),
+    };
+    const bodyPromise = withRunScope({ ctx, step }, () => Promise.resolve().then(() => body(args)));
+    const stopWait = new Promise<never>((_, reject) => {
+      abortedPromise(controller.signal).catch((reason: unknown) => {
+        if (stopsTheWait(reason)) reject(reason);
+      });
+    });
+    let result: unknown;
+    try {
+      result = await Promise.race([bodyPromise, stopWait]);
+    } catch (error) {
+      const reason: unknown = controller.signal.aborted ? controller.signal.reason : undefined;
+      if (reason !== undefined && stopsTheWait(reason)) watchAbandoned(bodyPromise, controller.signal, logger, base, deadlinePassed);
+      if (error instanceof StepSuspension) {
+        await progress.flush();
+        const landed = await driver.nack(claimed.id, { ...claim, error: null, park: true, uncounted: true, runAt: error.resumeAt, durationMs: clock.now() - started });
+        return landed ? finish('suspended', { resumeAt: error.resumeAt }) : lost('park');
+      }
+      if (reason instanceof JobDrainedError) {
+        const landed = await driver.nack(claimed.id, { ...claim, error: errorText(reason), uncounted: true, durationMs: clock.now() - started });
+        if (!landed) return lost('interrupt');
+        logger.log('info', 'jobs.attempt.interrupted', { ...base, reason: reason.message });
+        return finish('interrupted', { error: reason });
+      }
+      if (reason instanceof LeaseLostError || error instanceof LeaseLostError) {
+        return lost('lease');
+      }
+      await progress.flush();
+      return await fail(reason instanceof JobTimeoutError ? reason : error, true);
+    }
+    await progress.flush();
+    const landed = await driver.ack(claimed.id, { ...claim, durationMs: clock.now() - started });
+    if (!landed) return lost('ack');
+    await notifyOnSettled(handle, { outcome: 'completed', jobId: claimed.id, runId: claimed.runId, input, result, ctx }, ctx, logger);
+    return finish('completed', { result });
+  } finally {
+    disarm();
+    dispose();
+  }
+}
+
+/**
+ * A body the attempt stopped waiting for still runs. When it finally ends without having unwound on the signal —
+ * it returned, or threw something other than the abort — it is a handler that never reads `ctx.signal`: report it.
+ */
+function watchAbandoned(
+  body: Promise<unknown>,
+  signal: AbortSignal,
+  logger: JobsLogger,
+  base: Readonly<Record<string, unknown>>,
+  deadline: boolean,
+): void {
+  const report = (): void =>
+    logger.log('warn', 'jobs.timeout.abandoned', { ...base, cause: deadline ? 'timeout' : 'lease-lost' });
+  body.then(report, (error: unknown) => {
+    if (error !== signal.reason && errorCodeOf(error) !== 'X_ABORTED') report();
+  });
+}

@@ -1,0 +1,45 @@
+import type { AnyJobHandle } from '../declare/handle';
+import type { JobRunContext, JobSettled, StepApi } from '../declare/run-args';
+import { JobOnSettledFailedError } from '../errors/operator-errors';
+import type { JobsLogger } from '../util/logger';
+import { withRunScope } from './run-context';
+
+/** How many times a throwing onSettled is tried, back to back. */
+export const ON_SETTLED_ATTEMPTS = 3;
+
+/** A step API for the hook: it runs after the settle, so it has no durable steps of its own. */
+const NO_STEPS: StepApi = {
+  run: () => Promise.reject(new Error('onSettled runs after the settle and has no durable steps.')),
+  sleep: () => Promise.reject(new Error('onSettled cannot sleep.')),
+  waitForEvent: () => Promise.reject(new Error('onSettled cannot wait for events.')),
+};
+
+/**
+ * Tells the job's onSettled how the run ended: after the settle landed, under the job's tenant, up to three tries.
+ * A hook that throws every time is logged `jobs.on-settled.failed` with `X_JOB_ON_SETTLED_FAILED` and never thrown:
+ * the row, the outcome and the counters are already final.
+ */
+export async function notifyOnSettled(
+  handle: AnyJobHandle,
+  settled: JobSettled<unknown, unknown>,
+  ctx: JobRunContext,
+  logger: JobsLogger,
+): Promise<void> {
+  let last: unknown;
+  for (let i = 0; i < ON_SETTLED_ATTEMPTS; i++) {
+    try {
+      await withRunScope({ ctx, step: NO_STEPS }, () => handle.notifySettled(settled));
+      return;
+    } catch (error) {
+      last = error;
+    }
+  }
+  const failure = new JobOnSettledFailedError(handle.name, ON_SETTLED_ATTEMPTS, last);
+  logger.log('error', 'jobs.on-settled.failed', {
+    code: failure.code,
+    job: handle.name,
+    jobId: settled.jobId,
+    outcome: settled.outcome,
+    error: last instanceof Error ? last.message : String(last),
+  });
+}

@@ -1,0 +1,48 @@
+import type { JobsTotalOutcome } from './metrics';
+
+/**
+ * How one attempt ended. `lost` is an attempt whose settle did not land (its lease lapsed and the row moved on, or it
+ * was cancelled): the claim that holds the row now decides.
+ */
+export type JobOutcome =
+  | 'completed'
+  | 'suspended'
+  | 'retried'
+  | 'dead-lettered'
+  | 'dropped'
+  | 'interrupted'
+  | 'refused'
+  | 'lost';
+
+/** Why a job stopped for good. */
+export type StopReason = 'terminal' | 'attempts-exhausted';
+
+/** The `jobs_total` outcome label an attempt counts under, or undefined for those that add nothing. */
+export function jobsTotalOutcome(outcome: JobOutcome): JobsTotalOutcome | undefined {
+  switch (outcome) {
+    case 'completed':
+      return 'ok';
+    case 'retried':
+    case 'dropped':
+    case 'refused':
+      return 'failed';
+    case 'dead-lettered':
+      return 'dead';
+    default:
+      return undefined;
+  }
+}
+
+/** What one attempt came to. */
+export interface JobExecution {
+  readonly jobId: string;
+  readonly outcome: JobOutcome;
+  /** What the body returned (completed runs only): the value itself, never serialised. */
+  readonly result?: unknown;
+  /** What the body threw, for failed attempts. */
+  readonly error?: unknown;
+  readonly stopReason?: StopReason;
+  /** When the row is due again (retried and suspended runs). */
+  readonly resumeAt?: number;
+  readonly durationMs: number;
+}

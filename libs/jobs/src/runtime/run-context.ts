@@ -1,0 +1,26 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { JobRunContext, StepApi } from '../declare/run-args';
+
+/** What is ambient while a job body runs: its context, its steps, and any cross-tenant scope it opened. */
+export interface RunScope {
+  readonly ctx: JobRunContext;
+  readonly step: StepApi;
+  /** The reason of the innermost `crossTenant()` around the current code, if any. */
+  readonly crossTenant?: string;
+}
+
+/**
+ * The run's AsyncLocalStorage. It holds nothing outside a run: it is how a `@Step` method and the app's data layer
+ * find the run they are called from, without a parameter threaded through every call.
+ */
+const storage = new AsyncLocalStorage<RunScope>();
+
+/** Runs `fn` inside `scope`. */
+export function withRunScope<T>(scope: RunScope, fn: () => T): T {
+  return storage.run(scope, fn);
+}
+
+/** The run the current code executes in, or undefined outside a job body. */
+export function currentRun(): RunScope | undefined {
+  return storage.getStore();
+}

@@ -1,0 +1,142 @@
+import type { JobDriver, StepRecord } from '../driver/job-driver';
+import type { ClaimRef } from '../driver/job-row';
+import type { StepApi, WaitForEventOptions } from '../declare/run-args';
+import { JobAbortedError, JobTimeoutError, LeaseLostError, StepDuplicateError, StepOutputInvalidError } from '../errors/runtime-errors';
+import type { EventBus } from '../events/event-bus';
+import type { Clock } from '../util/clock';
+import { parseDuration, type Duration } from '../util/duration';
+import { jsonProblem, stripNul, type JsonValue } from '../util/json';
+import { abortedPromise, armDeadline, childController } from './deadlines';
+import { StepSuspension } from './step-suspension';
+
+/** What the step API of one attempt works on. */
+export interface StepRuntime {
+  readonly driver: JobDriver;
+  readonly jobId: string;
+  readonly claim: ClaimRef;
+  readonly attempt: number;
+  readonly clock: Clock;
+  readonly events: EventBus;
+  /** The attempt's signal: once aborted, every step write is refused with `X_ABORTED`. */
+  readonly signal: AbortSignal;
+  readonly stepTimeoutMs: number | undefined;
+  readonly eventPollMs: number;
+  /** The steps stored by earlier attempts. */
+  readonly stored: ReadonlyMap<string, StepRecord>;
+}
+
+/** The suffix of the record that holds a waitForEvent's answer, beside the record of when it began waiting. */
+const EVENT_RESULT = '#event';
+
+/** Builds the durable step API of one attempt. */
+export function createStepApi(rt: StepRuntime): StepApi {
+  const seen = new Set<string>();
+  const stored = new Map(rt.stored);
+
+  const claimName = (name: string): void => {
+    if (typeof name !== 'string' || name.length === 0) throw new StepDuplicateError(String(name));
+    if (seen.has(name)) throw new StepDuplicateError(name);
+    seen.add(name);
+  };
+
+  const refuseIfAborted = (what: string): void => {
+    if (rt.signal.aborted) {
+      throw new JobAbortedError(`step "${what}" was not written (${describeReason(rt.signal.reason)})`);
+    }
+  };
+
+  const write = async (name: string, output: JsonValue | undefined, startedAt: number): Promise<void> => {
+    refuseIfAborted(name);
+    const record: StepRecord = {
+      name,
+      ...(output === undefined ? {} : { output }),
+      attempt: rt.attempt,
+      startedAt,
+      completedAt: rt.clock.now(),
+    };
+    const landed = await rt.driver.steps.save(rt.jobId, rt.claim, record);
+    if (!landed) throw new LeaseLostError(rt.jobId);
+    stored.set(name, record);
+  };
+
+  const run = async <T>(name: string, fn: (signal: AbortSignal) => T | Promise<T>): Promise<T> => {
+    claimName(name);
+    const done = stored.get(name);
+    if (done !== undefined) return done.output as T;
+    refuseIfAborted(name);
+    const startedAt = rt.clock.now();
+    const { controller, dispose } = childController(rt.signal);
+    const disarm = armDeadline(rt.clock, rt.stepTimeoutMs, controller, () => new JobTimeoutError(`Step "${name}"`, rt.stepTimeoutMs ?? 0));
+    try {
+      const value = await Promise.race([Promise.resolve().then(() => fn(controller.signal)), abortedPromise(controller.signal)]);
+      if (value !== undefined) {
+        const problem = jsonProblem(value);
+        if (problem !== undefined) throw new StepOutputInvalidError(name, problem);
+      }
+      const output = value === undefined ? undefined : (JSON.parse(JSON.stringify(value, sanitize)) as JsonValue);
+      await write(name, output, startedAt);
+      return output as T;
+    } finally {
+      disarm();
+      dispose();
+    }
+  };
+
+  const sleep = async (nameOrDuration: string | Duration, maybe?: Duration): Promise<void> => {
+    const name = maybe === undefined ? `sleep:${String(nameOrDuration)}` : String(nameOrDuration);
+    const duration = maybe === undefined ? nameOrDuration : maybe;
+    const ms = parseDuration(duration);
+    if (ms === undefined) throw new StepOutputInvalidError(name, `sleep duration ${String(duration)} is not a duration`);
+    claimName(name);
+    const record = stored.get(name);
+    if (record === undefined) {
+      const wakeAt = rt.clock.now() + ms;
+      await write(name, { wakeAt }, rt.clock.now());
+      throw new StepSuspension(wakeAt, name);
+    }
+    const wakeAt = (record.output as { wakeAt?: number } | undefined)?.wakeAt ?? 0;
+    if (rt.clock.now() < wakeAt) throw new StepSuspension(wakeAt, name);
+  };
+
+  const waitForEvent = async <P>(name: string, event: string, options: WaitForEventOptions<P> = {}): Promise<P> => {
+    claimName(name);
+    const answered = stored.get(name + EVENT_RESULT);
+    if (answered !== undefined) return answered.output as P;
+    let waiting = stored.get(name)?.output as { since: number; timeoutAt: number | null } | undefined;
+    if (waiting === undefined) {
+      const since = await rt.events.now();
+      const timeoutMs = options.timeout === undefined ? undefined : parseDuration(options.timeout);
+      waiting = { since, timeoutAt: timeoutMs === undefined ? null : since + timeoutMs };
+      await write(name, waiting, rt.clock.now());
+    }
+    const match = options.match;
+    const hit = await rt.events.find(event, waiting.since, match === undefined ? undefined : (p) => match(p as P));
+    if (hit !== undefined) {
+      await write(name + EVENT_RESULT, hit.payload, rt.clock.now());
+      return hit.payload as P;
+    }
+    // Ask the bus's clock again before declaring a timeout: a worker running ahead of it must not give up early.
+    const busNow = await rt.events.now();
+    if (waiting.timeoutAt !== null && busNow >= waiting.timeoutAt) {
+      throw new JobTimeoutError(`waitForEvent "${name}" for ${event}`, waiting.timeoutAt - waiting.since);
+    }
+    const park = waiting.timeoutAt === null ? rt.eventPollMs : Math.min(rt.eventPollMs, waiting.timeoutAt - busNow);
+    throw new StepSuspension(rt.clock.now() + Math.max(1, park), name);
+  };
+
+  return {
+    run,
+    sleep: sleep as StepApi['sleep'],
+    waitForEvent,
+  };
+}
+
+/** Strips NUL characters from strings a step stores: jsonb refuses them. */
+function sanitize(_key: string, value: unknown): unknown {
+  return typeof value === 'string' ? stripNul(value) : value;
+}
+
+function describeReason(reason: unknown): string {
+  if (reason instanceof Error) return reason.message;
+  return String(reason);
+}

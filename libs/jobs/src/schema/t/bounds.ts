@@ -1,0 +1,25 @@
+/**
+ * Asserts that a length bound (`t.string.min(n)`, `t.array(s).max(n)`) is a whole number ≥ 0.
+ *
+ * @throws {RangeError} when it is not; a schema is declared once, so a bad bound is a bug.
+ * @internal
+ */
+export function assertLengthBound(method: string, bound: number): number {
+  if (!Number.isSafeInteger(bound) || bound < 0) {
+    throw new RangeError(`${method} expects a whole number >= 0, got ${String(bound)}`);
+  }
+  return bound;
+}
+
+/**
+ * Asserts that a numeric bound (`t.number.min(n)`) is a finite number.
+ *
+ * @throws {RangeError} when it is not.
+ * @internal
+ */
+export function assertFiniteBound(method: string, bound: number): number {
+  if (typeof bound !== 'number' || !Number.isFinite(bound)) {
+    throw new RangeError(`${method} expects a finite number, got ${String(bound)}`);
+  }
+  return bound;
+}

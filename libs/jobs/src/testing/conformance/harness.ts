@@ -1,0 +1,188 @@
+import type { JobIntrospection } from '../../driver/introspection';
+import type {
+  ClaimOptions,
+  EnqueueRequest,
+  JobDriver,
+  NackOptions,
+} from '../../driver/job-driver';
+import { claimOf, type ClaimedJob, type JobState } from '../../driver/job-row';
+import type { LeaseStore } from '../../driver/lease-store';
+import { uuidv7 } from '../../util/ids';
+import { frozenClock, type FrozenClock } from '../frozen-clock';
+
+/** Builds the driver under test over EMPTY storage, reading time from `clock`. Called once per test. */
+export type MakeConformanceDriver = (clock: FrozenClock) => Promise<JobDriver> | JobDriver;
+
+/** What a driver declares it lacks. An absent capability is expected present, and its suite runs. */
+export interface ConformanceCapabilities {
+  /** `false`: the driver has no operator surface, and the suite checks `driver.introspect` is absent. */
+  readonly introspect?: boolean;
+  /** `false`: the driver has no fleet lease store, and the suite checks `driver.leases` is absent. */
+  readonly leases?: boolean;
+}
+
+/** Options of `jobDriverConformance`. */
+export interface JobDriverConformanceOptions {
+  readonly capabilities?: ConformanceCapabilities;
+}
+
+/** The queue rows land in unless a test names another. */
+export const Q = 'conformance-q';
+/** The visibility timeout of a claim unless a test names another (30 s). */
+export const VT = 30_000;
+/** The worker a claim claims for unless a test names another. */
+export const WORKER = 'worker-a';
+/** An hour: "far in the future" for a run time. */
+export const LATER = 3_600_000;
+
+/** A claim helper's options: one slot (`queue`, `limit`) unless `slots` is given. */
+export type ClaimArgs = Partial<ClaimOptions> & { readonly queue?: string; readonly limit?: number };
+
+/** What every suite test reaches through: the current test's driver and clock, and row builders. */
+export interface Harness {
+  /** The driver of the current test. */
+  driver(): JobDriver;
+  /** The frozen clock the current test's driver was built on. */
+  clock(): FrozenClock;
+  /** A fresh UUIDv7; each one sorts after the previous (distinct milliseconds), so id order is mint order. */
+  newId(): string;
+  /** A request with fresh ids and a unique key, due now on {@link Q}. */
+  request(overrides?: Partial<EnqueueRequest>): EnqueueRequest;
+  /** Enqueues {@link Harness.request}`(overrides)` and answers the request. */
+  enqueue(overrides?: Partial<EnqueueRequest>): Promise<EnqueueRequest>;
+  /** One claim pass: {@link WORKER}, {@link VT}, one slot of {@link Q} with limit 10, unless overridden. */
+  claim(args?: ClaimArgs): Promise<readonly ClaimedJob[]>;
+  /** Enqueues a row and claims it (limit 1 on its queue); fails when the claim took another row. */
+  running(overrides?: Partial<EnqueueRequest>, args?: ClaimArgs): Promise<ClaimedJob>;
+  /** A row in `state`, reached through the driver's own operations (cancelled needs `introspect`). */
+  rowIn(state: JobState, overrides?: Partial<EnqueueRequest>): Promise<EnqueueRequest>;
+  /** The driver's operator surface; fails the test with a pointer when it is absent. */
+  introspect(): JobIntrospection;
+  /** The driver's lease store; fails the test with a pointer when it is absent. */
+  leases(): LeaseStore;
+}
+
+/** Registers a fresh clock and driver per test (closed afterwards) and answers the harness reading them. */
+export function useHarness(makeDriver: MakeConformanceDriver): Harness {
+  let current: { driver: JobDriver; clock: FrozenClock; seq: number } | undefined;
+  const state = (): { driver: JobDriver; clock: FrozenClock; seq: number } => {
+    if (!current) throw new Error('conformance: the harness is read outside a test');
+    return current;
+  };
+
+  beforeEach(async () => {
+    const clock = frozenClock();
+    current = { driver: await makeDriver(clock), clock, seq: 0 };
+  });
+  afterEach(async () => {
+    const closing = current;
+    current = undefined;
+    await closing?.driver.close();
+  });
+
+  const claimExactly = async (
+    request: EnqueueRequest,
+    args: ClaimArgs = {},
+  ): Promise<ClaimedJob> => {
+    const claimed = await h.claim({ queue: request.queue, limit: 1, ...args });
+    const row = claimed[0];
+    if (claimed.length !== 1 || !row || row.id !== request.id) {
+      throw new Error(`conformance: expected to claim job ${request.id} alone`);
+    }
+    return row;
+  };
+
+  const h: Harness = {
+    driver: () => state().driver,
+    clock: () => state().clock,
+    newId() {
+      const s = state();
+      return uuidv7(Date.UTC(2026, 0, 1) + s.seq++);
+    },
+    request(overrides = {}) {
+      const id = h.newId();
+      return {
+        id,
+        runId: h.newId(),
+        name: 'conformance.job',
+        queue: Q,
+        input: { n: 1 },
+        idempotencyKey: `key:${id}`,
+        tenantId: null,
+        enqueuedBy: null,
+        runAt: h.clock().now(),
+        maxAttempts: 3,
+        priority: 0,
+        onConflict: 'dedupe',
+        concurrencyKey: null,
+        traceparent: null,
+        ...overrides,
+      };
+    },
+    async enqueue(overrides) {
+      const request = h.request(overrides);
+      await h.driver().enqueue(request);
+      return request;
+    },
+    claim(args = {}) {
+      const { queue = Q, limit = 10, ...rest } = args;
+      return h.driver().claim({
+        workerId: WORKER,
+        visibilityTimeoutMs: VT,
+        slots: [{ queue, limit }],
+        ...rest,
+      });
+    },
+    async running(overrides, args) {
+      return claimExactly(await h.enqueue(overrides), args);
+    },
+    async rowIn(target, overrides = {}) {
+      const now = h.clock().now();
+      const request = await h.enqueue(
+        target === 'delayed' ? { runAt: now + LATER, ...overrides } : overrides,
+      );
+      if (target === 'ready' || target === 'delayed') return request;
+      if (target === 'cancelled') {
+        await h.introspect().cancel(request.id);
+        return request;
+      }
+      const row = await claimExactly(request);
+      if (target === 'running') return request;
+      if (target === 'done') {
+        await h.driver().ack(row.id, claimOf(row));
+        return request;
+      }
+      const how: Record<typeof target, Partial<NackOptions>> = {
+        suspended: { park: true, runAt: now + LATER },
+        failed: { fail: true },
+        dead: { deadLetter: true },
+      };
+      await h.driver().nack(row.id, { ...claimOf(row), error: 'boom', ...how[target] });
+      return request;
+    },
+    introspect() {
+      const introspect = h.driver().introspect;
+      if (!introspect) {
+        throw new Error(
+          'conformance: driver.introspect is absent; declare capabilities: { introspect: false }',
+        );
+      }
+      return introspect;
+    },
+    leases() {
+      const leases = h.driver().leases;
+      if (!leases) {
+        throw new Error(
+          'conformance: driver.leases is absent; declare capabilities: { leases: false }',
+        );
+      }
+      return leases;
+    },
+  };
+  return h;
+}
+
+/** Ids of rows, sorted: for comparing what a pass took without pinning the order a driver answers in. */
+export function idsOf(rows: readonly { readonly id: string }[]): string[] {
+  return rows.map((r) => r.id).sort();
+}

@@ -1,0 +1,65 @@
+import type { QueueStats } from '../../driver/job-driver';
+import type { JobState } from '../../driver/job-row';
+import { LATER, type Harness } from './harness';
+
+const ZERO: Omit<QueueStats, 'queue'> = {
+  ready: 0,
+  delayed: 0,
+  running: 0,
+  suspended: 0,
+  done: 0,
+  failed: 0,
+  dead: 0,
+  cancelled: 0,
+  oldestReadyMs: 0,
+};
+
+/** stats: counts per queue and state, and the age of the oldest due row. */
+export function statsSuite(h: Harness): void {
+  describe('stats', () => {
+    it('answers no queue before anything was enqueued', async () => {
+      expect(await h.driver().stats()).toEqual([]);
+    });
+
+    it('counts every state per queue', async () => {
+      const states: readonly JobState[] = ['ready', 'delayed', 'running', 'suspended', 'done'];
+      for (const state of states) await h.rowIn(state, { queue: 'q-a' });
+      await h.rowIn('failed', { queue: 'q-b' });
+      await h.rowIn('dead', { queue: 'q-b' });
+      await h.rowIn('dead', { queue: 'q-b' });
+      await h.rowIn('ready', { queue: 'q-b' });
+
+      const stats = await h.driver().stats();
+      const byQueue = new Map(stats.map((s) => [s.queue, s]));
+      expect({ ...byQueue.get('q-a'), oldestReadyMs: 0 }).toEqual({
+        ...ZERO,
+        queue: 'q-a',
+        ready: 1,
+        delayed: 1,
+        running: 1,
+        suspended: 1,
+        done: 1,
+      });
+      expect({ ...byQueue.get('q-b'), oldestReadyMs: 0 }).toEqual({
+        ...ZERO,
+        queue: 'q-b',
+        ready: 1,
+        failed: 1,
+        dead: 2,
+      });
+    });
+
+    it('reports the age of the oldest due row, and 0 when none is due', async () => {
+      await h.enqueue({ queue: 'q-a', runAt: h.clock().now() + LATER });
+      const ageOf = async (): Promise<number | undefined> =>
+        (await h.driver().stats()).find((s) => s.queue === 'q-a')?.oldestReadyMs;
+      expect(await ageOf()).toBe(0);
+      await h.enqueue({ queue: 'q-a' });
+      await h.clock().advance(5_000);
+      await h.enqueue({ queue: 'q-a' });
+      const age = await ageOf();
+      expect(age).toBeGreaterThanOrEqual(5_000);
+      expect(age).toBeLessThan(LATER);
+    });
+  });
+}

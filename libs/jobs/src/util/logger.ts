@@ -1,0 +1,30 @@
+/** Severity of a structured log event. */
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+/**
+ * Where the runtime reports what happened, as structured events with the spec's names (`jobs.lease.lost`,
+ * `jobs.attempt.failed`, …) so an app's log pipeline can alert on them. The Nest module adapts Nest's `Logger`.
+ */
+export interface JobsLogger {
+  log(level: LogLevel, event: string, fields?: Readonly<Record<string, unknown>>): void;
+}
+
+/** A logger that drops everything (the default of plain scripts that pass none). */
+export const silentLogger: JobsLogger = { log: () => undefined };
+
+/** A logger that keeps every event in memory: for tests that assert what was reported. */
+export interface RecordingLogger extends JobsLogger {
+  readonly events: { level: LogLevel; event: string; fields: Readonly<Record<string, unknown>> }[];
+  /** Events with this name. */
+  named(event: string): { level: LogLevel; event: string; fields: Readonly<Record<string, unknown>> }[];
+}
+
+/** Creates a {@link RecordingLogger}. */
+export function recordingLogger(): RecordingLogger {
+  const events: RecordingLogger['events'] = [];
+  return {
+    events,
+    log: (level, event, fields = {}) => void events.push({ level, event, fields }),
+    named: (event) => events.filter((e) => e.event === event),
+  };
+}

@@ -1,0 +1,49 @@
+import type { JobRow } from '../driver/job-row';
+import type { JobRegistry } from '../registry/job-registry';
+import type { JobMetrics } from '../runtime/metrics';
+import { notifyOnSettled } from '../runtime/on-settled';
+import type { JobsLogger } from '../util/logger';
+
+/** The error a claim records on a row whose lease lapsed on its final attempt. */
+export const LEASE_LAPSED_FINAL_ATTEMPT = 'LEASE_LAPSED_FINAL_ATTEMPT';
+
+/**
+ * What a claim round does with rows the claim buried because their lease lapsed on the final attempt (every worker
+ * that took them died): `jobs.claim.exhausted` at error, the counter, and the job's onSettled — once per row.
+ */
+export async function announceExhausted(
+  rows: readonly JobRow[],
+  registry: JobRegistry,
+  logger: JobsLogger,
+  metrics: JobMetrics | undefined,
+): Promise<void> {
+  for (const row of rows) {
+    const dropped = row.state === 'failed';
+    const outcome = dropped ? 'dropped' : 'dead-lettered';
+    logger.log('error', 'jobs.claim.exhausted', { job: row.name, jobId: row.id, queue: row.queue, attempt: row.attempt, outcome });
+    metrics?.jobsTotal(row.queue, dropped ? 'failed' : 'dead');
+    const job = registry.get(row.name);
+    if (job === undefined) continue;
+    const parsed = await job.handle.parseInput(row.input);
+    let orgId: string | null = null;
+    try {
+      orgId = parsed.ok ? job.handle.tenantOf(parsed.value) : row.tenantId;
+    } catch {
+      orgId = row.tenantId;
+    }
+    const ctx = {
+      jobId: row.id,
+      runId: row.runId,
+      name: row.name,
+      attempt: row.attempt,
+      actor: { id: row.enqueuedBy, orgId },
+      signal: new AbortController().signal,
+    };
+    await notifyOnSettled(
+      job.handle,
+      { outcome, jobId: row.id, runId: row.runId, input: parsed.ok ? parsed.value : undefined, error: LEASE_LAPSED_FINAL_ATTEMPT, code: undefined, ctx },
+      ctx,
+      logger,
+    );
+  }
+}

@@ -1,0 +1,277 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { ClaimSlot } from '../driver/job-driver';
+import type { ClaimedJob, JobRow } from '../driver/job-row';
+import { ConcurrencyUnenforceableError } from '../errors/operator-errors';
+import { InvariantError, JobDrainedError } from '../errors/runtime-errors';
+import { memoryEventBus } from '../events/memory-event-bus';
+import { executeJob } from '../runtime/execute-job';
+import type { JobExecution } from '../runtime/outcome';
+import { systemClock, type TimerHandle } from '../util/clock';
+import { silentLogger } from '../util/logger';
+import { announceExhausted } from './claim-exhausted';
+import { startHeartbeat } from './heartbeat';
+import { resolveSlots } from './slots';
+import {
+  DEFAULT_VISIBILITY_TIMEOUT_MS,
+  DUE_TIMER_HORIZON_MS,
+  IDLE_POLL_CEILING_MS,
+  POLL_INTERVAL_MS,
+  WOKEN_IDLE_POLL_CEILING_MS,
+  type JobWorker,
+  type JobWorkerOptions,
+  type WorkerStats,
+} from './worker-options';
+
+interface HeldRun {
+  readonly queue: string;
+  readonly controller: AbortController;
+  readonly done: Promise<void>;
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/**
+ * A worker: ONE claim per pass over every queue with a free slot, every `pollIntervalMs` while there is work, the wait
+ * doubling to the idle ceiling while there is none. A freed slot and an in-process enqueue kick a pass at once; a row
+ * handed back due within a minute gets a timer. Each held run's lease is renewed by its heartbeat.
+ */
+export function jobWorker(options: JobWorkerOptions): JobWorker {
+  const { driver, registry } = options;
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? silentLogger;
+  const events = options.events ?? memoryEventBus({ clock });
+  const id = options.workerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const visibilityTimeoutMs = options.visibilityTimeoutMs ?? DEFAULT_VISIBILITY_TIMEOUT_MS;
+  const heartbeatIntervalMs = options.heartbeatIntervalMs ?? Math.max(1, Math.floor(visibilityTimeoutMs / 3));
+  const floor = options.pollIntervalMs ?? POLL_INTERVAL_MS;
+  for (const [field, v] of [['visibilityTimeoutMs', visibilityTimeoutMs], ['heartbeatIntervalMs', heartbeatIntervalMs], ['pollIntervalMs', floor]] as const) {
+    if (!Number.isInteger(v) || v <= 0) throw new InvariantError(`jobWorker: ${field} must be a positive whole number of ms (got ${v}).`);
+  }
+  if (heartbeatIntervalMs >= visibilityTimeoutMs) {
+    throw new InvariantError(`jobWorker: heartbeatIntervalMs (${heartbeatIntervalMs}) must be below visibilityTimeoutMs (${visibilityTimeoutMs}).`);
+  }
+
+  let wakeLive = false;
+  const ceiling = (): number => options.idlePollMaxMs ?? (wakeLive ? WOKEN_IDLE_POLL_CEILING_MS : IDLE_POLL_CEILING_MS);
+  let slots: Map<string, number> = new Map();
+  const inFlight = new Map<string, number>();
+  const runs = new Map<string, HeldRun>();
+  const stats: Mutable<WorkerStats> = { claimed: 0, completed: 0, retried: 0, deadLettered: 0, dropped: 0, suspended: 0, interrupted: 0, refused: 0, inFlight: 0, claims: 0, leasesLost: 0 };
+
+  let state: 'new' | 'running' | 'draining' | 'stopped' = 'new';
+  let wait = floor;
+  let passTimer: TimerHandle | undefined;
+  let passing: Promise<void> | undefined;
+  let again = false;
+  let dueTimer: { at: number; handle: TimerHandle } | undefined;
+  let drainSignal = 'stop';
+
+  const dropExhausted = (): ReadonlySet<string> =>
+    new Set(registry.all().filter((j) => !j.handle.retry.deadLetter).map((j) => j.handle.name));
+
+  const schedule = (ms: number): void => {
+    passTimer?.cancel();
+    if (state !== 'running') return;
+    passTimer = clock.setTimeout(() => kick(), ms);
+  };
+
+  /** Runs a pass now, or asks for ONE more behind the pass in flight. */
+  const kick = (): void => {
+    if (state !== 'running') return;
+    if (passing !== undefined) {
+      again = true;
+      return;
+    }
+    passTimer?.cancel();
+    passing = pass().finally(() => {
+      passing = undefined;
+      if (again && state === 'running') {
+        again = false;
+        kick();
+      }
+    });
+  };
+
+  const freeSlots = (): ClaimSlot[] => {
+    const free: ClaimSlot[] = [];
+    for (const [queue, limit] of slots) {
+      const left = limit - (inFlight.get(queue) ?? 0);
+      if (left > 0) free.push({ queue, limit: left });
+    }
+    return free;
+  };
+
+  const pass = async (): Promise<void> => {
+    const free = freeSlots();
+    // A full worker asks the queue for nothing; the run that finishes kicks the next pass.
+    if (free.length === 0) return;
+    let claimed: readonly ClaimedJob[];
+    let exhausted: readonly JobRow[] = [];
+    try {
+      stats.claims++;
+      claimed = await driver.claim({
+        workerId: id,
+        slots: free,
+        visibilityTimeoutMs,
+        dropExhausted: dropExhausted(),
+        onExhausted: (rows) => {
+          exhausted = rows;
+        },
+      });
+    } catch (error) {
+      // The database is down or failing over: keep polling at the idle pace and come back by ourselves.
+      logger.log('error', 'jobs.claim.failed', { workerId: id, error: error instanceof Error ? error.message : String(error) });
+      wait = Math.min(wait * 2, ceiling());
+      schedule(wait);
+      return;
+    }
+    if (exhausted.length > 0) void announceExhausted(exhausted, registry, logger, options.metrics);
+    for (const row of claimed) start(row);
+    if (claimed.length > 0) {
+      wait = floor;
+      schedule(floor);
+    } else {
+      schedule(wait);
+      wait = Math.min(wait * 2, ceiling());
+    }
+  };
+
+  const start = (claimed: ClaimedJob): void => {
+    stats.claimed++;
+    inFlight.set(claimed.queue, (inFlight.get(claimed.queue) ?? 0) + 1);
+    const controller = new AbortController();
+    if (state === 'draining') controller.abort(new JobDrainedError(id, drainSignal));
+    const stopBeat = startHeartbeat({
+      driver,
+      claimed,
+      clock,
+      logger,
+      ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
+      visibilityTimeoutMs,
+      intervalMs: heartbeatIntervalMs,
+      onLost: (error) => {
+        stats.leasesLost++;
+        controller.abort(error);
+      },
+    });
+    const done = executeJob({
+      driver,
+      job: registry.get(claimed.name),
+      claimed,
+      clock,
+      logger,
+      events,
+      ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
+      signal: controller.signal,
+    })
+      .then(
+        (execution) => record(execution),
+        (error: unknown) => logger.log('error', 'jobs.worker.execute-failed', { jobId: claimed.id, error: error instanceof Error ? error.message : String(error) }),
+      )
+      .finally(() => {
+        stopBeat();
+        runs.delete(claimed.id);
+        inFlight.set(claimed.queue, (inFlight.get(claimed.queue) ?? 1) - 1);
+        // A slot came free: refill it at once.
+        kick();
+      });
+    runs.set(claimed.id, { queue: claimed.queue, controller, done });
+  };
+
+  const record = (execution: JobExecution): void => {
+    switch (execution.outcome) {
+      case 'completed': stats.completed++; break;
+      case 'retried': stats.retried++; break;
+      case 'dead-lettered': stats.deadLettered++; break;
+      case 'dropped': stats.dropped++; break;
+      case 'suspended': stats.suspended++; break;
+      case 'interrupted': stats.interrupted++; break;
+      case 'refused': stats.refused++; break;
+      default: break;
+    }
+    if (execution.resumeAt !== undefined) armDue(execution.resumeAt);
+  };
+
+  /** A row handed back due within a minute gets a timer, so it starts on time rather than on the idle poll. */
+  const armDue = (at: number): void => {
+    const delay = at - clock.now();
+    if (delay > DUE_TIMER_HORIZON_MS || state !== 'running') return;
+    if (dueTimer !== undefined && dueTimer.at <= at) return;
+    dueTimer?.handle.cancel();
+    dueTimer = {
+      at,
+      handle: clock.setTimeout(() => {
+        dueTimer = undefined;
+        wait = floor;
+        kick();
+      }, Math.max(0, delay)),
+    };
+  };
+
+  const waitForRuns = async (deadlineAt: number | undefined): Promise<void> => {
+    const all = Promise.all([passing, ...[...runs.values()].map((r) => r.done)]).then(() => 'done' as const);
+    if (deadlineAt === undefined) {
+      await all;
+      while (runs.size > 0) await Promise.all([...runs.values()].map((r) => r.done));
+      return;
+    }
+    let timer: TimerHandle | undefined;
+    const deadline = new Promise<'deadline'>((resolve) => {
+      timer = clock.setTimeout(() => resolve('deadline'), Math.max(0, deadlineAt - clock.now()));
+    });
+    const won = await Promise.race([all, deadline]);
+    timer?.cancel();
+    if (won === 'deadline' && runs.size > 0) {
+      logger.log('error', 'jobs.worker.drain-abandoned', { workerId: id, jobIds: [...runs.keys()] });
+    }
+  };
+
+  return {
+    id,
+    async start() {
+      if (state !== 'new') throw new InvariantError(`jobWorker ${id} was already started.`);
+      const served = resolveSlots(registry, options.queues, options.concurrency);
+      slots = served.slots;
+      registry.assertBound([...slots.keys()]);
+      const capped = registry.all().filter((j) => j.handle.concurrency !== null && slots.has(j.handle.queue));
+      if (capped.length > 0 && driver.leases === undefined) {
+        throw new ConcurrencyUnenforceableError(capped.map((j) => j.handle.name));
+      }
+      for (const q of served.unregistered) logger.log('warn', 'jobs.worker.queue-unregistered', { workerId: id, queue: q });
+      state = 'running';
+      logger.log('info', 'jobs.worker.started', { workerId: id, queues: [...slots.keys()] });
+      kick();
+    },
+    signalEnqueued(queue) {
+      if (state !== 'running' || !slots.has(queue)) return;
+      // A woken loop passes now, then at the floor again.
+      wait = floor;
+      kick();
+    },
+    setWakeLive(live) {
+      wakeLive = live;
+    },
+    beginDrain(signal = 'SIGTERM') {
+      if (state === 'stopped' || state === 'draining') return;
+      drainSignal = signal;
+      state = 'draining';
+      passTimer?.cancel();
+      dueTimer?.handle.cancel();
+      for (const run of runs.values()) run.controller.abort(new JobDrainedError(id, signal));
+      logger.log('info', 'jobs.worker.draining', { workerId: id, signal, inFlight: runs.size });
+    },
+    async stop(deadlineAt) {
+      if (state === 'stopped') return;
+      if (state !== 'draining') {
+        state = 'draining';
+        passTimer?.cancel();
+        dueTimer?.handle.cancel();
+      }
+      await waitForRuns(deadlineAt);
+      state = 'stopped';
+      logger.log('info', 'jobs.worker.stopped', { workerId: id });
+    },
+    stats: () => ({ ...stats, inFlight: runs.size }),
+  };
+}

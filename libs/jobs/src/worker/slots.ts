@@ -1,0 +1,25 @@
+import { InvariantError } from '../errors/runtime-errors';
+import type { JobRegistry } from '../registry/job-registry';
+import { JOBS_CONCURRENCY_DEFAULT } from './worker-options';
+
+/** The queues a worker serves with their slot counts, and the served queues no registered job names. */
+export function resolveSlots(
+  registry: JobRegistry,
+  queues: readonly string[] | undefined,
+  concurrency: number | Readonly<Record<string, number>> | undefined,
+): { slots: Map<string, number>; unregistered: string[] } {
+  const named = new Set(registry.all().map((j) => j.handle.queue));
+  const served = queues ?? [...named];
+  if (served.length === 0) {
+    throw new InvariantError('jobWorker: no queue to serve.', 'Register a job, or pass queues.');
+  }
+  const slots = new Map<string, number>();
+  for (const queue of served) {
+    const n = typeof concurrency === 'number' ? concurrency : (concurrency?.[queue] ?? JOBS_CONCURRENCY_DEFAULT);
+    if (!Number.isInteger(n) || n < 1) {
+      throw new InvariantError(`jobWorker: concurrency for queue "${queue}" must be a whole number of at least 1 (got ${n}).`);
+    }
+    slots.set(queue, n);
+  }
+  return { slots, unregistered: served.filter((q) => !named.has(q)) };
+}

@@ -1,0 +1,84 @@
+import type { JobDriver } from '../driver/job-driver';
+import type { JobRegistry } from '../registry/job-registry';
+import type { Clock } from '../util/clock';
+import type { JobsLogger } from '../util/logger';
+import type { EventBus } from '../events/event-bus';
+import type { JobMetrics } from '../runtime/metrics';
+
+/** The default number of concurrent runs per queue. */
+export const JOBS_CONCURRENCY_DEFAULT = 8;
+/** The default lease a claim buys. */
+export const DEFAULT_VISIBILITY_TIMEOUT_MS = 30_000;
+/** The claim interval while there is work. */
+export const POLL_INTERVAL_MS = 250;
+/** The idle ceiling without a proven wake. */
+export const IDLE_POLL_CEILING_MS = 2_000;
+/** The idle ceiling while a proven wake (LISTEN/NOTIFY) is live. */
+export const WOKEN_IDLE_POLL_CEILING_MS = 5_000;
+/** A row due within this long gets a timer, so it starts on time without a poll. */
+export const DUE_TIMER_HORIZON_MS = 60_000;
+
+/** Options of `jobWorker()`. Only `driver` and `registry` are required. */
+export interface JobWorkerOptions {
+  readonly driver: JobDriver;
+  /** The jobs this worker can run, with their bodies. */
+  readonly registry: JobRegistry;
+  /** The queues to serve (default: every queue a registered job names). */
+  readonly queues?: readonly string[];
+  /** Concurrent runs: one number for every queue, or a table per queue (default 8). */
+  readonly concurrency?: number | Readonly<Record<string, number>>;
+  /** How long a claim stays invisible without a heartbeat (default 30 s). */
+  readonly visibilityTimeoutMs?: number;
+  /** How often a held run's lease is renewed (default a third of the visibility timeout). */
+  readonly heartbeatIntervalMs?: number;
+  /** The claim interval while there is work (default 250 ms). */
+  readonly pollIntervalMs?: number;
+  /** The idle ceiling the wait doubles up to (default 2 s; 5 s while a proven wake is live). */
+  readonly idlePollMaxMs?: number;
+  /** The worker id (default a random one per process). */
+  readonly workerId?: string;
+  readonly clock?: Clock;
+  readonly logger?: JobsLogger;
+  /** The event bus `step.waitForEvent` reads (default a memory bus on this worker's clock). */
+  readonly events?: EventBus;
+  /** Counters and gauges (default none). */
+  readonly metrics?: JobMetrics;
+}
+
+/** What a worker has done since it started. */
+export interface WorkerStats {
+  readonly claimed: number;
+  readonly completed: number;
+  readonly retried: number;
+  readonly deadLettered: number;
+  readonly dropped: number;
+  readonly suspended: number;
+  readonly interrupted: number;
+  readonly refused: number;
+  readonly inFlight: number;
+  /** Claim statements issued. */
+  readonly claims: number;
+  readonly leasesLost: number;
+}
+
+/** A running worker. */
+export interface JobWorker {
+  readonly id: string;
+  /** Starts claiming. Refuses unbound jobs (`X_JOB_UNBOUND`) and unenforceable concurrency. */
+  start(): Promise<void>;
+  /** The in-process wake: a row of `queue` landed; a pass runs now (a queue this worker does not serve is ignored). */
+  signalEnqueued(queue: string): void;
+  /** Tells a proven external wake is live (raises the idle ceiling) or lost. */
+  setWakeLive(live: boolean): void;
+  /**
+   * The drain's accept phase: stop claiming and abort every held run's signal with `X_DRAINING`. Returns at once.
+   * `signal` names the cause (`SIGTERM`).
+   */
+  beginDrain(signal?: string): void;
+  /**
+   * Stops claiming and waits for in-flight runs. Without a deadline it waits as long as they take (a manual stop aborts
+   * nothing). With `deadlineAt` (this worker's clock) it stops waiting there and logs `jobs.worker.drain-abandoned`.
+   */
+  stop(deadlineAt?: number): Promise<void>;
+  stats(): WorkerStats;
+}
