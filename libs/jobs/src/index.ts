@@ -39,3 +39,4 @@ export { ON_SETTLED_ATTEMPTS } from './runtime/on-settled';
 export * from './worker/worker-options';
 export * from './worker/job-worker';
 export { LEASE_LAPSED_FINAL_ATTEMPT } from './worker/claim-exhausted';
+export * from './nest';

@@ -38,7 +38,7 @@ export function memoryIntrospection(store: MemoryStore): JobIntrospection {
   };
 
   return {
-    list: (filter) => Promise.resolve(listRows(store, filter)),
+    list: async (filter) => listRows(store, filter),
 
     // the reason is kept as lastError, so a list of cancelled rows says why each stopped
     cancel(id, reason) {

@@ -46,9 +46,7 @@ export function memoryLeases(store: MemoryStore): LeaseStore {
       return Promise.resolve();
     },
     holders(key) {
-      return Promise.resolve(
-        [...live(key)].sort((a, b) => a.slot - b.slot).map((s) => ({ ...s })),
-      );
+      return Promise.resolve([...live(key)].sort((a, b) => a.slot - b.slot).map((s) => ({ ...s })));
     },
   };
 }

@@ -9,9 +9,7 @@ import type { LeaseHolder } from '../lease-store';
  * The key a live row holds: `(name, tenantId ?? '', idempotencyKey)`, the memory twin of the pg partial unique index
  * over live rows. JSON-encoded so no name, tenant or key can collide with another by containing a separator.
  */
-export function liveKeyOf(
-  row: Pick<JobRow, 'name' | 'tenantId' | 'idempotencyKey'>,
-): string {
+export function liveKeyOf(row: Pick<JobRow, 'name' | 'tenantId' | 'idempotencyKey'>): string {
   return JSON.stringify([row.name, row.tenantId ?? '', row.idempotencyKey]);
 }
 
@@ -68,6 +66,7 @@ export class MemoryStore {
   readonly #queues = new Map<string, Set<string>>();
   /** Job id → its completed steps, in completion order. */
   readonly steps = new Map<string, StepRecord[]>();
+  /** Paused queue names: a pause is one entry the claim reads, never a mark on every queued row. */
   readonly paused = new Set<string>();
   /** Lease key → its held slots (expired ones are pruned lazily). */
   readonly leases = new Map<string, LeaseHolder[]>();
@@ -79,6 +78,7 @@ export class MemoryStore {
     return this.clock.now();
   }
 
+  /** The stored row under `id` (not a copy: callers that answer it hand out {@link copyRow} of it). */
   get(id: string): JobRow | undefined {
     return this.#rows.get(id);
   }

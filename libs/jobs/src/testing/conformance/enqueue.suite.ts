@@ -196,9 +196,7 @@ export function enqueueSuite(h: Harness): void {
     it('answers one result per request, in order', async () => {
       const requests = [h.request(), h.request({ runAt: h.clock().now() + LATER }), h.request()];
       const results = await h.driver().enqueueMany(requests);
-      expect(results).toEqual(
-        requests.map((r) => ({ id: r.id, runId: r.runId, deduped: false })),
-      );
+      expect(results).toEqual(requests.map((r) => ({ id: r.id, runId: r.runId, deduped: false })));
       expect((await h.driver().get(requests[1]!.id))?.state).toBe('delayed');
     });
 

@@ -1,10 +1,5 @@
 import type { JobIntrospection } from '../../driver/introspection';
-import type {
-  ClaimOptions,
-  EnqueueRequest,
-  JobDriver,
-  NackOptions,
-} from '../../driver/job-driver';
+import type { ClaimOptions, EnqueueRequest, JobDriver, NackOptions } from '../../driver/job-driver';
 import { claimOf, type ClaimedJob, type JobState } from '../../driver/job-row';
 import type { LeaseStore } from '../../driver/lease-store';
 import { uuidv7 } from '../../util/ids';
@@ -36,7 +31,10 @@ export const WORKER = 'worker-a';
 export const LATER = 3_600_000;
 
 /** A claim helper's options: one slot (`queue`, `limit`) unless `slots` is given. */
-export type ClaimArgs = Partial<ClaimOptions> & { readonly queue?: string; readonly limit?: number };
+export type ClaimArgs = Partial<ClaimOptions> & {
+  readonly queue?: string;
+  readonly limit?: number;
+};
 
 /** What every suite test reaches through: the current test's driver and clock, and row builders. */
 export interface Harness {

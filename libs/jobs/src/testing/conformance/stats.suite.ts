@@ -22,7 +22,8 @@ export function statsSuite(h: Harness): void {
     });
 
     it('counts every state per queue', async () => {
-      const states: readonly JobState[] = ['ready', 'delayed', 'running', 'suspended', 'done'];
+      // rows a claim must move come first: a claim takes the oldest due row of the queue
+      const states: readonly JobState[] = ['running', 'suspended', 'done', 'ready', 'delayed'];
       for (const state of states) await h.rowIn(state, { queue: 'q-a' });
       await h.rowIn('failed', { queue: 'q-b' });
       await h.rowIn('dead', { queue: 'q-b' });

@@ -19,7 +19,13 @@ export function stepsSuite(h: Harness): void {
     it('saves under the current claim and loads every field back in completion order', async () => {
       const row = await h.running();
       const steps = h.driver().steps;
-      const b = { name: 'b', output: { list: [1, 'two'], ok: true }, attempt: 1, startedAt: 5, completedAt: 9 };
+      const b = {
+        name: 'b',
+        output: { list: [1, 'two'], ok: true },
+        attempt: 1,
+        startedAt: 5,
+        completedAt: 9,
+      };
       expect(await steps.save(row.id, claimOf(row), b)).toBe(true);
       expect(await steps.save(row.id, claimOf(row), step('a', 'text', 10))).toBe(true);
       expect(await steps.save(row.id, claimOf(row), step('c', null, 11))).toBe(true);

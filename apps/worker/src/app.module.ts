@@ -1,0 +1,11 @@
+import { Module } from '@nestjs/common';
+import { OnboardingModule } from '@ultimat3/example-jobs';
+import { JobsModule } from '@ultimat3/jobs';
+import { KeepAlive } from './keep-alive';
+
+/** The worker process: the same job modules as the web app, with the worker role only. */
+@Module({
+  imports: [JobsModule.forRoot({ driver: 'memory', roles: ['worker'] }), OnboardingModule],
+  providers: [KeepAlive],
+})
+export class WorkerModule {}

@@ -1,0 +1,13 @@
+import 'reflect-metadata';
+import { Logger } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { WorkerModule } from './app.module';
+
+/** Starts the worker. SIGTERM stops claiming, hands held runs back, and waits for them before the process exits. */
+async function bootstrap(): Promise<void> {
+  const app = await NestFactory.createApplicationContext(WorkerModule);
+  app.enableShutdownHooks();
+  new Logger('Worker').log('worker started');
+}
+
+void bootstrap();

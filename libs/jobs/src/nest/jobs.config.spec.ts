@@ -1,0 +1,94 @@
+import type { LoggerService } from '@nestjs/common';
+import { memoryJobDriver } from '../driver/memory';
+import { errorCodeOf } from '../errors/jobs-error';
+import { frozenClock } from '../testing/frozen-clock';
+import { resolveJobsConfig } from './jobs.config';
+import type { JobsModuleOptions } from './jobs.options';
+import { nestJobsLogger } from './nest-jobs.logger';
+
+function codeOf(fn: () => unknown): string | undefined {
+  try {
+    fn();
+  } catch (error) {
+    return errorCodeOf(error);
+  }
+  return 'returned';
+}
+
+/** Options as a JS caller or a config file might hand them over, unchecked by the compiler. */
+const loose = (options: Record<string, unknown>): JobsModuleOptions =>
+  options as unknown as JobsModuleOptions;
+
+describe('resolveJobsConfig', () => {
+  it('fills the defaults: web and worker roles, a 25 s drain, a memory driver and bus', () => {
+    const config = resolveJobsConfig({ driver: 'memory' }, {});
+    expect([...config.roles]).toEqual(['web', 'worker']);
+    expect(config.shutdownDeadlineMs).toBe(25_000);
+    expect(config.driver.kind).toBe('memory');
+    expect(config.worker).toEqual({});
+  });
+
+  it('reads JOBS_ROLES when no roles are passed, and prefers passed roles', () => {
+    const env = { JOBS_ROLES: ' worker, scheduler ,' };
+    expect([...resolveJobsConfig({ driver: 'memory' }, env).roles]).toEqual([
+      'worker',
+      'scheduler',
+    ]);
+    expect([...resolveJobsConfig({ driver: 'memory', roles: ['web'] }, env).roles]).toEqual([
+      'web',
+    ]);
+    expect(codeOf(() => resolveJobsConfig({ driver: 'memory' }, { JOBS_ROLES: 'web,cron' }))).toBe(
+      'X_INVARIANT',
+    );
+  });
+
+  it('keeps a driver instance, and refuses drivers this build cannot create', () => {
+    const driver = memoryJobDriver({ clock: frozenClock() });
+    expect(resolveJobsConfig({ driver }, {}).driver).toBe(driver);
+    for (const name of ['postgres', 'redis', undefined, {}]) {
+      expect(codeOf(() => resolveJobsConfig(loose({ driver: name }), {}))).toBe(
+        'X_DRIVER_UNAVAILABLE',
+      );
+    }
+  });
+
+  it('refuses bad roles, worker knobs and deadlines with X_INVARIANT', () => {
+    const bad: Record<string, unknown>[] = [
+      { roles: [] },
+      { roles: ['web', 'janitor'] },
+      { worker: { concurrency: 0 } },
+      { worker: { concurrency: { default: 1.5 } } },
+      { worker: { visibilityTimeoutMs: -1 } },
+      { worker: { queues: [''] } },
+      { shutdown: { deadlineMs: Number.NaN } },
+    ];
+    for (const options of bad) {
+      expect(codeOf(() => resolveJobsConfig(loose({ driver: 'memory', ...options }), {}))).toBe(
+        'X_INVARIANT',
+      );
+    }
+  });
+});
+
+describe('nestJobsLogger', () => {
+  it('logs each event as one structured object at the matching Nest level', () => {
+    const calls: [string, unknown][] = [];
+    const nest: LoggerService = {
+      log: (message: unknown) => void calls.push(['log', message]),
+      warn: (message: unknown) => void calls.push(['warn', message]),
+      error: (message: unknown) => void calls.push(['error', message]),
+      debug: (message: unknown) => void calls.push(['debug', message]),
+    };
+    const logger = nestJobsLogger(nest);
+    logger.log('info', 'jobs.worker.started', { workerId: 'w1' });
+    logger.log('warn', 'jobs.lease.lost', { jobId: 'j1' });
+    logger.log('error', 'jobs.claim.failed');
+    logger.log('debug', 'jobs.claim.empty');
+    expect(calls).toEqual([
+      ['log', { event: 'jobs.worker.started', workerId: 'w1' }],
+      ['warn', { event: 'jobs.lease.lost', jobId: 'j1' }],
+      ['error', { event: 'jobs.claim.failed' }],
+      ['debug', { event: 'jobs.claim.empty' }],
+    ]);
+  });
+});

@@ -1,0 +1,65 @@
+import { claimSuite } from './claim.suite';
+import { enqueueSuite } from './enqueue.suite';
+import {
+  useHarness,
+  type JobDriverConformanceOptions,
+  type MakeConformanceDriver,
+} from './harness';
+import { introspectionSuite } from './introspection.suite';
+import { leasesSuite } from './leases.suite';
+import { settleSuite } from './settle.suite';
+import { statsSuite } from './stats.suite';
+import { stepsSuite } from './steps.suite';
+
+export type {
+  ConformanceCapabilities,
+  JobDriverConformanceOptions,
+  MakeConformanceDriver,
+} from './harness';
+
+/**
+ * The suite every job driver passes (River's `riverdrivertest.Exercise`): call it from the driver's own spec file.
+ * `makeDriver` is called once per test with a fresh frozen clock and must answer a driver over EMPTY storage, reading
+ * every time from that clock; each driver is closed after its test. The operator surface and the lease store are
+ * expected present unless `options.capabilities` declares them absent (`introspect: false`, `leases: false`), in
+ * which case the suite checks the driver really lacks them. Runs under jest (it uses its globals).
+ */
+export function jobDriverConformance(
+  name: string,
+  makeDriver: MakeConformanceDriver,
+  options: JobDriverConformanceOptions = {},
+): void {
+  const capabilities = options.capabilities ?? {};
+  describe(`job driver conformance: ${name}`, () => {
+    const h = useHarness(makeDriver);
+
+    it('names its kind and closes idempotently', async () => {
+      expect(typeof h.driver().kind).toBe('string');
+      expect(h.driver().kind.length).toBeGreaterThan(0);
+      await h.driver().close();
+      await h.driver().close();
+    });
+
+    enqueueSuite(h);
+    claimSuite(h);
+    settleSuite(h);
+    statsSuite(h);
+    stepsSuite(h);
+
+    if (capabilities.introspect === false) {
+      it('declares no operator surface, and has none', () => {
+        expect(h.driver().introspect).toBeUndefined();
+      });
+    } else {
+      introspectionSuite(h);
+    }
+
+    if (capabilities.leases === false) {
+      it('declares no lease store, and has none', () => {
+        expect(h.driver().leases).toBeUndefined();
+      });
+    } else {
+      leasesSuite(h);
+    }
+  });
+}

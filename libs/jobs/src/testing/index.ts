@@ -1,0 +1,7 @@
+export {
+  jobDriverConformance,
+  type ConformanceCapabilities,
+  type JobDriverConformanceOptions,
+  type MakeConformanceDriver,
+} from './conformance';
+export { frozenClock, type FrozenClock } from './frozen-clock';
