@@ -1,3 +1,4 @@
+import 'reflect-metadata';
 import { JobDeclarationInvalidError } from '../../errors/declaration-errors';
 import { currentRun } from '../../runtime/run-context';
 
