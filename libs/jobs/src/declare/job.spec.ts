@@ -45,7 +45,9 @@ describe('job() refuses a bad declaration where it is written', () => {
   });
 
   it('refuses a missing or malformed tenant (a JS caller)', () => {
-    const missing = { name: unique(), input, idempotencyKey: () => 'k' } as unknown as Parameters<typeof job>[0];
+    const missing = { name: unique(), input, idempotencyKey: () => 'k' } as unknown as Parameters<
+      typeof job
+    >[0];
     expect(codeOf(() => job(missing))).toBe('X_JOB_TENANT_REQUIRED');
     const wrong = { ...base(), tenant: 'all' } as unknown as Parameters<typeof job>[0];
     expect(codeOf(() => job(wrong))).toBe('X_JOB_TENANT_REQUIRED');
@@ -72,9 +74,12 @@ describe('job() refuses a bad declaration where it is written', () => {
     ['concurrency 1.5', { concurrency: 1.5 }],
     ['concurrency NaN', { concurrency: Number.NaN }],
     ['concurrency Infinity', { concurrency: Number.POSITIVE_INFINITY }],
-    ['concurrency.limit 0', { concurrency: { key: () => 'k', limit: 0 } }],
+    ['concurrency.limit 0', { concurrency: { key: (): string => 'k', limit: 0 } }],
     ['concurrency.key not a function', { concurrency: { key: 'k', limit: 1 } }],
-    ['concurrency.whenBusy unknown', { concurrency: { key: () => 'k', limit: 1, whenBusy: 'drop' } }],
+    [
+      'concurrency.whenBusy unknown',
+      { concurrency: { key: (): string => 'k', limit: 1, whenBusy: 'drop' } },
+    ],
     ['queue empty', { queue: '' }],
     ['queue over 63 characters', { queue: 'q'.repeat(64) }],
     ['queue with a space', { queue: 'my queue' }],
@@ -95,7 +100,11 @@ describe('job() refuses a bad declaration where it is written', () => {
 
   it('accepts durations as numbers or strings', () => {
     const h = job({ ...base(), timeout: '10s', stepTimeout: 500, eventPoll: '1m' });
-    expect(h.describe()).toMatchObject({ timeoutMs: 10_000, stepTimeoutMs: 500, eventPollMs: 60_000 });
+    expect(h.describe()).toMatchObject({
+      timeoutMs: 10_000,
+      stepTimeoutMs: 500,
+      eventPollMs: 60_000,
+    });
   });
 });
 
@@ -128,7 +137,9 @@ describe('names', () => {
   it('refuses one unnamed handle exported under two names', () => {
     const { name: _omit, ...rest } = base();
     const handle = job(rest);
-    expect(codeOf(() => stampExportNames({ notifyA: handle, notifyB: handle }))).toBe('X_JOB_DUPLICATE');
+    expect(codeOf(() => stampExportNames({ notifyA: handle, notifyB: handle }))).toBe(
+      'X_JOB_DUPLICATE',
+    );
   });
 
   it('refuses an export name another declaration already holds', () => {
@@ -155,7 +166,11 @@ describe('handles', () => {
   });
 
   it('refuses a bad input at the call with the schema path, and queues nothing', async () => {
-    const h = job({ ...base(), input: t.object({ org: t.object({ id: t.uuid }) }), idempotencyKey: () => 'k' });
+    const h = job({
+      ...base(),
+      input: t.object({ org: t.object({ id: t.uuid }) }),
+      idempotencyKey: () => 'k',
+    });
     const before = (await driver.stats()).length;
     let issues: unknown;
     try {
@@ -187,7 +202,9 @@ describe('handles', () => {
     expect(first).toMatchObject({ runId: 'run-chosen', deduped: false });
     const again = await h.enqueue({ orgId: ORG });
     expect(again).toEqual({ id: first.id, runId: 'run-chosen', deduped: true });
-    expect(await codeOfAsync(() => h.enqueue({ orgId: ORG }, { onConflict: 'error' }))).toBe('X_JOB_DUPLICATE');
+    expect(await codeOfAsync(() => h.enqueue({ orgId: ORG }, { onConflict: 'error' }))).toBe(
+      'X_JOB_DUPLICATE',
+    );
   });
 
   it('as(actor, input) stamps enqueuedBy and the tenant', async () => {
@@ -199,29 +216,42 @@ describe('handles', () => {
   it('runAt and delay schedule the row; a tenant function answering nothing is refused', async () => {
     const h = job(base());
     const a = await h.enqueue({ orgId: ORG }, { delay: '1m' });
-    expect((await driver.get(a.id))).toMatchObject({ state: 'delayed', runAt: clock.now() + 60_000 });
+    expect(await driver.get(a.id)).toMatchObject({ state: 'delayed', runAt: clock.now() + 60_000 });
     const later = job({ ...base(), tenant: () => '' });
     expect(await codeOfAsync(() => later.enqueue({ orgId: ORG }))).toBe('X_JOB_TENANT_REQUIRED');
-    expect(await codeOfAsync(() => h.enqueue({ orgId: ORG }, { runAt: Number.NaN }))).toBe('X_JOB_DECLARATION_INVALID');
+    expect(await codeOfAsync(() => h.enqueue({ orgId: ORG }, { runAt: Number.NaN }))).toBe(
+      'X_JOB_DECLARATION_INVALID',
+    );
   });
 
   it('validates a keyed concurrency key at enqueue', async () => {
     const mk = (key: string) => job({ ...base(), concurrency: { key: () => key, limit: 1 } });
-    expect(await codeOfAsync(() => mk('').enqueue({ orgId: ORG }))).toBe('X_JOB_DECLARATION_INVALID');
-    expect(await codeOfAsync(() => mk('k'.repeat(201)).enqueue({ orgId: ORG }))).toBe('X_JOB_DECLARATION_INVALID');
+    expect(await codeOfAsync(() => mk('').enqueue({ orgId: ORG }))).toBe(
+      'X_JOB_DECLARATION_INVALID',
+    );
+    expect(await codeOfAsync(() => mk('k'.repeat(201)).enqueue({ orgId: ORG }))).toBe(
+      'X_JOB_DECLARATION_INVALID',
+    );
     const { id } = await mk('acct-1').enqueue({ orgId: ORG });
     expect((await driver.get(id))?.concurrencyKey).toBe('acct-1');
   });
 
   it('refuses an oversized input at enqueue', async () => {
     const h = job({ ...base(), input: t.object({ blob: t.string }), idempotencyKey: () => 'big' });
-    expect(await codeOfAsync(() => h.enqueue({ blob: 'x'.repeat(1_100_000) }))).toBe('X_JOB_PAYLOAD_TOO_LARGE');
+    expect(await codeOfAsync(() => h.enqueue({ blob: 'x'.repeat(1_100_000) }))).toBe(
+      'X_JOB_PAYLOAD_TOO_LARGE',
+    );
   });
 
   it('describe() is JSON-serialisable', () => {
     const h = job({ ...base(), retry: { attempts: 5 }, concurrency: 3 });
     const d = h.describe();
     expect(JSON.parse(JSON.stringify(d))).toEqual(d);
-    expect(d).toMatchObject({ kind: 'job', queue: 'default', tenant: 'none', concurrency: { limit: 3, keyed: false } });
+    expect(d).toMatchObject({
+      kind: 'job',
+      queue: 'default',
+      tenant: 'none',
+      concurrency: { limit: 3, keyed: false },
+    });
   });
 });

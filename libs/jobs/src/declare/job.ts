@@ -235,7 +235,8 @@ export function stampExportNames(namespace: Readonly<Record<string, unknown>>): 
   for (const [exportName, value] of Object.entries(namespace)) {
     if (!isJobHandle(value)) continue;
     value.stampExportName(exportName);
-    if (!handles.includes(value as unknown as AnyJobHandle)) handles.push(value as unknown as AnyJobHandle);
+    if (!handles.includes(value as unknown as AnyJobHandle))
+      handles.push(value as unknown as AnyJobHandle);
   }
   return handles;
 }

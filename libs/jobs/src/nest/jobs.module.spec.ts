@@ -46,6 +46,13 @@ class GreetingJobs {
 
 const greetingFeature = { greetOrg };
 
+/** Compile-time only: a method whose args are another job's is refused by the type of `@Job`. */
+export class MismatchedJobs {
+  // @ts-expect-error the method takes the args of a job with another input
+  @Job(greetOrg)
+  greet(_args: JobRunArgs<{ day: number }>): void {}
+}
+
 interface Booted {
   readonly app: TestingModule;
   readonly clock: FrozenClock;

@@ -48,12 +48,16 @@ describe('JobRegistry', () => {
     registry.bind(h, async () => 'bound', 'Jobs.run');
     expect(registry.get('reg-bind')?.body).toBeDefined();
     registry.bind(h, async () => 'bound', 'Jobs.run'); // the same binder seen twice
-    expect(codeOf(() => registry.bind(h, async () => 'other', 'Other.run'))).toBe('X_JOB_DUPLICATE');
+    expect(codeOf(() => registry.bind(h, async () => 'other', 'Other.run'))).toBe(
+      'X_JOB_DUPLICATE',
+    );
   });
 
   it('refuses a binding for a declaration that has its own run', () => {
     const registry = new JobRegistry();
-    expect(codeOf(() => registry.bind(decl('reg-inline', true), async () => 1, 'Jobs.run'))).toBe('X_JOB_DUPLICATE');
+    expect(codeOf(() => registry.bind(decl('reg-inline', true), async () => 1, 'Jobs.run'))).toBe(
+      'X_JOB_DUPLICATE',
+    );
   });
 
   it('refuses to serve an unbound declaration (X_JOB_UNBOUND), only for the queues asked', () => {

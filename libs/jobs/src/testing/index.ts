@@ -5,3 +5,4 @@ export {
   type MakeConformanceDriver,
 } from './conformance';
 export { frozenClock, type FrozenClock } from './frozen-clock';
+export * from './run-jobs';

@@ -13,7 +13,9 @@ import type { JobWorker, JobWorkerOptions } from '../worker/worker-options';
 import { frozenClock, type FrozenClock } from './frozen-clock';
 
 /** Options of {@link runJobs}. */
-export interface RunJobsOptions extends Partial<Omit<JobWorkerOptions, 'registry' | 'clock' | 'logger' | 'metrics' | 'events'>> {
+export interface RunJobsOptions extends Partial<
+  Omit<JobWorkerOptions, 'registry' | 'clock' | 'logger' | 'metrics' | 'events'>
+> {
   /** The jobs to register (their inline bodies run). */
   readonly jobs: readonly AnyJobHandle[];
   /** The registry to use instead (bodies bound elsewhere). */
@@ -54,7 +56,9 @@ export async function runJobs(options: RunJobsOptions): Promise<JobsHarness> {
   const uninstall =
     options.installFacade === false
       ? () => undefined
-      : setJobsFacade(directJobsFacade({ driver, clock, events, onEnqueued: (q) => worker.signalEnqueued(q) }));
+      : setJobsFacade(
+          directJobsFacade({ driver, clock, events, onEnqueued: (q) => worker.signalEnqueued(q) }),
+        );
   await worker.start();
   await clock.flush();
   return {

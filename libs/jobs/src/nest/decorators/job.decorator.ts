@@ -21,10 +21,10 @@ export type JobMethod<H> = (args: JobRunArgs<H>) => unknown;
  */
 export function Job<H extends AnyJobHandle>(
   handle: H,
-): (
+): <M extends JobMethod<H>>(
   target: object,
   key: string | symbol,
-  descriptor: TypedPropertyDescriptor<JobMethod<H>>,
+  descriptor: TypedPropertyDescriptor<M>,
 ) => void {
   const decorate = SetMetadata(JOB_METADATA, handle);
   return (target, key, descriptor) => {
