@@ -20,6 +20,7 @@ module.exports = {
     '^@ultimat3/jobs/testing$': '<rootDir>/libs/jobs/src/testing/index.ts',
     '^@ultimat3/jobs-pg$': '<rootDir>/libs/jobs-pg/src/index.ts',
     '^@ultimat3/jobs-redis$': '<rootDir>/libs/jobs-redis/src/index.ts',
+    '^@ultimat3/example-jobs$': '<rootDir>/libs/example-jobs/src/index.ts',
   },
   testMatch: ['<rootDir>/{libs,apps}/**/*.spec.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],

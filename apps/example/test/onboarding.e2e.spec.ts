@@ -2,12 +2,14 @@ import { randomUUID } from 'node:crypto';
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { MailService, OrgsService } from '@ultimat3/example-jobs';
-import { JOBS_MODULE_OPTIONS, recordingLogger, type JobRow } from '@ultimat3/jobs';
+import { JOBS_MODULE_OPTIONS, JobsService, recordingLogger, type JobRow } from '@ultimat3/jobs';
 import { frozenClock, type FrozenClock } from '@ultimat3/jobs/testing';
 import request from 'supertest';
 import { AppModule } from '../src/app.module';
 
 const THREE_DAYS_MS = 3 * 86_400_000;
+/** The idle poll ceiling in these tests: three frozen days are 4,320 idle polls, not 129,600 at the default 2 s. */
+const IDLE_POLL_MAX_MS = 60_000;
 
 describe('example app: POST /orgs/:orgId/onboard', () => {
   let app: INestApplication;
@@ -17,7 +19,13 @@ describe('example app: POST /orgs/:orgId/onboard', () => {
     clock = frozenClock();
     const moduleRef = await Test.createTestingModule({ imports: [AppModule] })
       .overrideProvider(JOBS_MODULE_OPTIONS)
-      .useValue({ driver: 'memory', roles: ['web', 'worker'], clock, logger: recordingLogger() })
+      .useValue({
+        driver: 'memory',
+        roles: ['web', 'worker'],
+        worker: { idlePollMaxMs: IDLE_POLL_MAX_MS },
+        clock,
+        logger: recordingLogger(),
+      })
       .compile();
     app = moduleRef.createNestApplication({ logger: false });
     await app.init();
@@ -28,12 +36,12 @@ describe('example app: POST /orgs/:orgId/onboard', () => {
   });
 
   /** Drives the worker on the frozen clock until the row's state is `state` (bounded turns, no wall time). */
-  async function until(id: string, state: JobRow['state']): Promise<JobRow> {
+  async function until(id: string, state: JobRow['state'], stepMs = 10): Promise<JobRow> {
     for (let turn = 0; turn < 50; turn++) {
       const res = await request(app.getHttpServer()).get(`/jobs/${id}`).expect(200);
       const row = res.body as JobRow;
       if (row.state === state) return row;
-      await clock.advance(10);
+      await clock.advance(stepMs);
     }
     throw new Error(`job ${id} never reached ${state}`);
   }
@@ -61,13 +69,14 @@ describe('example app: POST /orgs/:orgId/onboard', () => {
     expect(again.body).toMatchObject({ id, deduped: true });
 
     await clock.advance(THREE_DAYS_MS);
-    await until(id, 'done');
+    await until(id, 'done', IDLE_POLL_MAX_MS);
     expect(app.get(MailService).sent.map((m) => m.template)).toEqual(['welcome', 'nudge']);
   });
 
   it('answers 400 with the code for an org id that is not a UUID, and queues nothing', async () => {
     const res = await request(app.getHttpServer()).post('/orgs/not-a-uuid/onboard').expect(400);
     expect(res.body).toMatchObject({ code: 'X_JOB_INPUT_INVALID' });
+    expect(await app.get(JobsService).stats()).toEqual([]);
   });
 
   it('lists the manifest and answers 404 for an unknown job', async () => {

@@ -1,4 +1,8 @@
-import { Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import {
+  Injectable,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
 
 /**
  * Holds the process open between bootstrap and shutdown. The worker's timers never keep a process alive (so a script

@@ -23,26 +23,28 @@ export interface JobsFacade {
   readonly events?: EventBus;
 }
 
-let installed: JobsFacade | undefined;
+/** Installed facades, newest last: two apps in one process (tests) may close in any order. */
+const installed: JobsFacade[] = [];
 
-/** Installs the facade `handle.enqueue()` routes through. Answers the uninstall (which restores the previous one). */
+/** Installs the facade `handle.enqueue()` routes through. Answers the uninstall, which removes exactly this one. */
 export function setJobsFacade(facade: JobsFacade): () => void {
-  const previous = installed;
-  installed = facade;
+  installed.push(facade);
   return () => {
-    if (installed === facade) installed = previous;
+    const at = installed.lastIndexOf(facade);
+    if (at >= 0) installed.splice(at, 1);
   };
 }
 
-/** The installed facade. With none, an enqueue is `X_DRIVER_UNAVAILABLE` at the call, never a dropped job. */
+/** The newest installed facade. With none, an enqueue is `X_DRIVER_UNAVAILABLE` at the call, never a dropped job. */
 export function jobsFacade(): JobsFacade {
-  if (!installed) throw new DriverUnavailableError();
-  return installed;
+  const facade = installed[installed.length - 1];
+  if (facade === undefined) throw new DriverUnavailableError();
+  return facade;
 }
 
 /** Whether a facade is installed. */
 export function hasJobsFacade(): boolean {
-  return installed !== undefined;
+  return installed.length > 0;
 }
 
 const declared = new Map<string, object>();

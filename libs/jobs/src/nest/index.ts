@@ -1,6 +1,6 @@
 export * from './decorators/job.decorator';
 export * from './decorators/step.decorator';
-export * from './jobs.config';
+export type { JobsConfig } from './jobs.config';
 export * from './jobs.feature';
 export * from './jobs.module';
 export * from './jobs.module-definition';

@@ -83,11 +83,7 @@ async function boot(
 }
 
 /** Lets the worker run on the frozen clock until `done` answers a row (a bounded number of turns, no wall time). */
-async function until(
-  booted: Booted,
-  id: string,
-  done: (row: JobRow) => boolean,
-): Promise<JobRow> {
+async function until(booted: Booted, id: string, done: (row: JobRow) => boolean): Promise<JobRow> {
   for (let turn = 0; turn < 50; turn++) {
     const row = await booted.driver.get(id);
     if (row !== undefined && done(row)) return row;
@@ -229,7 +225,44 @@ describe('JobsModule', () => {
         JobsModule.forFeature({ jobs: [shared] }),
       ],
     });
-    expect(booted.app.get(JobRegistry).all().map((j) => j.handle.name)).toEqual(['rebuildIndex']);
+    expect(
+      booted.app
+        .get(JobRegistry)
+        .all()
+        .map((j) => j.handle.name),
+    ).toEqual(['rebuildIndex']);
+  });
+
+  it('registers a handle that only a @Job binding names, and refuses a second binding (X_JOB_DUPLICATE)', async () => {
+    const bindingOnly = job({
+      name: 'nest-spec.binding-only',
+      input: t.object({ orgId: t.uuid }),
+      idempotencyKey: ({ orgId }) => orgId,
+      tenant: ({ orgId }) => orgId,
+    });
+
+    @Injectable()
+    class BindingOnlyJobs {
+      @Job(bindingOnly)
+      run({ input }: JobRunArgs<typeof bindingOnly>): string {
+        return input.orgId;
+      }
+    }
+
+    @Injectable()
+    class RivalJobs {
+      @Job(bindingOnly)
+      run(): void {}
+    }
+
+    const booted = await boot({ providers: [BindingOnlyJobs] });
+    const { id } = await bindingOnly.enqueue({ orgId: ORG });
+    await until(booted, id, (r) => r.state === 'done');
+    expect(booted.app.get(JobsService).manifest()).toMatchObject([
+      { name: 'nest-spec.binding-only' },
+    ]);
+
+    expect(await codeOf(boot({ providers: [BindingOnlyJobs, RivalJobs] }))).toBe('X_JOB_DUPLICATE');
   });
 
   it('refuses to start a worker for a declaration with no run and no @Job (X_JOB_UNBOUND)', async () => {
@@ -240,9 +273,9 @@ describe('JobsModule', () => {
         tenant: ({ orgId }) => orgId,
       }),
     };
-    expect(
-      await codeOf(boot({ imports: [JobsModule.forFeature({ jobs: [unbound] })] })),
-    ).toBe('X_JOB_UNBOUND');
+    expect(await codeOf(boot({ imports: [JobsModule.forFeature({ jobs: [unbound] })] }))).toBe(
+      'X_JOB_UNBOUND',
+    );
 
     // A web-only process enqueues it without serving it.
     const web = await boot(

@@ -35,8 +35,8 @@ let features = 0;
 export class JobsModule extends JobsConfigurableModuleClass {
   /**
    * Registers the job handles each module namespace exports. An unnamed handle takes its export name as its durable
-   * name here, at import time; a collision is `X_JOB_DUPLICATE` now, and two different handles under one name in two
-   * features are refused at boot. The same handle in several features is one registration.
+   * name here, when the importing module is declared; a name another declaration holds is `X_JOB_DUPLICATE` at this
+   * call. The same handle in several features is one registration.
    */
   static forFeature(options: JobsFeatureOptions): DynamicModule {
     const handles = options.jobs.flatMap((namespace) => stampExportNames(namespace));

@@ -119,8 +119,11 @@ export async function executeJob(o: ExecuteJobOptions): Promise<JobExecution> {
   const { controller, dispose } = childController(o.signal);
   const timeoutMs = handle.timeoutMs;
   let deadlinePassed = false;
+  // Set once the wait below exists: the deadline ends the wait even when a drain aborted the signal first.
+  let endWaitAtDeadline: ((reason: unknown) => void) | undefined;
   const disarm = armDeadline(clock, timeoutMs, controller, () => new JobTimeoutError(`Job "${claimed.name}" attempt`, timeoutMs ?? 0), () => {
     deadlinePassed = true;
+    endWaitAtDeadline?.(controller.signal.reason);
   });
   ctx = { ...ctx, signal: controller.signal };
   const progress = progressReporter(driver, claimed.id, claim, clock);
@@ -159,13 +162,18 @@ export async function executeJob(o: ExecuteJobOptions): Promise<JobExecution> {
       abortedPromise(controller.signal).catch((reason: unknown) => {
         if (stopsTheWait(reason)) reject(reason);
       });
+      // A drain aborts the signal without ending the wait, so its body may unwind; but a body that ignores the drain
+      // is still torn down at the attempt's deadline, where the job is handed on (the spec's "Set timeout below the
+      // drain budget"), rather than held until the drain budget is spent and the lease lapses as a counted attempt.
+      endWaitAtDeadline = reject;
+      if (deadlinePassed) reject(controller.signal.reason);
     });
     let result: unknown;
     try {
       result = await Promise.race([bodyPromise, stopWait]);
     } catch (error) {
       const reason: unknown = controller.signal.aborted ? controller.signal.reason : undefined;
-      if (reason !== undefined && stopsTheWait(reason)) watchAbandoned(bodyPromise, controller.signal, logger, base, deadlinePassed);
+      if (reason !== undefined && (stopsTheWait(reason) || deadlinePassed)) watchAbandoned(bodyPromise, controller.signal, logger, base, deadlinePassed);
       if (error instanceof StepSuspension) {
         await progress.flush();
         const landed = await driver.nack(claimed.id, { ...claim, error: null, park: true, uncounted: true, runAt: error.resumeAt, durationMs: clock.now() - started });

@@ -5,6 +5,7 @@ import type { JobState } from '../driver/job-row';
 import { t } from '../schema';
 import { runJobs, type JobsHarness, type RunJobsOptions } from '../testing/run-jobs';
 import { ON_SETTLED_ATTEMPTS } from './on-settled';
+import { currentRun } from './run-context';
 import { currentTenant } from './tenant';
 
 const ORG = '0190a0a0-0000-7000-8000-0000000000b1';
@@ -137,7 +138,7 @@ describe('onSettled: told once per ending, after the settle, under the tenant', 
       tenant: ({ orgId }) => orgId,
       run: () => 1,
       async onSettled(s) {
-        const steps = (await import('./run-context')).currentRun()?.step;
+        const steps = currentRun()?.step;
         await steps?.run('late', () => 1).catch((e: unknown) => codes.push(e instanceof Error));
         codes.push(s.outcome);
       },

@@ -27,6 +27,8 @@ interface HeldRun {
   readonly queue: string;
   readonly controller: AbortController;
   readonly done: Promise<void>;
+  /** Stops renewing the run's lease. */
+  readonly stopBeat: () => void;
 }
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -64,8 +66,11 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
   let passTimer: TimerHandle | undefined;
   let passing: Promise<void> | undefined;
   let again = false;
+  /** When rows this worker handed back fall due (within the horizon), earliest first: each gets its pass on time. */
+  const dueAt: number[] = [];
   let dueTimer: { at: number; handle: TimerHandle } | undefined;
-  let drainSignal = 'stop';
+  /** The drain's signal once beginDrain() ran; a manual stop() sets none, because it aborts nothing. */
+  let drainSignal: string | undefined;
 
   const dropExhausted = (): ReadonlySet<string> =>
     new Set(registry.all().filter((j) => !j.handle.retry.deadLetter).map((j) => j.handle.name));
@@ -141,7 +146,8 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
     stats.claimed++;
     inFlight.set(claimed.queue, (inFlight.get(claimed.queue) ?? 0) + 1);
     const controller = new AbortController();
-    if (state === 'draining') controller.abort(new JobDrainedError(id, drainSignal));
+    // A row a claim on the wire hands back after the drain began is aborted like the rest; after a manual stop() it runs.
+    if (drainSignal !== undefined) controller.abort(new JobDrainedError(id, drainSignal));
     const stopBeat = startHeartbeat({
       driver,
       claimed,
@@ -176,7 +182,7 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
         // A slot came free: refill it at once.
         kick();
       });
-    runs.set(claimed.id, { queue: claimed.queue, controller, done });
+    runs.set(claimed.id, { queue: claimed.queue, controller, done, stopBeat });
   };
 
   const record = (execution: JobExecution): void => {
@@ -193,20 +199,42 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
     if (execution.resumeAt !== undefined) armDue(execution.resumeAt);
   };
 
-  /** A row handed back due within a minute gets a timer, so it starts on time rather than on the idle poll. */
+  /**
+   * A row handed back due within a minute gets a timer, so it starts on time rather than on the idle poll. Every such
+   * time is kept, not only the earliest: a second retry due later must not wait for the idle ceiling either.
+   */
   const armDue = (at: number): void => {
-    const delay = at - clock.now();
-    if (delay > DUE_TIMER_HORIZON_MS || state !== 'running') return;
-    if (dueTimer !== undefined && dueTimer.at <= at) return;
+    if (at - clock.now() > DUE_TIMER_HORIZON_MS || state !== 'running') return;
+    const i = dueAt.findIndex((t) => t >= at);
+    if (i === -1) dueAt.push(at);
+    else if (dueAt[i] !== at) dueAt.splice(i, 0, at);
+    armNextDue();
+  };
+
+  const armNextDue = (): void => {
+    const next = dueAt[0];
+    if (next === undefined || state !== 'running' || dueTimer?.at === next) return;
     dueTimer?.handle.cancel();
     dueTimer = {
-      at,
-      handle: clock.setTimeout(() => {
-        dueTimer = undefined;
-        wait = floor;
-        kick();
-      }, Math.max(0, delay)),
+      at: next,
+      handle: clock.setTimeout(
+        () => {
+          dueTimer = undefined;
+          const now = clock.now();
+          while (dueAt.length > 0 && (dueAt[0] ?? 0) <= now) dueAt.shift();
+          wait = floor;
+          kick();
+          armNextDue();
+        },
+        Math.max(0, next - clock.now()),
+      ),
     };
+  };
+
+  const stopDueTimers = (): void => {
+    dueTimer?.handle.cancel();
+    dueTimer = undefined;
+    dueAt.length = 0;
   };
 
   const waitForRuns = async (deadlineAt: number | undefined): Promise<void> => {
@@ -224,6 +252,9 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
     timer?.cancel();
     if (won === 'deadline' && runs.size > 0) {
       logger.log('error', 'jobs.worker.drain-abandoned', { workerId: id, jobIds: [...runs.keys()] });
+      // A stopped worker renews nothing: the abandoned runs' leases lapse so the queue delivers them again, which is
+      // what at-least-once promises. Renewed on, a job would stay running under a worker that is gone.
+      for (const run of runs.values()) run.stopBeat();
     }
   };
 
@@ -257,7 +288,7 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
       drainSignal = signal;
       state = 'draining';
       passTimer?.cancel();
-      dueTimer?.handle.cancel();
+      stopDueTimers();
       for (const run of runs.values()) run.controller.abort(new JobDrainedError(id, signal));
       logger.log('info', 'jobs.worker.draining', { workerId: id, signal, inFlight: runs.size });
     },
@@ -266,7 +297,7 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
       if (state !== 'draining') {
         state = 'draining';
         passTimer?.cancel();
-        dueTimer?.handle.cancel();
+        stopDueTimers();
       }
       await waitForRuns(deadlineAt);
       state = 'stopped';

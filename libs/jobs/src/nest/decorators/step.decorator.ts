@@ -14,8 +14,15 @@ export type StepName<A extends unknown[]> = string | { readonly name: (...args: 
  * more than once per run.
  */
 export function Step<A extends unknown[]>(name: StepName<A>): MethodDecorator {
-  if (typeof name !== 'string' && (typeof name !== 'object' || name === null || typeof name.name !== 'function')) {
-    throw new JobDeclarationInvalidError('@Step', 'name', 'must be a string or { name: (...args) => string }');
+  if (
+    typeof name !== 'string' &&
+    (typeof name !== 'object' || name === null || typeof name.name !== 'function')
+  ) {
+    throw new JobDeclarationInvalidError(
+      '@Step',
+      'name',
+      'must be a string or { name: (...args) => string }',
+    );
   }
   if (typeof name === 'string' && name.length === 0) {
     throw new JobDeclarationInvalidError('@Step', 'name', 'must not be empty');

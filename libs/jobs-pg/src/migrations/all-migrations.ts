@@ -1,0 +1,15 @@
+import { MIGRATION_0001_JOBS } from './0001_jobs.sql';
+
+/** One numbered, append-only migration. */
+export interface JobsMigration {
+  /** Its number: the order it applies in, and its key in `x_migrations`. */
+  readonly id: number;
+  readonly name: string;
+  /** The DDL, any number of statements. */
+  readonly sql: string;
+}
+
+/** Every migration, in order. Append only: a released entry is never edited. */
+export const JOBS_MIGRATIONS: readonly JobsMigration[] = [
+  { id: 1, name: '0001_jobs', sql: MIGRATION_0001_JOBS },
+];

@@ -1,0 +1,233 @@
+import { job } from '../declare/job';
+import type { JobDriver } from '../driver/job-driver';
+import { memoryJobDriver } from '../driver/memory';
+import { errorCodeOf } from '../errors/jobs-error';
+import { t } from '../schema';
+import { frozenClock, type FrozenClock } from '../testing/frozen-clock';
+import { runJobs, type JobsHarness } from '../testing/run-jobs';
+import { LEASE_LAPSED_FINAL_ATTEMPT } from './claim-exhausted';
+
+const input = t.object({ n: t.number });
+const VISIBILITY = 3_000;
+
+function gate(): { promise: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const promise = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { promise, open };
+}
+
+function untilAborted(signal: AbortSignal): Promise<never> {
+  return new Promise<never>((_, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+  });
+}
+
+/** Resolves after `ms` of the frozen clock: a body busy for that long. */
+function busyFor(clock: FrozenClock, ms: number): Promise<void> {
+  return new Promise<void>((resolve) => void clock.setTimeout(resolve, ms));
+}
+
+describe('the lease heartbeat', () => {
+  let h: JobsHarness | undefined;
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+  });
+
+  /** A harness whose driver's heartbeat the test can replace. */
+  async function start(
+    jobs: Parameters<typeof runJobs>[0]['jobs'],
+    heartbeat?: (inner: JobDriver) => JobDriver['heartbeat'],
+    extra: { concurrency?: number } = {},
+  ): Promise<JobsHarness> {
+    const clock = frozenClock();
+    const inner = memoryJobDriver({ clock });
+    const driver: JobDriver =
+      heartbeat === undefined ? inner : { ...inner, heartbeat: heartbeat(inner) };
+    h = await runJobs({ jobs, clock, driver, visibilityTimeoutMs: VISIBILITY, ...extra });
+    return h;
+  }
+
+  it('renews the lease: a run longer than the visibility timeout is not re-delivered and completes once', async () => {
+    let calls = 0;
+    let clock: FrozenClock | undefined;
+    const handle = job({
+      name: 'heartbeat.long-run',
+      input,
+      idempotencyKey: ({ n }) => `n:${n}`,
+      tenant: 'none',
+      async run() {
+        calls++;
+        if (clock !== undefined) await busyFor(clock, 10 * VISIBILITY);
+        return 'done';
+      },
+    });
+    const h = await start([handle]);
+    clock = h.clock;
+    const { id } = await handle.enqueue({ n: 1 });
+    await h.settle();
+    const claimedUntil = (await h.driver.get(id))?.leaseExpiresAt ?? 0;
+
+    await h.advance(5 * VISIBILITY);
+    const row = await h.driver.get(id);
+    expect(row?.state).toBe('running');
+    expect(row?.leaseExpiresAt).toBeGreaterThan(claimedUntil + 3 * VISIBILITY);
+
+    await h.advance(5 * VISIBILITY);
+    expect(calls).toBe(1);
+    expect(await h.driver.get(id)).toMatchObject({ state: 'done', attempt: 1 });
+    expect(h.worker.stats()).toMatchObject({ claimed: 1, completed: 1, leasesLost: 0 });
+    expect(h.logger.named('jobs.heartbeat.failed')).toHaveLength(0);
+    expect(h.logger.named('jobs.lease.lost')).toHaveLength(0);
+  });
+
+  it('a cancelled running job loses its lease at the next heartbeat: the signal aborts and the row stays cancelled', async () => {
+    const reasons: unknown[] = [];
+    const handle = job({
+      name: 'heartbeat.cancelled',
+      input,
+      idempotencyKey: ({ n }) => `n:${n}`,
+      tenant: 'none',
+      async run({ ctx }) {
+        try {
+          await untilAborted(ctx.signal);
+        } catch (error) {
+          reasons.push(error);
+          throw error;
+        }
+      },
+    });
+    const h = await start([handle]);
+    const { id } = await handle.enqueue({ n: 1 });
+    await h.settle();
+
+    await h.driver.introspect?.cancel(id, 'operator stopped a runaway pass');
+    expect(reasons).toEqual([]);
+    await h.advance(VISIBILITY / 3);
+
+    expect(reasons.map(errorCodeOf)).toEqual(['X_JOB_LEASE_LOST']);
+    const lost = h.logger.named('jobs.lease.lost');
+    expect(lost).toHaveLength(1);
+    expect(lost[0]).toMatchObject({ level: 'error', fields: { jobId: id, queue: 'default' } });
+    expect(h.metrics.leasesLost.get('default')).toBe(1);
+    expect(h.worker.stats()).toMatchObject({ leasesLost: 1, inFlight: 0, retried: 0 });
+    expect(await h.driver.get(id)).toMatchObject({ state: 'cancelled', workerId: null });
+    expect([...h.metrics.totals.values()]).toEqual([]);
+
+    await h.advance(60_000);
+    expect((await h.driver.get(id))?.state).toBe('cancelled');
+  });
+
+  it('a heartbeat that rejects is a warning while the window has room, then a lost lease', async () => {
+    const reasons: unknown[] = [];
+    const handle = job({
+      name: 'heartbeat.rejects',
+      input,
+      idempotencyKey: ({ n }) => `n:${n}`,
+      tenant: 'none',
+      retry: { attempts: 1 },
+      async run({ ctx }) {
+        try {
+          await untilAborted(ctx.signal);
+        } catch (error) {
+          reasons.push(error);
+          throw error;
+        }
+      },
+    });
+    const h = await start([handle], () => () => Promise.reject(new Error('connection reset')), {
+      concurrency: 1,
+    });
+    const { id } = await handle.enqueue({ n: 1 });
+    await h.settle();
+
+    await h.advance(VISIBILITY - 1);
+    const failed = h.logger.named('jobs.heartbeat.failed');
+    expect(failed).toHaveLength(2);
+    expect(failed.every((e) => e.level === 'warn')).toBe(true);
+    expect(h.logger.named('jobs.lease.lost')).toHaveLength(0);
+    expect(reasons).toEqual([]);
+
+    await h.advance(1);
+    expect(h.logger.named('jobs.lease.lost')).toHaveLength(1);
+    expect(h.metrics.leasesLost.get('default')).toBe(1);
+    expect(reasons.map(errorCodeOf)).toEqual(['X_JOB_LEASE_LOST']);
+    // the lease lapsed on the final attempt: the next claim buries it
+    await h.settle();
+    expect(await h.driver.get(id)).toMatchObject({
+      state: 'dead',
+      lastError: LEASE_LAPSED_FINAL_ATTEMPT,
+    });
+  });
+
+  it('a heartbeat that hangs is caught like one that rejects: a window with none landing', async () => {
+    const reasons: unknown[] = [];
+    const handle = job({
+      name: 'heartbeat.hangs',
+      input,
+      idempotencyKey: ({ n }) => `n:${n}`,
+      tenant: 'none',
+      retry: { attempts: 1 },
+      async run({ ctx }) {
+        try {
+          await untilAborted(ctx.signal);
+        } catch (error) {
+          reasons.push(error);
+          throw error;
+        }
+      },
+    });
+    const h = await start([handle], () => () => new Promise<boolean>(() => undefined), {
+      concurrency: 1,
+    });
+    await handle.enqueue({ n: 1 });
+    await h.settle();
+
+    await h.advance(VISIBILITY - 1);
+    expect(h.logger.named('jobs.lease.lost')).toHaveLength(0);
+    await h.advance(1);
+    expect(h.logger.named('jobs.lease.lost')).toHaveLength(1);
+    expect(h.logger.named('jobs.heartbeat.failed')).toHaveLength(0);
+    expect(reasons.map(errorCodeOf)).toEqual(['X_JOB_LEASE_LOST']);
+  });
+
+  it('a job that finished never reports the renewal that was on the wire', async () => {
+    const onWire: { settle: (landed: boolean) => void; fail: (e: Error) => void }[] = [];
+    const working = gate();
+    const handle = job({
+      name: 'heartbeat.finished',
+      input,
+      idempotencyKey: ({ n }) => `n:${n}`,
+      tenant: 'none',
+      run: () => working.promise,
+    });
+    // every renewal stays on the wire until the test answers it, so the ack overtakes it
+    const h = await start(
+      [handle],
+      () => () =>
+        new Promise<boolean>((resolve, reject) => {
+          onWire.push({ settle: resolve, fail: reject });
+        }),
+    );
+    const { id } = await handle.enqueue({ n: 1 });
+    await handle.enqueue({ n: 2 });
+    await h.settle();
+    await h.advance(VISIBILITY / 3);
+    expect(onWire).toHaveLength(2);
+
+    working.open();
+    await h.settle();
+    expect((await h.driver.get(id))?.state).toBe('done');
+    onWire[0]?.settle(false); // the fenced renewal of a row the ack moved out of running
+    onWire[1]?.fail(new Error('pool closed'));
+    await h.advance(2 * VISIBILITY);
+
+    expect(h.logger.named('jobs.lease.lost')).toHaveLength(0);
+    expect(h.logger.named('jobs.heartbeat.failed')).toHaveLength(0);
+    expect(h.metrics.leasesLost.size).toBe(0);
+    expect(h.worker.stats()).toMatchObject({ completed: 2, leasesLost: 0 });
+  });
+});

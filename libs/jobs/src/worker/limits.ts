@@ -1,0 +1,95 @@
+import { InvariantError } from '../errors/runtime-errors';
+import type { Clock } from '../util/clock';
+
+/**
+ * Per-PROCESS caps: the fast path, multiplied by your replica count. `perTenant: 2` on twenty pods is forty concurrent
+ * runs, and the rate window lives in this heap, so a rolling restart grants every tenant a fresh allowance. Size it
+ * as a per-pod budget; `job.concurrency` is the fleet-wide cap.
+ */
+export interface LimitConfig {
+  /** In-flight runs of one tenant in this process. */
+  readonly perTenant?: number;
+  /** In-flight runs per queue in this process: one number for every queue, or a table. */
+  readonly perQueue?: number | Readonly<Record<string, number>>;
+  /** In-flight runs in this process, all queues together. */
+  readonly global?: number;
+  /** Starts per tenant per window, in this process. */
+  readonly ratePerTenant?: { readonly limit: number; readonly windowMs: number };
+}
+
+/** The part of a row the limits read. */
+export interface LimitedRun {
+  readonly queue: string;
+  readonly tenantId: string | null;
+}
+
+/** Counts this process's in-flight runs against a {@link LimitConfig}. */
+export interface ProcessLimits {
+  /** Takes a place for `run`, or answers which cap refused it. */
+  tryAcquire(run: LimitedRun): 'ok' | 'perTenant' | 'perQueue' | 'global' | 'ratePerTenant';
+  /** Gives the place back when the run ends. */
+  release(run: LimitedRun): void;
+}
+
+function positive(field: string, v: number | undefined): void {
+  if (v !== undefined && (!Number.isInteger(v) || v < 1)) {
+    throw new InvariantError(`limits.${field} must be a whole number of at least 1 (got ${v}).`);
+  }
+}
+
+/** Builds the limits of one worker; refuses a cap that is not a whole number ≥ 1. */
+export function processLimits(config: LimitConfig, clock: Clock): ProcessLimits {
+  positive('perTenant', config.perTenant);
+  positive('global', config.global);
+  if (typeof config.perQueue === 'number') positive('perQueue', config.perQueue);
+  else for (const [q, v] of Object.entries(config.perQueue ?? {})) positive(`perQueue.${q}`, v);
+  if (config.ratePerTenant !== undefined) {
+    positive('ratePerTenant.limit', config.ratePerTenant.limit);
+    positive('ratePerTenant.windowMs', config.ratePerTenant.windowMs);
+  }
+  const byTenant = new Map<string, number>();
+  const byQueue = new Map<string, number>();
+  const starts = new Map<string, number[]>();
+  let total = 0;
+  const queueCap = (queue: string): number | undefined =>
+    typeof config.perQueue === 'number' ? config.perQueue : config.perQueue?.[queue];
+
+  return {
+    tryAcquire(run) {
+      if (config.global !== undefined && total >= config.global) return 'global';
+      const qCap = queueCap(run.queue);
+      if (qCap !== undefined && (byQueue.get(run.queue) ?? 0) >= qCap) return 'perQueue';
+      const tenant = run.tenantId ?? '';
+      if (
+        config.perTenant !== undefined &&
+        run.tenantId !== null &&
+        (byTenant.get(tenant) ?? 0) >= config.perTenant
+      ) {
+        return 'perTenant';
+      }
+      const rate = config.ratePerTenant;
+      if (rate !== undefined && run.tenantId !== null) {
+        const since = clock.now() - rate.windowMs;
+        const recent = (starts.get(tenant) ?? []).filter((at) => at > since);
+        if (recent.length >= rate.limit) {
+          starts.set(tenant, recent);
+          return 'ratePerTenant';
+        }
+        recent.push(clock.now());
+        starts.set(tenant, recent);
+      }
+      total++;
+      byQueue.set(run.queue, (byQueue.get(run.queue) ?? 0) + 1);
+      byTenant.set(tenant, (byTenant.get(tenant) ?? 0) + 1);
+      return 'ok';
+    },
+    release(run) {
+      const tenant = run.tenantId ?? '';
+      total = Math.max(0, total - 1);
+      byQueue.set(run.queue, Math.max(0, (byQueue.get(run.queue) ?? 1) - 1));
+      const left = (byTenant.get(tenant) ?? 1) - 1;
+      if (left <= 0) byTenant.delete(tenant);
+      else byTenant.set(tenant, left);
+    },
+  };
+}
