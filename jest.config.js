@@ -24,4 +24,6 @@ module.exports = {
   },
   testMatch: ['<rootDir>/{libs,apps}/**/*.spec.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+  globalSetup: '<rootDir>/test/global-setup.mjs',
+  globalTeardown: '<rootDir>/test/global-teardown.mjs',
 };

@@ -34,7 +34,10 @@ export default async function globalSetup() {
   const port = await freePort();
   const password = 'jobs-test';
   // not mkdtemp: its 0700 root-owned directory would keep out the `postgres` user the cluster runs as
-  const databaseDir = join(tmpdir(), `jobs-test-pg-${process.pid}-${randomBytes(4).toString('hex')}`);
+  const databaseDir = join(
+    tmpdir(),
+    `jobs-test-pg-${process.pid}-${randomBytes(4).toString('hex')}`,
+  );
   const errors = [];
   const pg = new EmbeddedPostgres({
     databaseDir,
@@ -44,7 +47,14 @@ export default async function globalSetup() {
     persistent: false,
     createPostgresUser: true,
     // a throwaway cluster: durability buys nothing here, and fsync is most of a commit's cost
-    postgresFlags: ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'],
+    postgresFlags: [
+      '-c',
+      'fsync=off',
+      '-c',
+      'synchronous_commit=off',
+      '-c',
+      'full_page_writes=off',
+    ],
     onLog: () => {},
     onError: (error) => errors.push(error),
   });

@@ -3,7 +3,7 @@ export * from './schema';
 export * from './schema/standard';
 export * from './util/clock';
 export * from './util/duration';
-export type { JsonValue } from './util/json';
+export { stripNul, type JsonValue } from './util/json';
 export * from './util/logger';
 export { uuidv7 } from './util/ids';
 export { setJobsFacade, jobsFacade, hasJobsFacade, type JobsFacade } from './declare/ambient';

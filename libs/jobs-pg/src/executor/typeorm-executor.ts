@@ -11,7 +11,11 @@ interface TypeormQueryResult {
  * run time; a real `QueryRunner` satisfies it.
  */
 export interface TypeormQueryRunnerLike {
-  query(query: string, parameters: unknown[] | undefined, useStructuredResult: true): Promise<unknown>;
+  query(
+    query: string,
+    parameters: unknown[] | undefined,
+    useStructuredResult: true,
+  ): Promise<unknown>;
   release(): Promise<void>;
 }
 
@@ -34,7 +38,9 @@ const isDataSource = (
  *   caller's to release.
  * - a `DataSource`: each statement takes a query runner (a pooled connection) and releases it afterwards.
  */
-export function typeormExecutor(source: TypeormDataSourceLike | TypeormQueryRunnerLike): PgExecutor {
+export function typeormExecutor(
+  source: TypeormDataSourceLike | TypeormQueryRunnerLike,
+): PgExecutor {
   const run = async <R>(
     runner: TypeormQueryRunnerLike,
     text: string,

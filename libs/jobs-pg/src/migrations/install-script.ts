@@ -12,7 +12,9 @@ const LOCK = `hashtextextended('ultimat3-jobs:migrate', 0)`;
 function applyStep(migration: JobsMigration): string {
   const tag = `$m${String(migration.id).padStart(4, '0')}$`;
   if (migration.sql.includes(tag)) {
-    throw new InvariantError(`jobs-pg: migration ${migration.name} contains its own quote tag ${tag}.`);
+    throw new InvariantError(
+      `jobs-pg: migration ${migration.name} contains its own quote tag ${tag}.`,
+    );
   }
   return `
   if not exists (select 1 from x_migrations where id = ${migration.id}) then

@@ -16,7 +16,7 @@
  * enqueue that throws — and that request answers `key`.
  */
 export const SQL_ENQUEUE_MANY = `
-with clock as (
+with clock as not materialized (
   select coalesce($1::timestamptz, now()) as now
 ),
 req as (

@@ -13,7 +13,7 @@
  * never surfaces as a unique violation.
  */
 export const SQL_ENQUEUE = `
-with clock as (
+with clock as not materialized (
   select coalesce($1::timestamptz, now()) as now
 ),
 by_id as (

@@ -12,3 +12,13 @@ export class TaskDeclarationInvalidError extends JobsError {
     });
   }
 }
+
+/** `jobScheduler()` was handed an option no path accepts (a tick of 0 ms, a task that is not a `task()` handle). */
+export class SchedulerOptionsInvalidError extends JobsError {
+  constructor(option: string, reason: string) {
+    super('X_INVARIANT', `jobScheduler(): ${option} ${reason}.`, {
+      fix: `Correct ${option} in the jobScheduler() options.`,
+      meta: { option },
+    });
+  }
+}

@@ -21,7 +21,11 @@ export interface EventBus {
   /** The bus's clock. */
   now(): Promise<number>;
   /** Publishes an event, matchable until it expires. */
-  publish(name: string, payload: JsonValue, options?: { readonly ttlMs?: number }): Promise<PublishedEvent>;
+  publish(
+    name: string,
+    payload: JsonValue,
+    options?: { readonly ttlMs?: number },
+  ): Promise<PublishedEvent>;
   /** The earliest unexpired event named `name` published at or after `sinceMs` for which `match` answers true. */
   find(
     name: string,

@@ -10,7 +10,8 @@ export function publishEvent(
   options?: { readonly ttlMs?: number },
 ): Promise<PublishedEvent> {
   const bus = jobsFacade().events;
-  if (bus === undefined) throw new DriverUnavailableError('The installed jobs facade has no event bus');
+  if (bus === undefined)
+    throw new DriverUnavailableError('The installed jobs facade has no event bus');
   return bus.publish(name, payload, options);
 }
 

@@ -176,7 +176,7 @@ describe('the deadline cancels', () => {
     slow.open();
     await h.settle();
     expect((await h.driver.steps.load(id)).map((s) => s.name)).toEqual(['quick']);
-    // the step's own ceiling is not the attempt's: nothing was abandoned past a cancel of the run
+    // a step's ceiling cancels the step, not the run: the run is not logged abandoned
     expect(h.logger.named('jobs.timeout.abandoned')).toHaveLength(0);
   });
 

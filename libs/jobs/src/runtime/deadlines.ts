@@ -1,7 +1,10 @@
 import type { Clock } from '../util/clock';
 
 /** An abort controller whose signal also follows `parent`, with the reason `parent` aborted with. */
-export function childController(parent: AbortSignal): { controller: AbortController; dispose: () => void } {
+export function childController(parent: AbortSignal): {
+  controller: AbortController;
+  dispose: () => void;
+} {
   const controller = new AbortController();
   if (parent.aborted) {
     controller.abort(parent.reason);

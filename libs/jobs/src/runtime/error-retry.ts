@@ -9,7 +9,6 @@ const BUILT_IN: Readonly<Record<string, ErrorRetryClass>> = {
   X_STEP_DUPLICATE: 'terminal',
   X_STEP_OUTPUT_INVALID: 'terminal',
   // A stored payload the declared schema refuses is refused on every attempt: a validation fault, never transient.
-  X_JOB_INPUT_INVALID: 'terminal',
   X_JOB_TENANT_MISMATCH: 'terminal',
   X_JOB_TENANT_REQUIRED: 'terminal',
   X_JOB_KEY_BUSY: 'terminal',

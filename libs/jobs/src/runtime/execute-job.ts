@@ -4,7 +4,13 @@ import type { JobDriver, StepRecord } from '../driver/job-driver';
 import { claimOf, type ClaimedJob } from '../driver/job-row';
 import { JobInputInvalidError } from '../errors/declaration-errors';
 import { errorCodeOf } from '../errors/jobs-error';
-import { JobDrainedError, JobTimeoutError, JobUnboundError, JobUnknownError, LeaseLostError } from '../errors/runtime-errors';
+import {
+  JobDrainedError,
+  JobTimeoutError,
+  JobUnboundError,
+  JobUnknownError,
+  LeaseLostError,
+} from '../errors/runtime-errors';
 import type { EventBus } from '../events/event-bus';
 import type { RegisteredJob } from '../registry/job-registry';
 import type { Clock } from '../util/clock';
@@ -34,6 +40,11 @@ export interface ExecuteJobOptions {
   readonly signal: AbortSignal;
   /** The random source of jitter (tests pin it). */
   readonly random?: () => number;
+  /**
+   * Told once the attempt's settle (ack or nack) was answered, before onSettled runs: from there the run holds no
+   * lease, so the worker stops renewing it — a renewal after the ack would come back refused and read as a lost lease.
+   */
+  readonly onSettle?: (landed: boolean) => void;
 }
 
 /** Whether the attempt should stop waiting for its body: a deadline or a lost lease, never a drain. */
@@ -45,7 +56,9 @@ function stopsTheWait(reason: unknown): boolean {
 function errorText(error: unknown): string {
   if (error instanceof Error) {
     const code = errorCodeOf(error);
-    return code === undefined || error.message.startsWith(code) ? error.message : `${code}: ${error.message}`;
+    return code === undefined || error.message.startsWith(code)
+      ? error.message
+      : `${code}: ${error.message}`;
   }
   return String(error);
 }
@@ -59,12 +72,29 @@ export async function executeJob(o: ExecuteJobOptions): Promise<JobExecution> {
   const { driver, claimed, clock, logger } = o;
   const started = clock.now();
   const claim = claimOf(claimed);
-  const base = { job: claimed.name, jobId: claimed.id, runId: claimed.runId, attempt: claimed.attempt, queue: claimed.queue };
+  const base = {
+    job: claimed.name,
+    jobId: claimed.id,
+    runId: claimed.runId,
+    attempt: claimed.attempt,
+    queue: claimed.queue,
+  };
   const retry = o.job?.handle.retry;
-  const final = retry === undefined ? claimed.attempt >= claimed.maxAttempts : isFinalAttempt(retry, claimed.attempt);
-  const ctxBase = { jobId: claimed.id, runId: claimed.runId, name: claimed.name, attempt: claimed.attempt };
-  let ctx: JobRunContext = { ...ctxBase, actor: { id: claimed.enqueuedBy, orgId: null }, signal: o.signal };
-  let input: unknown;
+  const final =
+    retry === undefined
+      ? claimed.attempt >= claimed.maxAttempts
+      : isFinalAttempt(retry, claimed.attempt);
+  const ctxBase = {
+    jobId: claimed.id,
+    runId: claimed.runId,
+    name: claimed.name,
+    attempt: claimed.attempt,
+  };
+  let ctx: JobRunContext = {
+    ...ctxBase,
+    actor: { id: claimed.enqueuedBy, orgId: null },
+    signal: o.signal,
+  };
 
   const finish = (outcome: JobOutcome, extra: Partial<JobExecution> = {}): JobExecution => {
     const total = jobsTotalOutcome(outcome);
@@ -72,48 +102,103 @@ export async function executeJob(o: ExecuteJobOptions): Promise<JobExecution> {
     return { jobId: claimed.id, outcome, durationMs: clock.now() - started, ...extra };
   };
 
+  const answered = async (settle: Promise<boolean>): Promise<boolean> => {
+    const landed = await settle;
+    o.onSettle?.(landed);
+    return landed;
+  };
+
   const lost = (why: string): JobExecution => {
     logger.log('warn', 'jobs.settle.unowned', { ...base, why });
     return finish('lost');
   };
 
-  const fail = async (error: unknown, parsed: boolean): Promise<JobExecution> => {
+  /** Settles a failed attempt; `input` is the parsed input, undefined when the stored payload does not parse. */
+  const fail = async (error: unknown, input: unknown): Promise<JobExecution> => {
     const cls = errorRetryOf(error);
     const durationMs = clock.now() - started;
     if (cls === 'terminal' || final) {
       const stop: StopReason = cls === 'terminal' ? 'terminal' : 'attempts-exhausted';
       const deadLetter = retry?.deadLetter ?? true;
       const code = errorCodeOf(error);
-      const text = stop === 'terminal' ? `${errorText(error)} [terminal: ${code ?? 'unclassified'}; attempt ${claimed.attempt} of ${claimed.maxAttempts}]` : errorText(error);
-      const landed = await driver.nack(claimed.id, { ...claim, error: text, deadLetter, fail: !deadLetter, durationMs });
+      const text =
+        stop === 'terminal'
+          ? `${errorText(error)} [terminal: ${code ?? 'unclassified'}; attempt ${claimed.attempt} of ${claimed.maxAttempts}]`
+          : errorText(error);
+      const landed = await answered(
+        driver.nack(claimed.id, {
+          ...claim,
+          error: text,
+          deadLetter,
+          fail: !deadLetter,
+          durationMs,
+        }),
+      );
       if (!landed) return lost('nack');
       const outcome: JobOutcome = deadLetter ? 'dead-lettered' : 'dropped';
-      logger.log('error', 'jobs.attempt.failed', { ...base, stop, outcome, code, error: errorText(error) });
+      logger.log('error', 'jobs.attempt.failed', {
+        ...base,
+        stop,
+        outcome,
+        code,
+        error: errorText(error),
+      });
       if (o.job !== undefined) {
-        await notifyOnSettled(o.job.handle, { outcome, jobId: claimed.id, runId: claimed.runId, input: parsed ? input : undefined, error: text, code, ctx }, ctx, logger);
+        await notifyOnSettled(
+          o.job.handle,
+          {
+            outcome,
+            jobId: claimed.id,
+            runId: claimed.runId,
+            input,
+            error: text,
+            code,
+            ctx,
+          },
+          ctx,
+          logger,
+        );
       }
       return finish(outcome, { error, stopReason: stop });
     }
     const stated = cls === 'retry-after' ? retryAfterSecondsOf(error) : undefined;
-    const policy = retry ?? { attempts: claimed.maxAttempts, backoff: 'exponential' as const, delay: 1_000, maxDelay: 3_600_000, jitter: true, deadLetter: true };
-    const delay = stated !== undefined ? statedDelay(policy, stated * 1_000, o.random) : retryDelay(policy, claimed.attempt, o.random);
+    const policy = retry ?? {
+      attempts: claimed.maxAttempts,
+      backoff: 'exponential' as const,
+      delay: 1_000,
+      maxDelay: 3_600_000,
+      jitter: true,
+      deadLetter: true,
+    };
+    const delay =
+      stated !== undefined
+        ? statedDelay(policy, stated * 1_000, o.random)
+        : retryDelay(policy, claimed.attempt, o.random);
     const resumeAt = clock.now() + delay;
-    const landed = await driver.nack(claimed.id, { ...claim, error: errorText(error), runAt: resumeAt, durationMs });
+    const landed = await answered(
+      driver.nack(claimed.id, { ...claim, error: errorText(error), runAt: resumeAt, durationMs }),
+    );
     if (!landed) return lost('nack');
-    logger.log('warn', 'jobs.attempt.failed', { ...base, outcome: 'retried', code: errorCodeOf(error), error: errorText(error), retryInMs: delay });
+    logger.log('warn', 'jobs.attempt.failed', {
+      ...base,
+      outcome: 'retried',
+      code: errorCodeOf(error),
+      error: errorText(error),
+      retryInMs: delay,
+    });
     return finish('retried', { error, resumeAt });
   };
 
-  if (o.job === undefined) return fail(new JobUnknownError(claimed.name), false);
+  if (o.job === undefined) return fail(new JobUnknownError(claimed.name), undefined);
   const { handle, body } = o.job;
-  if (body === undefined) return fail(new JobUnboundError(claimed.name), false);
+  if (body === undefined) return fail(new JobUnboundError(claimed.name), undefined);
   const parsed = await handle.parseInput(claimed.input);
-  if (!parsed.ok) return fail(new JobInputInvalidError(claimed.name, parsed.issues), false);
-  input = parsed.value;
+  if (!parsed.ok) return fail(new JobInputInvalidError(claimed.name, parsed.issues), undefined);
+  const input: unknown = parsed.value;
   try {
     ctx = { ...ctx, actor: { id: claimed.enqueuedBy, orgId: handle.tenantOf(parsed.value) } };
   } catch (error) {
-    return fail(error, true);
+    return fail(error, input);
   }
 
   const { controller, dispose } = childController(o.signal);
@@ -121,10 +206,16 @@ export async function executeJob(o: ExecuteJobOptions): Promise<JobExecution> {
   let deadlinePassed = false;
   // Set once the wait below exists: the deadline ends the wait even when a drain aborted the signal first.
   let endWaitAtDeadline: ((reason: unknown) => void) | undefined;
-  const disarm = armDeadline(clock, timeoutMs, controller, () => new JobTimeoutError(`Job "${claimed.name}" attempt`, timeoutMs ?? 0), () => {
-    deadlinePassed = true;
-    endWaitAtDeadline?.(controller.signal.reason);
-  });
+  const disarm = armDeadline(
+    clock,
+    timeoutMs,
+    controller,
+    () => new JobTimeoutError(`Job "${claimed.name}" attempt`, timeoutMs ?? 0),
+    () => {
+      deadlinePassed = true;
+      endWaitAtDeadline?.(controller.signal.reason);
+    },
+  );
   ctx = { ...ctx, signal: controller.signal };
   const progress = progressReporter(driver, claimed.id, claim, clock);
   try {
@@ -132,7 +223,7 @@ export async function executeJob(o: ExecuteJobOptions): Promise<JobExecution> {
     try {
       stored = await driver.steps.load(claimed.id);
     } catch (error) {
-      return await fail(error, true);
+      return await fail(error, input);
     }
     const step = createStepApi({
       driver,
@@ -173,14 +264,32 @@ export async function executeJob(o: ExecuteJobOptions): Promise<JobExecution> {
       result = await Promise.race([bodyPromise, stopWait]);
     } catch (error) {
       const reason: unknown = controller.signal.aborted ? controller.signal.reason : undefined;
-      if (reason !== undefined && (stopsTheWait(reason) || deadlinePassed)) watchAbandoned(bodyPromise, controller.signal, logger, base, deadlinePassed);
+      if (reason !== undefined && (stopsTheWait(reason) || deadlinePassed))
+        watchAbandoned(bodyPromise, controller.signal, logger, base, deadlinePassed);
       if (error instanceof StepSuspension) {
         await progress.flush();
-        const landed = await driver.nack(claimed.id, { ...claim, error: null, park: true, uncounted: true, runAt: error.resumeAt, durationMs: clock.now() - started });
+        const landed = await answered(
+          driver.nack(claimed.id, {
+            ...claim,
+            error: null,
+            park: true,
+            uncounted: true,
+            runAt: error.resumeAt,
+            durationMs: clock.now() - started,
+          }),
+        );
         return landed ? finish('suspended', { resumeAt: error.resumeAt }) : lost('park');
       }
       if (reason instanceof JobDrainedError) {
-        const landed = await driver.nack(claimed.id, { ...claim, error: errorText(reason), uncounted: true, durationMs: clock.now() - started });
+        await progress.flush();
+        const landed = await answered(
+          driver.nack(claimed.id, {
+            ...claim,
+            error: errorText(reason),
+            uncounted: true,
+            durationMs: clock.now() - started,
+          }),
+        );
         if (!landed) return lost('interrupt');
         logger.log('info', 'jobs.attempt.interrupted', { ...base, reason: reason.message });
         return finish('interrupted', { error: reason });
@@ -189,12 +298,19 @@ export async function executeJob(o: ExecuteJobOptions): Promise<JobExecution> {
         return lost('lease');
       }
       await progress.flush();
-      return await fail(reason instanceof JobTimeoutError ? reason : error, true);
+      return await fail(reason instanceof JobTimeoutError ? reason : error, input);
     }
     await progress.flush();
-    const landed = await driver.ack(claimed.id, { ...claim, durationMs: clock.now() - started });
+    const landed = await answered(
+      driver.ack(claimed.id, { ...claim, durationMs: clock.now() - started }),
+    );
     if (!landed) return lost('ack');
-    await notifyOnSettled(handle, { outcome: 'completed', jobId: claimed.id, runId: claimed.runId, input, result, ctx }, ctx, logger);
+    await notifyOnSettled(
+      handle,
+      { outcome: 'completed', jobId: claimed.id, runId: claimed.runId, input, result, ctx },
+      ctx,
+      logger,
+    );
     return finish('completed', { result });
   } finally {
     disarm();
@@ -214,7 +330,10 @@ function watchAbandoned(
   deadline: boolean,
 ): void {
   const report = (): void =>
-    logger.log('warn', 'jobs.timeout.abandoned', { ...base, cause: deadline ? 'timeout' : 'lease-lost' });
+    logger.log('warn', 'jobs.timeout.abandoned', {
+      ...base,
+      cause: deadline ? 'timeout' : 'lease-lost',
+    });
   body.then(report, (error: unknown) => {
     if (error !== signal.reason && errorCodeOf(error) !== 'X_ABORTED') report();
   });

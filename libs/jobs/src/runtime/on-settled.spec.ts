@@ -35,7 +35,7 @@ describe('onSettled: told once per ending, after the settle, under the tenant', 
     'a $label run is told after its row is $state, under the declared org',
     async ({ label, fails, deadLetter, state }) => {
       const seen: { outcome: string; state: JobState | undefined; tenant: unknown }[] = [];
-      let h: JobsHarness | undefined;
+      const ref: { h?: JobsHarness } = {};
       const handle = job({
         name: `on-settled.after.${label}`,
         input,
@@ -48,11 +48,12 @@ describe('onSettled: told once per ending, after the settle, under the tenant', 
         },
         async onSettled(s) {
           const tenant = currentTenant();
-          const row = await h?.driver.get(s.jobId);
+          const row = await ref.h?.driver.get(s.jobId);
           seen.push({ outcome: s.outcome, state: row?.state, tenant });
         },
       });
-      h = await start({ jobs: [handle] });
+      const h = await start({ jobs: [handle] });
+      ref.h = h;
       await handle.enqueue({ orgId: ORG, n: 1 });
       await h.settle();
 
@@ -151,7 +152,7 @@ describe('onSettled: told once per ending, after the settle, under the tenant', 
     expect(await h.driver.steps.load(id)).toEqual([]);
   });
 
-  it('a stored payload that no longer parses is dead-lettered at once and told with no input', async () => {
+  it('a stored payload that no longer parses takes the ordinary retry path, and is told with no input at the end', async () => {
     const settled: JobSettled<Input, unknown>[] = [];
     let ran = 0;
     const handle = job({
@@ -159,19 +160,30 @@ describe('onSettled: told once per ending, after the settle, under the tenant', 
       input,
       idempotencyKey: ({ n }) => `n:${n}`,
       tenant: ({ orgId }) => orgId,
-      retry: { attempts: 3 },
+      retry: { attempts: 2, jitter: false },
       run: () => void ran++,
       onSettled: (s) => void settled.push(s),
     });
     const h = await start({ jobs: [handle] });
-    const request = await prepareEnqueue(handle, { orgId: ORG, n: 1 }, {}, undefined, h.clock.now());
+    const request = await prepareEnqueue(
+      handle,
+      { orgId: ORG, n: 1 },
+      {},
+      undefined,
+      h.clock.now(),
+    );
     // A payload written under an older schema: the declared one refuses it on every attempt.
     await h.driver.enqueue({ ...request, input: { orgId: 'not-a-uuid', n: 'one' } });
     h.worker.signalEnqueued('default');
     await h.settle();
 
+    // The spec: the attempt fails without the body running and takes the ordinary retry path.
+    expect(await h.driver.get(request.id)).toMatchObject({ state: 'delayed', attempt: 1 });
+    expect(settled).toHaveLength(0);
+    await h.advance(1_000);
     expect(ran).toBe(0);
-    expect(await h.driver.get(request.id)).toMatchObject({ state: 'dead', attempt: 1 });
+    expect(await h.driver.get(request.id)).toMatchObject({ state: 'dead', attempt: 2 });
+    expect(h.metrics.total('default', 'failed')).toBe(1);
     expect(h.metrics.total('default', 'dead')).toBe(1);
     expect(settled).toHaveLength(1);
     expect(settled[0]).toMatchObject({

@@ -267,7 +267,13 @@ describe('the outcome table: one attempt, one row state, one jobs_total label', 
       });
       const h = await start({ jobs: [handle] });
       // Enqueued straight on the driver, so the worker is not woken: a worker that then "dies" claims it first.
-      const request = await prepareEnqueue(handle, { orgId: ORG, n: 3 }, {}, undefined, h.clock.now());
+      const request = await prepareEnqueue(
+        handle,
+        { orgId: ORG, n: 3 },
+        {},
+        undefined,
+        h.clock.now(),
+      );
       await h.driver.enqueue(request);
       const [doomed] = await h.driver.claim({
         workerId: 'doomed-worker',

@@ -133,4 +133,30 @@ describe('progress(done, total, note)', () => {
       progress: { done: 3, total: 4, note: 'stuck here' },
     });
   });
+
+  it('the last report is flushed before a drain hands the run back', async () => {
+    const handle = job({
+      name: 'progress.on-drain',
+      input: t.object({ n: t.number }),
+      idempotencyKey: ({ n }) => `n:${n}`,
+      tenant: 'none',
+      run: ({ progress, signal }) =>
+        new Promise<never>((_, reject) => {
+          progress(1, 4);
+          progress(2, 4, 'half way');
+          signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+        }),
+    });
+    const { h } = await start([handle]);
+    const { id } = await handle.enqueue({ n: 1 });
+    await h.settle();
+    h.worker.beginDrain('SIGTERM');
+    await h.settle();
+
+    expect(await h.driver.get(id)).toMatchObject({
+      state: 'ready',
+      attempt: 0,
+      progress: { done: 2, total: 4, note: 'half way' },
+    });
+  });
 });

@@ -14,7 +14,12 @@ export interface ProgressReporter {
 }
 
 /** Creates the reporter of one attempt. Write failures are swallowed: progress is a report, never a reason to fail. */
-export function progressReporter(driver: JobDriver, jobId: string, claim: ClaimRef, clock: Clock): ProgressReporter {
+export function progressReporter(
+  driver: JobDriver,
+  jobId: string,
+  claim: ClaimRef,
+  clock: Clock,
+): ProgressReporter {
   let lastWriteAt = Number.NEGATIVE_INFINITY;
   let pending: JobProgress | undefined;
   let inFlight: Promise<unknown> = Promise.resolve();
@@ -27,7 +32,8 @@ export function progressReporter(driver: JobDriver, jobId: string, claim: ClaimR
 
   return {
     report(done, total, note) {
-      const p: JobProgress = note === undefined ? { done, total } : { done, total, note: stripNul(note) };
+      const p: JobProgress =
+        note === undefined ? { done, total } : { done, total, note: stripNul(note) };
       if (clock.now() - lastWriteAt >= PROGRESS_INTERVAL_MS) write(p);
       else pending = p;
     },

@@ -32,7 +32,9 @@ describe('retrySchedule: the base delays between attempts', () => {
   });
 
   it('grows by delay for linear backoff and stays put for fixed', () => {
-    expect(retrySchedule({ attempts: 4, backoff: 'linear', delay: 500 })).toEqual([500, 1000, 1500]);
+    expect(retrySchedule({ attempts: 4, backoff: 'linear', delay: 500 })).toEqual([
+      500, 1000, 1500,
+    ]);
     expect(retrySchedule({ attempts: 3, backoff: 'fixed', delay: 2000 })).toEqual([2000, 2000]);
   });
 

@@ -52,7 +52,7 @@ describe('durable steps', () => {
     expect(h.metrics.total('default', 'dead')).toBe(1);
   });
 
-  it.each([
+  const invalid: [string, () => unknown][] = [
     ['a Date', () => new Date(0)],
     ['a Map', () => new Map([['a', 1]])],
     ['a Set', () => new Set([1])],
@@ -63,7 +63,8 @@ describe('durable steps', () => {
     ['a class instance', () => new Money(100)],
     ['a Date inside an object', () => ({ at: new Date(0) })],
     ['a BigInt inside an array', () => [1, 2n]],
-  ] as const)(
+  ];
+  it.each(invalid)(
     'a step returning %s is X_STEP_OUTPUT_INVALID: terminal, and nothing is stored',
     async (label, make) => {
       let thrown: unknown;
@@ -75,7 +76,7 @@ describe('durable steps', () => {
         retry: { attempts: 5 },
         async run({ step }) {
           try {
-            await step.run('value', make as () => unknown);
+            await step.run('value', make);
           } catch (error) {
             thrown = error;
             throw error;

@@ -1,7 +1,13 @@
 import type { JobDriver, StepRecord } from '../driver/job-driver';
 import type { ClaimRef } from '../driver/job-row';
 import type { StepApi, WaitForEventOptions } from '../declare/run-args';
-import { JobAbortedError, JobTimeoutError, LeaseLostError, StepDuplicateError, StepOutputInvalidError } from '../errors/runtime-errors';
+import {
+  JobAbortedError,
+  JobTimeoutError,
+  LeaseLostError,
+  StepDuplicateError,
+  StepOutputInvalidError,
+} from '../errors/runtime-errors';
 import type { EventBus } from '../events/event-bus';
 import type { Clock } from '../util/clock';
 import { parseDuration, type Duration } from '../util/duration';
@@ -41,11 +47,17 @@ export function createStepApi(rt: StepRuntime): StepApi {
 
   const refuseIfAborted = (what: string): void => {
     if (rt.signal.aborted) {
-      throw new JobAbortedError(`step "${what}" was not written (${describeReason(rt.signal.reason)})`);
+      throw new JobAbortedError(
+        `step "${what}" was not written (${describeReason(rt.signal.reason)})`,
+      );
     }
   };
 
-  const write = async (name: string, output: JsonValue | undefined, startedAt: number): Promise<void> => {
+  const write = async (
+    name: string,
+    output: JsonValue | undefined,
+    startedAt: number,
+  ): Promise<void> => {
     refuseIfAborted(name);
     const record: StepRecord = {
       name,
@@ -66,14 +78,25 @@ export function createStepApi(rt: StepRuntime): StepApi {
     refuseIfAborted(name);
     const startedAt = rt.clock.now();
     const { controller, dispose } = childController(rt.signal);
-    const disarm = armDeadline(rt.clock, rt.stepTimeoutMs, controller, () => new JobTimeoutError(`Step "${name}"`, rt.stepTimeoutMs ?? 0));
+    const disarm = armDeadline(
+      rt.clock,
+      rt.stepTimeoutMs,
+      controller,
+      () => new JobTimeoutError(`Step "${name}"`, rt.stepTimeoutMs ?? 0),
+    );
     try {
-      const value = await Promise.race([Promise.resolve().then(() => fn(controller.signal)), abortedPromise(controller.signal)]);
+      const value = await Promise.race([
+        Promise.resolve().then(() => fn(controller.signal)),
+        abortedPromise(controller.signal),
+      ]);
       if (value !== undefined) {
         const problem = jsonProblem(value);
         if (problem !== undefined) throw new StepOutputInvalidError(name, problem);
       }
-      const output = value === undefined ? undefined : (JSON.parse(JSON.stringify(value, sanitize)) as JsonValue);
+      const output =
+        value === undefined
+          ? undefined
+          : (JSON.parse(JSON.stringify(value, sanitize)) as JsonValue);
       await write(name, output, startedAt);
       return output as T;
     } finally {
@@ -86,7 +109,11 @@ export function createStepApi(rt: StepRuntime): StepApi {
     const name = maybe === undefined ? `sleep:${String(nameOrDuration)}` : String(nameOrDuration);
     const duration = maybe === undefined ? nameOrDuration : maybe;
     const ms = parseDuration(duration);
-    if (ms === undefined) throw new StepOutputInvalidError(name, `sleep duration ${String(duration)} is not a duration`);
+    if (ms === undefined)
+      throw new StepOutputInvalidError(
+        name,
+        `sleep duration ${String(duration)} is not a duration`,
+      );
     claimName(name);
     const record = stored.get(name);
     if (record === undefined) {
@@ -98,11 +125,16 @@ export function createStepApi(rt: StepRuntime): StepApi {
     if (rt.clock.now() < wakeAt) throw new StepSuspension(wakeAt, name);
   };
 
-  const waitForEvent = async <P>(name: string, event: string, options: WaitForEventOptions<P> = {}): Promise<P> => {
+  const waitForEvent = async <P>(
+    name: string,
+    event: string,
+    options: WaitForEventOptions<P> = {},
+  ): Promise<P> => {
     claimName(name);
     const answered = stored.get(name + EVENT_RESULT);
     if (answered !== undefined) return answered.output as P;
-    let waiting = stored.get(name)?.output as { since: number; timeoutAt: number | null } | undefined;
+    let waiting = stored.get(name)?.output as
+      { since: number; timeoutAt: number | null } | undefined;
     if (waiting === undefined) {
       const since = await rt.events.now();
       const timeoutMs = options.timeout === undefined ? undefined : parseDuration(options.timeout);
@@ -110,7 +142,11 @@ export function createStepApi(rt: StepRuntime): StepApi {
       await write(name, waiting, rt.clock.now());
     }
     const match = options.match;
-    const hit = await rt.events.find(event, waiting.since, match === undefined ? undefined : (p) => match(p as P));
+    const hit = await rt.events.find(
+      event,
+      waiting.since,
+      match === undefined ? undefined : (p) => match(p as P),
+    );
     if (hit !== undefined) {
       await write(name + EVENT_RESULT, hit.payload, rt.clock.now());
       return hit.payload as P;
@@ -118,9 +154,15 @@ export function createStepApi(rt: StepRuntime): StepApi {
     // Ask the bus's clock again before declaring a timeout: a worker running ahead of it must not give up early.
     const busNow = await rt.events.now();
     if (waiting.timeoutAt !== null && busNow >= waiting.timeoutAt) {
-      throw new JobTimeoutError(`waitForEvent "${name}" for ${event}`, waiting.timeoutAt - waiting.since);
+      throw new JobTimeoutError(
+        `waitForEvent "${name}" for ${event}`,
+        waiting.timeoutAt - waiting.since,
+      );
     }
-    const park = waiting.timeoutAt === null ? rt.eventPollMs : Math.min(rt.eventPollMs, waiting.timeoutAt - busNow);
+    const park =
+      waiting.timeoutAt === null
+        ? rt.eventPollMs
+        : Math.min(rt.eventPollMs, waiting.timeoutAt - busNow);
     throw new StepSuspension(rt.clock.now() + Math.max(1, park), name);
   };
 

@@ -70,7 +70,9 @@ describe('a run acts under the tenant its job declared', () => {
         seen.actorOrg = ctx.actor.orgId;
         seen.current = currentTenant();
         seen.plain = verdict(() => assertTenant(ORG));
-        seen.crossed = verdict(() => crossTenant('fan-out over every org', () => assertTenant(ORG)));
+        seen.crossed = verdict(() =>
+          crossTenant('fan-out over every org', () => assertTenant(ORG)),
+        );
         seen.crossedAsync = await crossTenant('async read', async () => {
           await Promise.resolve();
           return verdict(() => assertTenant(OTHER));

@@ -5,10 +5,14 @@ import { currentRun, withRunScope } from './run-context';
 /** A tenant-scoped read or write named an org other than the run's. */
 export class JobTenantMismatchError extends JobsError {
   constructor(runOrg: string | null, asked: string) {
-    super('X_JOB_TENANT_MISMATCH', `This run acts under ${runOrg === null ? 'no tenant' : `org ${runOrg}`}, and the code asked for org ${asked}.`, {
-      fix: 'Read and write only the run’s own tenant, or wrap a deliberate cross-tenant read in crossTenant(reason, fn).',
-      meta: { runOrg, asked },
-    });
+    super(
+      'X_JOB_TENANT_MISMATCH',
+      `This run acts under ${runOrg === null ? 'no tenant' : `org ${runOrg}`}, and the code asked for org ${asked}.`,
+      {
+        fix: 'Read and write only the run’s own tenant, or wrap a deliberate cross-tenant read in crossTenant(reason, fn).',
+        meta: { runOrg, asked },
+      },
+    );
   }
 }
 
@@ -31,7 +35,10 @@ export function assertTenant(orgId: string): void {
   if (run === undefined || run.crossTenant !== undefined) return;
   const org = run.ctx.actor.orgId;
   if (org === null) {
-    throw new JobTenantRequiredError(run.ctx.name, `runs under tenant 'none' and read org ${orgId}; wrap a deliberate cross-tenant read in crossTenant(reason, fn)`);
+    throw new JobTenantRequiredError(
+      run.ctx.name,
+      `runs under tenant 'none' and read org ${orgId}; wrap a deliberate cross-tenant read in crossTenant(reason, fn)`,
+    );
   }
   if (org !== orgId) throw new JobTenantMismatchError(org, orgId);
 }

@@ -5,15 +5,21 @@
 
 let known: ReadonlySet<string> | undefined;
 
-/** The zones `tz:` accepts: `Intl.supportedValuesOf('timeZone')` plus `UTC` (which that list leaves out). */
+/** The canonical zones of the runtime: `Intl.supportedValuesOf('timeZone')` plus `UTC` (which that list leaves out). */
 export function supportedTimeZones(): ReadonlySet<string> {
   known ??= new Set([...Intl.supportedValuesOf('timeZone'), 'UTC', 'Etc/UTC']);
   return known;
 }
 
-/** Whether `tz` is a zone of the runtime's IANA database. `'Bogota'` is not: it is `'America/Bogota'`. */
+/**
+ * Whether `tz` is a zone of the runtime's IANA database. `'Bogota'` is not: it is `'America/Bogota'`. The canonical
+ * list is not enough on its own — Node 20's ICU lists `Asia/Calcutta` and not `Asia/Kolkata` — so a name `Intl`
+ * resolves through the same database's links is a zone too. An offset (`+05:00`) is not a zone: it has no DST rules.
+ */
 export function isSupportedTimeZone(tz: unknown): tz is string {
-  return typeof tz === 'string' && supportedTimeZones().has(tz);
+  if (typeof tz !== 'string' || tz.length === 0) return false;
+  if (supportedTimeZones().has(tz)) return true;
+  return /^[A-Za-z]/.test(tz) && canonicalTimeZone(tz) !== undefined;
 }
 
 /** The canonical name `Intl` resolves `tz` to (an alias such as `US/Eastern`), or undefined when it knows none. */

@@ -16,7 +16,9 @@ export const silentLogger: JobsLogger = { log: () => undefined };
 export interface RecordingLogger extends JobsLogger {
   readonly events: { level: LogLevel; event: string; fields: Readonly<Record<string, unknown>> }[];
   /** Events with this name. */
-  named(event: string): { level: LogLevel; event: string; fields: Readonly<Record<string, unknown>> }[];
+  named(
+    event: string,
+  ): { level: LogLevel; event: string; fields: Readonly<Record<string, unknown>> }[];
 }
 
 /** Creates a {@link RecordingLogger}. */

@@ -20,7 +20,13 @@ export async function announceExhausted(
   for (const row of rows) {
     const dropped = row.state === 'failed';
     const outcome = dropped ? 'dropped' : 'dead-lettered';
-    logger.log('error', 'jobs.claim.exhausted', { job: row.name, jobId: row.id, queue: row.queue, attempt: row.attempt, outcome });
+    logger.log('error', 'jobs.claim.exhausted', {
+      job: row.name,
+      jobId: row.id,
+      queue: row.queue,
+      attempt: row.attempt,
+      outcome,
+    });
     metrics?.jobsTotal(row.queue, dropped ? 'failed' : 'dead');
     const job = registry.get(row.name);
     if (job === undefined) continue;
@@ -41,7 +47,15 @@ export async function announceExhausted(
     };
     await notifyOnSettled(
       job.handle,
-      { outcome, jobId: row.id, runId: row.runId, input: parsed.ok ? parsed.value : undefined, error: LEASE_LAPSED_FINAL_ATTEMPT, code: undefined, ctx },
+      {
+        outcome,
+        jobId: row.id,
+        runId: row.runId,
+        input: parsed.ok ? parsed.value : undefined,
+        error: LEASE_LAPSED_FINAL_ATTEMPT,
+        code: undefined,
+        ctx,
+      },
       ctx,
       logger,
     );

@@ -53,7 +53,7 @@ describe('the lease heartbeat', () => {
 
   it('renews the lease: a run longer than the visibility timeout is not re-delivered and completes once', async () => {
     let calls = 0;
-    let clock: FrozenClock | undefined;
+    const ref: { clock?: FrozenClock } = {};
     const handle = job({
       name: 'heartbeat.long-run',
       input,
@@ -61,12 +61,12 @@ describe('the lease heartbeat', () => {
       tenant: 'none',
       async run() {
         calls++;
-        if (clock !== undefined) await busyFor(clock, 10 * VISIBILITY);
+        if (ref.clock !== undefined) await busyFor(ref.clock, 10 * VISIBILITY);
         return 'done';
       },
     });
     const h = await start([handle]);
-    clock = h.clock;
+    ref.clock = h.clock;
     const { id } = await handle.enqueue({ n: 1 });
     await h.settle();
     const claimedUntil = (await h.driver.get(id))?.leaseExpiresAt ?? 0;
@@ -229,5 +229,32 @@ describe('the lease heartbeat', () => {
     expect(h.logger.named('jobs.heartbeat.failed')).toHaveLength(0);
     expect(h.metrics.leasesLost.size).toBe(0);
     expect(h.worker.stats()).toMatchObject({ completed: 2, leasesLost: 0 });
+  });
+
+  it('an onSettled slower than the heartbeat interval does not make a finished job report a lost lease', async () => {
+    const ref: { clock?: FrozenClock } = {};
+    const hooks: { outcome: string; aborted: boolean }[] = [];
+    const handle = job({
+      name: 'heartbeat.slow-hook',
+      input,
+      idempotencyKey: ({ n }) => `n:${n}`,
+      tenant: 'none',
+      run: () => 'done',
+      async onSettled(s) {
+        if (ref.clock !== undefined) await busyFor(ref.clock, 2 * VISIBILITY);
+        hooks.push({ outcome: s.outcome, aborted: s.ctx.signal.aborted });
+      },
+    });
+    const h = await start([handle]);
+    ref.clock = h.clock;
+    const { id } = await handle.enqueue({ n: 1 });
+    await h.settle();
+    expect((await h.driver.get(id))?.state).toBe('done');
+
+    await h.advance(2 * VISIBILITY);
+    expect(hooks).toEqual([{ outcome: 'completed', aborted: false }]);
+    expect(h.logger.named('jobs.lease.lost')).toHaveLength(0);
+    expect(h.metrics.leasesLost.size).toBe(0);
+    expect(h.worker.stats()).toMatchObject({ completed: 1, leasesLost: 0, inFlight: 0 });
   });
 });

@@ -28,7 +28,12 @@ export function startHeartbeat(o: HeartbeatOptions): () => void {
   let stopped = false;
   let timer: TimerHandle | undefined;
   let lastLanded = o.clock.now();
-  const fields = { job: o.claimed.name, jobId: o.claimed.id, queue: o.claimed.queue, attempt: o.claimed.attempt };
+  const fields = {
+    job: o.claimed.name,
+    jobId: o.claimed.id,
+    queue: o.claimed.queue,
+    attempt: o.claimed.attempt,
+  };
 
   const lose = (why: string): void => {
     if (stopped) return;

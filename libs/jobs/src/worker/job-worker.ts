@@ -45,21 +45,44 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
   const events = options.events ?? memoryEventBus({ clock });
   const id = options.workerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const visibilityTimeoutMs = options.visibilityTimeoutMs ?? DEFAULT_VISIBILITY_TIMEOUT_MS;
-  const heartbeatIntervalMs = options.heartbeatIntervalMs ?? Math.max(1, Math.floor(visibilityTimeoutMs / 3));
+  const heartbeatIntervalMs =
+    options.heartbeatIntervalMs ?? Math.max(1, Math.floor(visibilityTimeoutMs / 3));
   const floor = options.pollIntervalMs ?? POLL_INTERVAL_MS;
-  for (const [field, v] of [['visibilityTimeoutMs', visibilityTimeoutMs], ['heartbeatIntervalMs', heartbeatIntervalMs], ['pollIntervalMs', floor]] as const) {
-    if (!Number.isInteger(v) || v <= 0) throw new InvariantError(`jobWorker: ${field} must be a positive whole number of ms (got ${v}).`);
+  for (const [field, v] of [
+    ['visibilityTimeoutMs', visibilityTimeoutMs],
+    ['heartbeatIntervalMs', heartbeatIntervalMs],
+    ['pollIntervalMs', floor],
+  ] as const) {
+    if (!Number.isInteger(v) || v <= 0)
+      throw new InvariantError(
+        `jobWorker: ${field} must be a positive whole number of ms (got ${v}).`,
+      );
   }
   if (heartbeatIntervalMs >= visibilityTimeoutMs) {
-    throw new InvariantError(`jobWorker: heartbeatIntervalMs (${heartbeatIntervalMs}) must be below visibilityTimeoutMs (${visibilityTimeoutMs}).`);
+    throw new InvariantError(
+      `jobWorker: heartbeatIntervalMs (${heartbeatIntervalMs}) must be below visibilityTimeoutMs (${visibilityTimeoutMs}).`,
+    );
   }
 
   let wakeLive = false;
-  const ceiling = (): number => options.idlePollMaxMs ?? (wakeLive ? WOKEN_IDLE_POLL_CEILING_MS : IDLE_POLL_CEILING_MS);
+  const ceiling = (): number =>
+    options.idlePollMaxMs ?? (wakeLive ? WOKEN_IDLE_POLL_CEILING_MS : IDLE_POLL_CEILING_MS);
   let slots: Map<string, number> = new Map();
   const inFlight = new Map<string, number>();
   const runs = new Map<string, HeldRun>();
-  const stats: Mutable<WorkerStats> = { claimed: 0, completed: 0, retried: 0, deadLettered: 0, dropped: 0, suspended: 0, interrupted: 0, refused: 0, inFlight: 0, claims: 0, leasesLost: 0 };
+  const stats: Mutable<WorkerStats> = {
+    claimed: 0,
+    completed: 0,
+    retried: 0,
+    deadLettered: 0,
+    dropped: 0,
+    suspended: 0,
+    interrupted: 0,
+    refused: 0,
+    inFlight: 0,
+    claims: 0,
+    leasesLost: 0,
+  };
 
   let state: 'new' | 'running' | 'draining' | 'stopped' = 'new';
   let wait = floor;
@@ -73,7 +96,12 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
   let drainSignal: string | undefined;
 
   const dropExhausted = (): ReadonlySet<string> =>
-    new Set(registry.all().filter((j) => !j.handle.retry.deadLetter).map((j) => j.handle.name));
+    new Set(
+      registry
+        .all()
+        .filter((j) => !j.handle.retry.deadLetter)
+        .map((j) => j.handle.name),
+    );
 
   const schedule = (ms: number): void => {
     passTimer?.cancel();
@@ -126,12 +154,19 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
       });
     } catch (error) {
       // The database is down or failing over: keep polling at the idle pace and come back by ourselves.
-      logger.log('error', 'jobs.claim.failed', { workerId: id, error: error instanceof Error ? error.message : String(error) });
+      logger.log('error', 'jobs.claim.failed', {
+        workerId: id,
+        error: error instanceof Error ? error.message : String(error),
+      });
       wait = Math.min(wait * 2, ceiling());
       schedule(wait);
       return;
     }
-    if (exhausted.length > 0) void announceExhausted(exhausted, registry, logger, options.metrics);
+    if (exhausted.length > 0) {
+      announceExhausted(exhausted, registry, logger, options.metrics).catch((error: unknown) =>
+        logger.log('error', 'jobs.claim.exhausted-announce-failed', { error: String(error) }),
+      );
+    }
     for (const row of claimed) start(row);
     if (claimed.length > 0) {
       wait = floor;
@@ -170,10 +205,16 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
       events,
       ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
       signal: controller.signal,
+      // Once the settle is answered the row is no longer this run's: renewing it would read as a lost lease.
+      onSettle: () => stopBeat(),
     })
       .then(
         (execution) => record(execution),
-        (error: unknown) => logger.log('error', 'jobs.worker.execute-failed', { jobId: claimed.id, error: error instanceof Error ? error.message : String(error) }),
+        (error: unknown) =>
+          logger.log('error', 'jobs.worker.execute-failed', {
+            jobId: claimed.id,
+            error: error instanceof Error ? error.message : String(error),
+          }),
       )
       .finally(() => {
         stopBeat();
@@ -187,14 +228,29 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
 
   const record = (execution: JobExecution): void => {
     switch (execution.outcome) {
-      case 'completed': stats.completed++; break;
-      case 'retried': stats.retried++; break;
-      case 'dead-lettered': stats.deadLettered++; break;
-      case 'dropped': stats.dropped++; break;
-      case 'suspended': stats.suspended++; break;
-      case 'interrupted': stats.interrupted++; break;
-      case 'refused': stats.refused++; break;
-      default: break;
+      case 'completed':
+        stats.completed++;
+        break;
+      case 'retried':
+        stats.retried++;
+        break;
+      case 'dead-lettered':
+        stats.deadLettered++;
+        break;
+      case 'dropped':
+        stats.dropped++;
+        break;
+      case 'suspended':
+        stats.suspended++;
+        break;
+      case 'interrupted':
+        stats.interrupted++;
+        break;
+      case 'refused':
+        stats.refused++;
+        break;
+      default:
+        break;
     }
     if (execution.resumeAt !== undefined) armDue(execution.resumeAt);
   };
@@ -238,7 +294,9 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
   };
 
   const waitForRuns = async (deadlineAt: number | undefined): Promise<void> => {
-    const all = Promise.all([passing, ...[...runs.values()].map((r) => r.done)]).then(() => 'done' as const);
+    const all = Promise.all([passing, ...[...runs.values()].map((r) => r.done)]).then(
+      () => 'done' as const,
+    );
     if (deadlineAt === undefined) {
       await all;
       while (runs.size > 0) await Promise.all([...runs.values()].map((r) => r.done));
@@ -251,7 +309,10 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
     const won = await Promise.race([all, deadline]);
     timer?.cancel();
     if (won === 'deadline' && runs.size > 0) {
-      logger.log('error', 'jobs.worker.drain-abandoned', { workerId: id, jobIds: [...runs.keys()] });
+      logger.log('error', 'jobs.worker.drain-abandoned', {
+        workerId: id,
+        jobIds: [...runs.keys()],
+      });
       // A stopped worker renews nothing: the abandoned runs' leases lapse so the queue delivers them again, which is
       // what at-least-once promises. Renewed on, a job would stay running under a worker that is gone.
       for (const run of runs.values()) run.stopBeat();
@@ -265,11 +326,14 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
       const served = resolveSlots(registry, options.queues, options.concurrency);
       slots = served.slots;
       registry.assertBound([...slots.keys()]);
-      const capped = registry.all().filter((j) => j.handle.concurrency !== null && slots.has(j.handle.queue));
+      const capped = registry
+        .all()
+        .filter((j) => j.handle.concurrency !== null && slots.has(j.handle.queue));
       if (capped.length > 0 && driver.leases === undefined) {
         throw new ConcurrencyUnenforceableError(capped.map((j) => j.handle.name));
       }
-      for (const q of served.unregistered) logger.log('warn', 'jobs.worker.queue-unregistered', { workerId: id, queue: q });
+      for (const q of served.unregistered)
+        logger.log('warn', 'jobs.worker.queue-unregistered', { workerId: id, queue: q });
       state = 'running';
       logger.log('info', 'jobs.worker.started', { workerId: id, queues: [...slots.keys()] });
       kick();

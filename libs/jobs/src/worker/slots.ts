@@ -15,9 +15,14 @@ export function resolveSlots(
   }
   const slots = new Map<string, number>();
   for (const queue of served) {
-    const n = typeof concurrency === 'number' ? concurrency : (concurrency?.[queue] ?? JOBS_CONCURRENCY_DEFAULT);
+    const n =
+      typeof concurrency === 'number'
+        ? concurrency
+        : (concurrency?.[queue] ?? JOBS_CONCURRENCY_DEFAULT);
     if (!Number.isInteger(n) || n < 1) {
-      throw new InvariantError(`jobWorker: concurrency for queue "${queue}" must be a whole number of at least 1 (got ${n}).`);
+      throw new InvariantError(
+        `jobWorker: concurrency for queue "${queue}" must be a whole number of at least 1 (got ${n}).`,
+      );
     }
     slots.set(queue, n);
   }

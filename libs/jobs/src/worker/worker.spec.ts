@@ -63,7 +63,11 @@ describe('jobWorker', () => {
       tenant: 'none',
     });
     const registry = new JobRegistry();
-    registry.bind(bound, ({ input: i }) => Promise.resolve((i as { n: number }).n + 1), 'Provider.method');
+    registry.bind(
+      bound,
+      ({ input: i }) => Promise.resolve((i as { n: number }).n + 1),
+      'Provider.method',
+    );
     h = await runJobs({ jobs: [], registry });
     const { id } = await bound.enqueue({ n: 1 });
     await h.settle();

@@ -1,0 +1,60 @@
+import {
+  ClaimQueuesEmptyError,
+  type ClaimedJob,
+  type ClaimOptions,
+  type JobRow,
+} from '@ultimat3/jobs';
+import type { PgContext } from './pg-context';
+import { toClaimedJob, toJobRow, type JobRecord } from './pg-rows';
+
+interface ClaimRecord extends JobRecord {
+  readonly arm: 'claimed' | 'buried';
+}
+
+/**
+ * One claim pass: ONE statement claims every slot's due rows and buries the lapsed final attempts (see `SQL_CLAIM`).
+ * The buried rows are told to `onExhausted` once, before the claimed rows are handed out. If it throws, the claimed
+ * rows are handed back uncounted and the claim rejects, so a failing hook never strands work until its lease lapses.
+ */
+export async function claimRows(ctx: PgContext, options: ClaimOptions): Promise<ClaimedJob[]> {
+  if (options.slots.length === 0) throw new ClaimQueuesEmptyError();
+  const { rows } = await ctx.executor.query<ClaimRecord>(ctx.sql.claim, [
+    ctx.now(),
+    options.workerId,
+    options.slots.map((slot) => slot.queue),
+    options.slots.map((slot) => Math.max(0, Math.floor(slot.limit))),
+    options.visibilityTimeoutMs,
+    [...(options.dropExhausted ?? [])],
+  ]);
+  const claimed: ClaimedJob[] = [];
+  const buried: JobRow[] = [];
+  for (const record of rows) {
+    if (record.arm === 'buried') buried.push(toJobRow(record));
+    else claimed.push(toClaimedJob(record));
+  }
+  if (buried.length > 0 && options.onExhausted) {
+    try {
+      options.onExhausted(buried);
+    } catch (error) {
+      await handBack(ctx, claimed);
+      throw error;
+    }
+  }
+  return claimed;
+}
+
+/** Returns claimed rows to the queue uncounted, keeping their last error. */
+async function handBack(ctx: PgContext, claimed: readonly ClaimedJob[]): Promise<void> {
+  for (const row of claimed) {
+    await ctx.executor.query(ctx.sql.nack, [
+      ctx.now(),
+      row.id,
+      row.workerId,
+      row.claim,
+      'ready',
+      row.lastError,
+      null,
+      true,
+    ]);
+  }
+}

@@ -1,0 +1,111 @@
+import { claimOf } from '@ultimat3/jobs';
+import { createTestDatabase, resetJobTables, type TestDatabase } from '../../test/test-database';
+import { request } from '../../test/requests';
+import { postgresJobDriver } from './pg-driver';
+
+describe('postgres driver under concurrency, on the database clock', () => {
+  let db: TestDatabase;
+
+  beforeAll(async () => {
+    db = await createTestDatabase({ poolSize: 20 });
+  });
+  afterAll(async () => {
+    await db?.drop();
+  });
+  beforeEach(async () => {
+    await resetJobTables(db.executor);
+  });
+
+  it('never hands one row to two of 10 concurrent claims (skip locked)', async () => {
+    const driver = postgresJobDriver({ executor: db.executor });
+    await driver.enqueueMany(Array.from({ length: 300 }, () => request()));
+    const passes = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        driver.claim({
+          workerId: `w${i}`,
+          slots: [{ queue: 'pg-q', limit: 40 }],
+          visibilityTimeoutMs: 30_000,
+        }),
+      ),
+    );
+    const ids = passes.flat().map((r) => r.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    // skip locked may leave a contended row for the next pass, but never more than exist
+    expect(ids.length).toBeLessThanOrEqual(300);
+    const again = await driver.claim({
+      workerId: 'sweeper',
+      slots: [{ queue: 'pg-q', limit: 300 }],
+      visibilityTimeoutMs: 30_000,
+    });
+    expect(ids.length + again.length).toBe(300);
+  });
+
+  it('grants exactly `limit` slots to 16 concurrent acquires of one key', async () => {
+    const driver = postgresJobDriver({ executor: db.executor });
+    const granted = await Promise.all(
+      Array.from({ length: 16 }, (_, i) => driver.leases.acquire('job:capped', `h${i}`, 4, 30_000)),
+    );
+    expect(granted.filter(Boolean)).toHaveLength(4);
+    const holders = await driver.leases.holders('job:capped');
+    expect(holders.map((h) => h.slot)).toEqual([0, 1, 2, 3]);
+  });
+
+  it('runs a job end to end: claim, steps, progress, heartbeat, ack', async () => {
+    const driver = postgresJobDriver({ executor: db.executor });
+    const queued = request();
+    await driver.enqueue(queued);
+    const [row] = await driver.claim({
+      workerId: 'w',
+      slots: [{ queue: 'pg-q', limit: 1 }],
+      visibilityTimeoutMs: 30_000,
+    });
+    expect(row?.leaseExpiresAt).toBeGreaterThan(Date.now() + 20_000);
+    const ref = claimOf(row!);
+    const step = { name: 'a', attempt: 1, startedAt: 1, completedAt: 2 };
+    expect(
+      await driver.steps.save(queued.id, ref, { ...step, output: { 'k\u0000': 'v\u0000' } }),
+    ).toBe(true);
+    expect(
+      await driver.recordProgress(queued.id, ref, { done: 1, total: 2, note: 'n\u0000' }),
+    ).toBe(true);
+    expect(await driver.heartbeat(queued.id, ref, 60_000)).toBe(true);
+    expect(await driver.ack(queued.id, ref)).toBe(true);
+    expect(await driver.steps.load(queued.id)).toEqual([{ ...step, output: { k: 'v' } }]);
+    expect(await driver.get(queued.id)).toMatchObject({
+      state: 'done',
+      progress: { done: 1, total: 2, note: 'n' },
+    });
+  });
+
+  it('answers false, not a cast error, for an id or a claim that is not a uuid', async () => {
+    const driver = postgresJobDriver({ executor: db.executor });
+    const ref = { workerId: 'w', claim: 'not-a-uuid' };
+    expect(await driver.ack('also-not', ref)).toBe(false);
+    expect(await driver.nack('also-not', { ...ref, error: null })).toBe(false);
+    expect(await driver.heartbeat('also-not', ref, 1_000)).toBe(false);
+    expect(await driver.get('also-not')).toBeUndefined();
+    expect(await driver.steps.load('also-not')).toEqual([]);
+    expect(await driver.introspect.cancel('also-not')).toBeUndefined();
+    await expect(driver.introspect.requeue('also-not')).rejects.toMatchObject({
+      code: 'X_JOB_NOT_FOUND',
+    });
+  });
+
+  it('buries a lapsed final attempt on the database clock', async () => {
+    const driver = postgresJobDriver({ executor: db.executor });
+    const queued = request({ maxAttempts: 1 });
+    await driver.enqueue(queued);
+    const slots = [{ queue: 'pg-q', limit: 1 }];
+    await driver.claim({ workerId: 'w', slots, visibilityTimeoutMs: 1 });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const told: string[] = [];
+    const claimed = await driver.claim({
+      workerId: 'w2',
+      slots,
+      visibilityTimeoutMs: 30_000,
+      onExhausted: (rows) => told.push(...rows.map((r) => `${r.id}:${r.state}`)),
+    });
+    expect(claimed).toEqual([]);
+    expect(told).toEqual([`${queued.id}:dead`]);
+  });
+});

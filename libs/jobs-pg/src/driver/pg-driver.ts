@@ -1,0 +1,66 @@
+import type { Clock, JobDriver, JobIntrospection, LeaseStore } from '@ultimat3/jobs';
+import type { PgExecutor } from '../executor/pg-executor';
+import { quoteSchema } from '../schema';
+import { claimRows } from './pg-claim';
+import { isUuid, pgContext } from './pg-context';
+import { enqueueMany, enqueueOne } from './pg-enqueue';
+import { pgIntrospection } from './pg-introspect';
+import { pgLeases } from './pg-leases';
+import { toJobRow, type JobRecord } from './pg-rows';
+import { ackRow, heartbeatRow, nackRow, recordProgressRow } from './pg-settle';
+import { queueStats } from './pg-stats';
+import { pgSteps } from './pg-steps';
+import { statementsFor } from './statements';
+
+/** Options of {@link postgresJobDriver}. */
+export interface PostgresJobDriverOptions {
+  /** Runs every statement: {@link pgPoolExecutor} over a `pg.Pool`, or {@link typeormExecutor}. */
+  readonly executor: PgExecutor;
+  /**
+   * The clock every statement compares and stamps with. Absent (the default), each statement reads the database's
+   * `now()`, so one clock decides for every process; a test passes a frozen clock to drive time.
+   */
+  readonly clock?: Clock;
+  /** The schema holding the tables `migrate()` created (default: found through `search_path`). */
+  readonly schema?: string;
+}
+
+/** The Postgres driver: a {@link JobDriver} that always carries the operator surface and the lease store. */
+export interface PostgresJobDriver extends JobDriver {
+  readonly kind: 'postgres';
+  readonly introspect: JobIntrospection;
+  readonly leases: LeaseStore;
+}
+
+/**
+ * The PostgreSQL job driver over the tables `migrate()` installs. Every operation is one statement (an enqueue or an
+ * acquire that met a concurrent write runs again), every state transition names the state and claim it expects, and
+ * values only ever travel as parameters. It passes `jobDriverConformance`. The executor stays the caller's: `close()`
+ * ends nothing it did not open.
+ */
+export function postgresJobDriver(options: PostgresJobDriverOptions): PostgresJobDriver {
+  if (options.schema !== undefined) quoteSchema(options.schema); // refuse a bad name at construction
+  const ctx = pgContext(options.executor, statementsFor(options.schema), options.clock);
+
+  return {
+    kind: 'postgres',
+    enqueue: (request) => enqueueOne(ctx, request),
+    enqueueMany: async (requests) => (requests.length === 0 ? [] : enqueueMany(ctx, requests)),
+    claim: (claimOptions) => claimRows(ctx, claimOptions),
+    ack: (jobId, ackOptions) => ackRow(ctx, jobId, ackOptions),
+    nack: (jobId, nackOptions) => nackRow(ctx, jobId, nackOptions),
+    heartbeat: (jobId, claim, visibilityTimeoutMs) =>
+      heartbeatRow(ctx, jobId, claim, visibilityTimeoutMs),
+    recordProgress: (jobId, claim, progress) => recordProgressRow(ctx, jobId, claim, progress),
+    stats: () => queueStats(ctx),
+    async get(jobId) {
+      if (!isUuid(jobId)) return undefined;
+      const { rows } = await ctx.executor.query<JobRecord>(ctx.sql.get, [jobId]);
+      return rows[0] && toJobRow(rows[0]);
+    },
+    steps: pgSteps(ctx),
+    introspect: pgIntrospection(ctx),
+    leases: pgLeases(ctx),
+    close: () => Promise.resolve(),
+  };
+}

@@ -1,0 +1,120 @@
+import type { PgExecutor } from '../executor/pg-executor';
+import { createTestDatabase, resetJobTables, type TestDatabase } from '../../test/test-database';
+import { request } from '../../test/requests';
+import { postgresJobDriver } from './pg-driver';
+
+/** An executor that counts the statements it runs. */
+function counting(executor: PgExecutor): PgExecutor & { statements: number } {
+  const counted = {
+    statements: 0,
+    query<R>(text: string, values: readonly unknown[]) {
+      counted.statements += 1;
+      return executor.query<R>(text, values);
+    },
+  };
+  return counted;
+}
+
+describe('postgres enqueue (database clock, a pool of 20)', () => {
+  let db: TestDatabase;
+
+  beforeAll(async () => {
+    db = await createTestDatabase({ poolSize: 20 });
+  });
+  afterAll(async () => {
+    await db?.drop();
+  });
+  beforeEach(async () => {
+    await resetJobTables(db.executor);
+  });
+
+  it('answers every one of 64 concurrent identical enqueues "created" or the holder’s id', async () => {
+    const driver = postgresJobDriver({ executor: db.executor });
+    const requests = Array.from({ length: 64 }, () => request({ idempotencyKey: 'burst' }));
+    const results = await Promise.all(requests.map((r) => driver.enqueue(r)));
+    const created = results.filter((r) => !r.deduped);
+    expect(created).toHaveLength(1);
+    expect(new Set(results.map((r) => `${r.id}/${r.runId}`)).size).toBe(1);
+    const { rows } = await db.pool.query<{ n: number }>('select count(*)::int as n from x_jobs');
+    expect(rows[0]?.n).toBe(1);
+  });
+
+  it("answers 64 concurrent strict enqueues one 'created' and X_JOB_DUPLICATE for the rest", async () => {
+    const driver = postgresJobDriver({ executor: db.executor });
+    const requests = Array.from({ length: 64 }, () =>
+      request({ idempotencyKey: 'strict', onConflict: 'error' }),
+    );
+    const settled = await Promise.allSettled(requests.map((r) => driver.enqueue(r)));
+    const codes = settled.map((s) =>
+      s.status === 'fulfilled' ? 'created' : (s.reason as { code?: string }).code,
+    );
+    expect(codes.filter((c) => c === 'created')).toHaveLength(1);
+    expect(codes.filter((c) => c === 'X_JOB_DUPLICATE')).toHaveLength(63);
+  });
+
+  it('writes 1,000 rows with enqueueMany in ONE statement', async () => {
+    const executor = counting(db.executor);
+    const driver = postgresJobDriver({ executor });
+    const requests = Array.from({ length: 1_000 }, (_, i) =>
+      request({ input: { i, text: `row ${i}`, nested: [i, { deep: true }] } }),
+    );
+    const results = await driver.enqueueMany(requests);
+    expect(executor.statements).toBe(1);
+    expect(results).toEqual(requests.map((r) => ({ id: r.id, runId: r.runId, deduped: false })));
+    const { rows } = await db.pool.query<{ n: number }>(
+      `select count(*)::int as n from x_jobs where state = 'ready'`,
+    );
+    expect(rows[0]?.n).toBe(1_000);
+    expect((await driver.get(requests[999]!.id))?.input).toEqual({
+      i: 999,
+      text: 'row 999',
+      nested: [999, { deep: true }],
+    });
+  });
+
+  it('gives 8 concurrent overlapping batches one row per key and one answer per key', async () => {
+    const driver = postgresJobDriver({ executor: db.executor });
+    const keys = Array.from({ length: 50 }, (_, i) => `shared:${i}`);
+    const batches = Array.from({ length: 8 }, () =>
+      keys.map((key) => request({ idempotencyKey: key })),
+    );
+    const answers = await Promise.all(batches.map((batch) => driver.enqueueMany(batch)));
+    const { rows } = await db.pool.query<{ n: number }>('select count(*)::int as n from x_jobs');
+    expect(rows[0]?.n).toBe(50);
+    keys.forEach((_, k) => {
+      const ids = new Set(answers.map((batch) => batch[k]?.id));
+      expect(ids.size).toBe(1);
+      expect(answers.filter((batch) => batch[k]?.deduped === false)).toHaveLength(1);
+    });
+  });
+
+  it('takes back the whole batch when a strict request meets a live key', async () => {
+    const driver = postgresJobDriver({ executor: db.executor });
+    await driver.enqueue(request({ idempotencyKey: 'held' }));
+    const fresh = request();
+    const strict = request({ idempotencyKey: 'held', onConflict: 'error' });
+    await expect(driver.enqueueMany([fresh, strict])).rejects.toMatchObject({
+      code: 'X_JOB_DUPLICATE',
+    });
+    expect(await driver.get(fresh.id)).toBeUndefined();
+  });
+
+  it('refuses a strict request losing its key to an earlier request of the same batch', async () => {
+    const driver = postgresJobDriver({ executor: db.executor });
+    const first = request({ idempotencyKey: 'same' });
+    const second = request({ idempotencyKey: 'same', onConflict: 'error' });
+    await expect(driver.enqueueMany([first, second])).rejects.toMatchObject({
+      code: 'X_JOB_DUPLICATE',
+    });
+    expect(await driver.get(first.id)).toBeUndefined();
+  });
+
+  it('stamps a row due now ready, and one due later delayed, on the database clock', async () => {
+    const driver = postgresJobDriver({ executor: db.executor });
+    const now = request({ runAt: Date.now() - 1_000 });
+    const later = request({ runAt: Date.now() + 3_600_000 });
+    await driver.enqueueMany([now, later]);
+    expect((await driver.get(now.id))?.state).toBe('ready');
+    expect((await driver.get(later.id))?.state).toBe('delayed');
+  });
+});

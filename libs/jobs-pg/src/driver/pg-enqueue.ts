@@ -1,0 +1,133 @@
+import {
+  InvariantError,
+  JobDuplicateError,
+  type EnqueueRequest,
+  type EnqueueResult,
+} from '@ultimat3/jobs';
+import { iso, type PgContext } from './pg-context';
+
+/** How an enqueue statement answered one request; null: it met a row committed after its snapshot. */
+type Outcome = 'created' | 'id' | 'key' | null;
+
+interface EnqueueRecord {
+  readonly id: string | null;
+  readonly run_id: string | null;
+  readonly outcome: Outcome;
+  readonly holder_state: string | null;
+}
+
+/**
+ * How many times a request that met a concurrently committed row is re-run. Each run sees every row committed before
+ * it, so a second one settles any single race; the bound only stops a pathological storm from spinning forever.
+ */
+const RACE_RETRIES = 10;
+
+function duplicate(request: EnqueueRequest, holderId: string | null, state: string | null): Error {
+  const tenant = request.tenantId ? ` for tenant "${request.tenantId}"` : '';
+  return new JobDuplicateError(
+    `Job "${request.name}" already has a live run (job ${holderId ?? 'in this batch'}, ${state ?? 'ready'}) under idempotency key "${request.idempotencyKey}"${tenant}.`,
+    "Wait for that run to finish, or enqueue with onConflict: 'dedupe' to receive its ids.",
+    { job: request.name, id: holderId, state },
+  );
+}
+
+function resultOf(request: EnqueueRequest, record: EnqueueRecord): EnqueueResult {
+  if (record.id === null || record.run_id === null) {
+    throw new InvariantError(`jobs-pg: enqueue of job ${request.id} answered no ids.`);
+  }
+  return { id: record.id, runId: record.run_id, deduped: record.outcome !== 'created' };
+}
+
+/** Inserts one row, or answers the row that holds its id or live key (see `SQL_ENQUEUE`). */
+export async function enqueueOne(ctx: PgContext, request: EnqueueRequest): Promise<EnqueueResult> {
+  const values = [
+    ctx.now(),
+    request.id,
+    request.runId,
+    request.name,
+    request.queue,
+    JSON.stringify(request.input),
+    request.idempotencyKey,
+    request.tenantId,
+    request.enqueuedBy,
+    iso(request.runAt),
+    request.maxAttempts,
+    request.priority,
+    request.concurrencyKey,
+    request.traceparent,
+  ];
+  for (let run = 0; run <= RACE_RETRIES; run++) {
+    const { rows } = await ctx.executor.query<EnqueueRecord>(ctx.sql.enqueue, values);
+    const record = rows[0];
+    if (!record) continue; // a concurrent enqueue committed the id or key after this snapshot
+    if (record.outcome === 'key' && request.onConflict === 'error') {
+      throw duplicate(request, record.id, record.holder_state);
+    }
+    return resultOf(request, record);
+  }
+  throw new InvariantError(`jobs-pg: enqueue of job ${request.id} kept meeting concurrent writes.`);
+}
+
+/** One statement's pass over a batch: a result per request, or null where it must be re-run. */
+async function enqueuePass(
+  ctx: PgContext,
+  requests: readonly EnqueueRequest[],
+): Promise<(EnqueueResult | null)[]> {
+  const column = <T>(pick: (r: EnqueueRequest) => T): T[] => requests.map(pick);
+  const { rows } = await ctx.executor.query<EnqueueRecord>(ctx.sql.enqueueMany, [
+    ctx.now(),
+    column((r) => r.id),
+    column((r) => r.runId),
+    column((r) => r.name),
+    column((r) => r.queue),
+    column((r) => JSON.stringify(r.input)),
+    column((r) => r.idempotencyKey),
+    column((r) => r.tenantId),
+    column((r) => r.enqueuedBy),
+    column((r) => iso(r.runAt)),
+    column((r) => r.maxAttempts),
+    column((r) => r.priority),
+    column((r) => r.concurrencyKey),
+    column((r) => r.traceparent),
+    column((r) => r.onConflict === 'error'),
+  ]);
+  if (rows.length !== requests.length) {
+    throw new InvariantError(`jobs-pg: enqueueMany answered ${rows.length} of ${requests.length}.`);
+  }
+  // a strict request that met a live key refused the whole batch: nothing was inserted
+  rows.forEach((record, i) => {
+    const request = requests[i];
+    if (request?.onConflict === 'error' && record.outcome === 'key') {
+      throw duplicate(request, record.id, record.holder_state);
+    }
+  });
+  return rows.map((record, i) =>
+    record.outcome === null ? null : resultOf(requests[i] as EnqueueRequest, record),
+  );
+}
+
+/**
+ * Inserts a batch in one statement, answering one result per request in order (see `SQL_ENQUEUE_MANY`). Requests
+ * that met a concurrently committed row are re-run, in order, in one more statement.
+ */
+export async function enqueueMany(
+  ctx: PgContext,
+  requests: readonly EnqueueRequest[],
+): Promise<EnqueueResult[]> {
+  const results: (EnqueueResult | null)[] = requests.map(() => null);
+  let pending = requests.map((_, i) => i);
+  for (let run = 0; run <= RACE_RETRIES && pending.length > 0; run++) {
+    const answers = await enqueuePass(
+      ctx,
+      pending.map((i) => requests[i] as EnqueueRequest),
+    );
+    pending = pending.filter((index, at) => {
+      results[index] = answers[at] ?? null;
+      return results[index] === null;
+    });
+  }
+  if (pending.length > 0) {
+    throw new InvariantError(`jobs-pg: enqueueMany kept meeting concurrent writes.`);
+  }
+  return results as EnqueueResult[];
+}

@@ -1,0 +1,113 @@
+import {
+  InvariantError,
+  stripNul,
+  type ClaimedJob,
+  type JobProgress,
+  type JobRow,
+  type JobState,
+  type JsonValue,
+} from '@ultimat3/jobs';
+
+/** A timestamp as a client decodes it: pg answers `Date`; other clients may answer text or epoch ms. */
+export type PgTime = Date | string | number;
+
+/** An `x_jobs` row as the executor answers it (jsonb decoded). */
+export interface JobRecord {
+  readonly id: string;
+  readonly run_id: string;
+  readonly name: string;
+  readonly queue: string;
+  readonly input: JsonValue;
+  readonly idempotency_key: string;
+  readonly tenant_id: string | null;
+  readonly enqueued_by: string | null;
+  readonly state: JobState;
+  readonly attempt: number;
+  readonly max_attempts: number;
+  readonly priority: number;
+  readonly run_at: PgTime;
+  readonly created_at: PgTime;
+  readonly updated_at: PgTime;
+  readonly worker_id: string | null;
+  readonly claim: string | null;
+  readonly lease_expires_at: PgTime | null;
+  readonly last_error: string | null;
+  readonly progress: JobProgress | null;
+  readonly concurrency_key: string | null;
+  readonly traceparent: string | null;
+  readonly finished_at: PgTime | null;
+}
+
+/** Epoch ms of a decoded timestamp. */
+export function toMs(value: PgTime): number {
+  if (value instanceof Date) return value.getTime();
+  if (typeof value === 'number') return value;
+  const ms = Date.parse(value.includes('T') ? value : value.replace(' ', 'T'));
+  if (Number.isNaN(ms)) throw new InvariantError(`jobs-pg: unreadable timestamp ${value}.`);
+  return ms;
+}
+
+const toMsOrNull = (value: PgTime | null): number | null => (value === null ? null : toMs(value));
+
+/** The {@link JobRow} of a stored row. */
+export function toJobRow(r: JobRecord): JobRow {
+  return {
+    id: r.id,
+    runId: r.run_id,
+    name: r.name,
+    queue: r.queue,
+    input: r.input,
+    idempotencyKey: r.idempotency_key,
+    tenantId: r.tenant_id,
+    enqueuedBy: r.enqueued_by,
+    state: r.state,
+    attempt: r.attempt,
+    maxAttempts: r.max_attempts,
+    priority: r.priority,
+    runAt: toMs(r.run_at),
+    createdAt: toMs(r.created_at),
+    updatedAt: toMs(r.updated_at),
+    workerId: r.worker_id,
+    claim: r.claim,
+    leaseExpiresAt: toMsOrNull(r.lease_expires_at),
+    lastError: r.last_error,
+    progress: r.progress,
+    concurrencyKey: r.concurrency_key,
+    traceparent: r.traceparent,
+    finishedAt: toMsOrNull(r.finished_at),
+  };
+}
+
+/** The {@link ClaimedJob} of a row the claim just moved to running (the check constraint guarantees the fields). */
+export function toClaimedJob(r: JobRecord): ClaimedJob {
+  const row = toJobRow(r);
+  if (row.state !== 'running' || row.workerId === null || row.claim === null) {
+    throw new InvariantError(`jobs-pg: claimed job ${row.id} came back ${row.state}.`);
+  }
+  return {
+    ...row,
+    state: 'running',
+    workerId: row.workerId,
+    claim: row.claim,
+    leaseExpiresAt: row.leaseExpiresAt ?? 0,
+  };
+}
+
+/** `value` with NUL removed from every string and object key (jsonb refuses `\u0000`). */
+export function withoutNul(value: JsonValue): JsonValue {
+  if (typeof value === 'string') return stripNul(value);
+  if (Array.isArray(value)) return value.map(withoutNul);
+  if (value === null || typeof value !== 'object') return value;
+  const out: { [key: string]: JsonValue } = {};
+  for (const [key, item] of Object.entries(value)) out[stripNul(key)] = withoutNul(item);
+  return out;
+}
+
+/**
+ * `value` as NUL-free JSON text, the form every jsonb parameter is sent in (a JS array passed bare would be encoded
+ * as a PostgreSQL array). NUL is stripped because a step output or a progress note that cannot be written would fail
+ * the attempt on every retry.
+ */
+export function jsonText(value: JsonValue): string {
+  return JSON.stringify(withoutNul(value));
+}

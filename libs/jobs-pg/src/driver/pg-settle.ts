@@ -1,0 +1,86 @@
+import {
+  nackState,
+  stripNul,
+  type AckOptions,
+  type ClaimRef,
+  type JobProgress,
+  type JsonValue,
+  type NackOptions,
+} from '@ultimat3/jobs';
+import { iso, isUuid, type PgContext } from './pg-context';
+import { jsonText } from './pg-rows';
+
+/** Whether `ref` can hold any row: a claim that is not a uuid never does, so no statement is needed. */
+const canHold = (jobId: string, ref: ClaimRef): boolean => isUuid(jobId) && isUuid(ref.claim);
+
+/** Settles a run done, fenced on its claim (see `SQL_ACK`). */
+export async function ackRow(ctx: PgContext, jobId: string, options: AckOptions): Promise<boolean> {
+  if (!canHold(jobId, options)) return false;
+  const { rows } = await ctx.executor.query<{ id: string }>(ctx.sql.ack, [
+    ctx.now(),
+    [jobId],
+    [options.workerId],
+    [options.claim],
+  ]);
+  return rows.length === 1;
+}
+
+/** Hands a run back in the state `nackState` names, fenced on its claim (see `SQL_NACK`). */
+export async function nackRow(
+  ctx: PgContext,
+  jobId: string,
+  options: NackOptions,
+): Promise<boolean> {
+  if (!canHold(jobId, options)) return false;
+  const { rowCount } = await ctx.executor.query(ctx.sql.nack, [
+    ctx.now(),
+    jobId,
+    options.workerId,
+    options.claim,
+    nackState(options, ctx.nowMs()),
+    options.error === null ? null : stripNul(options.error),
+    options.runAt === undefined ? null : iso(options.runAt),
+    options.uncounted === true,
+  ]);
+  return rowCount === 1;
+}
+
+/** Renews the lease to `visibilityTimeoutMs` from now, fenced on the claim (see `SQL_HEARTBEAT`). */
+export async function heartbeatRow(
+  ctx: PgContext,
+  jobId: string,
+  claim: ClaimRef,
+  visibilityTimeoutMs: number,
+): Promise<boolean> {
+  if (!canHold(jobId, claim)) return false;
+  const { rowCount } = await ctx.executor.query(ctx.sql.heartbeat, [
+    ctx.now(),
+    jobId,
+    claim.workerId,
+    claim.claim,
+    visibilityTimeoutMs,
+  ]);
+  return rowCount === 1;
+}
+
+/** Stores a run's progress, fenced on the claim (see `SQL_PROGRESS`). */
+export async function recordProgressRow(
+  ctx: PgContext,
+  jobId: string,
+  claim: ClaimRef,
+  progress: JobProgress,
+): Promise<boolean> {
+  if (!canHold(jobId, claim)) return false;
+  const stored: JsonValue =
+    progress.note === undefined
+      ? { done: progress.done, total: progress.total }
+      : { done: progress.done, total: progress.total, note: progress.note };
+  const { rowCount } = await ctx.executor.query(ctx.sql.progress, [
+    ctx.now(),
+    jobId,
+    claim.workerId,
+    claim.claim,
+    jsonText(stored),
+  ]);
+  return rowCount === 1;
+}

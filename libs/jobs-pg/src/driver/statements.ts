@@ -1,0 +1,61 @@
+import { qualify } from '../schema';
+import { SQL_ACK } from '../sql/ack.sql';
+import { SQL_CLAIM } from '../sql/claim.sql';
+import { SQL_ENQUEUE_MANY } from '../sql/enqueue-many.sql';
+import { SQL_ENQUEUE } from '../sql/enqueue.sql';
+import { SQL_GET } from '../sql/get.sql';
+import { SQL_HEARTBEAT } from '../sql/heartbeat.sql';
+import { SQL_JOB_CANCEL } from '../sql/job-cancel.sql';
+import { SQL_JOB_PROMOTE } from '../sql/job-promote.sql';
+import { SQL_JOB_REMOVE } from '../sql/job-remove.sql';
+import { SQL_JOB_REQUEUE } from '../sql/job-requeue.sql';
+import { SQL_LEASE_ACQUIRE } from '../sql/lease-acquire.sql';
+import { SQL_LEASE_HOLDERS } from '../sql/lease-holders.sql';
+import { SQL_LEASE_RELEASE } from '../sql/lease-release.sql';
+import { SQL_LEASE_RENEW } from '../sql/lease-renew.sql';
+import { SQL_LIST_BEFORE } from '../sql/list-before.sql';
+import { SQL_LIST } from '../sql/list.sql';
+import { SQL_NACK } from '../sql/nack.sql';
+import { SQL_PROGRESS } from '../sql/progress.sql';
+import { SQL_QUEUE_PAUSE } from '../sql/queue-pause.sql';
+import { SQL_QUEUE_RESUME } from '../sql/queue-resume.sql';
+import { SQL_QUEUES_PAUSED } from '../sql/queues-paused.sql';
+import { SQL_STATS } from '../sql/stats.sql';
+import { SQL_STEPS_LOAD } from '../sql/steps-load.sql';
+import { SQL_STEPS_SAVE } from '../sql/steps-save.sql';
+
+const STATEMENTS = {
+  ack: SQL_ACK,
+  claim: SQL_CLAIM,
+  enqueue: SQL_ENQUEUE,
+  enqueueMany: SQL_ENQUEUE_MANY,
+  get: SQL_GET,
+  heartbeat: SQL_HEARTBEAT,
+  jobCancel: SQL_JOB_CANCEL,
+  jobPromote: SQL_JOB_PROMOTE,
+  jobRemove: SQL_JOB_REMOVE,
+  jobRequeue: SQL_JOB_REQUEUE,
+  leaseAcquire: SQL_LEASE_ACQUIRE,
+  leaseHolders: SQL_LEASE_HOLDERS,
+  leaseRelease: SQL_LEASE_RELEASE,
+  leaseRenew: SQL_LEASE_RENEW,
+  list: SQL_LIST,
+  listBefore: SQL_LIST_BEFORE,
+  nack: SQL_NACK,
+  progress: SQL_PROGRESS,
+  queuePause: SQL_QUEUE_PAUSE,
+  queueResume: SQL_QUEUE_RESUME,
+  queuesPaused: SQL_QUEUES_PAUSED,
+  stats: SQL_STATS,
+  stepsLoad: SQL_STEPS_LOAD,
+  stepsSave: SQL_STEPS_SAVE,
+} as const;
+
+/** Every statement the driver runs, by name, with its tables placed in the driver's schema. */
+export type Statements = { readonly [K in keyof typeof STATEMENTS]: string };
+
+/** The driver's statements for `schema` (default: unqualified, found through `search_path`), built once. */
+export function statementsFor(schema?: string): Statements {
+  const entries = Object.entries(STATEMENTS).map(([key, sql]) => [key, qualify(sql, schema)]);
+  return Object.fromEntries(entries) as Statements;
+}

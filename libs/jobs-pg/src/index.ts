@@ -1,0 +1,20 @@
+export type { PgExecutor, PgQueryResult } from './executor/pg-executor';
+export { pgPoolExecutor, type PgQueryable } from './executor/pg-pool-executor';
+export {
+  typeormExecutor,
+  type TypeormDataSourceLike,
+  type TypeormQueryRunnerLike,
+} from './executor/typeorm-executor';
+export {
+  postgresJobDriver,
+  type PostgresJobDriver,
+  type PostgresJobDriverOptions,
+} from './driver/pg-driver';
+export { migrate, type MigrateOptions } from './migrations/migrate';
+export { SQL_JOBS_TABLE } from './migrations/install-script';
+export { JOBS_MIGRATIONS, type JobsMigration } from './migrations/all-migrations';
+export {
+  JobsMigration1700000000000,
+  type MigrationQueryRunnerLike,
+} from './migrations/typeorm-migration';
+export { JOBS_TABLES } from './schema';

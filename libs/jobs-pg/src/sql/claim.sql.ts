@@ -1,0 +1,102 @@
+/**
+ * One claim pass over every queue with a free slot, in ONE statement.
+ *
+ * $1 now (timestamptz; null = the database's `now()`), $2 worker_id, $3 queues text[], $4 limits int[] (free slots
+ * per queue, same length as $3; a queue named twice gets the sum), $5 visibility timeout in ms,
+ * $6 drop_names text[] (jobs declaring `retry.deadLetter: false`).
+ *
+ * Returns `arm` plus every `x_jobs` column: arm `claimed` for each row handed to the worker (running, attempt + 1,
+ * this worker, a fresh claim token, leased until now + $5), arm `buried` for each running row whose lease lapsed on
+ * its final attempt — settled `dead` (or `failed` when its name is in $6) with LEASE_LAPSED_FINAL_ATTEMPT, never
+ * handed out. Paused queues (`x_queue_pauses`) are skipped by both arms.
+ *
+ * Per queue, due rows are waiting rows (ready, delayed, suspended) whose run_at has come, and running rows whose lease
+ * lapsed (their worker died) with attempts left: each set is an ordered range scan of its own partial index, locked
+ * with `skip locked` so concurrent claims take different rows instead of waiting, then merged by priority, run time
+ * and id. Burying is bounded (1,000 rows) and apart from the slot limits, so rows the claim cannot hand out never
+ * take the place of rows it can. The clock is `not materialized` so `run_at <= now` stays an index condition of the
+ * waiting scan rather than a filter on every row it visits.
+ */
+export const SQL_CLAIM = `
+with clock as not materialized (
+  select coalesce($1::timestamptz, now()) as now
+),
+slots as (
+  select s.queue, sum(s.lim)::int as lim
+  from unnest($3::text[], $4::int[]) as s(queue, lim)
+  where not exists (select 1 from x_queue_pauses p where p.queue = s.queue)
+  group by s.queue
+),
+exhausted as (
+  select j.id
+  from x_jobs j cross join clock k
+  where j.state = 'running'
+    and j.lease_expires_at <= k.now
+    and j.attempt >= j.max_attempts
+    and j.queue in (select s.queue from slots s)
+  order by j.lease_expires_at
+  limit 1000
+  for update of j skip locked
+),
+buried as (
+  update x_jobs j set
+    state = case when j.name = any($6::text[]) then 'failed' else 'dead' end,
+    last_error = 'LEASE_LAPSED_FINAL_ATTEMPT',
+    worker_id = null,
+    claim = null,
+    lease_expires_at = null,
+    finished_at = k.now,
+    updated_at = k.now
+  from exhausted e cross join clock k
+  where j.id = e.id and j.state = 'running'
+  returning j.*
+),
+picked as (
+  select n.id
+  from slots s
+  cross join lateral (
+    select u.id
+    from (
+      select * from (
+        select j.id, j.priority, j.run_at
+        from x_jobs j cross join clock k
+        where j.queue = s.queue
+          and j.state in ('ready', 'delayed', 'suspended')
+          and j.run_at <= k.now
+        order by j.priority, j.run_at, j.id
+        limit s.lim
+        for update of j skip locked
+      ) waiting
+      union all
+      select * from (
+        select j.id, j.priority, j.run_at
+        from x_jobs j cross join clock k
+        where j.queue = s.queue
+          and j.state = 'running'
+          and j.lease_expires_at <= k.now
+          and j.attempt < j.max_attempts
+        order by j.priority, j.run_at, j.id
+        limit s.lim
+        for update of j skip locked
+      ) lapsed
+    ) u
+    order by u.priority, u.run_at, u.id
+    limit s.lim
+  ) n
+),
+claimed as (
+  update x_jobs j set
+    state = 'running',
+    attempt = j.attempt + 1,
+    worker_id = $2::text,
+    claim = gen_random_uuid(),
+    lease_expires_at = k.now + $5::float8 * interval '1 millisecond',
+    updated_at = k.now
+  from picked p cross join clock k
+  where j.id = p.id
+  returning j.*
+)
+select 'claimed' as arm, c.* from claimed c
+union all
+select 'buried' as arm, b.* from buried b
+`;

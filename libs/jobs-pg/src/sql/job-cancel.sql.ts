@@ -1,0 +1,25 @@
+/**
+ * Cancels a LIVE job (ready, delayed, running, suspended). A running attempt loses its claim, so its heartbeat,
+ * settle and step writes no longer match; a finished row is left exactly as it ended.
+ *
+ * $1 now (timestamptz; null = the database's `now()`), $2 id, $3 reason (NUL-free; null keeps last_error).
+ *
+ * Returns the cancelled `x_jobs` row, or none when the job is not live or unknown.
+ */
+export const SQL_JOB_CANCEL = `
+with clock as not materialized (
+  select coalesce($1::timestamptz, now()) as now
+)
+update x_jobs j set
+  state = 'cancelled',
+  last_error = coalesce($3::text, j.last_error),
+  worker_id = null,
+  claim = null,
+  lease_expires_at = null,
+  finished_at = k.now,
+  updated_at = k.now
+from clock k
+where j.id = $2::uuid
+  and j.state in ('ready', 'delayed', 'running', 'suspended')
+returning j.*
+`;

@@ -1,0 +1,155 @@
+import { Cron } from 'croner';
+import { InvariantError } from '../errors/runtime-errors';
+import { TaskDeclarationInvalidError } from '../errors/scheduler-errors';
+import { isSupportedTimeZone, supportedTimeZones, utcOffsetMs } from './time-zone';
+
+/**
+ * How far ahead a declaration looks for the first occurrence. An expression with none inside it (`0 0 31 2 *`) is
+ * refused: 8 years, not 5, because 29 February skips the century years 2100, 2200 and 2300.
+ */
+export const CRON_HORIZON_YEARS = 8;
+
+/** One cron expression resolved in one zone: the scheduler's resolver. */
+export interface CronSchedule {
+  /** The expression as declared. */
+  readonly cron: string;
+  /** The IANA zone its wall-clock fields are read in. */
+  readonly tz: string;
+  /** The first occurrence strictly after `fromMs` (epoch ms), or undefined when the expression has none left. */
+  next(fromMs: number): number | undefined;
+  /** How many times this schedule has asked croner for a next run: the cost catch-up is measured in. */
+  readonly evaluations: number;
+}
+
+/**
+ * Compiles `cron` in `tz`, refusing at declaration what could never fire: a zone the runtime does not know, a
+ * malformed expression (`*\/0`), a year field, and an expression with no occurrence within {@link CRON_HORIZON_YEARS}
+ * years of `nowMs`. The horizon is part of the expression croner is handed, so the check is bounded: unbounded, croner
+ * walks an impossible date month by month to the year 3000 (and overflows the stack on `0 0 31 4,6,9,11 *`).
+ */
+export function compileCron(
+  owner: string,
+  cron: unknown,
+  tz: unknown,
+  nowMs: number = Date.now(),
+): CronSchedule {
+  if (!isSupportedTimeZone(tz)) throw invalidZone(owner, tz);
+  if (typeof cron !== 'string' || cron.trim().length === 0) {
+    throw new TaskDeclarationInvalidError(owner, 'cron', 'must be a non-empty cron expression');
+  }
+  const parsed = parse(owner, cron, tz);
+  assertFiresWithinHorizon(owner, cron, parsed.getPattern() ?? cron, tz, nowMs);
+  return scheduleOf(cron, tz, parsed);
+}
+
+function parse(owner: string, cron: string, tz: string): Cron {
+  try {
+    // 5 fields, or 6 with seconds first; a year field pins a recurring task to a calendar and is refused.
+    return new Cron(cron, { timezone: tz, paused: true, mode: '5-or-6-parts' });
+  } catch (error) {
+    throw new TaskDeclarationInvalidError(
+      owner,
+      'cron',
+      `"${cron}" is not a cron expression (${error instanceof Error ? error.message : String(error)})`,
+      'Write 5 fields (minute hour day month weekday), or 6 with seconds first, e.g. "*/5 * * * *".',
+    );
+  }
+}
+
+function assertFiresWithinHorizon(
+  owner: string,
+  cron: string,
+  expanded: string,
+  tz: string,
+  nowMs: number,
+): void {
+  const fields = expanded.trim().split(/\s+/);
+  if (fields.length === 5) fields.unshift('0');
+  const year = new Date(nowMs).getUTCFullYear();
+  fields.push(`${year}-${year + CRON_HORIZON_YEARS}`);
+  let first: Date | null;
+  try {
+    const bounded = new Cron(fields.join(' '), { timezone: tz, paused: true, mode: '7-part' });
+    first = bounded.nextRun(new Date(nowMs));
+  } catch {
+    first = null;
+  }
+  if (first === null) {
+    throw new TaskDeclarationInvalidError(
+      owner,
+      'cron',
+      `"${cron}" has no occurrence in the next ${CRON_HORIZON_YEARS} years (an impossible date such as 31 February?)`,
+      'Write an expression that names a date the calendar has.',
+    );
+  }
+}
+
+function invalidZone(owner: string, tz: unknown): TaskDeclarationInvalidError {
+  if (typeof tz !== 'string' || tz.length === 0) {
+    return new TaskDeclarationInvalidError(
+      owner,
+      'tz',
+      'is required',
+      "Name the IANA zone the cron's wall clock is read in, e.g. tz: 'UTC' or tz: 'Europe/Berlin'.",
+    );
+  }
+  const suffix = `/${tz.toLowerCase()}`;
+  const near = [...supportedTimeZones()].filter((z) => z.toLowerCase().endsWith(suffix));
+  return new TaskDeclarationInvalidError(
+    owner,
+    'tz',
+    `"${tz}" is not a zone of this runtime's IANA database`,
+    near.length > 0
+      ? `Did you mean ${near.map((z) => `'${z}'`).join(' or ')}?`
+      : "Use a name from Intl.supportedValuesOf('timeZone'), or 'UTC'.",
+  );
+}
+
+function scheduleOf(cron: string, tz: string, parsed: Cron): CronSchedule {
+  let evaluations = 0;
+  const raw = (fromMs: number): number | undefined => {
+    evaluations += 1;
+    const at = parsed.nextRun(new Date(fromMs));
+    return at === null ? undefined : at.getTime();
+  };
+  return {
+    cron,
+    tz,
+    get evaluations() {
+      return evaluations;
+    },
+    next(fromMs) {
+      let probe = fromMs;
+      for (let hop = 0; hop < 4; hop++) {
+        const at = raw(probe);
+        if (at === undefined || at > fromMs) return at;
+        probe = lastSecondOfRepeatedHour(tz, probe, at);
+      }
+      throw new InvariantError(
+        `croner answered no occurrence after ${new Date(fromMs).toISOString()} for "${cron}" in ${tz}.`,
+      );
+    },
+  };
+}
+
+/**
+ * croner reads a reference inside the second pass of a fall-back hour as its wall time and maps the next matching wall
+ * time to its FIRST instant — earlier than the reference. Those wall times already had their instant, so the next
+ * occurrence is at or after the end of the repeated stretch: answer the second before it, found by bisection on the
+ * zone's offset (about 12 offset reads for an hour). `earlierMs` is croner's answer, in the first pass.
+ */
+function lastSecondOfRepeatedHour(tz: string, fromMs: number, earlierMs: number): number {
+  const start = Math.floor(fromMs / 1000) * 1000;
+  const delta = utcOffsetMs(tz, earlierMs) - utcOffsetMs(tz, start);
+  if (delta <= 0) return start + 1000;
+  // the end of the repetition: the first instant whose wall time was not already shown `delta` earlier
+  const repeatedEnds = (t: number): boolean => utcOffsetMs(tz, t - delta) === utcOffsetMs(tz, t);
+  let lo = start;
+  let hi = start + delta;
+  while (hi - lo > 1000) {
+    const mid = lo + Math.floor((hi - lo) / 2000) * 1000;
+    if (repeatedEnds(mid)) hi = mid;
+    else lo = mid;
+  }
+  return hi - 1000;
+}
