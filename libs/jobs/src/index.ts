@@ -40,3 +40,7 @@ export * from './worker/worker-options';
 export * from './worker/job-worker';
 export { LEASE_LAPSED_FINAL_ATTEMPT } from './worker/claim-exhausted';
 export * from './nest';
+export * from './scheduler';
+export * from './errors/scheduler-errors';
+export * from './worker/limits';
+export * from './runtime/concurrency-gate';

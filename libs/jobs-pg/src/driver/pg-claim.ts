@@ -25,6 +25,7 @@ export async function claimRows(ctx: PgContext, options: ClaimOptions): Promise<
     options.slots.map((slot) => Math.max(0, Math.floor(slot.limit))),
     options.visibilityTimeoutMs,
     [...(options.dropExhausted ?? [])],
+    [...(options.excludeTenants ?? [])],
   ]);
   const claimed: ClaimedJob[] = [];
   const buried: JobRow[] = [];

@@ -1,4 +1,5 @@
 import type { PgExecutor } from '../executor/pg-executor';
+import { pgPoolExecutor } from '../executor/pg-pool-executor';
 import { createTestDatabase, resetJobTables, type TestDatabase } from '../../test/test-database';
 import { request } from '../../test/requests';
 import { postgresJobDriver } from './pg-driver';
@@ -50,6 +51,48 @@ describe('postgres enqueue (database clock, a pool of 20)', () => {
     );
     expect(codes.filter((c) => c === 'created')).toHaveLength(1);
     expect(codes.filter((c) => c === 'X_JOB_DUPLICATE')).toHaveLength(63);
+  });
+
+  /** Enqueues `key` inside an open transaction, then races a pool enqueue of the same key against its end. */
+  const raceOpenTransaction = async (end: 'commit' | 'rollback') => {
+    const client = await db.pool.connect();
+    try {
+      await client.query('begin');
+      const first = request({ idempotencyKey: 'in-flight' });
+      await postgresJobDriver({ executor: pgPoolExecutor(client) }).enqueue(first);
+      const second = request({ idempotencyKey: 'in-flight' });
+      const executor = counting(db.executor);
+      const pending = postgresJobDriver({ executor }).enqueue(second);
+      // wait until the second enqueue is blocked on the first one's uncommitted key
+      let blocked = false;
+      for (let i = 0; i < 200 && !blocked; i++) {
+        const { rows } = await db.pool.query<{ n: number }>(
+          `select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
+        );
+        blocked = (rows[0]?.n ?? 0) > 0;
+        if (!blocked) await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      expect(blocked).toBe(true);
+      await client.query(end);
+      return { first, second, result: await pending, statements: executor.statements };
+    } finally {
+      client.release();
+    }
+  };
+
+  it('answers the holder when the competing transaction commits while the enqueue waits on it', async () => {
+    const { first, result, statements } = await raceOpenTransaction('commit');
+    expect(result).toEqual({ id: first.id, runId: first.runId, deduped: true });
+    // its snapshot predates the commit, so it ran once more to read the holder
+    expect(statements).toBe(2);
+  });
+
+  it('creates the row when the competing transaction rolls back: no phantom holder (Oban #1087)', async () => {
+    const { second, result, statements } = await raceOpenTransaction('rollback');
+    expect(result).toEqual({ id: second.id, runId: second.runId, deduped: false });
+    expect(statements).toBe(1);
+    const driver = postgresJobDriver({ executor: db.executor });
+    expect((await driver.get(second.id))?.state).toBe('ready');
   });
 
   it('writes 1,000 rows with enqueueMany in ONE statement', async () => {

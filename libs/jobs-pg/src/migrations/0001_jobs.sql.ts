@@ -48,7 +48,7 @@ create index x_jobs_claim_idx
   on x_jobs (queue, priority, run_at, id)
   where state in ('ready', 'delayed', 'suspended');
 
--- Lapsed leases (a worker died): the claim's second and third arms range over this.
+-- Lapsed leases (a worker died): the claim's re-take and bury arms range over this.
 create index x_jobs_lease_idx on x_jobs (lease_expires_at) where state = 'running';
 
 -- The dead-letter queue per queue (inspectDeadLetters, queue_dead_jobs): small, since most rows end done.

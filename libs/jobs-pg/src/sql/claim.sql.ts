@@ -3,7 +3,8 @@
  *
  * $1 now (timestamptz; null = the database's `now()`), $2 worker_id, $3 queues text[], $4 limits int[] (free slots
  * per queue, same length as $3; a queue named twice gets the sum), $5 visibility timeout in ms,
- * $6 drop_names text[] (jobs declaring `retry.deadLetter: false`).
+ * $6 drop_names text[] (jobs declaring `retry.deadLetter: false`), $7 exclude_tenants text[] (tenants at the
+ * claiming worker's cap: their rows are not handed out; rows with no tenant always are).
  *
  * Returns `arm` plus every `x_jobs` column: arm `claimed` for each row handed to the worker (running, attempt + 1,
  * this worker, a fresh claim token, leased until now + $5), arm `buried` for each running row whose lease lapsed on
@@ -63,6 +64,7 @@ picked as (
         where j.queue = s.queue
           and j.state in ('ready', 'delayed', 'suspended')
           and j.run_at <= k.now
+          and (j.tenant_id is null or j.tenant_id <> all($7::text[]))
         order by j.priority, j.run_at, j.id
         limit s.lim
         for update of j skip locked
@@ -75,6 +77,7 @@ picked as (
           and j.state = 'running'
           and j.lease_expires_at <= k.now
           and j.attempt < j.max_attempts
+          and (j.tenant_id is null or j.tenant_id <> all($7::text[]))
         order by j.priority, j.run_at, j.id
         limit s.lim
         for update of j skip locked

@@ -14,13 +14,18 @@
  * NULL when the request met a row committed after this statement's snapshot (a concurrent enqueue): re-run those
  * requests. When a strict request meets a live key, NOTHING is inserted — the batch is all or nothing, like one
  * enqueue that throws — and that request answers `key`.
+ *
+ * Linear in the batch whatever the planner believes: stored rows are found by one LATERAL index probe per request,
+ * the in-batch contest is decided by window functions, and "did my row land" is a lookup in one jsonb object built
+ * from the INSERT's RETURNING. Joins between these steps were planned as nested loops (the planner reads a 1,000-row
+ * CTE as a handful of rows) and took ~700 ms for 1,000 requests.
  */
 export const SQL_ENQUEUE_MANY = `
 with clock as not materialized (
   select coalesce($1::timestamptz, now()) as now
 ),
 req as (
-  select r.*, min(r.ord) over (partition by r.id) as id_first
+  select r.*, min(r.ord) over (partition by r.id) = r.ord as first_of_id
   from unnest(
     $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
     $10::timestamptz[], $11::int[], $12::int[], $13::text[], $14::text[], $15::bool[]
@@ -33,25 +38,42 @@ probe as (
   select r.*, s.id as stored_id, s.run_id as stored_run_id,
     h.id as held_id, h.run_id as held_run_id, h.state as held_state
   from req r
-  left join x_jobs s on s.id = r.id
-  left join x_jobs h
-    on h.name = r.name
-    and coalesce(h.tenant_id, '') = coalesce(r.tenant_id, '')
-    and h.idempotency_key = r.idempotency_key
-    and h.state in ('ready', 'delayed', 'running', 'suspended')
-  where r.ord = r.id_first
+  left join lateral (
+    select j.id, j.run_id from x_jobs j where r.first_of_id and j.id = r.id
+  ) s on true
+  left join lateral (
+    select j.id, j.run_id, j.state from x_jobs j
+    where r.first_of_id
+      and j.name = r.name
+      and coalesce(j.tenant_id, '') = coalesce(r.tenant_id, '')
+      and j.idempotency_key = r.idempotency_key
+      and j.state in ('ready', 'delayed', 'running', 'suspended')
+  ) h on true
 ),
-contest as (
-  select p.*,
-    min(p.ord) over (partition by p.name, coalesce(p.tenant_id, ''), p.idempotency_key) as key_first
+eligible as (
+  select p.*, p.first_of_id and p.stored_id is null and p.held_id is null as eligible
   from probe p
-  where p.stored_id is null and p.held_id is null
+),
+ranked as (
+  select e.*,
+    first_value(e.eligible) over w as has_winner,
+    first_value(e.ord) over w as winner_ord,
+    first_value(e.id) over w as winner_id,
+    first_value(e.run_id) over w as winner_run_id,
+    first_value(case when e.run_at > k.now then 'delayed' else 'ready' end) over w as winner_state
+  from eligible e
+  cross join clock k
+  window w as (
+    partition by e.name, coalesce(e.tenant_id, ''), e.idempotency_key
+    order by e.eligible desc, e.ord
+  )
 ),
 refused as (
-  select 1 from probe p
-  where p.strict and p.stored_id is null and p.held_id is not null
-  union all
-  select 1 from contest c where c.strict and c.ord <> c.key_first
+  select exists (
+    select 1 from ranked r
+    where r.strict and r.first_of_id and r.stored_id is null
+      and (r.held_id is not null or r.ord <> r.winner_ord)
+  ) as refused
 ),
 inserted as (
   insert into x_jobs (
@@ -59,46 +81,54 @@ inserted as (
     max_attempts, priority, run_at, created_at, updated_at, concurrency_key, traceparent
   )
   select
-    c.id, c.run_id, c.name, c.queue, c.input::jsonb, c.idempotency_key, c.tenant_id, c.enqueued_by,
-    case when c.run_at > k.now then 'delayed' else 'ready' end, 0,
-    c.max_attempts, c.priority, c.run_at, k.now, k.now, c.concurrency_key, c.traceparent
-  from contest c cross join clock k
-  where c.ord = c.key_first and not exists (select 1 from refused)
-  order by c.ord
+    r.id, r.run_id, r.name, r.queue, r.input::jsonb, r.idempotency_key, r.tenant_id, r.enqueued_by,
+    case when r.run_at > k.now then 'delayed' else 'ready' end, 0,
+    r.max_attempts, r.priority, r.run_at, k.now, k.now, r.concurrency_key, r.traceparent
+  from ranked r
+  cross join clock k
+  where r.eligible and r.ord = r.winner_ord and not (select f.refused from refused f)
+  order by r.ord
   on conflict do nothing
-  returning id, run_id, state
+  returning id
 ),
-answer as (
-  select p.ord,
+landed as (
+  select coalesce(jsonb_object_agg(i.id::text, true), '{}'::jsonb) as ids from inserted i
+),
+answered as (
+  select r.ord, r.id as request_id, r.first_of_id,
     case
-      when p.stored_id is not null then p.stored_id
-      when p.held_id is not null then p.held_id
-      else coalesce(i.id, w.id)
+      when r.stored_id is not null then r.stored_id
+      when r.held_id is not null then r.held_id
+      else r.winner_id
     end as id,
     case
-      when p.stored_id is not null then p.stored_run_id
-      when p.held_id is not null then p.held_run_id
-      else coalesce(i.run_id, w.run_id)
+      when r.stored_id is not null then r.stored_run_id
+      when r.held_id is not null then r.held_run_id
+      else r.winner_run_id
     end as run_id,
     case
-      when p.stored_id is not null then 'id'
-      when p.held_id is not null then 'key'
-      when c.ord <> c.key_first and (i.id is not null or c.strict) then 'key'
-      when i.id is not null then 'created'
+      when not r.first_of_id then null
+      when r.stored_id is not null then 'id'
+      when r.held_id is not null then 'key'
+      when (select l.ids from landed l) ? r.winner_id::text then
+        case when r.ord = r.winner_ord then 'created' else 'key' end
+      when r.strict and r.ord <> r.winner_ord then 'key'
     end as outcome,
     case
-      when p.held_id is not null then p.held_state
-      when c.ord <> c.key_first then coalesce(i.state, 'ready')
+      when r.held_id is not null then r.held_state
+      when r.ord <> r.winner_ord then r.winner_state
     end as holder_state
-  from probe p
-  left join contest c on c.ord = p.ord
-  left join contest w on w.ord = c.key_first
-  left join inserted i on i.id = w.id
+  from ranked r
 )
-select r.ord::int as ord, a.id, a.run_id,
-  case when r.ord = r.id_first or a.outcome is null then a.outcome else 'id' end as outcome,
-  a.holder_state
-from req r
-left join answer a on a.ord = r.id_first
-order by r.ord
+select a.ord::int as ord,
+  first_value(a.id) over f as id,
+  first_value(a.run_id) over f as run_id,
+  case
+    when a.first_of_id then a.outcome
+    when first_value(a.outcome) over f is not null then 'id'
+  end as outcome,
+  first_value(a.holder_state) over f as holder_state
+from answered a
+window f as (partition by a.request_id order by a.ord)
+order by a.ord
 `;

@@ -52,6 +52,8 @@ export interface ClaimOptions {
   readonly onExhausted?: (rows: readonly JobRow[]) => void;
   /** Job names declaring `retry.deadLetter: false`: their exhausted rows are buried `failed`, not `dead`. */
   readonly dropExhausted?: ReadonlySet<string>;
+  /** Tenants whose rows this claim skips (they are at a per-process cap of the claiming worker). */
+  readonly excludeTenants?: readonly string[];
 }
 
 /** Settle a run as completed. */

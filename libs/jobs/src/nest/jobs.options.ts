@@ -26,6 +26,7 @@ export type JobsModuleWorkerOptions = Pick<
   | 'pollIntervalMs'
   | 'idlePollMaxMs'
   | 'workerId'
+  | 'limits'
 >;
 
 /** Options of `JobsModule.forRoot()` / `forRootAsync()`. */

@@ -1,6 +1,9 @@
 import type { RunArgs, JobRunContext } from '../declare/run-args';
 import { isFinalAttempt } from '../declare/retry-policy';
 import type { JobDriver, StepRecord } from '../driver/job-driver';
+import type { LeaseStore } from '../driver/lease-store';
+import { JobKeyBusyError } from '../errors/operator-errors';
+import { enterConcurrencyGate, type GateVerdict } from './concurrency-gate';
 import { claimOf, type ClaimedJob } from '../driver/job-row';
 import { JobInputInvalidError } from '../errors/declaration-errors';
 import { errorCodeOf } from '../errors/jobs-error';
@@ -45,6 +48,14 @@ export interface ExecuteJobOptions {
    * lease, so the worker stops renewing it — a renewal after the ack would come back refused and read as a lost lease.
    */
   readonly onSettle?: (landed: boolean) => void;
+  /** The fleet lease store `job.concurrency` is enforced through (default `driver.leases`). */
+  readonly leases?: LeaseStore;
+  /** The lease a held fleet slot lives for without renewal: the worker's visibility timeout (default 30 s). */
+  readonly visibilityTimeoutMs?: number;
+  /** How often a held fleet slot is renewed: the worker's heartbeat interval (default a third of the lease). */
+  readonly heartbeatIntervalMs?: number;
+  /** How long a run a cap handed back waits before it is due again: one poll (default 250 ms). */
+  readonly handBackMs?: number;
 }
 
 /** Whether the attempt should stop waiting for its body: a deadline or a lost lease, never a drain. */
@@ -189,6 +200,44 @@ export async function executeJob(o: ExecuteJobOptions): Promise<JobExecution> {
     return finish('retried', { error, resumeAt });
   };
 
+  /** A cap is full: hand the claim straight back, attempt uncounted, due again after one poll. */
+  const handBack = async (key: string): Promise<JobExecution> => {
+    const resumeAt = clock.now() + (o.handBackMs ?? 250);
+    const landed = await answered(
+      driver.nack(claimed.id, { ...claim, error: null, uncounted: true, runAt: resumeAt }),
+    );
+    if (!landed) return lost('hand-back');
+    logger.log('debug', 'jobs.concurrency.wait', { ...base, key });
+    return finish('deferred', { resumeAt });
+  };
+
+  /** `whenBusy: 'fail'` over a busy key: settled failed, the body never ran, nothing retries it. */
+  const refuse = async (key: string, input: unknown): Promise<JobExecution> => {
+    const error = new JobKeyBusyError(claimed.name, key);
+    const landed = await answered(
+      driver.nack(claimed.id, { ...claim, error: errorText(error), fail: true }),
+    );
+    if (!landed) return lost('refuse');
+    logger.log('warn', 'jobs.attempt.refused', { ...base, key, code: error.code });
+    if (o.job !== undefined) {
+      await notifyOnSettled(
+        o.job.handle,
+        {
+          outcome: 'refused',
+          jobId: claimed.id,
+          runId: claimed.runId,
+          input,
+          error: errorText(error),
+          code: error.code,
+          ctx,
+        },
+        ctx,
+        logger,
+      );
+    }
+    return finish('refused', { error });
+  };
+
   if (o.job === undefined) return fail(new JobUnknownError(claimed.name), undefined);
   const { handle, body } = o.job;
   if (body === undefined) return fail(new JobUnboundError(claimed.name), undefined);
@@ -202,6 +251,28 @@ export async function executeJob(o: ExecuteJobOptions): Promise<JobExecution> {
   }
 
   const { controller, dispose } = childController(o.signal);
+  let gate: GateVerdict;
+  try {
+    const ttlMs = o.visibilityTimeoutMs ?? 30_000;
+    gate = await enterConcurrencyGate({
+      handle,
+      input,
+      jobId: claimed.id,
+      leases: o.leases ?? driver.leases,
+      ttlMs,
+      renewEveryMs: o.heartbeatIntervalMs ?? Math.max(1, Math.floor(ttlMs / 3)),
+      clock,
+      logger,
+      onLost: (error) => controller.abort(error),
+    });
+  } catch (error) {
+    dispose();
+    return fail(error, input);
+  }
+  if (gate.kind !== 'open') {
+    dispose();
+    return gate.kind === 'wait' ? handBack(gate.key) : refuse(gate.key, input);
+  }
   const timeoutMs = handle.timeoutMs;
   let deadlinePassed = false;
   // Set once the wait below exists: the deadline ends the wait even when a drain aborted the signal first.
@@ -315,6 +386,7 @@ export async function executeJob(o: ExecuteJobOptions): Promise<JobExecution> {
   } finally {
     disarm();
     dispose();
+    await gate.leave();
   }
 }
 

@@ -1,7 +1,8 @@
 import type { JobsTotalOutcome } from './metrics';
 
 /**
- * How one attempt ended. `lost` is an attempt whose settle did not land (its lease lapsed and the row moved on, or it
+ * How one attempt ended. `deferred` is a claim a cap handed straight back before the body started (uncounted, due
+ * again after a poll). `lost` is an attempt whose settle did not land (its lease lapsed and the row moved on, or it
  * was cancelled): the claim that holds the row now decides.
  */
 export type JobOutcome =
@@ -12,6 +13,7 @@ export type JobOutcome =
   | 'dropped'
   | 'interrupted'
   | 'refused'
+  | 'deferred'
   | 'lost';
 
 /** Why a job stopped for good. */

@@ -11,6 +11,7 @@ export {
   type JobSchedulerOptions,
 } from './scheduler-options';
 export { DEFAULT_LEASE_TTL_MS, SCHEDULER_LEASE_KEY, type LeaseLeader } from './lease-leader';
+export { leaseStoreLeader, type LeaseStoreLeaderOptions } from './lease-store-leader';
 export {
   memoryLeaseLeader,
   memoryLeaseTable,
@@ -28,9 +29,8 @@ export {
 } from './scheduler-state';
 export { memorySchedulerState, type MemorySchedulerStateOptions } from './memory-scheduler-state';
 export { CRON_HORIZON_YEARS, compileCron, type CronSchedule } from './cron-schedule';
-export { latestOccurrence, nextTaskRun, walkOccurrences } from './occurrences';
-export { planCatchUp, type CatchUpPlan, type PlannedFire } from './catch-up';
-export { occurrenceKey, occurrenceRequests } from './occurrence-requests';
+export { latestOccurrence, nextTaskRun } from './occurrences';
+export { occurrenceKey } from './occurrence-requests';
 export { isSupportedTimeZone } from './time-zone';
 export {
   TaskDeclarationInvalidError,

@@ -6,3 +6,5 @@ export {
 } from './conformance';
 export { frozenClock, type FrozenClock } from './frozen-clock';
 export * from './run-jobs';
+export * from '../scheduler/testing/scheduler-fleet';
+export * from '../scheduler/testing/scheduler-state.conformance';

@@ -11,6 +11,7 @@ import { systemClock, type TimerHandle } from '../util/clock';
 import { silentLogger } from '../util/logger';
 import { announceExhausted } from './claim-exhausted';
 import { startHeartbeat } from './heartbeat';
+import { processLimits } from './limits';
 import { resolveSlots } from './slots';
 import {
   DEFAULT_VISIBILITY_TIMEOUT_MS,
@@ -70,6 +71,8 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
   let slots: Map<string, number> = new Map();
   const inFlight = new Map<string, number>();
   const runs = new Map<string, HeldRun>();
+  const handingBack = new Set<Promise<void>>();
+  const limits = options.limits === undefined ? undefined : processLimits(options.limits, clock);
   const stats: Mutable<WorkerStats> = {
     claimed: 0,
     completed: 0,
@@ -79,6 +82,7 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
     suspended: 0,
     interrupted: 0,
     refused: 0,
+    deferred: 0,
     inFlight: 0,
     claims: 0,
     leasesLost: 0,
@@ -148,6 +152,7 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
         slots: free,
         visibilityTimeoutMs,
         dropExhausted: dropExhausted(),
+        ...(limits === undefined ? {} : { excludeTenants: limits.fullTenants() }),
         onExhausted: (rows) => {
           exhausted = rows;
         },
@@ -177,9 +182,45 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
     }
   };
 
+  /** A per-process cap refused the row: hand it straight back, uncounted, due after one poll. */
+  const handBack = (claimed: ClaimedJob, cap: string): void => {
+    stats.deferred++;
+    const runAt = clock.now() + floor;
+    const settle = driver
+      .nack(claimed.id, {
+        workerId: claimed.workerId,
+        claim: claimed.claim,
+        error: null,
+        uncounted: true,
+        runAt,
+      })
+      .then(
+        () => {
+          logger.log('debug', 'jobs.limits.deferred', {
+            jobId: claimed.id,
+            queue: claimed.queue,
+            cap,
+          });
+          armDue(runAt);
+        },
+        (error: unknown) =>
+          logger.log('error', 'jobs.limits.hand-back-failed', {
+            jobId: claimed.id,
+            error: String(error),
+          }),
+      )
+      .finally(() => handingBack.delete(settle));
+    handingBack.add(settle);
+  };
+
   const start = (claimed: ClaimedJob): void => {
     stats.claimed++;
+    if (limits !== undefined) {
+      const verdict = limits.tryAcquire(claimed);
+      if (verdict !== 'ok') return handBack(claimed, verdict);
+    }
     inFlight.set(claimed.queue, (inFlight.get(claimed.queue) ?? 0) + 1);
+    let deferred = false;
     const controller = new AbortController();
     // A row a claim on the wire hands back after the drain began is aborted like the rest; after a manual stop() it runs.
     if (drainSignal !== undefined) controller.abort(new JobDrainedError(id, drainSignal));
@@ -205,11 +246,17 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
       events,
       ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
       signal: controller.signal,
+      visibilityTimeoutMs,
+      heartbeatIntervalMs,
+      handBackMs: floor,
       // Once the settle is answered the row is no longer this run's: renewing it would read as a lost lease.
       onSettle: () => stopBeat(),
     })
       .then(
-        (execution) => record(execution),
+        (execution) => {
+          deferred = execution.outcome === 'deferred';
+          record(execution);
+        },
         (error: unknown) =>
           logger.log('error', 'jobs.worker.execute-failed', {
             jobId: claimed.id,
@@ -219,9 +266,11 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
       .finally(() => {
         stopBeat();
         runs.delete(claimed.id);
+        limits?.release(claimed);
         inFlight.set(claimed.queue, (inFlight.get(claimed.queue) ?? 1) - 1);
-        // A slot came free: refill it at once.
-        kick();
+        // A slot came free: refill it at once — unless a cap handed this run back, where an immediate pass would
+        // only claim the same capped rows again; the due timer brings it back after one poll.
+        if (!deferred) kick();
       });
     runs.set(claimed.id, { queue: claimed.queue, controller, done, stopBeat });
   };
@@ -248,6 +297,9 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
         break;
       case 'refused':
         stats.refused++;
+        break;
+      case 'deferred':
+        stats.deferred++;
         break;
       default:
         break;
@@ -294,9 +346,11 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
   };
 
   const waitForRuns = async (deadlineAt: number | undefined): Promise<void> => {
-    const all = Promise.all([passing, ...[...runs.values()].map((r) => r.done)]).then(
-      () => 'done' as const,
-    );
+    const all = Promise.all([
+      passing,
+      ...handingBack,
+      ...[...runs.values()].map((r) => r.done),
+    ]).then(() => 'done' as const);
     if (deadlineAt === undefined) {
       await all;
       while (runs.size > 0) await Promise.all([...runs.values()].map((r) => r.done));

@@ -29,6 +29,8 @@ export interface ProcessLimits {
   tryAcquire(run: LimitedRun): 'ok' | 'perTenant' | 'perQueue' | 'global' | 'ratePerTenant';
   /** Gives the place back when the run ends. */
   release(run: LimitedRun): void;
+  /** Tenants at their `perTenant` cap: the next claim skips their rows, so one tenant's backlog cannot starve others. */
+  fullTenants(): string[];
 }
 
 function positive(field: string, v: number | undefined): void {
@@ -82,6 +84,11 @@ export function processLimits(config: LimitConfig, clock: Clock): ProcessLimits 
       byQueue.set(run.queue, (byQueue.get(run.queue) ?? 0) + 1);
       byTenant.set(tenant, (byTenant.get(tenant) ?? 0) + 1);
       return 'ok';
+    },
+    fullTenants() {
+      if (config.perTenant === undefined) return [];
+      const cap = config.perTenant;
+      return [...byTenant].filter(([t, n]) => t !== '' && n >= cap).map(([t]) => t);
     },
     release(run) {
       const tenant = run.tenantId ?? '';

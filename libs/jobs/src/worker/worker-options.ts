@@ -4,6 +4,7 @@ import type { Clock } from '../util/clock';
 import type { JobsLogger } from '../util/logger';
 import type { EventBus } from '../events/event-bus';
 import type { JobMetrics } from '../runtime/metrics';
+import type { LimitConfig } from './limits';
 
 /** The default number of concurrent runs per queue. */
 export const JOBS_CONCURRENCY_DEFAULT = 8;
@@ -43,6 +44,8 @@ export interface JobWorkerOptions {
   readonly events?: EventBus;
   /** Counters and gauges (default none). */
   readonly metrics?: JobMetrics;
+  /** Per-process caps (a per-pod budget; `job.concurrency` is the fleet-wide one). Over a cap a claim is handed back. */
+  readonly limits?: LimitConfig;
 }
 
 /** What a worker has done since it started. */
@@ -55,6 +58,8 @@ export interface WorkerStats {
   readonly suspended: number;
   readonly interrupted: number;
   readonly refused: number;
+  /** Claims handed straight back by a cap (per-process limits or a fleet slot), uncounted. */
+  readonly deferred: number;
   readonly inFlight: number;
   /** Claim statements issued. */
   readonly claims: number;

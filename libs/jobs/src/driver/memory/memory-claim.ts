@@ -62,12 +62,14 @@ export function claimRows(store: MemoryStore, options: ClaimOptions): ClaimedJob
   }
   if (buried.length > 0) options.onExhausted?.(buried);
 
+  const excluded = new Set(options.excludeTenants ?? []);
   const claimed: ClaimedJob[] = [];
   for (const slot of slots) {
     if (slot.limit <= 0) continue;
     const due = store
       .inQueue(slot.queue)
       .filter((row) => isClaimable(row, now))
+      .filter((row) => row.tenantId === null || !excluded.has(row.tenantId))
       .sort(claimOrder)
       .slice(0, slot.limit);
     for (const row of due) {

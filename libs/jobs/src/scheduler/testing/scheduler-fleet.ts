@@ -48,7 +48,7 @@ export interface SchedulerFleet {
   kill(member: JobScheduler): void;
   /** The members alive (not killed, not stopped) that believe they lead. */
   leaders(): JobScheduler[];
-  /** Every job row, oldest first. */
+  /** Every job row, in id order (rows minted in one millisecond are in no particular order). */
   rows(): Promise<JobRow[]>;
   /** Stops every live member. */
   stopAll(): Promise<void>;

@@ -11,6 +11,15 @@ export function claimSuite(h: Harness): void {
       ).rejects.toMatchObject({ code: 'X_JOB_CLAIM_QUEUES_EMPTY' });
     });
 
+    it('skips the rows of excluded tenants, and takes rows with no tenant', async () => {
+      const full = await h.enqueue({ tenantId: 'tenant-full' });
+      const other = await h.enqueue({ tenantId: 'tenant-other' });
+      const none = await h.enqueue({ tenantId: null });
+      const claimed = await h.claim({ excludeTenants: ['tenant-full'] });
+      expect(idsOf(claimed).sort()).toEqual([other.id, none.id].sort());
+      expect((await h.claim())[0]?.id).toBe(full.id);
+    });
+
     it('answers [] when nothing is due', async () => {
       expect(await h.claim()).toEqual([]);
     });

@@ -1,0 +1,77 @@
+import { job } from '../declare/job';
+import { task, type TaskHandle } from '../declare/task';
+import { t } from '../schema';
+import { schedulerFleet } from './testing/scheduler-fleet';
+
+/** The table documented in DST.md: what fires on each 2026 switch day, as UTC instants. */
+const TABLE: readonly (readonly [zone: string, day: string, cron: string, fires: string[]])[] = [
+  // spring forward: 02:00 does not exist, so it fires at 03:00 local, once
+  ['America/New_York', '2026-03-08', '0 2 * * *', ['2026-03-08T07:00:00.000Z']],
+  ['America/New_York', '2026-03-08', '30 1 * * *', ['2026-03-08T06:30:00.000Z']],
+  ['Europe/Berlin', '2026-03-29', '0 2 * * *', ['2026-03-29T01:00:00.000Z']],
+  ['Europe/Berlin', '2026-03-29', '30 1 * * *', ['2026-03-29T00:30:00.000Z']],
+  // fall back: a repeated wall time fires once, at its first (daylight-time) instant
+  ['America/New_York', '2026-11-01', '0 2 * * *', ['2026-11-01T07:00:00.000Z']],
+  ['America/New_York', '2026-11-01', '30 1 * * *', ['2026-11-01T05:30:00.000Z']],
+  ['Europe/Berlin', '2026-10-25', '0 2 * * *', ['2026-10-25T00:00:00.000Z']],
+  ['Europe/Berlin', '2026-10-25', '30 1 * * *', ['2026-10-24T23:30:00.000Z']],
+  // …so a sub-hourly schedule is quiet for the repeated hour's second pass
+  [
+    'America/New_York',
+    '2026-11-01',
+    '*/30 1-2 * * *',
+    [
+      '2026-11-01T05:00:00.000Z',
+      '2026-11-01T05:30:00.000Z',
+      '2026-11-01T07:00:00.000Z',
+      '2026-11-01T07:30:00.000Z',
+    ],
+  ],
+];
+
+const tick = job({
+  name: 'dst.tick',
+  input: t.object({ occurrenceMs: t.number.int() }),
+  idempotencyKey: ({ occurrenceMs }) => `tick:${occurrenceMs}`,
+  tenant: 'none',
+});
+const declared = new Map<string, TaskHandle>();
+const taskFor = (zone: string, cron: string): TaskHandle => {
+  const key = `${zone} ${cron}`;
+  let handle = declared.get(key);
+  if (handle === undefined) {
+    handle = task({
+      name: `dst.${zone.replace('/', '.')}.${declared.size}`,
+      cron,
+      tz: zone,
+      enqueue: (occurrenceMs) => [[tick, { occurrenceMs }]],
+    });
+    declared.set(key, handle);
+  }
+  return handle;
+};
+
+const localDay = (zone: string, ms: number): string =>
+  new Intl.DateTimeFormat('en-CA', { timeZone: zone, dateStyle: 'short' }).format(new Date(ms));
+
+describe('DST: what fires on the 2026 switch days', () => {
+  it.each(TABLE)('%s %s %s', async (zone, day, cron, fires) => {
+    const handle = taskFor(zone, cron);
+    const [y, m, d] = day.split('-').map(Number) as [number, number, number];
+    const fleet = schedulerFleet({
+      startMs: Date.UTC(y, m - 1, d - 1, 12),
+      tickIntervalMs: 60_000,
+      renewEveryMs: 60_000,
+    });
+    fleet.spawn([handle]);
+    await fleet.clock.advance(48 * 3_600_000);
+    await fleet.stopAll();
+
+    const onDay = (await fleet.rows())
+      .map((r) => (r.input as { occurrenceMs: number }).occurrenceMs)
+      .filter((at) => localDay(zone, at) === day)
+      .sort((a, b) => a - b)
+      .map((at) => new Date(at).toISOString());
+    expect(onDay).toEqual(fires);
+  });
+});

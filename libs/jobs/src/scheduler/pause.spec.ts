@@ -1,0 +1,78 @@
+import { job } from '../declare/job';
+import { task, type CatchUpPolicy } from '../declare/task';
+import { t } from '../schema';
+import { PAUSE_RECHECK_MS } from './scheduler-options';
+import { schedulerFleet, type SchedulerFleet } from './testing/scheduler-fleet';
+
+const MINUTE = 60_000;
+const START = Date.UTC(2026, 0, 1);
+const mmss = (ms: number): string => new Date(ms).toISOString().slice(14, 19);
+
+const tick = job({
+  name: 'pause.tick',
+  input: t.object({ occurrenceMs: t.number.int() }),
+  idempotencyKey: ({ occurrenceMs }) => `tick:${occurrenceMs}`,
+  tenant: 'none',
+});
+const everyMinute = (catchUp: CatchUpPolicy) =>
+  task({
+    name: `pause.every-minute.${catchUp}`,
+    cron: '* * * * *',
+    tz: 'UTC',
+    catchUp,
+    enqueue: (occurrenceMs) => [[tick, { occurrenceMs }]],
+  });
+const tasks = { skip: everyMinute('skip'), 'run-all': everyMinute('run-all') };
+
+async function fired(fleet: SchedulerFleet): Promise<string[]> {
+  return (await fleet.rows())
+    .map((r) => (r.input as { occurrenceMs: number }).occurrenceMs)
+    .sort((a, b) => a - b)
+    .map(mmss);
+}
+
+/** Fires 01:00, pauses at 01:30, lets 5 minutes pass (06:30), resumes. */
+async function pausedFiveMinutes(
+  policy: CatchUpPolicy & keyof typeof tasks,
+): Promise<SchedulerFleet> {
+  const fleet = schedulerFleet({ startMs: START });
+  fleet.spawn([tasks[policy]]);
+  await fleet.clock.advance(90_000);
+  await fleet.state.pauseTask(tasks[policy].name);
+  expect(await fleet.state.pausedTasks()).toEqual([tasks[policy].name]);
+  await fleet.clock.advance(5 * MINUTE);
+  expect(await fired(fleet)).toEqual(['01:00']);
+  await fleet.state.resumeTask(tasks[policy].name);
+  await fleet.clock.advance(PAUSE_RECHECK_MS);
+  return fleet;
+}
+
+describe('a paused task', () => {
+  let fleet: SchedulerFleet;
+  afterEach(() => fleet.stopAll());
+
+  it('does not fire, is re-checked every PAUSE_RECHECK_MS, and on resume skip fires the latest missed one', async () => {
+    fleet = await pausedFiveMinutes('skip');
+    expect(await fired(fleet)).toEqual(['01:00', '06:00']);
+    const checks = fleet.calls.filter((c) => c.call === 'pausedTasks').map((c) => c.at - START);
+    // read when 01:00 was due; found paused at 02:00, then looked at every 5 s until the resume landed
+    expect(checks.slice(0, 4)).toEqual([60_000, 120_000, 125_000, 130_000]);
+    expect(checks.filter((at) => at > 120_000 && at < 390_000)).toHaveLength(53);
+    await fleet.clock.advance(MINUTE);
+    expect((await fired(fleet)).slice(-1)).toEqual(['07:00']);
+  });
+
+  it('on resume, run-all fires every occurrence the pause held back', async () => {
+    fleet = await pausedFiveMinutes('run-all');
+    expect(await fired(fleet)).toEqual(['01:00', '02:00', '03:00', '04:00', '05:00', '06:00']);
+  });
+
+  it('is held for the very next occurrence when paused just before it', async () => {
+    fleet = schedulerFleet({ startMs: START });
+    fleet.spawn([tasks.skip]);
+    await fleet.clock.advance(MINUTE - 1);
+    await fleet.state.pauseTask(tasks.skip.name);
+    await fleet.clock.advance(1);
+    expect(await fired(fleet)).toEqual([]);
+  });
+});
