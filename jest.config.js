@@ -22,6 +22,7 @@ module.exports = {
     '^@ultimat3/jobs-redis$': '<rootDir>/libs/jobs-redis/src/index.ts',
     '^@ultimat3/example-jobs$': '<rootDir>/libs/example-jobs/src/index.ts',
   },
+  testTimeout: 30_000,
   testMatch: ['<rootDir>/{libs,apps}/**/*.spec.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
   globalSetup: '<rootDir>/test/global-setup.mjs',

@@ -29,6 +29,7 @@ export type JobsErrorCode =
   | 'X_JOB_ON_SETTLED_FAILED'
   | 'X_JOB_PAYLOAD_TOO_LARGE'
   | 'X_NOT_IMPLEMENTED'
+  | 'X_OUTBOX_NO_TX'
   | 'X_INVARIANT';
 
 /** Options every {@link JobsError} accepts beside its message. */

@@ -1,5 +1,6 @@
 export * from './decorators/job.decorator';
 export * from './decorators/step.decorator';
+export * from './decorators/task.decorator';
 export type { JobsConfig } from './jobs.config';
 export * from './jobs.feature';
 export * from './jobs.module';
@@ -8,4 +9,7 @@ export * from './jobs.options';
 export * from './jobs.runtime';
 export * from './jobs.service';
 export * from './nest-jobs.logger';
+export * from './scheduler.host';
+export { driverSchedulerState } from './scheduler.config';
+export * from './task.registry';
 export * from './worker.host';

@@ -10,16 +10,19 @@ import {
   DEFAULT_SHUTDOWN_DEADLINE_MS,
   JOBS_ROLES,
   type JobsModuleOptions,
+  type JobsModuleSchedulerOptions,
   type JobsModuleWorkerOptions,
   type JobsRole,
 } from './jobs.options';
 import { nestJobsLogger } from './nest-jobs.logger';
+import { resolveSchedulerOptions } from './scheduler.config';
 
 /** The module options, checked and with every default filled in. */
 export interface JobsConfig {
   readonly driver: JobDriver;
   readonly roles: ReadonlySet<JobsRole>;
   readonly worker: JobsModuleWorkerOptions;
+  readonly scheduler: JobsModuleSchedulerOptions;
   readonly shutdownDeadlineMs: number;
   readonly clock: Clock;
   readonly logger: JobsLogger;
@@ -50,12 +53,14 @@ export function resolveJobsConfig(
   const clock = options.clock ?? systemClock;
   const roles = resolveRoles(options.roles, env['JOBS_ROLES']);
   const worker = resolveWorker(options.worker);
+  const scheduler = resolveSchedulerOptions(options.scheduler);
   const shutdownDeadlineMs = resolveDeadline(options.shutdown);
   // The driver last: every other option is checked before a driver opens connections.
   return {
     driver: resolveDriver(options.driver, clock),
     roles,
     worker,
+    scheduler,
     shutdownDeadlineMs,
     clock,
     logger: options.logger ?? nestJobsLogger(),

@@ -1,24 +1,31 @@
-import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper';
+import type { AnyJobHandle } from '../declare/handle';
 import type { RunArgs } from '../declare/run-args';
 import { JobRegistry } from '../registry/job-registry';
+import type { TaskMethodBinding } from './decorators/task.decorator';
 import { JobsFeature } from './jobs.feature';
 import { JobsMetadataAccessor } from './jobs-metadata.accessor';
 import { JobsRuntime } from './jobs.runtime';
+import { TaskRegistry } from './task.registry';
 
 /**
- * Fills the registry in `onModuleInit`: every handle a `JobsModule.forFeature()` registered, then every `@Job` method,
- * bound with its provider as `this`. Request-scoped providers are warned about and skipped, as `@nestjs/schedule`
- * does: a job runs with no request to scope them to.
+ * Fills the registries in `onModuleInit`: every job and task a `JobsModule.forFeature()` registered, then every `@Job`
+ * and `@Task` method, bound with its provider as `this`. Request-scoped providers are warned about and skipped, as
+ * `@nestjs/schedule` does: a job or a tick runs with no request to scope them to. At shutdown — after the scheduler
+ * stopped — the `@Task` bindings are released.
  */
 @Injectable()
-export class JobsExplorer implements OnModuleInit {
+export class JobsExplorer implements OnModuleInit, OnApplicationShutdown {
+  readonly #unbinds: (() => void)[] = [];
+
   constructor(
     private readonly discovery: DiscoveryService,
     private readonly scanner: MetadataScanner,
     private readonly accessor: JobsMetadataAccessor,
     private readonly registry: JobRegistry,
+    private readonly tasks: TaskRegistry,
     private readonly runtime: JobsRuntime,
   ) {}
 
@@ -27,9 +34,14 @@ export class JobsExplorer implements OnModuleInit {
     for (const wrapper of providers) {
       if (wrapper.instance instanceof JobsFeature) {
         wrapper.instance.handles.forEach((handle) => this.registry.register(handle));
+        wrapper.instance.tasks.forEach((task) => this.tasks.register(task));
       }
     }
     for (const wrapper of providers) this.bindMethods(wrapper);
+  }
+
+  onApplicationShutdown(): void {
+    this.#unbinds.splice(0).forEach((unbind) => unbind());
   }
 
   private bindMethods(wrapper: InstanceWrapper): void {
@@ -40,22 +52,39 @@ export class JobsExplorer implements OnModuleInit {
     const methods = instance as Record<string, unknown>;
     for (const method of this.scanner.getAllMethodNames(prototype)) {
       const handle = this.accessor.getJobHandle(methods[method]);
-      if (handle === undefined) continue;
+      const task = this.accessor.getTaskBinding(methods[method]);
+      if (handle === undefined && task === undefined) continue;
       const binder = `${wrapper.metatype?.name ?? String(wrapper.name)}.${method}`;
       if (!wrapper.isDependencyTreeStatic()) {
-        this.runtime.config.logger.log('warn', 'jobs.explorer.non-static-skipped', {
-          binder,
-          job: handle.name,
-          reason: 'a request-scoped or transient provider cannot serve jobs; make it a singleton',
-        });
+        this.warnSkipped(binder, handle, task);
         continue;
       }
-      this.registry.bind(
-        handle,
-        async (args: RunArgs<unknown>) =>
-          (methods[method] as (a: RunArgs<unknown>) => unknown).call(instance, args),
-        binder,
-      );
+      if (handle !== undefined) {
+        this.registry.bind(
+          handle,
+          async (args: RunArgs<unknown>) =>
+            (methods[method] as (a: RunArgs<unknown>) => unknown).call(instance, args),
+          binder,
+        );
+      }
+      if (task !== undefined) {
+        this.tasks.register(task.handle);
+        this.#unbinds.push(task.bind(instance));
+      }
     }
+  }
+
+  private warnSkipped(
+    binder: string,
+    handle: AnyJobHandle | undefined,
+    task: TaskMethodBinding | undefined,
+  ): void {
+    this.runtime.config.logger.log('warn', 'jobs.explorer.non-static-skipped', {
+      binder,
+      ...(handle === undefined ? {} : { job: handle.name }),
+      ...(task === undefined ? {} : { task: task.handle.name }),
+      reason:
+        'a request-scoped or transient provider cannot serve jobs or tasks; make it a singleton',
+    });
   }
 }

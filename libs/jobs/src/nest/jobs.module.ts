@@ -1,6 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { stampExportNames } from '../declare/job';
+import { stampTaskExportNames } from '../declare/task';
 import { JobRegistry } from '../registry/job-registry';
 import { JobsExplorer } from './jobs.explorer';
 import { JobsFeature, type JobsFeatureOptions } from './jobs.feature';
@@ -8,6 +9,8 @@ import { JobsMetadataAccessor } from './jobs-metadata.accessor';
 import { JobsConfigurableModuleClass } from './jobs.module-definition';
 import { JobsRuntime } from './jobs.runtime';
 import { JobsService } from './jobs.service';
+import { SchedulerHost } from './scheduler.host';
+import { TaskRegistry } from './task.registry';
 import { WorkerHost } from './worker.host';
 
 /** The module `JobsModule.forFeature()` answers: it only carries one {@link JobsFeature}. */
@@ -18,34 +21,37 @@ let features = 0;
 
 /**
  * Durable background jobs for a Nest application. `forRoot({ driver, roles, … })` (or `forRootAsync`) once, in the
- * root module; `forFeature({ jobs: [namespace] })` wherever job declarations live.
+ * root module; `forFeature({ jobs: [namespace], tasks: [namespace] })` wherever declarations live.
  */
 @Module({
   imports: [DiscoveryModule],
   providers: [
     { provide: JobRegistry, useFactory: () => new JobRegistry() },
+    { provide: TaskRegistry, useFactory: () => new TaskRegistry() },
     JobsRuntime,
     JobsMetadataAccessor,
     JobsExplorer,
     JobsService,
+    SchedulerHost,
     WorkerHost,
   ],
-  exports: [JobsService, JobRegistry, JobsRuntime, WorkerHost],
+  exports: [JobsService, JobRegistry, TaskRegistry, JobsRuntime, SchedulerHost, WorkerHost],
 })
 export class JobsModule extends JobsConfigurableModuleClass {
   /**
-   * Registers the job handles each module namespace exports. An unnamed handle takes its export name as its durable
-   * name here, when the importing module is declared; a name another declaration holds is `X_JOB_DUPLICATE` at this
-   * call. The same handle in several features is one registration.
+   * Registers the job and task handles each module namespace exports. An unnamed handle takes its export name as its
+   * durable name here, when the importing module is declared; a name another declaration holds is `X_JOB_DUPLICATE`
+   * at this call. The same handle in several features is one registration.
    */
   static forFeature(options: JobsFeatureOptions): DynamicModule {
-    const handles = options.jobs.flatMap((namespace) => stampExportNames(namespace));
+    const handles = (options.jobs ?? []).flatMap((namespace) => stampExportNames(namespace));
+    const tasks = (options.tasks ?? []).flatMap((namespace) => stampTaskExportNames(namespace));
     features += 1;
     // A distinct token per call: Nest keys dynamic modules by their metadata, and two features must stay two.
     return {
       module: JobsFeatureModule,
       providers: [
-        { provide: `@ultimat3/jobs:feature:${features}`, useValue: new JobsFeature(handles) },
+        { provide: `@ultimat3/jobs:feature:${features}`, useValue: new JobsFeature(handles, tasks) },
       ],
     };
   }

@@ -1,5 +1,7 @@
 import type { JobDriver } from '../driver/job-driver';
 import type { EventBus } from '../events/event-bus';
+import type { LeaseLeader } from '../scheduler/lease-leader';
+import type { SchedulerState } from '../scheduler/scheduler-state';
 import type { Clock } from '../util/clock';
 import type { JobsLogger } from '../util/logger';
 import type { JobWorkerOptions } from '../worker/worker-options';
@@ -29,6 +31,24 @@ export type JobsModuleWorkerOptions = Pick<
   | 'limits'
 >;
 
+/** The scheduler knobs `JobsModule.forRoot({ scheduler })` passes on to `jobScheduler()`. */
+export interface JobsModuleSchedulerOptions {
+  /**
+   * The election (default: a lease in the driver's lease store, `leaseStoreLeader({ leases: driver.leases })`, when
+   * the driver has one; else `memoryLeaseLeader()`, always the leader — two pods would both fire).
+   */
+  readonly leader?: LeaseLeader;
+  /**
+   * Watermarks, fires and pauses (default: the driver's own durable `schedulerState` when it carries one, else
+   * `memorySchedulerState({ driver })` — a redeploy then forgets what it missed).
+   */
+  readonly state?: SchedulerState;
+  /** How often a leader looks at its in-memory due times (default 1 000 ms). */
+  readonly tickIntervalMs?: number;
+  /** How often the lease is renewed or asked for (default 10 000 ms: a third of the lease's TTL). */
+  readonly renewEveryMs?: number;
+}
+
 /** Options of `JobsModule.forRoot()` / `forRootAsync()`. */
 export interface JobsModuleOptions {
   /**
@@ -40,6 +60,8 @@ export interface JobsModuleOptions {
   readonly roles?: readonly JobsRole[];
   /** Worker knobs, used when the roles include `worker`. */
   readonly worker?: JobsModuleWorkerOptions;
+  /** Scheduler knobs, used when the roles include `scheduler`. */
+  readonly scheduler?: JobsModuleSchedulerOptions;
   /** Shutdown: how long the drain waits for in-flight runs (default 25 000 ms). */
   readonly shutdown?: { readonly deadlineMs?: number };
   /** The one source of time (default the system clock; tests pass `frozenClock()`). */

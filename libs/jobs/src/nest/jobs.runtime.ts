@@ -33,6 +33,11 @@ export class JobsRuntime implements OnApplicationBootstrap, OnApplicationShutdow
     return () => this.#wakes.delete(wake);
   }
 
+  /** Tells every registered wake that a row landed on `queue`: the facade's enqueues and the scheduler's fires. */
+  notifyEnqueued(queue: string): void {
+    this.#wakes.forEach((wake) => wake(queue));
+  }
+
   onApplicationBootstrap(): void {
     const { driver, clock, events, logger, roles } = this.config;
     this.#uninstall = setJobsFacade(
@@ -40,7 +45,7 @@ export class JobsRuntime implements OnApplicationBootstrap, OnApplicationShutdow
         driver,
         clock,
         events,
-        onEnqueued: (queue) => this.#wakes.forEach((wake) => wake(queue)),
+        onEnqueued: (queue) => this.notifyEnqueued(queue),
       }),
     );
     logger.log('info', 'jobs.module.started', { driver: driver.kind, roles: [...roles] });

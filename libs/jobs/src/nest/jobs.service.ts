@@ -2,10 +2,12 @@ import { Injectable } from '@nestjs/common';
 import type { EnqueueResult, JobDriver, QueueStats } from '../driver/job-driver';
 import type { JobDescriptor } from '../declare/descriptor';
 import type { EnqueueActor, EnqueueOptions, JobHandle } from '../declare/handle';
+import type { TaskDescriptor, TaskEnqueueOptions, TaskHandle } from '../declare/task';
 import type { PublishedEvent } from '../events/event-bus';
 import { JobRegistry } from '../registry/job-registry';
 import type { JsonValue } from '../util/json';
 import { JobsRuntime } from './jobs.runtime';
+import { TaskRegistry } from './task.registry';
 
 /**
  * The DI path to the jobs runtime. `enqueue` and `as` go through the same facade as `handle.enqueue()`, installed at
@@ -16,6 +18,7 @@ export class JobsService {
   constructor(
     private readonly runtime: JobsRuntime,
     private readonly registry: JobRegistry,
+    private readonly taskRegistry: TaskRegistry,
   ) {}
 
   /** Queues one run of `handle`; the same as `handle.enqueue(input, options)`. */
@@ -45,6 +48,24 @@ export class JobsService {
   /** Every job this application registered, by name. */
   manifest(): readonly JobDescriptor[] {
     return this.registry.manifest();
+  }
+
+  /** Every task this application registered (`forFeature({ tasks })` and `@Task`), by name. */
+  tasks(): readonly TaskDescriptor[] {
+    return this.taskRegistry.manifest();
+  }
+
+  /** The registered task under `name` (a `@Task` method's handle is found here). */
+  task(name: string): TaskHandle | undefined {
+    return this.taskRegistry.get(name);
+  }
+
+  /**
+   * Fires every entry of `task` now, through each job's own `enqueue` (its own idempotency key, so a manual fire is
+   * a distinct run from the scheduled one): the same as `task.enqueue(options)`. One result per entry.
+   */
+  fireTask(task: TaskHandle, options?: TaskEnqueueOptions): Promise<readonly EnqueueResult[]> {
+    return task.enqueue(options);
   }
 
   /** Publishes an event on the module's bus: every `step.waitForEvent` it matches resumes. */

@@ -7,11 +7,13 @@ import { JobRegistry } from '../registry/job-registry';
 import { jobWorker } from '../worker/job-worker';
 import type { JobWorker, WorkerStats } from '../worker/worker-options';
 import { JobsRuntime } from './jobs.runtime';
+import { SchedulerHost } from './scheduler.host';
 
 /**
  * Runs the job worker when this process holds the `worker` role. It starts at `onApplicationBootstrap` (after the
  * explorer bound every `@Job`; a job with no body refuses the start with `X_JOB_UNBOUND`) and drains in
- * `beforeApplicationShutdown`: stop claiming and abort held runs with `X_DRAINING`, then wait for them up to
+ * `beforeApplicationShutdown`: first the scheduler stops (a fire during the drain would queue rows for a worker that is
+ * leaving), then stop claiming and abort held runs with `X_DRAINING`, then wait for them — all within one
  * `shutdown.deadlineMs`. The driver is closed after, by the runtime.
  */
 @Injectable()
@@ -22,6 +24,7 @@ export class WorkerHost implements OnApplicationBootstrap, BeforeApplicationShut
   constructor(
     private readonly runtime: JobsRuntime,
     private readonly registry: JobRegistry,
+    private readonly scheduler: SchedulerHost,
   ) {}
 
   /** The running worker, when this process holds the `worker` role and has bootstrapped. */
@@ -61,9 +64,11 @@ export class WorkerHost implements OnApplicationBootstrap, BeforeApplicationShut
     const worker = this.#worker;
     if (worker === undefined) return;
     this.#worker = undefined;
-    this.#unwake?.();
     const { clock, shutdownDeadlineMs } = this.runtime.config;
+    const deadline = clock.now() + shutdownDeadlineMs;
+    await this.scheduler.beforeApplicationShutdown();
+    this.#unwake?.();
     worker.beginDrain(signal);
-    await worker.stop(clock.now() + shutdownDeadlineMs);
+    await worker.stop(deadline);
   }
 }

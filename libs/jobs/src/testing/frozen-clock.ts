@@ -17,9 +17,9 @@ export interface FrozenClock extends Clock {
   pending(): number;
 }
 
-/** Lets queued promise callbacks run: two macrotask turns (memory work is promise-only, so its microtask chains drain within one), so chains of awaits and I/O-free work settle. */
+/** Lets queued promise callbacks run: one macrotask turn drains every microtask chain, however deep (memory work is promise-only). */
 async function settle(): Promise<void> {
-  for (let i = 0; i < 2; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+  await new Promise<void>((resolve) => setImmediate(resolve));
 }
 
 /** A clock frozen at `startMs` (default 2026-01-01T00:00:00Z). */
