@@ -83,6 +83,8 @@ describe('example app: POST /orgs/:orgId/onboard', () => {
     const res = await request(app.getHttpServer()).get('/jobs').expect(200);
     expect(res.body).toMatchObject([
       { name: 'onboard-org', tenant: 'input', retry: { attempts: 5 }, inline: false },
+      { name: 'pollHost', tenant: 'none', retry: { attempts: 3 } },
+      { name: 'pollHosts', tenant: 'none', retry: { attempts: 3 } },
     ]);
     await request(app.getHttpServer()).get(`/jobs/${randomUUID()}`).expect(404);
   });

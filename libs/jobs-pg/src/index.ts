@@ -1,5 +1,9 @@
 export type { PgExecutor, PgQueryResult } from './executor/pg-executor';
-export { pgPoolExecutor, type PgQueryable } from './executor/pg-pool-executor';
+export {
+  pgPoolExecutor,
+  type PgPoolExecutorOptions,
+  type PgQueryable,
+} from './executor/pg-pool-executor';
 export {
   typeormExecutor,
   type TypeormDataSourceLike,
@@ -18,3 +22,4 @@ export {
   type MigrationQueryRunnerLike,
 } from './migrations/typeorm-migration';
 export { JOBS_TABLES } from './schema';
+export * from './outbox';

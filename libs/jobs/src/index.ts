@@ -44,3 +44,5 @@ export * from './scheduler';
 export * from './errors/scheduler-errors';
 export * from './worker/limits';
 export * from './runtime/concurrency-gate';
+export * from './errors/outbox-errors';
+export * from './outbox';

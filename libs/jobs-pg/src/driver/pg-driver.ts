@@ -7,7 +7,7 @@ import { enqueueMany, enqueueOne } from './pg-enqueue';
 import { pgIntrospection } from './pg-introspect';
 import { pgLeases } from './pg-leases';
 import { toJobRow, type JobRecord } from './pg-rows';
-import { ackRow, heartbeatRow, nackRow, recordProgressRow } from './pg-settle';
+import { ackRow, ackRows, heartbeatRow, nackRow, recordProgressRow } from './pg-settle';
 import { queueStats } from './pg-stats';
 import { pgSteps } from './pg-steps';
 import { statementsFor } from './statements';
@@ -48,6 +48,7 @@ export function postgresJobDriver(options: PostgresJobDriverOptions): PostgresJo
     enqueueMany: async (requests) => (requests.length === 0 ? [] : enqueueMany(ctx, requests)),
     claim: (claimOptions) => claimRows(ctx, claimOptions),
     ack: (jobId, ackOptions) => ackRow(ctx, jobId, ackOptions),
+    ackMany: (items) => ackRows(ctx, items),
     nack: (jobId, nackOptions) => nackRow(ctx, jobId, nackOptions),
     heartbeat: (jobId, claim, visibilityTimeoutMs) =>
       heartbeatRow(ctx, jobId, claim, visibilityTimeoutMs),

@@ -1,6 +1,7 @@
 import {
   nackState,
   stripNul,
+  type AckManyItem,
   type AckOptions,
   type ClaimRef,
   type JobProgress,
@@ -15,14 +16,38 @@ const canHold = (jobId: string, ref: ClaimRef): boolean => isUuid(jobId) && isUu
 
 /** Settles a run done, fenced on its claim (see `SQL_ACK`). */
 export async function ackRow(ctx: PgContext, jobId: string, options: AckOptions): Promise<boolean> {
-  if (!canHold(jobId, options)) return false;
-  const { rows } = await ctx.executor.query<{ id: string }>(ctx.sql.ack, [
+  const [landed] = await ackRows(ctx, [{ jobId, ...options }]);
+  return landed === true;
+}
+
+/**
+ * Settles many runs done in ONE statement, each fenced on its own claim (see `SQL_ACK`). Items that cannot hold a row
+ * (not uuids) and repeats of an id already in the batch answer false without reaching the statement: of the join
+ * rows naming one target, UPDATE … FROM uses an unpredictable one, so only the first item of an id is sent.
+ */
+export async function ackRows(ctx: PgContext, items: readonly AckManyItem[]): Promise<boolean[]> {
+  const answers = items.map(() => false);
+  const sent: number[] = [];
+  const seen = new Set<string>();
+  items.forEach((item, i) => {
+    if (!canHold(item.jobId, item) || seen.has(item.jobId)) return;
+    seen.add(item.jobId);
+    sent.push(i);
+  });
+  if (sent.length === 0) return answers;
+  const pick = <T>(field: (item: AckManyItem) => T): T[] =>
+    sent.map((i) => field(items[i] as AckManyItem));
+  const { rows } = await ctx.executor.query<{ ord: number }>(ctx.sql.ack, [
     ctx.now(),
-    [jobId],
-    [options.workerId],
-    [options.claim],
+    pick((item) => item.jobId),
+    pick((item) => item.workerId),
+    pick((item) => item.claim),
   ]);
-  return rows.length === 1;
+  for (const { ord } of rows) {
+    const index = sent[ord - 1];
+    if (index !== undefined) answers[index] = true;
+  }
+  return answers;
 }
 
 /** Hands a run back in the state `nackState` names, fenced on its claim (see `SQL_NACK`). */

@@ -1,4 +1,5 @@
 import { MIGRATION_0001_JOBS } from './0001_jobs.sql';
+import { MIGRATION_0002_OUTBOX } from './0002_outbox.sql';
 
 /** One numbered, append-only migration. */
 export interface JobsMigration {
@@ -12,4 +13,5 @@ export interface JobsMigration {
 /** Every migration, in order. Append only: a released entry is never edited. */
 export const JOBS_MIGRATIONS: readonly JobsMigration[] = [
   { id: 1, name: '0001_jobs', sql: MIGRATION_0001_JOBS },
+  { id: 2, name: '0002_outbox', sql: MIGRATION_0002_OUTBOX },
 ];

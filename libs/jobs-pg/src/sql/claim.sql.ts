@@ -16,7 +16,9 @@
  * with `skip locked` so concurrent claims take different rows instead of waiting, then merged by priority, run time
  * and id. Burying is bounded (1,000 rows) and apart from the slot limits, so rows the claim cannot hand out never
  * take the place of rows it can. The clock is `not materialized` so `run_at <= now` stays an index condition of the
- * waiting scan rather than a filter on every row it visits.
+ * waiting scan rather than a filter on every row it visits. The two updates reach their rows through
+ * `id = any(array(…))`, a primary-key probe per row: joined to the CTEs instead, the planner (guessing 500 picked rows)
+ * hashed a sequential scan of the whole table — 40 ms a claim over 50,000 rows, measured.
  */
 export const SQL_CLAIM = `
 with clock as not materialized (
@@ -48,8 +50,8 @@ buried as (
     lease_expires_at = null,
     finished_at = k.now,
     updated_at = k.now
-  from exhausted e cross join clock k
-  where j.id = e.id and j.state = 'running'
+  from clock k
+  where j.id = any(array(select e.id from exhausted e)) and j.state = 'running'
   returning j.*
 ),
 picked as (
@@ -95,8 +97,8 @@ claimed as (
     claim = gen_random_uuid(),
     lease_expires_at = k.now + $5::float8 * interval '1 millisecond',
     updated_at = k.now
-  from picked p cross join clock k
-  where j.id = p.id
+  from clock k
+  where j.id = any(array(select p.id from picked p))
   returning j.*
 )
 select 'claimed' as arm, c.* from claimed c

@@ -61,6 +61,11 @@ export interface AckOptions extends ClaimRef {
   readonly durationMs?: number;
 }
 
+/** One run of a batched ack ({@link JobDriver.ackMany}): the row, and the claim its settle is fenced on. */
+export interface AckManyItem extends AckOptions {
+  readonly jobId: string;
+}
+
 /** How a nack moves the row. See {@link nackState}. */
 export interface NackOptions extends ClaimRef {
   /** The error text to record (NUL characters are stripped at the write). */
@@ -127,6 +132,12 @@ export interface JobDriver {
   claim(options: ClaimOptions): Promise<readonly ClaimedJob[]>;
   /** Settles a run done. Fenced on the claim: answers whether it landed. */
   ack(jobId: string, options: AckOptions): Promise<boolean>;
+  /**
+   * Settles many runs done in ONE write, each fenced on its own claim exactly as {@link JobDriver.ack} is: answers,
+   * per item in order, whether that settle landed. An item naming a row twice lands at most once. Optional: a worker
+   * on a driver without it settles one ack at a time.
+   */
+  ackMany?(items: readonly AckManyItem[]): Promise<readonly boolean[]>;
   /** Hands a run back (retry, park, dead-letter, fail). Fenced on the claim: answers whether it landed. */
   nack(jobId: string, options: NackOptions): Promise<boolean>;
   /** Renews the lease by `visibilityTimeoutMs` from now. Fenced on the claim: answers whether it landed. */

@@ -51,7 +51,10 @@ export class JobsModule extends JobsConfigurableModuleClass {
     return {
       module: JobsFeatureModule,
       providers: [
-        { provide: `@ultimat3/jobs:feature:${features}`, useValue: new JobsFeature(handles, tasks) },
+        {
+          provide: `@ultimat3/jobs:feature:${features}`,
+          useValue: new JobsFeature(handles, tasks),
+        },
       ],
     };
   }

@@ -189,7 +189,24 @@ describe('SchedulerHost', () => {
     expect(await state.taskFires()).toMatchObject([{ task: TASK, occurrenceMs: FIRST }]);
     const holderId = booted.app.get(SchedulerHost).scheduler?.holderId;
     expect(await memory.leases.holders('x:scheduler')).toMatchObject([{ holder: holderId }]);
-    expect(booted.logger.named('jobs.scheduler.memory-state')).toEqual([]);
+    expect(booted.logger.named('jobs.scheduler.memory-defaults')).toEqual([]);
+  });
+
+  it('warns when a durable driver offers no state and no lease store, and the scheduler falls back to memory', async () => {
+    const clock = frozenClock(START);
+    const memory = memoryJobDriver({ clock });
+    const driver: JobDriver = { ...memory, kind: 'durable-without-extras', leases: undefined };
+    const booted = await boot({}, { clock, driver });
+    expect(booted.logger.named('jobs.scheduler.memory-defaults')).toMatchObject([
+      {
+        level: 'warn',
+        fields: {
+          driver: 'durable-without-extras',
+          leader: 'always the leader',
+          state: 'in memory',
+        },
+      },
+    ]);
   });
 
   it('runs no scheduler without the scheduler role', async () => {

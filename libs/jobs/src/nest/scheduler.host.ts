@@ -41,10 +41,16 @@ export class SchedulerHost implements OnApplicationBootstrap, BeforeApplicationS
       return;
     }
     const wiring = schedulerWiring(driver, clock, options);
-    if (wiring.stateSource === 'memory' && driver.kind !== 'memory') {
-      logger.log('warn', 'jobs.scheduler.memory-state', {
+    // On the memory driver, memory defaults are all there is; on any other they fail silently, as the spec warns.
+    if (
+      driver.kind !== 'memory' &&
+      (wiring.stateSource === 'memory' || wiring.leaderSource === 'memory')
+    ) {
+      logger.log('warn', 'jobs.scheduler.memory-defaults', {
         driver: driver.kind,
-        fix: 'Pass forRoot({ scheduler: { state } }) with a durable state: a redeploy forgets what it missed.',
+        leader: wiring.leaderSource === 'memory' ? 'always the leader' : wiring.leaderSource,
+        state: wiring.stateSource === 'memory' ? 'in memory' : wiring.stateSource,
+        fix: 'Pass forRoot({ scheduler: { leader, state } }): a redeploy forgets what it missed, and a rolling update runs two leaders.',
       });
     }
     const scheduler = jobScheduler({
@@ -54,8 +60,8 @@ export class SchedulerHost implements OnApplicationBootstrap, BeforeApplicationS
       logger,
       leader: wiring.leader,
       state: wiring.state,
-      ...(options.tickIntervalMs === undefined ? {} : { tickIntervalMs: options.tickIntervalMs }),
-      ...(options.renewEveryMs === undefined ? {} : { renewEveryMs: options.renewEveryMs }),
+      tickIntervalMs: options.tickIntervalMs,
+      renewEveryMs: options.renewEveryMs,
       onEnqueued: (queue) => this.runtime.notifyEnqueued(queue),
     });
     scheduler.start();

@@ -1,6 +1,6 @@
 import type { RunArgs, JobRunContext } from '../declare/run-args';
 import { isFinalAttempt } from '../declare/retry-policy';
-import type { JobDriver, StepRecord } from '../driver/job-driver';
+import type { AckOptions, JobDriver } from '../driver/job-driver';
 import type { LeaseStore } from '../driver/lease-store';
 import { JobKeyBusyError } from '../errors/operator-errors';
 import { enterConcurrencyGate, type GateVerdict } from './concurrency-gate';
@@ -48,6 +48,11 @@ export interface ExecuteJobOptions {
    * lease, so the worker stops renewing it — a renewal after the ack would come back refused and read as a lost lease.
    */
   readonly onSettle?: (landed: boolean) => void;
+  /**
+   * Sends the completed attempt's ack (default `driver.ack`). The worker passes its batcher, which also hands the
+   * run's slot on: the body is done once the ack is sent.
+   */
+  readonly ack?: (jobId: string, options: AckOptions) => Promise<boolean>;
   /** The fleet lease store `job.concurrency` is enforced through (default `driver.leases`). */
   readonly leases?: LeaseStore;
   /** The lease a held fleet slot lives for without renewal: the worker's visibility timeout (default 30 s). */
@@ -290,12 +295,6 @@ export async function executeJob(o: ExecuteJobOptions): Promise<JobExecution> {
   ctx = { ...ctx, signal: controller.signal };
   const progress = progressReporter(driver, claimed.id, claim, clock);
   try {
-    let stored: readonly StepRecord[];
-    try {
-      stored = await driver.steps.load(claimed.id);
-    } catch (error) {
-      return await fail(error, input);
-    }
     const step = createStepApi({
       driver,
       jobId: claimed.id,
@@ -306,7 +305,7 @@ export async function executeJob(o: ExecuteJobOptions): Promise<JobExecution> {
       signal: controller.signal,
       stepTimeoutMs: handle.stepTimeoutMs,
       eventPollMs: handle.eventPollMs,
-      stored: new Map(stored.map((s) => [s.name, s])),
+      load: () => driver.steps.load(claimed.id),
     });
     const args: RunArgs<unknown> = {
       input,
@@ -372,9 +371,8 @@ export async function executeJob(o: ExecuteJobOptions): Promise<JobExecution> {
       return await fail(reason instanceof JobTimeoutError ? reason : error, input);
     }
     await progress.flush();
-    const landed = await answered(
-      driver.ack(claimed.id, { ...claim, durationMs: clock.now() - started }),
-    );
+    const ack = o.ack ?? ((jobId: string, options: AckOptions) => driver.ack(jobId, options));
+    const landed = await answered(ack(claimed.id, { ...claim, durationMs: clock.now() - started }));
     if (!landed) return lost('ack');
     await notifyOnSettled(
       handle,

@@ -27,8 +27,11 @@ export interface StepRuntime {
   readonly signal: AbortSignal;
   readonly stepTimeoutMs: number | undefined;
   readonly eventPollMs: number;
-  /** The steps stored by earlier attempts. */
-  readonly stored: ReadonlyMap<string, StepRecord>;
+  /**
+   * The steps stored by earlier attempts, read on the first step call — a body that calls no step (most jobs) costs
+   * no statement for them. A read that fails fails that step call, and with it the attempt, which retries.
+   */
+  readonly load: () => Promise<readonly StepRecord[]>;
 }
 
 /** The suffix of the record that holds a waitForEvent's answer, beside the record of when it began waiting. */
@@ -37,7 +40,13 @@ const EVENT_RESULT = '#event';
 /** Builds the durable step API of one attempt. */
 export function createStepApi(rt: StepRuntime): StepApi {
   const seen = new Set<string>();
-  const stored = new Map(rt.stored);
+  const stored = new Map<string, StepRecord>();
+  let loaded: Promise<void> | undefined;
+  /** Reads the stored steps once per attempt; steps called together share the one read. */
+  const ensureLoaded = (): Promise<void> =>
+    (loaded ??= rt.load().then((records) => {
+      for (const record of records) if (!stored.has(record.name)) stored.set(record.name, record);
+    }));
 
   const claimName = (name: string): void => {
     if (typeof name !== 'string' || name.length === 0) throw new StepDuplicateError(String(name));
@@ -73,6 +82,7 @@ export function createStepApi(rt: StepRuntime): StepApi {
 
   const run = async <T>(name: string, fn: (signal: AbortSignal) => T | Promise<T>): Promise<T> => {
     claimName(name);
+    await ensureLoaded();
     const done = stored.get(name);
     if (done !== undefined) return done.output as T;
     refuseIfAborted(name);
@@ -115,6 +125,7 @@ export function createStepApi(rt: StepRuntime): StepApi {
         `sleep duration ${String(duration)} is not a duration`,
       );
     claimName(name);
+    await ensureLoaded();
     const record = stored.get(name);
     if (record === undefined) {
       const wakeAt = rt.clock.now() + ms;
@@ -131,6 +142,7 @@ export function createStepApi(rt: StepRuntime): StepApi {
     options: WaitForEventOptions<P> = {},
   ): Promise<P> => {
     claimName(name);
+    await ensureLoaded();
     const answered = stored.get(name + EVENT_RESULT);
     if (answered !== undefined) return answered.output as P;
     let waiting = stored.get(name)?.output as

@@ -8,3 +8,4 @@ export { frozenClock, type FrozenClock } from './frozen-clock';
 export * from './run-jobs';
 export * from '../scheduler/testing/scheduler-fleet';
 export * from '../scheduler/testing/scheduler-state.conformance';
+export * from '../outbox/testing/outbox-store.conformance';

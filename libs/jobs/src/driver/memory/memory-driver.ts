@@ -47,6 +47,7 @@ export function memoryJobDriver(options: MemoryJobDriverOptions = {}): MemoryJob
     enqueueMany: (requests) => run(() => enqueueBatch(store, requests)),
     claim: (claimOptions) => run(() => claimRows(store, claimOptions)),
     ack: (jobId, ackOptions) => run(() => ackRow(store, jobId, ackOptions)),
+    ackMany: (items) => run(() => items.map((item) => ackRow(store, item.jobId, item))),
     nack: (jobId, nackOptions) => run(() => nackRow(store, jobId, nackOptions)),
     heartbeat: (jobId, claim, visibilityTimeoutMs) =>
       run(() => heartbeatRow(store, jobId, claim, visibilityTimeoutMs)),

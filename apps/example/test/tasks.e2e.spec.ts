@@ -1,0 +1,60 @@
+import type { INestApplication } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { EXAMPLE_HOSTS, HostsService } from '@ultimat3/example-jobs';
+import { JOBS_MODULE_OPTIONS, recordingLogger } from '@ultimat3/jobs';
+import { frozenClock, type FrozenClock } from '@ultimat3/jobs/testing';
+import request from 'supertest';
+import { AppModule } from '../src/app.module';
+
+const START = Date.UTC(2026, 0, 1, 0, 1);
+const TICK = Date.UTC(2026, 0, 1, 0, 5);
+
+describe('example app: GET /tasks and the scheduler role', () => {
+  let app: INestApplication;
+  let clock: FrozenClock;
+
+  beforeEach(async () => {
+    clock = frozenClock(START);
+    const moduleRef = await Test.createTestingModule({ imports: [AppModule] })
+      .overrideProvider(JOBS_MODULE_OPTIONS)
+      .useValue({
+        driver: 'memory',
+        roles: ['web', 'worker', 'scheduler'],
+        clock,
+        logger: recordingLogger(),
+      })
+      .compile();
+    app = moduleRef.createNestApplication({ logger: false });
+    await app.init();
+  });
+
+  afterEach(async () => {
+    await app.close();
+  });
+
+  it('lists the fleet poll task with the one job it enqueues', async () => {
+    const res = await request(app.getHttpServer()).get('/tasks').expect(200);
+    expect(res.body).toEqual([
+      {
+        kind: 'task',
+        name: 'pollFleet',
+        cron: '*/5 * * * *',
+        tz: 'UTC',
+        catchUp: 'skip',
+        maxCatchUp: 10,
+        jobs: ['pollHosts'],
+      },
+    ]);
+  });
+
+  it('polls every host once at the next five-minute boundary', async () => {
+    const hosts = app.get(HostsService);
+    await clock.advance(TICK - START - 1);
+    expect(hosts.polls).toEqual([]);
+    for (let turn = 0; turn < 100 && hosts.polls.length < EXAMPLE_HOSTS.length; turn++) {
+      await clock.advance(100);
+    }
+    expect(hosts.polls.map((p) => p.hostId).sort()).toEqual(EXAMPLE_HOSTS.map((h) => h.id).sort());
+    expect(hosts.polls.every((p) => p.occurrenceMs === TICK)).toBe(true);
+  });
+});

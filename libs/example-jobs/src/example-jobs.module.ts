@@ -1,0 +1,10 @@
+import { Module } from '@nestjs/common';
+import { FleetModule } from './fleet.module';
+import { OnboardingModule } from './onboarding.module';
+
+/** Every job and task of the example, with their services: what the web app and the worker both import. */
+@Module({
+  imports: [OnboardingModule, FleetModule],
+  exports: [OnboardingModule, FleetModule],
+})
+export class ExampleJobsModule {}

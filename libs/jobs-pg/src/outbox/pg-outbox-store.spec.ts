@@ -1,0 +1,114 @@
+import type { PoolClient } from 'pg';
+import { outboxRequest, outboxStoreConformance } from '@ultimat3/jobs/testing';
+import { pgPoolExecutor } from '../executor/pg-pool-executor';
+import { createTestDatabase, type TestDatabase } from '../../test/test-database';
+import { postgresOutboxStore } from './pg-outbox-store';
+
+let db: TestDatabase;
+beforeAll(async () => {
+  db = await createTestDatabase();
+});
+afterAll(async () => {
+  await db?.drop();
+});
+
+/** A `pg` client inside BEGIN is a transaction this store writes on. */
+const pgClientTx = (tx: unknown) => pgPoolExecutor(tx as PoolClient);
+
+outboxStoreConformance('postgres', async (clock) => {
+  await db.pool.query('delete from x_outbox');
+  const store = postgresOutboxStore({ executor: db.executor, txExecutor: pgClientTx, clock });
+  const clients: PoolClient[] = [];
+  return {
+    store,
+    async begin() {
+      const client = await db.pool.connect();
+      clients.push(client);
+      await client.query('begin');
+      const end = async (verb: 'commit' | 'rollback'): Promise<void> => {
+        await client.query(verb);
+        client.release();
+        clients.splice(clients.indexOf(client), 1);
+      };
+      return { tx: client, commit: () => end('commit'), rollback: () => end('rollback') };
+    },
+    async close() {
+      for (const client of clients.splice(0)) {
+        await client.query('rollback');
+        client.release();
+      }
+    },
+  };
+});
+
+describe('postgresOutboxStore', () => {
+  beforeEach(async () => {
+    await db.pool.query('delete from x_outbox');
+  });
+
+  it('keeps a published row as the audit trail, stamped with who published it', async () => {
+    const store = postgresOutboxStore({ executor: db.executor });
+    const request = outboxRequest();
+    await store.stage(request);
+    const [record] = await store.claim({ claimant: 'relay-a', limit: 10, leaseMs: 30_000 });
+    expect(await store.markPublished([record!.id], 'relay-a')).toBe(1);
+    expect(await store.retained()).toBe(0);
+    const { rows } = await db.pool.query(
+      'select id, run_id, name, queue, claimed_by, published_at, tx_id is not null as has_tx from x_outbox',
+    );
+    expect(rows).toEqual([
+      {
+        id: request.id,
+        run_id: request.runId,
+        name: request.name,
+        queue: request.queue,
+        claimed_by: 'relay-a',
+        published_at: expect.any(Date),
+        has_tx: true,
+      },
+    ]);
+  });
+
+  it('refuses a tx its txExecutor cannot write on (X_OUTBOX_NO_TX), staging nothing', async () => {
+    const store = postgresOutboxStore({ executor: db.executor });
+    for (const tx of [{}, 'tx', { queryRunner: undefined }]) {
+      await expect(store.stage(outboxRequest(), tx)).rejects.toMatchObject({
+        code: 'X_OUTBOX_NO_TX',
+      });
+    }
+    expect(await store.retained()).toBe(0);
+  });
+
+  it('notifies x_outbox_wake on commit only when no committed unclaimed row is waiting', async () => {
+    const store = postgresOutboxStore({ executor: db.executor, txExecutor: pgClientTx });
+    const listener = await db.pool.connect();
+    const heard: string[] = [];
+    listener.on('notification', (n) => heard.push(n.channel));
+    await listener.query('listen x_outbox_wake');
+    const stageInTx = async (count: number, verb: 'commit' | 'rollback'): Promise<void> => {
+      const client = await db.pool.connect();
+      await client.query('begin');
+      for (let i = 0; i < count; i++) await store.stage(outboxRequest(), client);
+      await client.query(verb);
+      client.release();
+    };
+    const notifications = async (): Promise<number> => {
+      await listener.query('select 1'); // a round trip: a notification sent before it has arrived
+      return heard.length;
+    };
+    try {
+      await stageInTx(2, 'rollback');
+      expect(await notifications()).toBe(0);
+      await stageInTx(3, 'commit');
+      expect(await notifications()).toBe(1);
+      await stageInTx(1, 'commit'); // a committed unclaimed row already waits: no second wake
+      expect(await notifications()).toBe(1);
+      await store.claim({ claimant: 'relay-a', limit: 10, leaseMs: 30_000 });
+      await stageInTx(1, 'commit'); // everything waiting is claimed: wake again
+      expect(await notifications()).toBe(2);
+    } finally {
+      await listener.query('unlisten *');
+      listener.release();
+    }
+  });
+});

@@ -1,0 +1,117 @@
+import {
+  OutboxNoTxError,
+  stripNul,
+  type Clock,
+  type EnqueueRequest,
+  type OutboxRecord,
+  type OutboxStore,
+} from '@ultimat3/jobs';
+import { isUuid } from '../driver/pg-context';
+import type { PgExecutor } from '../executor/pg-executor';
+import { quoteSchema } from '../schema';
+import { outboxStatementsFor } from './statements';
+import { typeormTxExecutor } from './typeorm-tx-executor';
+
+/** Options of {@link postgresOutboxStore}. */
+export interface PostgresOutboxStoreOptions {
+  /** Runs the relay's statements (claim, markPublished, release, retained) and a `stage()` given no `tx`. */
+  readonly executor: PgExecutor;
+  /**
+   * The executor on the CALLER'S connection for `tx` — what makes staging transactional. `undefined` means "not a
+   * transaction this store can write on", and the stage is refused (`X_OUTBOX_NO_TX`), never moved to the pool.
+   * Default {@link typeormTxExecutor} (a TypeORM `EntityManager` or `QueryRunner` in an open transaction). For a
+   * `pg` client inside `BEGIN`: `(tx) => pgPoolExecutor(tx as PoolClient)`.
+   */
+  readonly txExecutor?: (tx: unknown) => PgExecutor | undefined;
+  /** The schema holding `x_outbox` (default: found through `search_path`). */
+  readonly schema?: string;
+  /** Decides leases and stamps `claimed_at` / `published_at` (default: the database's `now()`). */
+  readonly clock?: Clock;
+}
+
+interface ClaimedRow {
+  readonly id: string;
+  readonly request: EnqueueRequest;
+  readonly staged_at: Date;
+  readonly claimed_by: string;
+  readonly claimed_at: Date;
+  readonly attempts: number;
+}
+
+const toRecord = (row: ClaimedRow): OutboxRecord => ({
+  id: row.id,
+  request: row.request,
+  stagedAt: new Date(row.staged_at).getTime(),
+  claimedBy: row.claimed_by,
+  claimedAt: new Date(row.claimed_at).getTime(),
+  attempts: row.attempts,
+});
+
+/**
+ * The transactional outbox over `x_outbox`. `stage()` writes on the caller's connection (see `txExecutor`), so the row
+ * commits or rolls back with the caller's business rows; the relay's statements run on `executor`. Every statement is
+ * one of `src/outbox/sql/*.sql.ts`, verbatim. Published rows are kept with `published_at` as the audit trail (a
+ * retention sweep may delete them). Passes `outboxStoreConformance`.
+ */
+export function postgresOutboxStore(options: PostgresOutboxStoreOptions): OutboxStore {
+  if (options.schema !== undefined) quoteSchema(options.schema); // refuse a bad name at construction
+  const sql = outboxStatementsFor(options.schema);
+  const { executor, clock } = options;
+  const txExecutor = options.txExecutor ?? typeormTxExecutor;
+  const now = (): string | null => (clock ? new Date(clock.now()).toISOString() : null);
+  const uuids = (ids: readonly string[]): string[] => ids.filter(isUuid);
+
+  return {
+    async stage(request, tx) {
+      const on = tx === undefined ? executor : txExecutor(tx);
+      if (on === undefined) {
+        throw new OutboxNoTxError(
+          request.name,
+          'was enqueued with a tx the outbox store cannot write on (not an open transaction its txExecutor knows)',
+        );
+      }
+      await on.query(sql.stage, [
+        request.id,
+        request.runId,
+        request.name,
+        request.queue,
+        JSON.stringify(request),
+      ]);
+    },
+
+    async claim({ claimant, limit, leaseMs }) {
+      const { rows } = await executor.query<ClaimedRow>(sql.claim, [
+        now(),
+        claimant,
+        limit,
+        leaseMs,
+      ]);
+      return rows.map(toRecord);
+    },
+
+    async markPublished(ids, claimant) {
+      const valid = uuids(ids);
+      if (valid.length === 0) return 0;
+      const { rowCount } = await executor.query(sql.markPublished, [valid, claimant, now()]);
+      return rowCount;
+    },
+
+    async release(ids, claimant, failure) {
+      const valid = uuids(ids);
+      if (valid.length === 0) return 0;
+      const failed = failure !== undefined && isUuid(failure.id) ? failure : undefined;
+      const { rowCount } = await executor.query(sql.release, [
+        valid,
+        claimant,
+        failed?.id ?? null,
+        failed === undefined ? null : stripNul(failed.error),
+      ]);
+      return rowCount;
+    },
+
+    async retained() {
+      const { rows } = await executor.query<{ n: number }>(sql.retained, []);
+      return rows[0]?.n ?? 0;
+    },
+  };
+}

@@ -1,0 +1,30 @@
+import { memoryOutboxStore } from './memory-outbox-store';
+import { outboxRequest, outboxStoreConformance } from './testing/outbox-store.conformance';
+
+outboxStoreConformance('memory', async (clock) => {
+  const store = memoryOutboxStore({ clock });
+  return {
+    store,
+    async begin() {
+      const tx = store.begin();
+      return {
+        tx,
+        commit: async () => tx.commit(),
+        rollback: async () => tx.rollback(),
+      };
+    },
+  };
+});
+
+describe('memoryOutboxStore', () => {
+  it('refuses a finished transaction and a second stage of one id', async () => {
+    const store = memoryOutboxStore();
+    const tx = store.begin();
+    tx.commit();
+    const request = outboxRequest();
+    await expect(store.stage(request, tx)).rejects.toMatchObject({ code: 'X_INVARIANT' });
+    await store.stage(request);
+    await expect(store.stage(request)).rejects.toMatchObject({ code: 'X_INVARIANT' });
+    expect(() => tx.rollback()).toThrow(/already committed/);
+  });
+});

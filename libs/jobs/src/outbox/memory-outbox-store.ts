@@ -1,0 +1,175 @@
+import type { EnqueueRequest } from '../driver/job-driver';
+import { InvariantError } from '../errors/runtime-errors';
+import { systemClock, type Clock } from '../util/clock';
+import type {
+  OutboxClaimOptions,
+  OutboxPublishFailure,
+  OutboxRecord,
+  OutboxStore,
+} from './outbox-store';
+
+/** Options of {@link memoryOutboxStore}. */
+export interface MemoryOutboxStoreOptions {
+  /** Stamps `stagedAt` and `claimedAt` and decides when a lease lapsed (default `systemClock`). */
+  readonly clock?: Clock;
+}
+
+/** A transaction of the memory store: what it stages is invisible to claims until `commit()`. */
+export interface MemoryOutboxTx {
+  /** Makes every row staged in it claimable, in staging order. */
+  commit(): void;
+  /** Drops every row staged in it. */
+  rollback(): void;
+}
+
+/** The memory outbox store, with its own transactions for tests that need a rollback. */
+export interface MemoryOutboxStore extends OutboxStore {
+  /** Opens a transaction to pass as `tx` to `stage()`. */
+  begin(): MemoryOutboxTx;
+}
+
+interface Row {
+  readonly id: string;
+  readonly request: EnqueueRequest;
+  readonly stagedAt: number;
+  /** Staging order: the tie-break under one `stagedAt` (a frozen clock stages everything in one millisecond). */
+  readonly seq: number;
+  /** The transaction it was staged in: rows of one group are never claimed out of order. */
+  readonly group: object;
+  claimedBy: string | null;
+  claimedAt: number | null;
+  attempts: number;
+  lastError: string | null;
+}
+
+class Tx implements MemoryOutboxTx {
+  readonly staged: Row[] = [];
+  state: 'open' | 'committed' | 'rolled-back' = 'open';
+
+  constructor(private readonly land: (rows: readonly Row[]) => void) {}
+
+  commit(): void {
+    this.finish('committed');
+    this.land(this.staged);
+  }
+
+  rollback(): void {
+    this.finish('rolled-back');
+  }
+
+  private finish(state: 'committed' | 'rolled-back'): void {
+    if (this.state !== 'open') throw new InvariantError(`memory outbox tx is already ${this.state}.`);
+    this.state = state;
+  }
+}
+
+const before = (a: Row, b: Row): boolean =>
+  a.stagedAt < b.stagedAt || (a.stagedAt === b.stagedAt && a.seq < b.seq);
+
+function recordOf(row: Row): OutboxRecord {
+  return {
+    id: row.id,
+    request: structuredClone(row.request),
+    stagedAt: row.stagedAt,
+    claimedBy: row.claimedBy ?? '',
+    claimedAt: row.claimedAt ?? 0,
+    attempts: row.attempts,
+  };
+}
+
+/**
+ * The outbox over in-process maps, for `x dev` and tests; it passes `outboxStoreConformance` like the pg store. A
+ * published row is DROPPED (`retained()` is the relay's backlog, not a running total — the pg store keeps
+ * `published_at` as the audit trail this map is not).
+ *
+ * `stage(request, tx)`: a transaction from `begin()` holds the row until it commits; any other `tx` value (a TypeORM
+ * `EntityManager` in `x dev`) stages at once, grouped with the other rows of that `tx` for ordering — memory has no
+ * transactions to join.
+ */
+export function memoryOutboxStore(options: MemoryOutboxStoreOptions = {}): MemoryOutboxStore {
+  const clock = options.clock ?? systemClock;
+  const rows = new Map<string, Row>(); // committed, unpublished; insertion order is staging order
+  let seq = 0;
+  const land = (staged: readonly Row[]): void => {
+    for (const row of staged) rows.set(row.id, row);
+  };
+
+  const stageNow = (request: EnqueueRequest, group: object): Row => {
+    const row: Row = {
+      id: request.id,
+      request: structuredClone(request),
+      stagedAt: clock.now(),
+      seq: seq++,
+      group,
+      claimedBy: null,
+      claimedAt: null,
+      attempts: 0,
+      lastError: null,
+    };
+    return row;
+  };
+
+  const held = (ids: readonly string[], claimant: string): Row[] =>
+    ids.flatMap((id) => {
+      const row = rows.get(id);
+      return row !== undefined && row.claimedBy === claimant ? [row] : [];
+    });
+
+  return {
+    begin: () => new Tx(land),
+
+    async stage(request, tx) {
+      if (rows.has(request.id)) {
+        throw new InvariantError(`memory outbox: request ${request.id} is already staged.`);
+      }
+      if (tx instanceof Tx) {
+        if (tx.state !== 'open') throw new InvariantError(`memory outbox tx is already ${tx.state}.`);
+        tx.staged.push(stageNow(request, tx));
+        return;
+      }
+      const group = typeof tx === 'object' && tx !== null ? tx : {};
+      land([stageNow(request, group)]);
+    },
+
+    async claim({ claimant, limit, leaseMs }: OutboxClaimOptions) {
+      const now = clock.now();
+      const ordered = [...rows.values()].sort((a, b) => (before(a, b) ? -1 : 1));
+      const candidates = ordered
+        .filter((r) => r.claimedAt === null || r.claimedAt + leaseMs <= now)
+        .slice(0, Math.max(0, limit));
+      const taken = new Set(candidates.map((r) => r.id));
+      // never a row whose transaction has an earlier unpublished row this claim does not also take
+      const claimable = candidates.filter(
+        (c) => !ordered.some((e) => e.group === c.group && before(e, c) && !taken.has(e.id)),
+      );
+      for (const row of claimable) {
+        row.claimedBy = claimant;
+        row.claimedAt = now;
+      }
+      return claimable.map(recordOf);
+    },
+
+    async markPublished(ids, claimant) {
+      const mine = held(ids, claimant);
+      for (const row of mine) rows.delete(row.id);
+      return mine.length;
+    },
+
+    async release(ids, claimant, failure?: OutboxPublishFailure) {
+      const mine = held(ids, claimant);
+      for (const row of mine) {
+        row.claimedBy = null;
+        row.claimedAt = null;
+        if (failure?.id === row.id) {
+          row.attempts += 1;
+          row.lastError = failure.error;
+        }
+      }
+      return mine.length;
+    },
+
+    async retained() {
+      return rows.size;
+    },
+  };
+}

@@ -1,0 +1,100 @@
+import { setJobsFacade } from '../declare/ambient';
+import { job } from '../declare/job';
+import { memoryJobDriver } from '../driver/memory';
+import { t } from '../schema';
+import { frozenClock } from '../testing/frozen-clock';
+import { currentOutboxTx, runInOutboxTx } from './ambient-tx';
+import { memoryOutboxStore } from './memory-outbox-store';
+import { outboxJobsFacade, type OutboxMode } from './outbox-facade';
+import { outboxRequest } from './testing/outbox-store.conformance';
+
+const notify = job({
+  name: 'outbox-facade.notify',
+  input: t.object({ postId: t.uuid }),
+  idempotencyKey: ({ postId }) => `notify:${postId}`,
+  tenant: 'none',
+});
+const POST = '0190a6f2-6b1e-7c3a-8f00-0000000000aa';
+
+function setup(mode?: OutboxMode) {
+  const clock = frozenClock();
+  const store = memoryOutboxStore({ clock });
+  const driver = memoryJobDriver({ clock });
+  const woken: string[] = [];
+  const facade = outboxJobsFacade(
+    { store, driver, clock, ...(mode ? { mode } : {}), onEnqueued: (q) => woken.push(q) },
+    currentOutboxTx,
+  );
+  return { clock, store, driver, woken, facade };
+}
+
+describe('outboxJobsFacade', () => {
+  it('stages inside the caller transaction and answers the ids it will publish under', async () => {
+    const { store, driver, facade, woken } = setup();
+    const tx = store.begin();
+    const request = outboxRequest();
+    expect(await facade.enqueue(request, { tx })).toEqual({
+      id: request.id,
+      runId: request.runId,
+      deduped: false,
+    });
+    expect(await driver.stats()).toEqual([]);
+    expect(woken).toEqual([]);
+    expect(await store.retained()).toBe(0); // not until the caller commits
+    tx.commit();
+    expect(await store.retained()).toBe(1);
+  });
+
+  it('joins the ambient transaction, and an explicit { tx } wins over it', async () => {
+    const { store, driver, facade } = setup('required');
+    const ambient = store.begin();
+    const explicit = store.begin();
+    const [a, b] = [outboxRequest(), outboxRequest()];
+    await runInOutboxTx(ambient, async () => {
+      await facade.enqueue(a, {});
+      await facade.enqueue(b, { tx: explicit });
+    });
+    explicit.commit();
+    const [only] = await store.claim({ claimant: 'r', limit: 10, leaseMs: 1 });
+    expect(only?.id).toBe(b.id);
+    ambient.rollback();
+    expect(await store.retained()).toBe(1);
+    expect(await driver.stats()).toEqual([]);
+    expect(currentOutboxTx()).toBeUndefined();
+  });
+
+  it('publishes straight to the driver outside a transaction (mode optional)', async () => {
+    const { store, driver, facade, woken } = setup();
+    const request = outboxRequest();
+    expect(await facade.enqueue(request, {})).toEqual({
+      id: request.id,
+      runId: request.runId,
+      deduped: false,
+    });
+    expect((await driver.get(request.id))?.state).toBe('ready');
+    expect(await store.retained()).toBe(0);
+    expect(woken).toEqual([request.queue]);
+    expect(await facade.enqueue(request, {})).toMatchObject({ deduped: true });
+    expect(woken).toEqual([request.queue]);
+  });
+
+  it('refuses an enqueue outside a transaction with X_OUTBOX_NO_TX under mode required', async () => {
+    const { store, driver, facade } = setup('required');
+    const uninstall = setJobsFacade(facade);
+    try {
+      await expect(notify.enqueue({ postId: POST })).rejects.toMatchObject({
+        code: 'X_OUTBOX_NO_TX',
+      });
+      expect(await driver.stats()).toEqual([]);
+      expect(await store.retained()).toBe(0);
+      // the same call inside one is staged, with ids a caller can keep
+      const tx = store.begin();
+      const queued = await notify.enqueue({ postId: POST }, { tx });
+      tx.commit();
+      const [record] = await store.claim({ claimant: 'r', limit: 1, leaseMs: 1 });
+      expect(record?.request).toMatchObject({ id: queued.id, runId: queued.runId });
+    } finally {
+      uninstall();
+    }
+  });
+});

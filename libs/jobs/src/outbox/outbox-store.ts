@@ -1,0 +1,71 @@
+import type { EnqueueRequest } from '../driver/job-driver';
+
+/** One staged request a relay claimed, with the lease that makes it this relay's to publish. */
+export interface OutboxRecord {
+  /** The row id, which IS the job id (`request.id`): a republish meets the job the first publish made. */
+  readonly id: string;
+  /** The request as it was staged. */
+  readonly request: EnqueueRequest;
+  /** When it was staged (epoch ms). Rows are claimed in `stagedAt, id` order. */
+  readonly stagedAt: number;
+  /** The claimant token this claim stamped: the fence every later mutation of the row matches on. */
+  readonly claimedBy: string;
+  /** When the lease began (epoch ms): the row is claimable again once `claimedAt + leaseMs` has passed. */
+  readonly claimedAt: number;
+  /** How many publishes of this row failed so far. */
+  readonly attempts: number;
+}
+
+/** Options of one {@link OutboxStore.claim}. */
+export interface OutboxClaimOptions {
+  /** The token stamped on every row claimed; `markPublished` and `release` must present it. */
+  readonly claimant: string;
+  /** At most this many rows. */
+  readonly limit: number;
+  /** How long a claimed row stays out of other claims (a relay that died mid-batch strands it this long). */
+  readonly leaseMs: number;
+}
+
+/** The publish that stopped a batch: recorded on its row when the batch is released. */
+export interface OutboxPublishFailure {
+  readonly id: string;
+  readonly error: string;
+}
+
+/**
+ * Where the transactional outbox keeps staged requests until a relay publishes them. Implementations:
+ * `memoryOutboxStore` (tests, `x dev`) and `postgresOutboxStore` (`@ultimat3/jobs-pg`). Both pass
+ * `outboxStoreConformance`.
+ *
+ * Ordering: `claim()` answers rows in `stagedAt, id` order, and never a row staged in the same transaction AFTER an
+ * unpublished row it does not also answer — so two relays cannot publish one transaction's rows out of order.
+ *
+ * Fencing: every mutation after the claim (`markPublished`, `release`) matches on the claimant, so a relay that stalled
+ * past its lease and lost its rows to another relay changes nothing.
+ */
+export interface OutboxStore {
+  /**
+   * Stages one request in `tx` — the caller's transaction, on the caller's connection — so it commits or rolls back
+   * with the caller's writes. Without `tx` it is written on its own (committed at once). A `tx` the store cannot write
+   * on is `X_OUTBOX_NO_TX`, never a silent write elsewhere.
+   */
+  stage(request: EnqueueRequest, tx?: unknown): Promise<void>;
+  /**
+   * Claims committed, unpublished rows whose lease is free or lapsed, stamping `claimedAt`/`claimedBy` in the same
+   * step that selects them: a lease, not a read.
+   */
+  claim(options: OutboxClaimOptions): Promise<readonly OutboxRecord[]>;
+  /** Retires published rows. Fenced: only rows `claimant` still holds. Answers how many were retired. */
+  markPublished(ids: readonly string[], claimant: string): Promise<number>;
+  /**
+   * Hands claimed rows back at once (a failed publish stopped the batch). Fenced: only rows `claimant` still holds.
+   * `failure` is recorded on its row (attempts + 1, the error). Answers how many were released.
+   */
+  release(
+    ids: readonly string[],
+    claimant: string,
+    failure?: OutboxPublishFailure,
+  ): Promise<number>;
+  /** How many rows are staged and not yet published: the relay's backlog. */
+  retained(): Promise<number>;
+}
