@@ -29,66 +29,62 @@ function transactions(): EnqueueRequest[][] {
 }
 
 describe('two relays over one backlog', () => {
-  it(
-    'publishes each of 10,000 staged rows once, every transaction in its staging order',
-    async () => {
-      const store = postgresOutboxStore({
-        executor: db.executor,
-        txExecutor: (tx) => pgPoolExecutor(tx as PoolClient),
-      });
-      const txs = transactions();
-      const queue = [...txs];
-      await Promise.all(
-        Array.from({ length: PRODUCERS }, async () => {
-          const client = await db.pool.connect();
-          try {
-            for (let tx = queue.shift(); tx; tx = queue.shift()) {
-              await client.query('begin');
-              for (const request of tx) await store.stage(request, client);
-              await client.query('commit');
-            }
-          } finally {
-            client.release();
+  it('publishes each of 10,000 staged rows once, every transaction in its staging order', async () => {
+    const store = postgresOutboxStore({
+      executor: db.executor,
+      txExecutor: (tx) => pgPoolExecutor(tx as PoolClient),
+    });
+    const txs = transactions();
+    const queue = [...txs];
+    await Promise.all(
+      Array.from({ length: PRODUCERS }, async () => {
+        const client = await db.pool.connect();
+        try {
+          for (let tx = queue.shift(); tx; tx = queue.shift()) {
+            await client.query('begin');
+            for (const request of tx) await store.stage(request, client);
+            await client.query('commit');
           }
-        }),
-      );
-      expect(await store.retained()).toBe(ROWS);
+        } finally {
+          client.release();
+        }
+      }),
+    );
+    expect(await store.retained()).toBe(ROWS);
 
-      // the order publishes LANDED in, across both relays (a publish is recorded once its insert returned)
-      const landed: string[] = [];
-      const pg = postgresJobDriver({ executor: db.executor });
-      const recording: JobDriver = {
-        ...pg,
-        enqueue: async (request) => {
-          const result = await pg.enqueue(request);
-          landed.push(request.id);
-          return result;
-        },
-      };
-      const relays = ['relay-a', 'relay-b'].map((claimant) =>
-        outboxRelay({ store, driver: recording, claimant, intervalMs: 5, idlePollMaxMs: 20 }),
-      );
-      relays.forEach((r) => r.start());
-      const until = Date.now() + 60_000;
-      while ((await store.retained()) > 0 && Date.now() < until) {
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      await Promise.all(relays.map((r) => r.stop()));
+    // the order publishes LANDED in, across both relays (a publish is recorded once its insert returned)
+    const landed: string[] = [];
+    const pg = postgresJobDriver({ executor: db.executor });
+    const recording: JobDriver = {
+      ...pg,
+      enqueue: async (request) => {
+        const result = await pg.enqueue(request);
+        landed.push(request.id);
+        return result;
+      },
+    };
+    const relays = ['relay-a', 'relay-b'].map((claimant) =>
+      outboxRelay({ store, driver: recording, claimant, intervalMs: 5, idlePollMaxMs: 20 }),
+    );
+    relays.forEach((r) => r.start());
+    const until = Date.now() + 60_000;
+    while ((await store.retained()) > 0 && Date.now() < until) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await Promise.all(relays.map((r) => r.stop()));
 
-      expect(await store.retained()).toBe(0);
-      expect(landed).toHaveLength(ROWS);
-      expect(new Set(landed).size).toBe(ROWS);
-      const { rows } = await db.pool.query<{ n: number }>('select count(*)::int as n from x_jobs');
-      expect(rows[0]?.n).toBe(ROWS);
-      // both relays did the work, so batches really interleaved
-      for (const r of relays) expect(r.stats().published).toBeGreaterThan(ROWS / 10);
+    expect(await store.retained()).toBe(0);
+    expect(landed).toHaveLength(ROWS);
+    expect(new Set(landed).size).toBe(ROWS);
+    const { rows } = await db.pool.query<{ n: number }>('select count(*)::int as n from x_jobs');
+    expect(rows[0]?.n).toBe(ROWS);
+    // both relays did the work, so batches really interleaved
+    for (const r of relays) expect(r.stats().published).toBeGreaterThan(ROWS / 10);
 
-      const at = new Map(landed.map((id, i) => [id, i]));
-      const outOfOrder = txs.filter((tx) =>
-        tx.some((r, k) => k > 0 && (at.get(r.id) ?? -1) < (at.get(tx[k - 1]?.id ?? '') ?? -1)),
-      );
-      expect(outOfOrder.length).toBe(0);
-    },
-    90_000,
-  );
+    const at = new Map(landed.map((id, i) => [id, i]));
+    const outOfOrder = txs.filter((tx) =>
+      tx.some((r, k) => k > 0 && (at.get(r.id) ?? -1) < (at.get(tx[k - 1]?.id ?? '') ?? -1)),
+    );
+    expect(outOfOrder.length).toBe(0);
+  }, 90_000);
 });

@@ -1,8 +1,8 @@
+import { DeclaredName } from './declared-name';
 import type { EnqueueResult } from '../driver/job-driver';
 import {
   IdempotencyRequiredError,
   JobDeclarationInvalidError,
-  JobDuplicateError,
   JobTenantRequiredError,
 } from '../errors/declaration-errors';
 import {
@@ -11,7 +11,6 @@ import {
   type ParseResult,
   type StandardSchemaV1,
 } from '../schema/standard';
-import { nextAnonymousName, seatName, unseatName } from './ambient';
 import { assertConcurrencyKey, resolveConcurrency, type ResolvedConcurrency } from './concurrency';
 import type { JobDescriptor } from './descriptor';
 import { enqueueJob } from './enqueue';
@@ -51,8 +50,7 @@ class JobHandleImpl<In, Out, R> implements JobHandle<In, Out, R> {
   readonly concurrency: ResolvedConcurrency | null;
   readonly tenantMode: 'input' | 'none';
   readonly inline: boolean;
-  #name: string;
-  #stamped = false;
+  readonly #name: DeclaredName;
   readonly #def: JobDefinition<StandardSchemaV1<In, Out>, R>;
 
   constructor(def: JobDefinition<StandardSchemaV1<In, Out>, R>) {
@@ -95,19 +93,11 @@ class JobHandleImpl<In, Out, R> implements JobHandle<In, Out, R> {
     this.inline = def.run !== undefined;
     this.explicitName = explicit;
     this.#def = def;
-    this.#name = explicit ? String(def.name) : nextAnonymousName('job');
-    const holder = seatName(this.#name, this);
-    if (holder !== undefined) {
-      throw new JobDuplicateError(
-        `Two declarations set the job name "${this.#name}".`,
-        'A job name is a durable queue key: give each job() its own name.',
-        { name: this.#name },
-      );
-    }
+    this.#name = new DeclaredName('job', this, explicit ? String(def.name) : undefined);
   }
 
   get name(): string {
-    return this.#name;
+    return this.#name.value;
   }
 
   /**
@@ -115,25 +105,7 @@ class JobHandleImpl<In, Out, R> implements JobHandle<In, Out, R> {
    * never moved; a second, different export name is `X_JOB_DUPLICATE` (the alias would move the queue key).
    */
   stampExportName(exportName: string): void {
-    if (this.explicitName || this.#name === exportName) return;
-    if (this.#stamped) {
-      throw new JobDuplicateError(
-        `One job is exported under two names ("${this.#name}" and "${exportName}").`,
-        'Export each job once, or set name: on the declaration so an alias cannot move its queue key.',
-        { name: this.#name, alias: exportName },
-      );
-    }
-    assertName(exportName, 'export name', exportName, MAX_JOB_NAME_LENGTH);
-    if (seatName(exportName, this) !== undefined) {
-      throw new JobDuplicateError(
-        `Export "${exportName}" names a job another declaration already holds.`,
-        'Rename the export or the other declaration: a job name is a durable queue key.',
-        { name: exportName },
-      );
-    }
-    unseatName(this.#name, this);
-    this.#name = exportName;
-    this.#stamped = true;
+    this.#name.stamp(exportName);
   }
 
   enqueue(input: In, options?: EnqueueOptions): Promise<EnqueueResult> {
@@ -147,7 +119,7 @@ class JobHandleImpl<In, Out, R> implements JobHandle<In, Out, R> {
   describe(): JobDescriptor {
     return {
       kind: 'job',
-      name: this.#name,
+      name: this.#name.value,
       queue: this.queue,
       tenant: this.tenantMode,
       retry: { ...this.retry },
@@ -171,7 +143,7 @@ class JobHandleImpl<In, Out, R> implements JobHandle<In, Out, R> {
     const org: unknown = tenant(input);
     if (typeof org !== 'string' || org.length === 0) {
       throw new JobTenantRequiredError(
-        this.#name,
+        this.#name.value,
         `answered no tenant for this input (got ${typeof org === 'string' ? "''" : typeof org})`,
       );
     }
@@ -182,7 +154,7 @@ class JobHandleImpl<In, Out, R> implements JobHandle<In, Out, R> {
     const key: unknown = this.#def.idempotencyKey(input);
     if (typeof key !== 'string' || key.length === 0 || key.length > 512) {
       throw new JobDeclarationInvalidError(
-        this.#name,
+        this.#name.value,
         'idempotencyKey(input)',
         'must answer a non-empty string of at most 512 characters',
       );
@@ -193,7 +165,7 @@ class JobHandleImpl<In, Out, R> implements JobHandle<In, Out, R> {
   concurrencyKeyOf(input: Out): string | null {
     const c = this.#def.concurrency;
     if (c === undefined || typeof c === 'number') return null;
-    return assertConcurrencyKey(this.#name, c.key(input));
+    return assertConcurrencyKey(this.#name.value, c.key(input));
   }
 
   runInline(args: RunArgs<Out>): Promise<R> | undefined {

@@ -1,8 +1,8 @@
+import { DeclaredName } from './declared-name';
 import type { EnqueueResult } from '../driver/job-driver';
-import { JobDuplicateError } from '../errors/declaration-errors';
 import { TaskDeclarationInvalidError } from '../errors/scheduler-errors';
 import { compileCron, type CronSchedule } from '../scheduler/cron-schedule';
-import { hasJobsFacade, jobsFacade, nextAnonymousName, seatName, unseatName } from './ambient';
+import { hasJobsFacade, jobsFacade } from './ambient';
 import type { AnyJobHandle, EnqueueOptions } from './handle';
 import { isJobHandle } from './job';
 import { assertName, MAX_JOB_NAME_LENGTH } from './names';
@@ -94,10 +94,6 @@ export function isTaskHandle(value: unknown): value is TaskHandle {
   );
 }
 
-// Tasks share the declaration table with jobs under their own prefix: a task and a job may share a name, since the
-// watermark and the queue are different keys.
-const seat = (name: string): string => `task:${name}`;
-
 class TaskHandleImpl implements TaskHandle {
   readonly [TASK] = true;
   readonly kind = 'task' as const;
@@ -108,8 +104,7 @@ class TaskHandleImpl implements TaskHandle {
   readonly maxCatchUp: number;
   readonly schedule: CronSchedule;
   readonly #enqueue: (occurrenceMs: number) => readonly TaskEntry[];
-  #name: string;
-  #stamped = false;
+  readonly #name: DeclaredName;
 
   constructor(def: TaskDefinition) {
     const explicit = def.name !== undefined;
@@ -144,40 +139,15 @@ class TaskHandleImpl implements TaskHandle {
     this.maxCatchUp = max;
     this.#enqueue = def.enqueue;
     this.explicitName = explicit;
-    this.#name = explicit ? String(def.name) : nextAnonymousName('task');
-    if (seatName(seat(this.#name), this) !== undefined) {
-      throw new JobDuplicateError(
-        `Two declarations set the task name "${this.#name}".`,
-        'A task name keys its durable watermark: give each task() its own name.',
-        { name: this.#name },
-      );
-    }
+    this.#name = new DeclaredName('task', this, explicit ? String(def.name) : undefined);
   }
 
   get name(): string {
-    return this.#name;
+    return this.#name.value;
   }
 
   stampExportName(exportName: string): void {
-    if (this.explicitName || this.#name === exportName) return;
-    if (this.#stamped) {
-      throw new JobDuplicateError(
-        `One task is exported under two names ("${this.#name}" and "${exportName}").`,
-        'Export each task once, or set name: on the declaration so an alias cannot move its watermark.',
-        { name: this.#name, alias: exportName },
-      );
-    }
-    assertName(exportName, 'export name', exportName, MAX_JOB_NAME_LENGTH);
-    if (seatName(seat(exportName), this) !== undefined) {
-      throw new JobDuplicateError(
-        `Export "${exportName}" names a task another declaration already holds.`,
-        'Rename the export or the other declaration: a task name keys a durable watermark.',
-        { name: exportName },
-      );
-    }
-    unseatName(seat(this.#name), this);
-    this.#name = exportName;
-    this.#stamped = true;
+    this.#name.stamp(exportName);
   }
 
   entries(
@@ -213,7 +183,7 @@ class TaskHandleImpl implements TaskHandle {
     for (const [handle] of this.entries()) if (!jobs.includes(handle.name)) jobs.push(handle.name);
     return {
       kind: 'task',
-      name: this.#name,
+      name: this.#name.value,
       cron: this.cron,
       tz: this.tz,
       catchUp: this.catchUp,
@@ -223,7 +193,7 @@ class TaskHandleImpl implements TaskHandle {
   }
 
   #badEntries(reason: string): TaskDeclarationInvalidError {
-    return new TaskDeclarationInvalidError(this.#name, 'enqueue(occurrenceMs)', reason);
+    return new TaskDeclarationInvalidError(this.#name.value, 'enqueue(occurrenceMs)', reason);
   }
 }
 

@@ -58,7 +58,8 @@ class Tx implements MemoryOutboxTx {
   }
 
   private finish(state: 'committed' | 'rolled-back'): void {
-    if (this.state !== 'open') throw new InvariantError(`memory outbox tx is already ${this.state}.`);
+    if (this.state !== 'open')
+      throw new InvariantError(`memory outbox tx is already ${this.state}.`);
     this.state = state;
   }
 }
@@ -123,7 +124,8 @@ export function memoryOutboxStore(options: MemoryOutboxStoreOptions = {}): Memor
         throw new InvariantError(`memory outbox: request ${request.id} is already staged.`);
       }
       if (tx instanceof Tx) {
-        if (tx.state !== 'open') throw new InvariantError(`memory outbox tx is already ${tx.state}.`);
+        if (tx.state !== 'open')
+          throw new InvariantError(`memory outbox tx is already ${tx.state}.`);
         tx.staged.push(stageNow(request, tx));
         return;
       }

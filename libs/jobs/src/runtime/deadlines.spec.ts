@@ -2,24 +2,9 @@ import { job } from '../declare/job';
 import { errorCodeOf } from '../errors/jobs-error';
 import { t } from '../schema';
 import { runJobs, type JobsHarness, type RunJobsOptions } from '../testing/run-jobs';
+import { gate, untilAborted } from '../testing/test-kit';
 
 const input = t.object({ n: t.number });
-
-/** A promise the test opens by hand: a body "working" for as long as the test says. */
-function gate(): { promise: Promise<void>; open: () => void } {
-  let open!: () => void;
-  const promise = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  return { promise, open };
-}
-
-function untilAborted(signal: AbortSignal): Promise<never> {
-  return new Promise<never>((_, reject) => {
-    if (signal.aborted) reject(signal.reason);
-    else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
-  });
-}
 
 describe('the deadline cancels', () => {
   const open: JobsHarness[] = [];

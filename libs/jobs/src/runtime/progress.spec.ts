@@ -6,14 +6,7 @@ import { t } from '../schema';
 import { frozenClock } from '../testing/frozen-clock';
 import { runJobs, type JobsHarness } from '../testing/run-jobs';
 import { PROGRESS_INTERVAL_MS } from './progress';
-
-function gate(): { promise: Promise<void>; open: () => void } {
-  let open!: () => void;
-  const promise = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  return { promise, open };
-}
+import { gate } from '../testing/test-kit';
 
 describe('progress(done, total, note)', () => {
   let h: JobsHarness | undefined;

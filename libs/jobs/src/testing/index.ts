@@ -9,3 +9,4 @@ export * from './run-jobs';
 export * from '../scheduler/testing/scheduler-fleet';
 export * from '../scheduler/testing/scheduler-state.conformance';
 export * from '../outbox/testing/outbox-store.conformance';
+export * from './test-kit';

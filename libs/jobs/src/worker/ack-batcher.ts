@@ -1,7 +1,7 @@
 import type { AckManyItem, AckOptions, JobDriver } from '../driver/job-driver';
 
 /** The most acks one statement settles. */
-export const ACK_BATCH_MAX = 200;
+export const ACK_BATCH_MAX = 500;
 /** How many batches may be on the wire at once; acks that arrive meanwhile wait for the next one. */
 export const ACK_BATCHES_IN_FLIGHT = 2;
 

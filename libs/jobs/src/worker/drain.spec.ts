@@ -8,23 +8,9 @@ import { frozenClock } from '../testing/frozen-clock';
 import { runJobs, type JobsHarness } from '../testing/run-jobs';
 import { jobWorker } from './job-worker';
 import type { JobWorker } from './worker-options';
+import { gate, untilAborted } from '../testing/test-kit';
 
 const input = t.object({ n: t.number });
-
-function gate(): { promise: Promise<void>; open: () => void } {
-  let open!: () => void;
-  const promise = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  return { promise, open };
-}
-
-function untilAborted(signal: AbortSignal): Promise<never> {
-  return new Promise<never>((_, reject) => {
-    if (signal.aborted) reject(signal.reason);
-    else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
-  });
-}
 
 /** A second worker on the harness's driver and clock: the pod that replaces the one draining. */
 function replacement(h: JobsHarness): JobWorker {

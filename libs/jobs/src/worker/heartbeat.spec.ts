@@ -6,29 +6,10 @@ import { t } from '../schema';
 import { frozenClock, type FrozenClock } from '../testing/frozen-clock';
 import { runJobs, type JobsHarness } from '../testing/run-jobs';
 import { LEASE_LAPSED_FINAL_ATTEMPT } from './claim-exhausted';
+import { gate, untilAborted, busyFor } from '../testing/test-kit';
 
 const input = t.object({ n: t.number });
 const VISIBILITY = 3_000;
-
-function gate(): { promise: Promise<void>; open: () => void } {
-  let open!: () => void;
-  const promise = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  return { promise, open };
-}
-
-function untilAborted(signal: AbortSignal): Promise<never> {
-  return new Promise<never>((_, reject) => {
-    if (signal.aborted) reject(signal.reason);
-    else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
-  });
-}
-
-/** Resolves after `ms` of the frozen clock: a body busy for that long. */
-function busyFor(clock: FrozenClock, ms: number): Promise<void> {
-  return new Promise<void>((resolve) => void clock.setTimeout(resolve, ms));
-}
 
 describe('the lease heartbeat', () => {
   let h: JobsHarness | undefined;

@@ -1,9 +1,9 @@
 import type { ClaimedJob } from '../driver/job-row';
 
 /** How far ahead a busy worker claims: the rows it expects to start within this long. */
-export const PREFETCH_HORIZON_MS = 20;
+export const PREFETCH_HORIZON_MS = 50;
 /** The most claimed-but-not-started rows one queue's buffer holds. */
-export const PREFETCH_MAX = 200;
+export const PREFETCH_MAX = 500;
 /** The window the completion rate is measured over. */
 const RATE_WINDOW_MS = 100;
 

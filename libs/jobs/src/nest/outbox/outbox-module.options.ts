@@ -1,0 +1,35 @@
+import type { InjectionToken } from '@nestjs/common';
+import type { DataSource } from 'typeorm';
+import type { OutboxMode } from '../../outbox/outbox-facade';
+import type { OutboxStore } from '../../outbox/outbox-store';
+import type { OutboxRelayOptions } from '../../outbox/relay/relay-options';
+
+/** The relay knobs `OutboxModule.forRoot({ relay })` passes on to `outboxRelay()`. */
+export type OutboxModuleRelayOptions = Pick<
+  OutboxRelayOptions,
+  'intervalMs' | 'idlePollMaxMs' | 'batch' | 'claimLeaseMs' | 'claimant'
+>;
+
+/** Options of `OutboxModule.forRoot()`. */
+export interface OutboxModuleOptions {
+  /** The app's `DataSource` token: `getDataSourceToken()` (or `getDataSourceToken('name')`) from `@nestjs/typeorm`. */
+  readonly dataSource: InjectionToken;
+  /**
+   * Where enqueues inside a transaction are staged: a store, or a factory given the resolved `DataSource` —
+   * `(dataSource) => postgresOutboxStore({ executor: typeormExecutor(dataSource) })`.
+   */
+  readonly store: OutboxStore | ((dataSource: DataSource) => OutboxStore);
+  /** An enqueue outside any transaction: publish directly (`optional`, the default) or `X_OUTBOX_NO_TX`. */
+  readonly mode?: OutboxMode;
+  /** Install `OutboxInterceptor` on every route (`APP_INTERCEPTOR`; default true). */
+  readonly interceptAll?: boolean;
+  /** Relay knobs, used when the process holds the `relay` role. */
+  readonly relay?: OutboxModuleRelayOptions;
+}
+
+/** The options with the store resolved. */
+export interface ResolvedOutboxModuleOptions {
+  readonly store: OutboxStore;
+  readonly mode: OutboxMode;
+  readonly relay: OutboxModuleRelayOptions;
+}
