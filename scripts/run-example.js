@@ -1,17 +1,25 @@
 #!/usr/bin/env node
-// Runs the built example app once, end to end: start it, onboard one org over HTTP, wait until the job is parked on
-// its three-day sleep, print what happened, then stop the app with SIGTERM (the drain path a deploy takes).
+// Runs the built example end to end as a deploy runs it: TWO processes on one PostgreSQL. The worker
+// (apps/worker: roles worker + scheduler) and the HTTP app (apps/example: role web, it only enqueues). It starts the
+// database once — DATABASE_URL when set, else the embedded PostgreSQL under .data/pg — and hands both children the
+// same DATABASE_URL; onboards one org over HTTP, waits until the worker parked the job on its three-day sleep, prints
+// what happened and GET /tasks, then stops both with SIGTERM (the drain path a deploy takes) and the database last.
 // `npm run example` builds first; run it directly only after `npm run build`.
 'use strict';
 
 const { spawn } = require('node:child_process');
 const { randomUUID } = require('node:crypto');
+const { existsSync } = require('node:fs');
 const { createServer } = require('node:net');
 const path = require('node:path');
 
-const MAIN = path.join(__dirname, '..', 'apps', 'example', 'dist', 'main.js');
-const START_TIMEOUT_MS = 20_000;
-const RUN_TIMEOUT_MS = 10_000;
+const ROOT = path.join(__dirname, '..');
+const WORKER_MAIN = path.join(ROOT, 'apps', 'worker', 'dist', 'main.js');
+const APP_MAIN = path.join(ROOT, 'apps', 'example', 'dist', 'main.js');
+const DATABASE = path.join(ROOT, 'libs', 'example-jobs', 'dist', 'embedded-postgres.js');
+const START_TIMEOUT_MS = 30_000;
+const RUN_TIMEOUT_MS = 20_000;
+const STOP_TIMEOUT_MS = 30_000;
 
 /** A free loopback port, unless PORT is set. */
 function freePort() {
@@ -32,7 +40,10 @@ const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 async function poll(what, timeoutMs, fn) {
   const until = Date.now() + timeoutMs;
   for (;;) {
-    const value = await fn().catch(() => undefined);
+    const value = await fn().catch((error) => {
+      if (error && error.fatal) throw error;
+      return undefined;
+    });
     if (value !== undefined) return value;
     if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
     await pause(100);
@@ -49,48 +60,96 @@ async function json(url, init) {
   return body;
 }
 
-function startApp(port) {
-  const child = spawn(process.execPath, [MAIN], {
-    env: { ...process.env, PORT: String(port), NO_COLOR: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+/** Starts a built app as a child process, its output prefixed with `name`, and tracks whether it still runs. */
+function startChild(name, main, env) {
+  const child = spawn(process.execPath, [main], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const state = { child, output: '', running: true, exited: undefined };
   const prefix = (chunk) =>
     chunk
       .toString()
       .split('\n')
       .filter((line) => line.length > 0)
-      .map((line) => `  app │ ${line}\n`)
+      .map((line) => `  ${name.padEnd(6)} │ ${line}\n`)
       .join('');
-  child.stdout.on('data', (chunk) => process.stdout.write(prefix(chunk)));
-  child.stderr.on('data', (chunk) => process.stderr.write(prefix(chunk)));
-  const exited = new Promise((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
+  const take = (stream) => (chunk) => {
+    state.output += chunk.toString();
+    stream.write(prefix(chunk));
+  };
+  child.stdout.on('data', take(process.stdout));
+  child.stderr.on('data', take(process.stderr));
+  state.exited = new Promise((resolve) =>
+    child.once('exit', (code, signal) => {
+      state.running = false;
+      resolve({ code, signal });
+    }),
   );
-  return { child, exited };
+  return state;
+}
+
+/** Fails the wait at once when the child is gone. */
+function alive(state, name) {
+  if (!state.running) {
+    throw Object.assign(new Error(`the ${name} exited during startup (see its output above)`), {
+      fatal: true,
+    });
+  }
+}
+
+/** SIGTERM, then wait for the exit (SIGKILL after STOP_TIMEOUT_MS). */
+async function stop(state, name) {
+  if (state.running) {
+    console.log(`Stopping the ${name} with SIGTERM…`);
+    state.child.kill('SIGTERM');
+  }
+  const timer = setTimeout(() => state.child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+  const { code, signal } = await state.exited;
+  clearTimeout(timer);
+  console.log(`The ${name} exited (${signal ?? `code ${code}`}).`);
+  return code === 0;
 }
 
 async function main() {
+  for (const file of [WORKER_MAIN, APP_MAIN, DATABASE]) {
+    if (!existsSync(file)) {
+      throw new Error(`${path.relative(ROOT, file)} is missing: run \`npm run build\` first.`);
+    }
+  }
+  const { exampleDatabase } = require(DATABASE);
+  const database = await exampleDatabase({ log: (message) => console.log(message) });
+  console.log(`PostgreSQL: ${database.source} (${database.url.replace(/:[^:@/]*@/, ':***@')})`);
+  const env = { ...process.env, DATABASE_URL: database.url, NO_COLOR: '1' };
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  console.log(`Starting the example app (${path.relative(process.cwd(), MAIN)}) on port ${port}…`);
-  const { child, exited } = startApp(port);
-  let running = true;
-  void exited.then(() => {
-    running = false;
-  });
+  const children = [];
+  let clean = true;
 
   try {
+    console.log(
+      `\nStarting the worker (${path.relative(ROOT, WORKER_MAIN)}: roles worker, scheduler)…`,
+    );
+    const worker = startChild('worker', WORKER_MAIN, env);
+    children.push(['worker', worker]);
+    console.log(
+      `Starting the example app (${path.relative(ROOT, APP_MAIN)}: role web) on port ${port}…`,
+    );
+    const app = startChild('app', APP_MAIN, { ...env, PORT: String(port) });
+    children.push(['example app', app]);
+
+    await poll('the worker to start', START_TIMEOUT_MS, async () => {
+      alive(worker, 'worker');
+      return worker.output.includes('worker started') ? true : undefined;
+    });
     await poll('the app to listen', START_TIMEOUT_MS, async () => {
-      if (!running) throw new Error('the example app exited during startup');
+      alive(app, 'example app');
       return json(`${base}/jobs`);
-    }).catch((error) => {
-      if (!running) throw new Error('the example app exited during startup (see its output above)');
-      throw error;
     });
 
     const orgId = randomUUID();
     const queued = await json(`${base}/orgs/${orgId}/onboard`, { method: 'POST' });
     console.log(`\nPOST /orgs/${orgId}/onboard → job ${queued.id} (deduped: ${queued.deduped})`);
+    console.log(
+      'The web process only wrote the row; the worker process claims it from PostgreSQL.',
+    );
 
     const row = await poll('the job to park on its sleep', RUN_TIMEOUT_MS, async () => {
       const current = await json(`${base}/jobs/${queued.id}`);
@@ -102,21 +161,29 @@ async function main() {
     console.log('Completed steps:');
     for (const step of steps) console.log(`  ✓ ${step.name} → ${JSON.stringify(step.output)}`);
     console.log(
-      `It resumes at ${new Date(row.runAt).toISOString()} to send the nudge; no process waits for it.`,
+      `It resumes at ${new Date(row.runAt).toISOString()} to send the nudge; no process waits for it —`,
     );
+    console.log('the row sleeps in PostgreSQL, and any worker claims it when it is due.');
 
     const again = await json(`${base}/orgs/${orgId}/onboard`, { method: 'POST' });
     console.log(
       `\nA second POST for the same org answers the same job: ${again.id} (deduped: ${again.deduped})`,
     );
-  } finally {
-    if (running) {
-      console.log('\nStopping the app with SIGTERM…');
-      child.kill('SIGTERM');
+
+    const tasks = await json(`${base}/tasks`);
+    console.log('\nGET /tasks (fired by the worker process, the scheduler leader):');
+    for (const task of tasks) {
+      console.log(
+        `  ${task.name}: cron "${task.cron}" ${task.tz}, catch-up ${task.catchUp} → enqueues ${task.jobs.join(', ')}`,
+      );
     }
-    const { code, signal } = await exited;
-    console.log(`The app exited (${signal ?? `code ${code}`}).`);
+  } finally {
+    console.log('');
+    for (const [name, state] of children.reverse()) clean = (await stop(state, name)) && clean;
+    await database.stop();
+    if (database.source === 'embedded: started') console.log('Stopped the embedded PostgreSQL.');
   }
+  if (!clean) throw new Error('a process did not exit cleanly (code 0) after SIGTERM');
 }
 
 main().catch((error) => {

@@ -7,13 +7,13 @@ import { JobsErrorFilter } from './jobs-error.filter';
 import { OnboardingController } from './onboarding.controller';
 import { TasksController } from './tasks.controller';
 
-/** The example HTTP app. */
+/**
+ * The example HTTP app: the web role only. It enqueues onto PostgreSQL (`DATABASE_URL`, which `main.ts` points at the
+ * embedded server when it is unset); `apps/worker`, another process on the same database, runs the jobs and fires
+ * the tasks.
+ */
 @Module({
-  imports: [
-    // The memory driver lives in this process only, so this process is the web, the worker and the scheduler.
-    JobsModule.forRoot({ driver: 'memory', roles: ['web', 'worker', 'scheduler'] }),
-    ExampleJobsModule,
-  ],
+  imports: [JobsModule.forRoot({ driver: 'postgres', roles: ['web'] }), ExampleJobsModule],
   controllers: [OnboardingController, JobsController, TasksController],
   providers: [{ provide: APP_FILTER, useClass: JobsErrorFilter }],
 })

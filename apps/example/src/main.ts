@@ -1,15 +1,26 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { exampleDatabase } from '@ultimat3/example-jobs';
 import { AppModule } from './app.module';
 
-/** Starts the example on PORT (default 3000). SIGTERM drains the worker before the process exits. */
+/**
+ * Starts the example on PORT (default 3000), on `DATABASE_URL` — or, when it is unset, on the embedded PostgreSQL
+ * under `.data/pg` (started here, or reused when the worker already runs it). Run `apps/worker` beside it: this
+ * process only enqueues. SIGTERM / SIGINT close the app through Nest's shutdown hooks, then exit 0.
+ */
 async function bootstrap(): Promise<void> {
-  const app = await NestFactory.create(AppModule);
-  app.enableShutdownHooks();
+  const logger = new Logger('Example');
+  const database = await exampleDatabase({ log: (message) => logger.log(message) });
+  process.env['DATABASE_URL'] = database.url;
+  const app = await NestFactory.create(AppModule, { abortOnError: false });
+  app.enableShutdownHooks(['SIGTERM', 'SIGINT'], { useProcessExit: true });
   const port = Number(process.env['PORT'] ?? 3000);
   await app.listen(port);
-  new Logger('Example').log(`listening on http://localhost:${port}`);
+  logger.log(`listening on http://localhost:${port} (PostgreSQL: ${database.source})`);
 }
 
-void bootstrap();
+bootstrap().catch((error: unknown) => {
+  new Logger('Example').error(error instanceof Error ? (error.stack ?? error.message) : error);
+  process.exit(1);
+});

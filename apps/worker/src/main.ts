@@ -1,16 +1,25 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { exampleDatabase } from '@ultimat3/example-jobs';
 import { WorkerModule } from './app.module';
 
 /**
- * Starts the worker and the scheduler. SIGTERM stops the scheduler after its round, then stops claiming, hands held
- * runs back, and waits for them before the process exits.
+ * Starts the worker and the scheduler on `DATABASE_URL` — or, when it is unset, on the embedded PostgreSQL under
+ * `.data/pg` (started here, or reused when the example app already runs it). SIGTERM / SIGINT: Nest's shutdown hooks
+ * stop the scheduler after its round, stop claiming, hand held runs back uncounted, wait for them, close the pool,
+ * then exit 0.
  */
 async function bootstrap(): Promise<void> {
-  const app = await NestFactory.createApplicationContext(WorkerModule);
-  app.enableShutdownHooks();
-  new Logger('Worker').log('worker started');
+  const logger = new Logger('Worker');
+  const database = await exampleDatabase({ log: (message) => logger.log(message) });
+  process.env['DATABASE_URL'] = database.url;
+  const app = await NestFactory.createApplicationContext(WorkerModule, { abortOnError: false });
+  app.enableShutdownHooks(['SIGTERM', 'SIGINT'], { useProcessExit: true });
+  logger.log(`worker started (PostgreSQL: ${database.source})`);
 }
 
-void bootstrap();
+bootstrap().catch((error: unknown) => {
+  new Logger('Worker').error(error instanceof Error ? (error.stack ?? error.message) : error);
+  process.exit(1);
+});

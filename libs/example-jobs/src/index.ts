@@ -1,3 +1,4 @@
+export * from './embedded-postgres';
 export * from './example-jobs.module';
 export * from './fleet.handler';
 export * from './fleet.jobs';

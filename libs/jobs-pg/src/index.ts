@@ -23,3 +23,22 @@ export {
 } from './migrations/typeorm-migration';
 export { JOBS_TABLES } from './schema';
 export * from './outbox';
+export {
+  startQueueWake,
+  WAKE_PROBE_TIMEOUT_MS,
+  WAKE_REDIAL_MAX_MS,
+  WAKE_REDIAL_MS,
+  type QueueWake,
+  type StartQueueWakeOptions,
+  type WakeTarget,
+} from './wake/queue-wake';
+export {
+  WAKE_CHANNEL,
+  WAKE_DUE_WITHIN_MS,
+  WAKE_SLOT_MS,
+  type WakeListener,
+  type WakeNotification,
+  type WakeSession,
+} from './wake/wake-session';
+export * from './scheduler';
+export * from './backend';

@@ -46,3 +46,4 @@ export * from './worker/limits';
 export * from './runtime/concurrency-gate';
 export * from './errors/outbox-errors';
 export * from './outbox';
+export * from './nest/outbox';

@@ -152,6 +152,34 @@ describe('postgres enqueue (database clock, a pool of 20)', () => {
     expect(await driver.get(first.id)).toBeUndefined();
   });
 
+  it('inserts a batch that collides with nothing in ONE plain statement', async () => {
+    const executor = counting(db.executor);
+    const driver = postgresJobDriver({ executor });
+    const batch = Array.from({ length: 50 }, () => request());
+    const answers = await driver.enqueueMany(batch);
+    expect(executor.statements).toBe(1);
+    expect(answers).toEqual(batch.map((r) => ({ id: r.id, runId: r.runId, deduped: false })));
+  });
+
+  it('answers the requests the fast path could not insert from the full statement, in order', async () => {
+    const driver = postgresJobDriver({ executor: db.executor });
+    const stored = request();
+    await driver.enqueue(stored);
+    const holder = request({ idempotencyKey: 'held' });
+    await driver.enqueue(holder);
+    const executor = counting(db.executor);
+    const fresh = request();
+    const sameId = request({ id: stored.id });
+    const sameKey = request({ idempotencyKey: 'held' });
+    const answers = await postgresJobDriver({ executor }).enqueueMany([sameId, fresh, sameKey]);
+    expect(executor.statements).toBe(2);
+    expect(answers).toEqual([
+      { id: stored.id, runId: stored.runId, deduped: true },
+      { id: fresh.id, runId: fresh.runId, deduped: false },
+      { id: holder.id, runId: holder.runId, deduped: true },
+    ]);
+  });
+
   it('stamps a row due now ready, and one due later delayed, on the database clock', async () => {
     const driver = postgresJobDriver({ executor: db.executor });
     const now = request({ runAt: Date.now() - 1_000 });

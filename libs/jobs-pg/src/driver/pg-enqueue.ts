@@ -68,14 +68,10 @@ export async function enqueueOne(ctx: PgContext, request: EnqueueRequest): Promi
   throw new InvariantError(`jobs-pg: enqueue of job ${request.id} kept meeting concurrent writes.`);
 }
 
-/** One statement's pass over a batch: a result per request, or null where it must be re-run. */
-async function enqueuePass(
-  ctx: PgContext,
-  requests: readonly EnqueueRequest[],
-): Promise<(EnqueueResult | null)[]> {
+/** The per-column arrays the batch statements take, $2 … $14. */
+function columnsOf(requests: readonly EnqueueRequest[]): unknown[][] {
   const column = <T>(pick: (r: EnqueueRequest) => T): T[] => requests.map(pick);
-  const { rows } = await ctx.executor.query<EnqueueRecord>(ctx.sql.enqueueMany, [
-    ctx.now(),
+  return [
     column((r) => r.id),
     column((r) => r.runId),
     column((r) => r.name),
@@ -89,7 +85,51 @@ async function enqueuePass(
     column((r) => r.priority),
     column((r) => r.concurrencyKey),
     column((r) => r.traceparent),
-    column((r) => r.onConflict === 'error'),
+  ];
+}
+
+/** Whether a batch may take the fast path: no strict request, and no id or live key named twice in it. */
+function isFresh(requests: readonly EnqueueRequest[]): boolean {
+  const ids = new Set<string>();
+  const keys = new Set<string>();
+  for (const r of requests) {
+    if (r.onConflict === 'error') return false;
+    const key = `${r.name}\u0000${r.tenantId ?? ''}\u0000${r.idempotencyKey}`;
+    const id = r.id.toLowerCase();
+    if (ids.has(id) || keys.has(key)) return false;
+    ids.add(id);
+    keys.add(key);
+  }
+  return true;
+}
+
+/**
+ * The fast path (see `SQL_ENQUEUE_FRESH`): inserts every request that collides with nothing, answering those; a
+ * request answered null met a stored row and goes through `SQL_ENQUEUE_MANY`.
+ */
+async function enqueueFresh(
+  ctx: PgContext,
+  requests: readonly EnqueueRequest[],
+): Promise<(EnqueueResult | null)[]> {
+  const { rows } = await ctx.executor.query<{ id: string }>(ctx.sql.enqueueFresh, [
+    ctx.now(),
+    ...columnsOf(requests),
+  ]);
+  const inserted = new Set(rows.map((row) => row.id.toLowerCase()));
+  return requests.map((r) =>
+    inserted.has(r.id.toLowerCase()) ? { id: r.id, runId: r.runId, deduped: false } : null,
+  );
+}
+
+/** One statement's pass over a batch: a result per request, or null where it must be re-run. */
+async function enqueuePass(
+  ctx: PgContext,
+  requests: readonly EnqueueRequest[],
+): Promise<(EnqueueResult | null)[]> {
+  const { rows } = await ctx.executor.query<EnqueueRecord>(ctx.sql.enqueueMany, [
+    ctx.now(),
+    ...columnsOf(requests),
+    requests.map((r) => r.onConflict === 'error'),
   ]);
   if (rows.length !== requests.length) {
     throw new InvariantError(`jobs-pg: enqueueMany answered ${rows.length} of ${requests.length}.`);
@@ -107,8 +147,10 @@ async function enqueuePass(
 }
 
 /**
- * Inserts a batch in one statement, answering one result per request in order (see `SQL_ENQUEUE_MANY`). Requests
- * that met a concurrently committed row are re-run, in order, in one more statement.
+ * Inserts a batch in one statement, answering one result per request in order (see `SQL_ENQUEUE_MANY`). A batch with
+ * no strict request and no repeated id or key first takes the fast path (`SQL_ENQUEUE_FRESH`), and only the requests
+ * it did not insert are judged by `SQL_ENQUEUE_MANY`. Requests that met a concurrently committed row are re-run, in
+ * order, in one more statement.
  */
 export async function enqueueMany(
   ctx: PgContext,
@@ -116,15 +158,20 @@ export async function enqueueMany(
 ): Promise<EnqueueResult[]> {
   const results: (EnqueueResult | null)[] = requests.map(() => null);
   let pending = requests.map((_, i) => i);
-  for (let run = 0; run <= RACE_RETRIES && pending.length > 0; run++) {
-    const answers = await enqueuePass(
-      ctx,
-      pending.map((i) => requests[i] as EnqueueRequest),
-    );
+  const settle = (answers: readonly (EnqueueResult | null)[]): void => {
     pending = pending.filter((index, at) => {
       results[index] = answers[at] ?? null;
       return results[index] === null;
     });
+  };
+  if (isFresh(requests)) settle(await enqueueFresh(ctx, requests));
+  for (let run = 0; run <= RACE_RETRIES && pending.length > 0; run++) {
+    settle(
+      await enqueuePass(
+        ctx,
+        pending.map((i) => requests[i] as EnqueueRequest),
+      ),
+    );
   }
   if (pending.length > 0) {
     throw new InvariantError(`jobs-pg: enqueueMany kept meeting concurrent writes.`);

@@ -1,6 +1,7 @@
 import { qualify } from '../schema';
 import { SQL_ACK } from '../sql/ack.sql';
 import { SQL_CLAIM } from '../sql/claim.sql';
+import { SQL_ENQUEUE_FRESH } from '../sql/enqueue-fresh.sql';
 import { SQL_ENQUEUE_MANY } from '../sql/enqueue-many.sql';
 import { SQL_ENQUEUE } from '../sql/enqueue.sql';
 import { SQL_GET } from '../sql/get.sql';
@@ -28,6 +29,7 @@ const STATEMENTS = {
   ack: SQL_ACK,
   claim: SQL_CLAIM,
   enqueue: SQL_ENQUEUE,
+  enqueueFresh: SQL_ENQUEUE_FRESH,
   enqueueMany: SQL_ENQUEUE_MANY,
   get: SQL_GET,
   heartbeat: SQL_HEARTBEAT,

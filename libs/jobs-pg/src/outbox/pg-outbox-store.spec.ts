@@ -1,6 +1,7 @@
 import type { PoolClient } from 'pg';
 import { outboxRequest, outboxStoreConformance } from '@ultimat3/jobs/testing';
 import { pgPoolExecutor } from '../executor/pg-pool-executor';
+import { migrate } from '../migrations/migrate';
 import { createTestDatabase, type TestDatabase } from '../../test/test-database';
 import { postgresOutboxStore } from './pg-outbox-store';
 
@@ -110,5 +111,23 @@ describe('postgresOutboxStore', () => {
       await listener.query('unlisten *');
       listener.release();
     }
+  });
+
+  it('works in a named schema, and refuses a bad schema name at construction', async () => {
+    await migrate(db.executor, { schema: 'outbox_alt' });
+    const store = postgresOutboxStore({ executor: db.executor, schema: 'outbox_alt' });
+    const request = outboxRequest();
+    await store.stage(request);
+    const [record] = await store.claim({ claimant: 'relay-a', limit: 1, leaseMs: 1_000 });
+    expect(record?.id).toBe(request.id);
+    expect(await store.markPublished([request.id], 'relay-a')).toBe(1);
+    const { rows } = await db.pool.query<{ n: number }>(
+      'select count(*)::int as n from outbox_alt.x_outbox where published_at is not null',
+    );
+    expect(rows[0]?.n).toBe(1);
+    expect(await postgresOutboxStore({ executor: db.executor }).retained()).toBe(0);
+    expect(() => postgresOutboxStore({ executor: db.executor, schema: 'Bad-Name' })).toThrow(
+      expect.objectContaining({ code: 'X_INVARIANT' }),
+    );
   });
 });

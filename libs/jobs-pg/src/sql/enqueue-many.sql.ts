@@ -19,6 +19,9 @@
  * the in-batch contest is decided by window functions, and "did my row land" is a lookup in one jsonb object built
  * from the INSERT's RETURNING. Joins between these steps were planned as nested loops (the planner reads a 1,000-row
  * CTE as a handful of rows) and took ~700 ms for 1,000 requests.
+ *
+ * Announces each queue the batch created rows in, due within 1 s, once on `x_jobs_wake` — throttled per queue per
+ * 250 ms slot exactly as `SQL_ENQUEUE` is.
  */
 export const SQL_ENQUEUE_MANY = `
 with clock as not materialized (
@@ -89,7 +92,31 @@ inserted as (
   where r.eligible and r.ord = r.winner_ord and not (select f.refused from refused f)
   order by r.ord
   on conflict do nothing
-  returning id
+  returning id, queue, run_at
+),
+slot as (
+  -- the ids a UUIDv7 minter stamps inside the WAKE_SLOT_MS (250 ms) slot the statement's clock is in
+  select
+    (substr(b.lo, 1, 8) || '-' || substr(b.lo, 9, 4) || '-0000-0000-000000000000')::uuid as lo,
+    (substr(b.hi, 1, 8) || '-' || substr(b.hi, 9, 4) || '-0000-0000-000000000000')::uuid as hi
+  from (
+    select lpad(to_hex(a.ms), 12, '0') as lo, lpad(to_hex(a.ms + 250), 12, '0') as hi
+    from (select (floor(extract(epoch from k.now) * 1000 / 250) * 250)::bigint as ms from clock k) a
+  ) b
+),
+woke as (
+  select pg_notify('x_jobs_wake', d.queue)
+  from (
+    select distinct i.queue from inserted i cross join clock k
+    where i.run_at <= k.now + interval '1 second'
+  ) d
+  cross join slot w
+  where not exists (
+    select 1 from x_jobs s
+    where s.id >= w.lo and s.id < w.hi
+      and s.queue = d.queue
+      and s.run_at <= s.created_at + interval '1 second'
+  )
 ),
 landed as (
   select coalesce(jsonb_object_agg(i.id::text, true), '{}'::jsonb) as ids from inserted i
@@ -129,6 +156,7 @@ select a.ord::int as ord,
   end as outcome,
   first_value(a.holder_state) over f as holder_state
 from answered a
+cross join (select count(*) from woke) as announced
 window f as (partition by a.request_id order by a.ord)
 order by a.ord
 `;

@@ -11,6 +11,13 @@
  * this statement's snapshot (a concurrent enqueue of the same id or key): run it again, and the next snapshot sees
  * that row. `on conflict do nothing` without a target covers both the primary key and the live-key index, so a race
  * never surfaces as a unique violation.
+ *
+ * A created row due within WAKE_DUE_WITHIN_MS (1 s) announces its queue on `x_jobs_wake` (the wake), unless another
+ * row of that queue, itself due within 1 s of its creation, was minted in the same WAKE_SLOT_MS (250 ms) slot of the
+ * statement's clock: that row's notification already woke the listeners, and their woken loop passes again at the
+ * floor. A deduped enqueue announces nothing. The sibling check is a primary-key range scan over the UUIDv7 ids of
+ * the slot (ids are minted time-ordered), stopping at the first row of the queue — no write, no lock and no extra
+ * index; throttling matters because Postgres serialises the commits of every transaction that notified.
  */
 export const SQL_ENQUEUE = `
 with clock as not materialized (
@@ -38,9 +45,31 @@ inserted as (
   from clock k
   where not exists (select 1 from by_id) and not exists (select 1 from by_key)
   on conflict do nothing
-  returning id, run_id
+  returning id, run_id, queue, run_at
+),
+slot as (
+  -- the ids a UUIDv7 minter stamps inside the WAKE_SLOT_MS (250 ms) slot the statement's clock is in
+  select
+    (substr(b.lo, 1, 8) || '-' || substr(b.lo, 9, 4) || '-0000-0000-000000000000')::uuid as lo,
+    (substr(b.hi, 1, 8) || '-' || substr(b.hi, 9, 4) || '-0000-0000-000000000000')::uuid as hi
+  from (
+    select lpad(to_hex(a.ms), 12, '0') as lo, lpad(to_hex(a.ms + 250), 12, '0') as hi
+    from (select (floor(extract(epoch from k.now) * 1000 / 250) * 250)::bigint as ms from clock k) a
+  ) b
+),
+woke as (
+  select pg_notify('x_jobs_wake', i.queue)
+  from inserted i cross join clock k cross join slot w
+  where i.run_at <= k.now + interval '1 second'
+    and not exists (
+      select 1 from x_jobs s
+      where s.id >= w.lo and s.id < w.hi
+        and s.queue = i.queue
+        and s.run_at <= s.created_at + interval '1 second'
+    )
 )
-select i.id, i.run_id, 'created' as outcome, null::text as holder_state from inserted i
+select i.id, i.run_id, 'created' as outcome, null::text as holder_state
+from inserted i cross join (select count(*) from woke) as announced
 union all
 select b.id, b.run_id, 'id', null from by_id b
 union all

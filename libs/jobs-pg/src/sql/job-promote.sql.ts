@@ -5,7 +5,7 @@
  * $1 now (timestamptz; null = the database's `now()`), $2 id.
  *
  * Returns one row: `found` (1 when the job exists), then the promoted `x_jobs` columns (all null when it was not
- * waiting on its run time).
+ * waiting on its run time). A promoted row announces its queue on `x_jobs_wake`, unthrottled.
  */
 export const SQL_JOB_PROMOTE = `
 with clock as not materialized (
@@ -21,8 +21,12 @@ moved as (
     and j.state in ('ready', 'delayed', 'suspended')
     and j.run_at > k.now
   returning j.*
+),
+woke as (
+  select pg_notify('x_jobs_wake', m.queue) from moved m
 )
 select (select count(*) from x_jobs f where f.id = $2::uuid)::int as found, m.*
 from (select 1) as one
 left join moved m on true
+cross join (select count(*) from woke) as announced
 `;

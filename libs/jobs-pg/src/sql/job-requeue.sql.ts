@@ -7,6 +7,7 @@
  *
  * Returns no row when the job is unknown; otherwise one row: `prior_state` (the state found), `holder_id` /
  * `holder_state` (a live job holding the key, if any), then the moved `x_jobs` columns (all null when nothing moved).
+ * A moved row announces its queue on `x_jobs_wake`, unthrottled (an operator's requeue is rare).
  */
 export const SQL_JOB_REQUEUE = `
 with clock as not materialized (
@@ -42,6 +43,9 @@ moved as (
     and not exists (select 1 from holder)
   returning j.*
 ),
+woke as (
+  select pg_notify('x_jobs_wake', m.queue) from moved m
+),
 dropped as (
   delete from x_job_steps s
   where s.job_id in (select m.id from moved m)
@@ -54,4 +58,5 @@ select
   m.*
 from target t
 left join moved m on m.id = t.id
+cross join (select count(*) from woke) as announced
 `;

@@ -1,34 +1,83 @@
 /**
- * Counts per queue and state, and the age of the oldest due waiting row.
+ * Counts per queue and state, and the age of the oldest due waiting row — without reading the finished rows a busy
+ * queue piles up.
  *
  * $1 now (timestamptz; null = the database's `now()`).
  *
  * Returns one row per queue holding any row, in code-point order of the name: `queue`, one int column per state,
  * and `oldest_ready_ms` (ms since the run_at of the oldest ready or delayed row already due; 0 when none is).
- * It reads every row (finished ones too): an operator / metrics read, not a hot-path statement.
+ *
+ * - ready, delayed, suspended: the rows under `x_jobs_claim_idx`'s predicate; running: under `x_jobs_lease_idx`'s;
+ *   failed, dead: under `x_jobs_dead_idx`'s. Each is a scan of live (or dead-lettered) rows only, exact.
+ * - done, cancelled: no index holds them (one would be written by every ack). They are counted over a
+ *   `tablesample system` of at most 1,000 heap pages (8 MB) and scaled up: exact while the table fits in that
+ *   (100 % sampled — tens of thousands of rows), an estimate past it, at a bounded cost however many finished rows
+ *   the table holds. A queue with only finished rows may be missed by the sample of a large table.
  */
 export const SQL_STATS = `
 with clock as not materialized (
   select coalesce($1::timestamptz, now()) as now
+),
+sample as (
+  select least(100, 100.0 * 1000 / greatest(1, pg_relation_size('x_jobs') / current_setting('block_size')::int))::real as pct
+),
+waiting as (
+  select
+    j.queue,
+    count(*) filter (where j.state = 'ready') as ready,
+    count(*) filter (where j.state = 'delayed') as delayed,
+    count(*) filter (where j.state = 'suspended') as suspended,
+    min(j.run_at) filter (where j.state in ('ready', 'delayed') and j.run_at <= k.now) as oldest_due
+  from x_jobs j cross join clock k
+  where j.state in ('ready', 'delayed', 'suspended')
+  group by j.queue
+),
+running as (
+  select j.queue, count(*) as running
+  from x_jobs j
+  where j.state = 'running'
+  group by j.queue
+),
+buried as (
+  select
+    j.queue,
+    count(*) filter (where j.state = 'failed') as failed,
+    count(*) filter (where j.state = 'dead') as dead
+  from x_jobs j
+  where j.state in ('dead', 'failed')
+  group by j.queue
+),
+finished as (
+  select
+    j.queue,
+    round(count(*) filter (where j.state = 'done') * 100.0 / (select s.pct from sample s)) as done,
+    round(count(*) filter (where j.state = 'cancelled') * 100.0 / (select s.pct from sample s)) as cancelled
+  from x_jobs j tablesample system ((select s.pct from sample s))
+  where j.state in ('done', 'cancelled')
+  group by j.queue
+),
+queues as (
+  select w.queue from waiting w
+  union select r.queue from running r
+  union select b.queue from buried b
+  union select f.queue from finished f
 )
 select
-  j.queue,
-  count(*) filter (where j.state = 'ready')::int as ready,
-  count(*) filter (where j.state = 'delayed')::int as delayed,
-  count(*) filter (where j.state = 'running')::int as running,
-  count(*) filter (where j.state = 'suspended')::int as suspended,
-  count(*) filter (where j.state = 'done')::int as done,
-  count(*) filter (where j.state = 'failed')::int as failed,
-  count(*) filter (where j.state = 'dead')::int as dead,
-  count(*) filter (where j.state = 'cancelled')::int as cancelled,
-  coalesce(
-    floor(extract(epoch from k.now - min(j.run_at) filter (
-      where j.state in ('ready', 'delayed') and j.run_at <= k.now
-    )) * 1000),
-    0
-  )::float8 as oldest_ready_ms
-from x_jobs j
+  q.queue,
+  coalesce(w.ready, 0)::int as ready,
+  coalesce(w.delayed, 0)::int as delayed,
+  coalesce(r.running, 0)::int as running,
+  coalesce(w.suspended, 0)::int as suspended,
+  coalesce(f.done, 0)::int as done,
+  coalesce(b.failed, 0)::int as failed,
+  coalesce(b.dead, 0)::int as dead,
+  coalesce(f.cancelled, 0)::int as cancelled,
+  coalesce(floor(extract(epoch from k.now - w.oldest_due) * 1000), 0)::float8 as oldest_ready_ms
+from queues q
 cross join clock k
-group by j.queue, k.now
-order by j.queue collate "C"
+left join waiting w on w.queue = q.queue
+left join running r on r.queue = q.queue
+left join buried b on b.queue = q.queue
+left join finished f on f.queue = q.queue
+order by q.queue collate "C"
 `;

@@ -6,9 +6,13 @@ import { JobsError } from './jobs-error';
  */
 export class OutboxNoTxError extends JobsError {
   constructor(job: string, detail = 'was enqueued outside a transaction') {
-    super('X_OUTBOX_NO_TX', `Job "${job}" ${detail}; the outbox requires one. Nothing was queued.`, {
-      fix: 'Enqueue inside a request the OutboxInterceptor wraps, or pass { tx: manager } from an open transaction.',
-      meta: { job },
-    });
+    super(
+      'X_OUTBOX_NO_TX',
+      `Job "${job}" ${detail}; the outbox requires one. Nothing was queued.`,
+      {
+        fix: 'Enqueue inside a request the OutboxInterceptor wraps, or pass { tx: manager } from an open transaction.',
+        meta: { job },
+      },
+    );
   }
 }

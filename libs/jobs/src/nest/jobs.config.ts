@@ -1,6 +1,6 @@
-import { memoryJobDriver } from '../driver/memory';
 import type { JobDriver } from '../driver/job-driver';
-import { DriverUnavailableError, InvariantError } from '../errors/runtime-errors';
+import { JobsError } from '../errors/jobs-error';
+import { InvariantError } from '../errors/runtime-errors';
 import type { EventBus } from '../events/event-bus';
 import { memoryEventBus } from '../events/memory-event-bus';
 import { systemClock, type Clock } from '../util/clock';
@@ -14,12 +14,20 @@ import {
   type JobsModuleWorkerOptions,
   type JobsRole,
 } from './jobs.options';
+import {
+  openJobsBackend,
+  syncBackend,
+  unknownDriver,
+  type PostgresPackageLoader,
+} from './backends';
 import { nestJobsLogger } from './nest-jobs.logger';
 import { resolveSchedulerOptions } from './scheduler.config';
 
 /** The module options, checked and with every default filled in. */
 export interface JobsConfig {
   readonly driver: JobDriver;
+  /** Closes what the module opened under the driver (a `'postgres'` pool): after `driver.close()`, last of all. */
+  readonly closeBackend: () => Promise<void>;
   readonly roles: ReadonlySet<JobsRole>;
   readonly worker: JobsModuleWorkerOptions;
   readonly scheduler: JobsModuleSchedulerOptions;
@@ -36,14 +44,17 @@ const WORKER_DURATIONS = [
   'idlePollMaxMs',
 ] as const;
 
+/** The module options apart from the driver, checked and with every default filled in. */
+export type JobsSettings = Omit<JobsConfig, 'driver' | 'closeBackend'>;
+
 /**
- * Checks `JobsModule.forRoot()` options and fills the defaults. A bad option is `X_INVARIANT` naming the field; a
- * driver this build cannot create is `X_DRIVER_UNAVAILABLE`. `env` is read for `JOBS_ROLES`.
+ * Checks every `JobsModule.forRoot()` option except the driver and fills the defaults; a bad option is `X_INVARIANT`
+ * naming the field. Runs before any driver opens a connection. `env` is read for `JOBS_ROLES`.
  */
-export function resolveJobsConfig(
+export function resolveJobsSettings(
   options: JobsModuleOptions,
   env: NodeJS.ProcessEnv = process.env,
-): JobsConfig {
+): JobsSettings {
   if (typeof options !== 'object' || options === null) {
     throw new InvariantError(
       'JobsModule options must be an object.',
@@ -51,36 +62,59 @@ export function resolveJobsConfig(
     );
   }
   const clock = options.clock ?? systemClock;
-  const roles = resolveRoles(options.roles, env['JOBS_ROLES']);
-  const worker = resolveWorker(options.worker);
-  const scheduler = resolveSchedulerOptions(options.scheduler);
-  const shutdownDeadlineMs = resolveDeadline(options.shutdown);
-  // The driver last: every other option is checked before a driver opens connections.
   return {
-    driver: resolveDriver(options.driver, clock),
-    roles,
-    worker,
-    scheduler,
-    shutdownDeadlineMs,
+    roles: resolveRoles(options.roles, env['JOBS_ROLES']),
+    worker: resolveWorker(options.worker),
+    scheduler: resolveSchedulerOptions(options.scheduler),
+    shutdownDeadlineMs: resolveDeadline(options.shutdown),
     clock,
     logger: options.logger ?? nestJobsLogger(),
     events: options.events ?? memoryEventBus({ clock }),
   };
 }
 
-function resolveDriver(driver: unknown, clock: Clock): JobDriver {
-  if (driver === 'memory') return memoryJobDriver({ clock });
-  if (
-    typeof driver === 'object' &&
-    driver !== null &&
-    typeof (driver as JobDriver).claim === 'function'
-  ) {
-    return driver as JobDriver;
+/**
+ * The config for a driver that opens with no I/O (`'memory'`, an instance). `'postgres'` opens asynchronously —
+ * {@link loadJobsConfig}, which the module runs — and is `X_DRIVER_UNAVAILABLE` here, as is an unknown driver.
+ */
+export function resolveJobsConfig(
+  options: JobsModuleOptions,
+  env: NodeJS.ProcessEnv = process.env,
+): JobsConfig {
+  const settings = resolveJobsSettings(options, env);
+  const backend = syncBackend(options.driver, settings.clock);
+  if (backend === undefined) {
+    if (options.driver !== 'postgres') throw unknownDriver(options.driver);
+    throw new JobsError(
+      'X_DRIVER_UNAVAILABLE',
+      "JobsModule driver 'postgres' opens asynchronously.",
+      {
+        fix: 'Use loadJobsConfig() (JobsModule.forRoot does).',
+      },
+    );
   }
-  const named = typeof driver === 'string' ? `"${driver}"` : typeof driver;
-  throw new DriverUnavailableError(
-    `JobsModule has no driver ${named} in this build (use 'memory' or pass a JobDriver instance)`,
-  );
+  return { ...settings, driver: backend.driver, closeBackend: backend.close };
+}
+
+/**
+ * Checks the options, then opens the driver — for `'postgres'`, loading `@ultimat3/jobs-pg` lazily, building the pool
+ * (or reusing the DataSource) and migrating. What `JobsModule` awaits in its async config provider, so bootstrap
+ * finishes only on a ready driver. `load` replaces the lazy `require` (tests).
+ */
+export async function loadJobsConfig(
+  options: JobsModuleOptions,
+  env: NodeJS.ProcessEnv = process.env,
+  load?: PostgresPackageLoader,
+): Promise<JobsConfig> {
+  const settings = resolveJobsSettings(options, env);
+  // The driver last: every other option is checked before a driver opens connections.
+  const backend = await openJobsBackend(options, {
+    clock: options.clock,
+    memoryClock: settings.clock,
+    env,
+    ...(load === undefined ? {} : { load }),
+  });
+  return { ...settings, driver: backend.driver, closeBackend: backend.close };
 }
 
 function resolveRoles(

@@ -4,9 +4,12 @@ import { stampExportNames } from '../declare/job';
 import { stampTaskExportNames } from '../declare/task';
 import { JobRegistry } from '../registry/job-registry';
 import { JobsExplorer } from './jobs.explorer';
+import { loadJobsConfig } from './jobs.config';
+import { JOBS_CONFIG } from './jobs.constants';
 import { JobsFeature, type JobsFeatureOptions } from './jobs.feature';
 import { JobsMetadataAccessor } from './jobs-metadata.accessor';
-import { JobsConfigurableModuleClass } from './jobs.module-definition';
+import { JobsConfigurableModuleClass, JOBS_MODULE_OPTIONS } from './jobs.module-definition';
+import type { JobsModuleOptions } from './jobs.options';
 import { JobsRuntime } from './jobs.runtime';
 import { JobsService } from './jobs.service';
 import { SchedulerHost } from './scheduler.host';
@@ -28,6 +31,12 @@ let features = 0;
   providers: [
     { provide: JobRegistry, useFactory: () => new JobRegistry() },
     { provide: TaskRegistry, useFactory: () => new TaskRegistry() },
+    {
+      // async: Nest awaits it before any provider that needs it, so bootstrap ends on an open, migrated driver
+      provide: JOBS_CONFIG,
+      inject: [JOBS_MODULE_OPTIONS],
+      useFactory: (options: JobsModuleOptions) => loadJobsConfig(options),
+    },
     JobsRuntime,
     JobsMetadataAccessor,
     JobsExplorer,

@@ -49,13 +49,48 @@ export interface JobsModuleSchedulerOptions {
   readonly renewEveryMs?: number;
 }
 
+/**
+ * The part of a TypeORM `DataSource` the Postgres backend uses (structural: core never imports `typeorm`). Pass the
+ * app's initialised DataSource — with `forRootAsync({ inject: [DataSource], useFactory })` — and its pool is reused.
+ */
+export interface JobsPostgresDataSource {
+  createQueryRunner(): unknown;
+}
+
+/** What the `'postgres'` driver shares by either source. */
+interface JobsPostgresCommonOptions {
+  /** The schema the tables live in (default: found through `search_path`). */
+  readonly schema?: string;
+  /** Apply the migrations the database lacks at boot (default true; safe when many processes boot at once). */
+  readonly migrate?: boolean;
+}
+
+/**
+ * Where `driver: 'postgres'` connects: a URL (default `DATABASE_URL`; the module builds, owns and closes a pool), or
+ * the app's TypeORM DataSource (reused, never a second pool; the app keeps owning it).
+ */
+export type JobsPostgresOptions =
+  | (JobsPostgresCommonOptions & {
+      /** A `postgres://` connection string (default `process.env.DATABASE_URL`). */
+      readonly url?: string;
+      /** The pool's size (default 10). */
+      readonly poolSize?: number;
+    })
+  | (JobsPostgresCommonOptions & { readonly dataSource: JobsPostgresDataSource });
+
+/** The drivers `JobsModule` can create by name, or a driver instance. */
+export type JobsDriverOption = 'memory' | 'postgres' | JobDriver;
+
 /** Options of `JobsModule.forRoot()` / `forRootAsync()`. */
 export interface JobsModuleOptions {
   /**
-   * The driver: `'memory'` (one process, nothing durable across restarts) or a `JobDriver` instance. The module owns
-   * the driver from then on and closes it last at shutdown.
+   * The driver: `'memory'` (one process, nothing durable across restarts), `'postgres'` (needs the optional peer
+   * `@ultimat3/jobs-pg`; see {@link JobsModuleOptions.postgres}) or a `JobDriver` instance. The module owns the driver
+   * from then on and closes it last at shutdown, after every host drained.
    */
-  readonly driver: 'memory' | JobDriver;
+  readonly driver: JobsDriverOption;
+  /** Where `driver: 'postgres'` connects (default `{ url: process.env.DATABASE_URL }`). */
+  readonly postgres?: JobsPostgresOptions;
   /** The roles of this process (default: `JOBS_ROLES`, a comma list, else `['web', 'worker']`). */
   readonly roles?: readonly JobsRole[];
   /** Worker knobs, used when the roles include `worker`. */

@@ -6,14 +6,15 @@ import {
 } from '@nestjs/common';
 import { setJobsFacade } from '../declare/ambient';
 import { directJobsFacade } from '../declare/direct-facade';
-import { resolveJobsConfig, type JobsConfig } from './jobs.config';
-import { JOBS_MODULE_OPTIONS } from './jobs.module-definition';
-import type { JobsModuleOptions } from './jobs.options';
+import type { JobsConfig } from './jobs.config';
+import { JOBS_CONFIG } from './jobs.constants';
 
 /**
- * The application's jobs runtime: the checked options, the driver, clock, logger and event bus. At bootstrap it
- * installs the ambient facade `handle.enqueue()` routes through; at shutdown, after every host drained
- * (`beforeApplicationShutdown`), it removes the facade and closes the driver, last.
+ * The application's jobs runtime: the checked options, the driver, clock, logger and event bus. The config arrives
+ * from the module's async provider with the driver already open (for `'postgres'`: pool built, migrations applied).
+ * At bootstrap it installs the ambient facade `handle.enqueue()` routes through; at shutdown, after every host drained
+ * (`beforeApplicationShutdown`), it removes the facade, closes the driver, then what was opened under it (the pool),
+ * last of all.
  */
 @Injectable()
 export class JobsRuntime implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -23,8 +24,8 @@ export class JobsRuntime implements OnApplicationBootstrap, OnApplicationShutdow
   #uninstall: (() => void) | undefined;
   #closed = false;
 
-  constructor(@Inject(JOBS_MODULE_OPTIONS) options: JobsModuleOptions) {
-    this.config = resolveJobsConfig(options);
+  constructor(@Inject(JOBS_CONFIG) config: JobsConfig) {
+    this.config = config;
   }
 
   /** Registers an in-process wake: told the queue of every row this process enqueued. Answers the removal. */
@@ -56,6 +57,10 @@ export class JobsRuntime implements OnApplicationBootstrap, OnApplicationShutdow
     this.#uninstall = undefined;
     if (this.#closed) return;
     this.#closed = true;
-    await this.config.driver.close();
+    try {
+      await this.config.driver.close();
+    } finally {
+      await this.config.closeBackend();
+    }
   }
 }

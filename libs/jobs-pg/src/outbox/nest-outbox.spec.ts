@@ -11,17 +11,20 @@ import {
 import { Test } from '@nestjs/testing';
 import { getDataSourceToken, TypeOrmModule } from '@nestjs/typeorm';
 import request from 'supertest';
-import { Column, DataSource, Entity, PrimaryColumn } from 'typeorm';
-import { postgresJobDriver, postgresOutboxStore } from '@ultimat3/jobs-pg';
-import { createTestDatabase, type TestDatabase } from '../../../../jobs-pg/test/test-database';
-import { job } from '../../declare/job';
-import { t } from '../../schema';
-import { recordingLogger } from '../../util/logger';
-import { JobsModule } from '../jobs.module';
-import { OutboxInterceptor } from '../outbox.interceptor';
-import { currentEntityManager } from './current-entity-manager';
-import { OutboxHost } from './outbox.host';
-import { OutboxModule } from './outbox.module';
+import { Column, DataSource, Entity, PrimaryColumn, type EntityManager } from 'typeorm';
+import {
+  currentEntityManager,
+  job,
+  JobsModule,
+  OutboxHost,
+  OutboxInterceptor,
+  OutboxModule,
+  recordingLogger,
+  t,
+} from '@ultimat3/jobs';
+import { postgresJobDriver } from '../driver/pg-driver';
+import { postgresOutboxStore } from './pg-outbox-store';
+import { createTestDatabase, type TestDatabase } from '../../test/test-database';
 
 @Entity('posts')
 class Post {
@@ -149,7 +152,7 @@ describe('OutboxInterceptor (Nest + TypeORM + PostgreSQL)', () => {
     expect(app.get(OutboxHost).relay).toBeDefined();
   });
 
-  it('joins an explicit { tx: manager } outside a request, and refuses none under mode required', async () => {
+  it('joins an explicit { tx: manager } outside a request, and refuses no transaction under mode required', async () => {
     const before = { posts: await count('posts'), outbox: await count('x_outbox') };
     await expect(
       dataSource.transaction(async (manager) => {
@@ -161,11 +164,17 @@ describe('OutboxInterceptor (Nest + TypeORM + PostgreSQL)', () => {
     expect({ posts: await count('posts'), outbox: await count('x_outbox') }).toEqual(before);
 
     const postId = randomUUID();
+    let finished: EntityManager | undefined;
     await dataSource.transaction(async (manager) => {
       await manager.getRepository(Post).save({ id: postId, title: 'cli' });
       await notifySubscribers.enqueue({ postId }, { tx: manager });
+      finished = manager;
     });
     await until(async () => ran.includes(postId));
+    // a transaction that already committed is no transaction to stage in
+    await expect(
+      notifySubscribers.enqueue({ postId: randomUUID() }, { tx: finished }),
+    ).rejects.toMatchObject({ code: 'X_OUTBOX_NO_TX' });
 
     await expect(notifySubscribers.enqueue({ postId: randomUUID() })).rejects.toMatchObject({
       code: 'X_OUTBOX_NO_TX',

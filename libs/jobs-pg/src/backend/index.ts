@@ -1,0 +1,7 @@
+export {
+  postgresBackend,
+  type PostgresBackend,
+  type PostgresBackendDriver,
+  type PostgresBackendOptions,
+  type PostgresBackendSource,
+} from './pg-backend';

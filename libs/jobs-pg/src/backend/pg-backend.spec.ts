@@ -1,0 +1,86 @@
+import 'reflect-metadata';
+import { DataSource } from 'typeorm';
+import { frozenClock } from '@ultimat3/jobs/testing';
+import { createTestDatabase, type TestDatabase } from '../../test/test-database';
+import { request } from '../../test/requests';
+import { postgresBackend, type PostgresBackendSource } from './pg-backend';
+
+describe('postgresBackend', () => {
+  let db: TestDatabase;
+
+  beforeEach(async () => {
+    db = await createTestDatabase({ migrate: false });
+  });
+  afterEach(async () => {
+    await db?.drop();
+  });
+
+  const migrations = async (): Promise<number> => {
+    const { rows } = await db.pool.query<{ n: number }>(
+      'select count(*)::int as n from x_migrations',
+    );
+    return rows[0]?.n ?? 0;
+  };
+
+  it('builds a pool from a url, migrates, answers a driver with its scheduler state, and ends the pool', async () => {
+    const backend = await postgresBackend({ url: db.url, poolSize: 2 });
+    expect(await migrations()).toBeGreaterThan(0);
+    expect(backend.driver.kind).toBe('postgres');
+    const queued = request();
+    await backend.driver.enqueue(queued);
+    expect(await backend.driver.get(queued.id)).toMatchObject({ state: 'ready' });
+    expect(await backend.driver.schedulerState.skipTo('t', 1_000, undefined)).toBe(true);
+    expect(await backend.driver.schedulerState.load(['t'])).toEqual(new Map([['t', 1_000]]));
+    await backend.close();
+    await backend.close(); // idempotent
+    await expect(backend.executor.query('select 1', [])).rejects.toThrow();
+  });
+
+  it('migrates safely when eight processes boot at once', async () => {
+    const backends = await Promise.all(
+      Array.from({ length: 8 }, () => postgresBackend({ url: db.url, poolSize: 1 })),
+    );
+    const { rows } = await db.pool.query<{ id: number; n: number }>(
+      'select id, count(*)::int as n from x_migrations group by id',
+    );
+    expect(rows.every((r) => r.n === 1)).toBe(true);
+    await Promise.all(backends.map((b) => b.close()));
+  });
+
+  it('reuses a TypeORM DataSource: no pool of its own, and close() leaves the DataSource open', async () => {
+    const dataSource = new DataSource({ type: 'postgres', url: db.url, poolSize: 3 });
+    await dataSource.initialize();
+    try {
+      const backend = await postgresBackend({ dataSource }, { clock: frozenClock() });
+      const queued = request();
+      await backend.driver.enqueue(queued);
+      expect(await backend.driver.get(queued.id)).toMatchObject({ id: queued.id });
+      const { rows } = await db.pool.query<{ n: number }>(
+        `select count(*)::int as n from pg_stat_activity where application_name = 'ultimat3-jobs'`,
+      );
+      expect(rows[0]?.n).toBe(0);
+      await backend.close();
+      expect(dataSource.isInitialized).toBe(true);
+      expect(await dataSource.query('select 1 as one')).toEqual([{ one: 1 }]);
+    } finally {
+      await dataSource.destroy();
+    }
+  });
+
+  it('runs on a given executor, and skips the migration when told to', async () => {
+    const backend = await postgresBackend({ executor: db.executor }, { migrate: false });
+    const { rows } = await db.pool.query(`select to_regclass('x_jobs') as t`);
+    expect(rows[0]).toEqual({ t: null });
+    await backend.close();
+    await db.pool.query('select 1'); // the caller's pool is untouched
+  });
+
+  it('ends the pool it built when the migration fails, and refuses a source it cannot use', async () => {
+    await expect(
+      postgresBackend({ url: db.url, poolSize: 1 }, { schema: 'Not A Schema' }),
+    ).rejects.toThrow(/not a plain identifier/);
+    await expect(
+      postgresBackend({ nothing: true } as unknown as PostgresBackendSource),
+    ).rejects.toThrow(TypeError);
+  });
+});

@@ -1,0 +1,105 @@
+import { Pool } from 'pg';
+import type { Clock, SchedulerState } from '@ultimat3/jobs';
+import { postgresJobDriver, type PostgresJobDriver } from '../driver/pg-driver';
+import type { PgExecutor } from '../executor/pg-executor';
+import { pgPoolExecutor } from '../executor/pg-pool-executor';
+import { typeormExecutor, type TypeormDataSourceLike } from '../executor/typeorm-executor';
+import { migrate } from '../migrations/migrate';
+import { postgresSchedulerState } from '../scheduler/pg-scheduler-state';
+
+/** Where the backend's statements go: a URL (a pool is built and owned), the app's TypeORM DataSource, or an executor. */
+export type PostgresBackendSource =
+  | {
+      /** A `postgres://` connection string. */
+      readonly url: string;
+      /** The pool's size (default 10, pg's default). */
+      readonly poolSize?: number;
+    }
+  | {
+      /** The app's initialised TypeORM `DataSource`: its pool is reused, never a second one. */
+      readonly dataSource: TypeormDataSourceLike;
+    }
+  | {
+      /** Any executor; the caller keeps owning what it runs on. */
+      readonly executor: PgExecutor;
+    };
+
+/** Options of {@link postgresBackend}. */
+export interface PostgresBackendOptions {
+  /** The clock every statement compares and stamps with (default: the database's `now()`; tests pass a frozen one). */
+  readonly clock?: Clock;
+  /** The schema the tables live in (default: found through `search_path`). */
+  readonly schema?: string;
+  /** Apply the migrations the database lacks before answering (default true; safe when many processes boot at once). */
+  readonly migrate?: boolean;
+  /** Told of an error on an idle pooled connection (the server restarted); the pool drops that connection. */
+  readonly onPoolError?: (error: Error) => void;
+}
+
+/** The Postgres driver with its durable scheduler state, read structurally by `SchedulerHost`. */
+export interface PostgresBackendDriver extends PostgresJobDriver {
+  /** Watermarks, fires and pauses in `x_scheduler_state` / `x_task_pauses`, on the driver's executor and clock. */
+  readonly schedulerState: SchedulerState;
+}
+
+/** An open Postgres backend: the driver, the executor under it, and `close()` for what it opened. */
+export interface PostgresBackend {
+  readonly driver: PostgresBackendDriver;
+  readonly executor: PgExecutor;
+  /** Ends the pool it built from a URL (idempotent); a DataSource or executor stays the caller's. Call it last. */
+  close(): Promise<void>;
+}
+
+function isSource<K extends string>(source: unknown, key: K): source is Record<K, unknown> {
+  return typeof source === 'object' && source !== null && key in source;
+}
+
+/**
+ * Opens the PostgreSQL backend: a pool from `url` (or a `typeormExecutor` over the app's DataSource, or the executor
+ * given), `migrate()` unless told not to, and a {@link PostgresBackendDriver} on it — the driver augmented with its
+ * `schedulerState`. A failed migration ends the pool it built before the error surfaces.
+ */
+export async function postgresBackend(
+  source: PostgresBackendSource,
+  options: PostgresBackendOptions = {},
+): Promise<PostgresBackend> {
+  let pool: Pool | undefined;
+  let executor: PgExecutor;
+  if (isSource(source, 'url') && typeof source.url === 'string' && source.url !== '') {
+    pool = new Pool({
+      connectionString: source.url,
+      max: source.poolSize ?? 10,
+      application_name: 'ultimat3-jobs',
+    });
+    pool.on('error', (error) => options.onPoolError?.(error));
+    executor = pgPoolExecutor(pool);
+  } else if (isSource(source, 'dataSource') && typeof source.dataSource === 'object') {
+    executor = typeormExecutor(source.dataSource as TypeormDataSourceLike);
+  } else if (isSource(source, 'executor') && typeof source.executor === 'object') {
+    executor = source.executor as PgExecutor;
+  } else {
+    throw new TypeError('postgresBackend needs { url }, { dataSource } or { executor }.');
+  }
+
+  let closed: Promise<void> | undefined;
+  const close = (): Promise<void> => (closed ??= pool ? pool.end() : Promise.resolve());
+  try {
+    if (options.migrate !== false) {
+      await migrate(executor, options.schema === undefined ? {} : { schema: options.schema });
+    }
+  } catch (error) {
+    await close().catch(() => undefined);
+    throw error;
+  }
+
+  const settings = {
+    executor,
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
+    ...(options.schema === undefined ? {} : { schema: options.schema }),
+  };
+  const driver: PostgresBackendDriver = {
+    ...postgresJobDriver(settings),
+    schedulerState: postgresSchedulerState(settings),
+  };
+  return { driver, executor, close };
+}

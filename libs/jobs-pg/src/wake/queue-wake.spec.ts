@@ -1,0 +1,195 @@
+import { Client } from 'pg';
+import { job, JobRegistry, jobWorker, recordingLogger, t } from '@ultimat3/jobs';
+import {
+  createTestDatabase,
+  resetJobTables,
+  withDatabase,
+  type TestDatabase,
+} from '../../test/test-database';
+import { request } from '../../test/requests';
+import { postgresJobDriver } from '../driver/pg-driver';
+import { startQueueWake, type QueueWake } from './queue-wake';
+import { WAKE_CHANNEL } from './wake-session';
+
+/** Polls `check` every 10 ms until it holds or `ms` pass. */
+async function until(check: () => boolean | Promise<boolean>, ms = 5_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+describe('startQueueWake (one LISTEN session per process)', () => {
+  let db: TestDatabase;
+  let wake: QueueWake | undefined;
+  const sessions: Client[] = [];
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+  });
+  afterEach(async () => {
+    await wake?.stop();
+    wake = undefined;
+    for (const s of sessions.splice(0)) await s.end().catch(() => undefined);
+  });
+  afterAll(async () => {
+    await db?.drop();
+  });
+  beforeEach(async () => {
+    await resetJobTables(db.executor);
+  });
+
+  const dial =
+    (url = db.url) =>
+    () => {
+      const client = new Client({ connectionString: url });
+      sessions.push(client);
+      return client;
+    };
+
+  const recorder = () => {
+    const woken: string[] = [];
+    const liveness: boolean[] = [];
+    return {
+      woken,
+      liveness,
+      target: {
+        signalEnqueued: (queue: string) => void woken.push(queue),
+        setWakeLive: (live: boolean) => void liveness.push(live),
+      },
+    };
+  };
+
+  it('proves itself with a probe, then hears an enqueue committed on another connection', async () => {
+    const logger = recordingLogger();
+    const r = recorder();
+    wake = startQueueWake({ listener: dial(), executor: db.executor, target: r.target, logger });
+    expect(await wake.ready()).toBe(true);
+    expect(wake.live()).toBe(true);
+    expect(r.liveness).toEqual([true]);
+    expect(logger.named('jobs.wake.live')).toHaveLength(1);
+    // the probe itself is nobody's queue
+    expect(r.woken).toEqual([]);
+
+    await postgresJobDriver({ executor: db.executor }).enqueue(request({ queue: 'mail' }));
+    await until(() => r.woken.includes('mail'));
+    expect(r.woken).toEqual(['mail']);
+  });
+
+  it('takes a pg.Client instance, connected or not, as the session', async () => {
+    const client = new Client({ connectionString: db.url });
+    sessions.push(client);
+    await client.connect();
+    const r = recorder();
+    wake = startQueueWake({ listener: client, executor: db.executor, target: r.target });
+    expect(await wake.ready()).toBe(true);
+    await db.pool.query('select pg_notify($1, $2)', [WAKE_CHANNEL, 'reports']);
+    await until(() => r.woken.includes('reports'));
+  });
+
+  it('reports jobs.wake.unverified once, with the fix, when the probe never comes back', async () => {
+    // a session on another database hears nothing the pool sends: what a transaction-pooling proxy looks like
+    const other = await createTestDatabase({ migrate: false });
+    try {
+      const logger = recordingLogger();
+      const r = recorder();
+      wake = startQueueWake({
+        listener: dial(withDatabase(db.url, other.name)),
+        executor: db.executor,
+        target: r.target,
+        logger,
+        probeTimeoutMs: 200,
+      });
+      expect(await wake.ready()).toBe(false);
+      expect(wake.live()).toBe(false);
+      expect(r.liveness).toEqual([]);
+      const [warning] = logger.named('jobs.wake.unverified');
+      expect(logger.named('jobs.wake.unverified')).toHaveLength(1);
+      expect(String(warning?.fields.fix)).toMatch(/session-pooled/);
+      expect(logger.named('jobs.wake.live')).toHaveLength(0);
+      await wake.stop();
+      wake = undefined;
+    } finally {
+      for (const s of sessions.splice(0)) await s.end().catch(() => undefined);
+      await other.drop();
+    }
+  });
+
+  it('re-dials when its backend is terminated, and is proven live again', async () => {
+    const logger = recordingLogger();
+    const r = recorder();
+    wake = startQueueWake({
+      listener: dial(),
+      executor: db.executor,
+      target: r.target,
+      logger,
+      redialMs: 50,
+    });
+    expect(await wake.ready()).toBe(true);
+    const pid = (sessions[0] as unknown as { processID: number }).processID;
+    await db.pool.query('select pg_terminate_backend($1)', [pid]);
+    await until(() => r.liveness.length >= 3);
+    expect(r.liveness).toEqual([true, false, true]);
+    expect(logger.named('jobs.wake.lost')).toHaveLength(1);
+    expect(logger.named('jobs.wake.live')).toHaveLength(2);
+    expect(sessions).toHaveLength(2);
+
+    await postgresJobDriver({ executor: db.executor }).enqueue(request({ queue: 'after' }));
+    await until(() => r.woken.includes('after'));
+  });
+
+  it('re-dials a pg.Client instance by building a new one from its parameters', async () => {
+    const client = new Client({ connectionString: db.url });
+    sessions.push(client);
+    const r = recorder();
+    wake = startQueueWake({
+      listener: client,
+      executor: db.executor,
+      target: r.target,
+      redialMs: 50,
+    });
+    expect(await wake.ready()).toBe(true);
+    const { rows } = await db.pool.query<{ pid: number }>(
+      `select pid from pg_stat_activity where datname = current_database() and query ilike 'listen%'`,
+    );
+    expect(rows).toHaveLength(1);
+    await db.pool.query('select pg_terminate_backend($1)', [rows[0]?.pid]);
+    await until(() => r.liveness.length >= 3);
+    await db.pool.query('select pg_notify($1, $2)', [WAKE_CHANNEL, 'back']);
+    await until(() => r.woken.includes('back'));
+  });
+
+  it('wakes an idle worker at its 5 s ceiling: a job another connection enqueues starts at once', async () => {
+    const started: number[] = [];
+    const handle = job({
+      name: 'wake.ping',
+      queue: 'ping',
+      input: t.object({ n: t.number }),
+      idempotencyKey: ({ n }) => `n:${n}`,
+      tenant: 'none',
+      run: () => void started.push(Date.now()),
+    });
+    const registry = new JobRegistry();
+    registry.register(handle);
+    const driver = postgresJobDriver({ executor: db.executor });
+    const worker = jobWorker({ driver, registry, concurrency: 2 });
+    wake = startQueueWake({ listener: dial(), executor: db.executor, target: worker });
+    expect(await wake.ready()).toBe(true);
+    await worker.start();
+    try {
+      // let the idle wait grow well past the floor
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      const before = worker.stats().claims;
+      const at = Date.now();
+      await postgresJobDriver({ executor: db.executor }).enqueue(
+        request({ name: 'wake.ping', queue: 'ping', input: { n: 1 } }),
+      );
+      await until(() => started.length === 1, 3_000);
+      expect((started[0] ?? Infinity) - at).toBeLessThan(500);
+      expect(worker.stats().claims).toBeGreaterThan(before);
+    } finally {
+      await worker.stop();
+    }
+  });
+});

@@ -1,0 +1,68 @@
+/** The channel every wake notification travels on. Its payload is a queue name and nothing else. */
+export const WAKE_CHANNEL = 'x_jobs_wake';
+/**
+ * The throttle slot: an enqueue announces its queue only when no other row of that queue was minted in the same slot
+ * (`SQL_ENQUEUE`, `SQL_ENQUEUE_MANY`).
+ */
+export const WAKE_SLOT_MS = 250;
+/** Only rows due within this long of the enqueue are announced; later ones start on the poll. */
+export const WAKE_DUE_WITHIN_MS = 1_000;
+
+/** One notification as `pg` delivers it. */
+export interface WakeNotification {
+  readonly channel: string;
+  readonly payload?: string;
+}
+
+/**
+ * The part of a `pg.Client` the wake holds its LISTEN session on. Structural, so this package never imports `pg` at
+ * run time; a `pg.Client` satisfies it. It must be a dedicated, direct (or session-pooled) connection: a
+ * transaction-pooling proxy hands the LISTEN's server connection to someone else and delivers nothing.
+ */
+export interface WakeSession {
+  connect(): Promise<unknown>;
+  query(text: string): Promise<unknown>;
+  on(event: 'notification', listener: (message: WakeNotification) => void): unknown;
+  on(event: 'error', listener: (error: Error) => void): unknown;
+  on(event: 'end', listener: () => void): unknown;
+  removeAllListeners(event?: string): unknown;
+  end(): Promise<unknown>;
+}
+
+/** What dials a fresh session: a factory, or a `pg.Client` whose class and parameters dial the next one. */
+export type WakeListener = WakeSession | (() => WakeSession | Promise<WakeSession>);
+
+interface ClonableClient {
+  readonly constructor: new (config: unknown) => WakeSession;
+  readonly connectionParameters?: unknown;
+}
+
+/**
+ * Turns `listener` into a dialler. A `pg.Client` cannot connect twice, so the first dial answers the client given
+ * and each re-dial builds a new one of its class from its connection parameters (what `pg.Client` keeps of its config).
+ * A session of another shape that was given as an instance is dialled once: pass a factory to have it re-dialled.
+ */
+export function dialler(listener: WakeListener): () => Promise<WakeSession | undefined> {
+  if (typeof listener === 'function') return async () => listener();
+  let first: WakeSession | undefined = listener;
+  const clonable = listener as unknown as ClonableClient;
+  return async () => {
+    if (first !== undefined) {
+      const session = first;
+      first = undefined;
+      return session;
+    }
+    if (clonable.connectionParameters === undefined) return undefined;
+    return new clonable.constructor(clonable.connectionParameters);
+  };
+}
+
+/** Connects `session`, accepting one the caller connected already. */
+export async function connectSession(session: WakeSession): Promise<void> {
+  try {
+    await session.connect();
+  } catch (error) {
+    // pg.Client refuses a second connect(): the caller handed over a live client, which is what we need
+    if (!/already been connected/i.test(error instanceof Error ? error.message : '')) throw error;
+  }
+}

@@ -1,0 +1,131 @@
+import { memoryJobDriver } from '../driver/memory';
+import { errorCodeOf } from '../errors/jobs-error';
+import { frozenClock } from '../testing/frozen-clock';
+import { openJobsBackend, type OpenBackendContext, type PostgresPackage } from './backends';
+import { loadJobsConfig } from './jobs.config';
+import type { JobsModuleOptions } from './jobs.options';
+
+/** A stand-in for `@ultimat3/jobs-pg` that records what it was asked to open. */
+function fakePostgres(): { readonly load: () => PostgresPackage; readonly calls: unknown[][] } {
+  const calls: unknown[][] = [];
+  const driver = memoryJobDriver({ clock: frozenClock() });
+  return {
+    calls,
+    load: () => ({
+      postgresBackend: (source, options) => {
+        calls.push([source, options]);
+        return Promise.resolve({ driver, close: () => Promise.resolve() });
+      },
+    }),
+  };
+}
+
+const context = (over: Partial<OpenBackendContext> = {}): OpenBackendContext => ({
+  clock: undefined,
+  memoryClock: frozenClock(),
+  env: {},
+  ...over,
+});
+
+async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
+  try {
+    await promise;
+  } catch (error) {
+    return errorCodeOf(error);
+  }
+  return 'resolved';
+}
+
+describe("openJobsBackend: driver 'postgres'", () => {
+  it('never loads the package for the memory driver or an instance', async () => {
+    const load = jest.fn();
+    await openJobsBackend({ driver: 'memory' }, context({ load }));
+    await openJobsBackend({ driver: memoryJobDriver() }, context({ load }));
+    expect(load).not.toHaveBeenCalled();
+  });
+
+  it('opens postgres.url, else DATABASE_URL, passing schema, migrate and an explicit clock through', async () => {
+    const pg = fakePostgres();
+    const clock = frozenClock();
+    await openJobsBackend(
+      { driver: 'postgres', postgres: { url: 'postgres://a/b', poolSize: 3, schema: 'jobs' } },
+      context({ load: pg.load, clock, env: { DATABASE_URL: 'postgres://env/x' } }),
+    );
+    await openJobsBackend(
+      { driver: 'postgres' },
+      context({ load: pg.load, env: { DATABASE_URL: 'postgres://env/x' } }),
+    );
+    expect(pg.calls).toEqual([
+      [
+        { url: 'postgres://a/b', poolSize: 3 },
+        { clock, schema: 'jobs' },
+      ],
+      [{ url: 'postgres://env/x' }, {}],
+    ]);
+  });
+
+  it('hands a DataSource over as it is (reused, not a second pool)', async () => {
+    const pg = fakePostgres();
+    const dataSource = { createQueryRunner: () => ({}) };
+    await openJobsBackend(
+      { driver: 'postgres', postgres: { dataSource, migrate: false } },
+      context({ load: pg.load, env: { DATABASE_URL: 'postgres://ignored' } }),
+    );
+    expect(pg.calls).toEqual([[{ dataSource }, { migrate: false }]]);
+  });
+
+  it('is X_DRIVER_UNAVAILABLE with nowhere to connect, or a DataSource that is not one', async () => {
+    const pg = fakePostgres();
+    expect(await codeOf(openJobsBackend({ driver: 'postgres' }, context({ load: pg.load })))).toBe(
+      'X_DRIVER_UNAVAILABLE',
+    );
+    const notADataSource = { dataSource: {} } as unknown as JobsModuleOptions['postgres'];
+    expect(
+      await codeOf(
+        openJobsBackend(
+          { driver: 'postgres', postgres: notADataSource },
+          context({ load: pg.load }),
+        ),
+      ),
+    ).toBe('X_DRIVER_UNAVAILABLE');
+    expect(pg.calls).toEqual([]);
+  });
+
+  it('is X_DRIVER_UNAVAILABLE, naming the package, when @ultimat3/jobs-pg is not installed', async () => {
+    const load = (): never => {
+      throw Object.assign(new Error("Cannot find module '@ultimat3/jobs-pg'"), {
+        code: 'MODULE_NOT_FOUND',
+      });
+    };
+    const error: unknown = await openJobsBackend(
+      { driver: 'postgres', postgres: { url: 'postgres://a/b' } },
+      context({ load }),
+    ).catch((e: unknown) => e);
+    expect(errorCodeOf(error)).toBe('X_DRIVER_UNAVAILABLE');
+    expect(String(error)).toMatch(/needs @ultimat3\/jobs-pg, which is not installed/);
+    expect(
+      await codeOf(
+        openJobsBackend(
+          { driver: 'postgres', postgres: { url: 'postgres://a/b' } },
+          context({ load: () => ({}) }),
+        ),
+      ),
+    ).toBe('X_DRIVER_UNAVAILABLE');
+  });
+
+  it('checks every other option before it opens anything', async () => {
+    const pg = fakePostgres();
+    const bad = { driver: 'postgres', roles: ['janitor'] } as unknown as JobsModuleOptions;
+    expect(await codeOf(loadJobsConfig(bad, { DATABASE_URL: 'postgres://a/b' }, pg.load))).toBe(
+      'X_INVARIANT',
+    );
+    expect(pg.calls).toEqual([]);
+    const config = await loadJobsConfig(
+      { driver: 'postgres' },
+      { DATABASE_URL: 'postgres://a/b' },
+      pg.load,
+    );
+    expect(config.driver.kind).toBe('memory');
+    await config.closeBackend();
+  });
+});

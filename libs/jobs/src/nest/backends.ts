@@ -1,0 +1,146 @@
+import { memoryJobDriver } from '../driver/memory';
+import type { JobDriver } from '../driver/job-driver';
+import { errorCodeOf, JobsError } from '../errors/jobs-error';
+import type { Clock } from '../util/clock';
+import type { JobsModuleOptions, JobsPostgresOptions } from './jobs.options';
+
+/** The optional peer that provides `driver: 'postgres'`. */
+export const POSTGRES_PACKAGE = '@ultimat3/jobs-pg';
+
+/** A driver the module opened, and how to close what was opened under it (a pool) — after the driver. */
+export interface JobsBackend {
+  readonly driver: JobDriver;
+  close(): Promise<void>;
+}
+
+/** The part of `@ultimat3/jobs-pg` the module calls, read structurally from the lazily loaded package. */
+export interface PostgresPackage {
+  postgresBackend(
+    source: { readonly url: string; readonly poolSize?: number } | { readonly dataSource: object },
+    options: { readonly clock?: Clock; readonly schema?: string; readonly migrate?: boolean },
+  ): Promise<JobsBackend>;
+}
+
+/** Loads the package behind `'postgres'`; tests pass another loader. */
+export type PostgresPackageLoader = () => unknown;
+
+/**
+ * The lazy `require` of the optional peer. Core never imports `pg`, `typeorm` or `@ultimat3/jobs-pg` statically: an
+ * app on the memory driver installs none of them, and only naming `'postgres'` loads them.
+ */
+export const loadPostgresPackage: PostgresPackageLoader = () =>
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- an optional peer, loaded only when named
+  require(POSTGRES_PACKAGE) as unknown;
+
+const CLOSED: () => Promise<void> = () => Promise.resolve();
+
+function unavailable(message: string, fix: string, cause?: unknown): JobsError {
+  return new JobsError(
+    'X_DRIVER_UNAVAILABLE',
+    message,
+    cause === undefined ? { fix } : { fix, cause },
+  );
+}
+
+/** The driver `options.driver` names, when it needs no I/O to open (`'memory'`, an instance); else undefined. */
+export function syncBackend(driver: unknown, clock: Clock): JobsBackend | undefined {
+  if (driver === 'memory') return { driver: memoryJobDriver({ clock }), close: CLOSED };
+  if (
+    typeof driver === 'object' &&
+    driver !== null &&
+    typeof (driver as JobDriver).claim === 'function'
+  ) {
+    return { driver: driver as JobDriver, close: CLOSED };
+  }
+  return undefined;
+}
+
+/** `X_DRIVER_UNAVAILABLE` for a `driver` option that names nothing this build can create. */
+export function unknownDriver(driver: unknown): JobsError {
+  const named = typeof driver === 'string' ? `"${driver}"` : typeof driver;
+  return unavailable(
+    `JobsModule has no driver ${named}.`,
+    "Use 'memory', 'postgres' (with @ultimat3/jobs-pg installed) or pass a JobDriver instance.",
+  );
+}
+
+function postgresPackage(load: PostgresPackageLoader): PostgresPackage {
+  let loaded: unknown;
+  try {
+    loaded = load();
+  } catch (error) {
+    const missing =
+      errorCodeOf(error) === 'MODULE_NOT_FOUND' && String(error).includes(POSTGRES_PACKAGE);
+    throw unavailable(
+      missing
+        ? `JobsModule driver 'postgres' needs ${POSTGRES_PACKAGE}, which is not installed.`
+        : `JobsModule driver 'postgres': ${POSTGRES_PACKAGE} failed to load (${String(error)}).`,
+      `npm install ${POSTGRES_PACKAGE} pg`,
+      error,
+    );
+  }
+  const backend = (loaded as Partial<PostgresPackage> | null)?.postgresBackend;
+  if (typeof backend !== 'function') {
+    throw unavailable(
+      `JobsModule driver 'postgres': ${POSTGRES_PACKAGE} has no postgresBackend().`,
+      `Install a version of ${POSTGRES_PACKAGE} that matches @ultimat3/jobs.`,
+    );
+  }
+  return loaded as PostgresPackage;
+}
+
+/** The source `postgres` options name: the DataSource, else the URL (default `DATABASE_URL`). */
+function postgresSource(
+  options: JobsPostgresOptions | undefined,
+  env: NodeJS.ProcessEnv,
+): Parameters<PostgresPackage['postgresBackend']>[0] {
+  if (options !== undefined && 'dataSource' in options) {
+    if (typeof options.dataSource?.createQueryRunner !== 'function') {
+      throw unavailable(
+        'JobsModule postgres.dataSource is not a TypeORM DataSource (it has no createQueryRunner()).',
+        'Inject the DataSource with forRootAsync({ inject: [DataSource], useFactory }).',
+      );
+    }
+    return { dataSource: options.dataSource };
+  }
+  const url = options?.url ?? env['DATABASE_URL'];
+  if (typeof url !== 'string' || url === '') {
+    throw unavailable(
+      "JobsModule driver 'postgres' has nowhere to connect: no postgres.url, no DATABASE_URL, no postgres.dataSource.",
+      "Set DATABASE_URL, or pass forRoot({ driver: 'postgres', postgres: { url } | { dataSource } }).",
+    );
+  }
+  return options?.poolSize === undefined ? { url } : { url, poolSize: options.poolSize };
+}
+
+/** What {@link openJobsBackend} reads besides the module options. */
+export interface OpenBackendContext {
+  /** The module's clock, when the options named one: the Postgres statements then compare on it, not on `now()`. */
+  readonly clock: Clock | undefined;
+  /** The clock the memory driver runs on (the module's, else the system clock). */
+  readonly memoryClock: Clock;
+  readonly env: NodeJS.ProcessEnv;
+  readonly load?: PostgresPackageLoader;
+}
+
+/**
+ * Opens the driver the options name. `'memory'` and an instance answer at once; `'postgres'` loads
+ * `@ultimat3/jobs-pg` lazily, builds its pool (or reuses the DataSource) and migrates — awaited by the module's async
+ * provider, so bootstrap finishes only on a migrated database. Anything else is `X_DRIVER_UNAVAILABLE`.
+ */
+export async function openJobsBackend(
+  options: Pick<JobsModuleOptions, 'driver' | 'postgres'>,
+  context: OpenBackendContext,
+): Promise<JobsBackend> {
+  const ready = syncBackend(options.driver, context.memoryClock);
+  if (ready !== undefined) return ready;
+  if (options.driver !== 'postgres') throw unknownDriver(options.driver);
+  const source = postgresSource(options.postgres, context.env);
+  const pg = postgresPackage(context.load ?? loadPostgresPackage);
+  const { schema, migrate } = options.postgres ?? {};
+  return pg.postgresBackend(source, {
+    ...(context.clock === undefined ? {} : { clock: context.clock }),
+    ...(schema === undefined ? {} : { schema }),
+    ...(migrate === undefined ? {} : { migrate }),
+  });
+}

@@ -1,0 +1,126 @@
+/**
+ * Worker throughput: 50,000 no-op jobs drained by ONE worker at concurrency 10 in this process; the same drain while
+ * another session sits idle in a transaction (holding back the xmin horizon, so dead tuples cannot be pruned); and the
+ * cost of one `step.run`.
+ */
+import {
+  freshDatabase,
+  jobs,
+  jobsPg,
+  median,
+  noopJob,
+  pg,
+  preciseNow,
+  registryOf,
+  repeat,
+  report,
+  request,
+  sleep,
+  whole,
+} from './lib.mjs';
+
+const JOBS = Number(process.env.BENCH_DRAIN_JOBS ?? 50_000);
+const CONCURRENCY = 10;
+const STEPS = 300;
+
+// Job names are durable keys, declared once per process: the step job reports into whichever run is current.
+const drainJob = noopJob('bench.drain', 'drain');
+let stepRun;
+const stepJob = noopJob('bench.steps', 'steps', async ({ step }) => {
+  const run = stepRun;
+  for (let i = 0; i < STEPS; i++) {
+    const started = preciseNow();
+    await step.run(`s${i}`, () => i);
+    run.times.push(preciseNow() - started);
+  }
+  run.done = true;
+});
+
+/** Fills `db` with `total` no-op jobs in 1,000-row statements, then vacuums so every run starts alike. */
+async function fill(db, total) {
+  const driver = jobsPg.postgresJobDriver({ executor: db.executor });
+  for (let i = 0; i < total; i += 1_000) {
+    const batch = Array.from({ length: Math.min(1_000, total - i) }, () => request('drain', 'bench.drain'));
+    await driver.enqueueMany(batch);
+  }
+  await db.pool.query('vacuum analyze x_jobs');
+}
+
+/** Drains `total` jobs with one worker; answers jobs per second from start() to the last completion. */
+async function drainOnce(db, total) {
+  const driver = jobsPg.postgresJobDriver({ executor: db.executor });
+  const worker = jobs.jobWorker({ driver, registry: registryOf(drainJob), concurrency: CONCURRENCY });
+  const started = preciseNow();
+  await worker.start();
+  while (worker.stats().completed < total) await sleep(2);
+  const elapsed = preciseNow() - started;
+  await worker.stop();
+  return { perSecond: (total * 1000) / elapsed, claims: worker.stats().claims };
+}
+
+async function drainRun(serverUrl, { holdTransaction }) {
+  const db = await freshDatabase(serverUrl);
+  let holder;
+  try {
+    await fill(db, JOBS);
+    if (holdTransaction) {
+      holder = new pg.Client({ connectionString: db.url });
+      await holder.connect();
+      // an open transaction that took a snapshot: every row version the drain kills stays until it ends
+      await holder.query('begin isolation level repeatable read');
+      await holder.query('select count(*) from x_jobs');
+    }
+    return await drainOnce(db, JOBS);
+  } finally {
+    if (holder) {
+      await holder.query('rollback').catch(() => {});
+      await holder.end();
+    }
+    await db.drop();
+  }
+}
+
+/** Median time of one `step.run` whose function returns a number at once: the durable write is the cost. */
+async function stepOverhead(serverUrl) {
+  const db = await freshDatabase(serverUrl);
+  try {
+    const run = (stepRun = { times: [], done: false });
+    const driver = jobsPg.postgresJobDriver({ executor: db.executor });
+    const worker = jobs.jobWorker({ driver, registry: registryOf(stepJob), concurrency: 1 });
+    await worker.start();
+    await driver.enqueue(request('steps', 'bench.steps'));
+    worker.signalEnqueued('steps');
+    while (!run.done) await sleep(5);
+    await worker.stop();
+    // the first step also reads the stored steps; the rest are one fenced write each
+    return { median: median(run.times.slice(1)), first: run.times[0] };
+  } finally {
+    await db.drop();
+  }
+}
+
+export async function benchDrain(serverUrl, runs) {
+  console.log(`\nDrain: ${whole(JOBS)} no-op jobs, one worker process, concurrency ${CONCURRENCY}`);
+  const plain = await repeat(runs, () => drainRun(serverUrl, { holdTransaction: false }));
+  const rates = plain.map((r) => r.perSecond);
+  report(
+    'drain',
+    `${whole(median(rates))} jobs/s`,
+    `target ≥ 20,000; runs ${rates.map(whole).join(' / ')}; ~${whole(JOBS / median(plain.map((r) => r.claims)))} rows per claim`,
+  );
+  const held = await repeat(runs, () => drainRun(serverUrl, { holdTransaction: true }));
+  const heldRates = held.map((r) => r.perSecond);
+  report(
+    'drain, another session idle in transaction throughout',
+    `${whole(median(heldRates))} jobs/s`,
+    `runs ${heldRates.map(whole).join(' / ')}`,
+  );
+
+  console.log('\nSteps');
+  const steps = await repeat(runs, () => stepOverhead(serverUrl));
+  report(
+    'step.run overhead (one stored step), median',
+    `${median(steps.map((s) => s.median)).toFixed(2)} ms`,
+    `target ≤ 0.5 ms; runs ${steps.map((s) => s.median.toFixed(2)).join(' / ')}`,
+  );
+}

@@ -1,0 +1,50 @@
+/**
+ * The worker process of the cross-process figures, spawned by `pickup.mjs` with an IPC channel.
+ *
+ * argv: <database url> <wake: "wake" | "poll">. It runs one worker serving queue `pickup` (concurrency 1) over a pool
+ * whose executor counts every statement, plus — with "wake" — `startQueueWake` on a dedicated client. Each job sends
+ * `{ type: 'started', id, at }` (at: epoch ms, sub-ms precision). Messages in: `{ type: 'count' }` answers
+ * `{ type: 'count', statements }`; `{ type: 'stop' }` drains and exits.
+ */
+import { jobs, jobsPg, noopJob, pg, preciseNow, registryOf } from './lib.mjs';
+
+const [url, mode] = process.argv.slice(2);
+const pool = new pg.Pool({ connectionString: url, max: 4 });
+pool.on('error', () => {});
+const inner = jobsPg.pgPoolExecutor(pool);
+let statements = 0;
+const executor = {
+  query(text, values) {
+    statements++;
+    return inner.query(text, values);
+  },
+};
+
+const handle = noopJob('bench.pickup', 'pickup', ({ jobId }) => {
+  process.send({ type: 'started', id: jobId, at: preciseNow() });
+});
+const driver = jobsPg.postgresJobDriver({ executor });
+const worker = jobs.jobWorker({ driver, registry: registryOf(handle), concurrency: 1 });
+
+let wake;
+if (mode === 'wake') {
+  wake = jobsPg.startQueueWake({
+    listener: () => new pg.Client({ connectionString: url }),
+    executor,
+    target: worker,
+  });
+}
+
+process.on('message', async (message) => {
+  if (message.type === 'count') process.send({ type: 'count', statements });
+  if (message.type === 'stop') {
+    await worker.stop();
+    await wake?.stop();
+    await pool.end();
+    process.exit(0);
+  }
+});
+
+const live = wake ? await wake.ready() : false;
+await worker.start();
+process.send({ type: 'ready', live });

@@ -1,0 +1,36 @@
+#!/usr/bin/env node
+/**
+ * `npm run bench`: the figures issue 4 asks for, printed with their units and targets. Not a test: it measures.
+ *
+ * Needs `npm run build` first (it reads libs/*\/dist). Uses DATABASE_URL when set; otherwise starts an embedded
+ * PostgreSQL with its defaults — fsync and synchronous_commit ON — in a temporary directory it removes afterwards.
+ * BENCH_RUNS (default 3) runs of each throughput figure, reported as their median. BENCH_ONLY=enqueue,drain,pickup
+ * picks sections.
+ */
+import { cpus } from 'node:os';
+import { benchDrain } from './drain.mjs';
+import { startPostgres } from './embedded-pg.mjs';
+import { benchEnqueue } from './enqueue.mjs';
+import { pg } from './lib.mjs';
+import { benchPickup } from './pickup.mjs';
+
+const runs = Number(process.env.BENCH_RUNS ?? 3);
+const only = new Set((process.env.BENCH_ONLY ?? 'enqueue,drain,pickup').split(','));
+
+const server = await startPostgres({ log: (line) => console.log(line) });
+try {
+  const client = new pg.Client({ connectionString: server.url });
+  await client.connect();
+  const { rows } = await client.query(
+    `select version() as version, current_setting('fsync') as fsync, current_setting('synchronous_commit') as sync`,
+  );
+  await client.end();
+  const { version, fsync, sync } = rows[0];
+  console.log(`${version.split(',')[0]}; fsync=${fsync}, synchronous_commit=${sync}`);
+  console.log(`${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), Node ${process.version}; medians of ${runs} runs`);
+  if (only.has('enqueue')) await benchEnqueue(server.url, runs);
+  if (only.has('drain')) await benchDrain(server.url, runs);
+  if (only.has('pickup')) await benchPickup(server.url);
+} finally {
+  await server.stop();
+}
