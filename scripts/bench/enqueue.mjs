@@ -1,5 +1,14 @@
 /** Enqueue throughput: one row per statement (serial, and 20 in flight), and batches of 100 and 1,000 rows. */
-import { freshDatabase, jobsPg, median, preciseNow, repeat, report, request, whole } from './lib.mjs';
+import {
+  freshDatabase,
+  jobsPg,
+  median,
+  preciseNow,
+  repeat,
+  report,
+  request,
+  whole,
+} from './lib.mjs';
 
 /** Runs `total` calls of `fn`, `inFlight` at a time; answers calls per second. */
 async function rate(total, inFlight, fn) {
@@ -23,7 +32,9 @@ async function rawInserts(db, total, inFlight) {
 }
 
 export async function benchEnqueue(serverUrl, runs) {
-  console.log('\nEnqueue (fsync and synchronous_commit on: every statement waits for its WAL flush)');
+  console.log(
+    '\nEnqueue (fsync and synchronous_commit on: every statement waits for its WAL flush)',
+  );
   const db = await freshDatabase(serverUrl);
   try {
     const driver = jobsPg.postgresJobDriver({ executor: db.executor });
@@ -36,7 +47,11 @@ export async function benchEnqueue(serverUrl, runs) {
     report('floor: bare single-row insert, 20 in flight', `${whole(rawParallel)} rows/s`);
 
     const serial = await repeat(runs, () => rate(2_000, 1, one));
-    report('enqueue(), serial', `${whole(median(serial))} jobs/s`, `target ≥ 2,000; runs ${serial.map(whole).join(' / ')}`);
+    report(
+      'enqueue(), serial',
+      `${whole(median(serial))} jobs/s`,
+      `target ≥ 2,000; runs ${serial.map(whole).join(' / ')}`,
+    );
     const parallel = await repeat(runs, () => rate(8_000, 20, one));
     report(
       'enqueue(), 20 in flight',
@@ -64,4 +79,3 @@ export async function benchEnqueue(serverUrl, runs) {
     await db.drop();
   }
 }
-

@@ -112,12 +112,19 @@ const line = (label, xs, target) =>
   );
 
 export async function benchPickup(serverUrl) {
-  console.log('\nPickup, cross-process: a worker child process; this process enqueues one job at a time');
+  console.log(
+    '\nPickup, cross-process: a worker child process; this process enqueues one job at a time',
+  );
   const db = await freshDatabase(serverUrl);
   try {
     const woken = await latencies(db.url, 'wake', Number(process.env.BENCH_PICKUP_SAMPLES ?? 120));
-    if (!woken.live) console.log('  (the wake was NOT proven in the worker: these figures are the poll’s)');
-    line('with the wake: enqueue call → body start, p50', woken.fromCall, 'target p50 ≤ 1.5 ms, p99 ≤ 5 ms');
+    if (!woken.live)
+      console.log('  (the wake was NOT proven in the worker: these figures are the poll’s)');
+    line(
+      'with the wake: enqueue call → body start, p50',
+      woken.fromCall,
+      'target p50 ≤ 1.5 ms, p99 ≤ 5 ms',
+    );
     line('with the wake: enqueue committed → body start, p50', woken.fromCommit);
     const polled = await latencies(db.url, 'poll', Number(process.env.BENCH_POLL_SAMPLES ?? 30));
     line('without the wake (idle poll, 2 s ceiling): call → start, p50', polled.fromCall);

@@ -27,7 +27,9 @@ try {
   await client.end();
   const { version, fsync, sync } = rows[0];
   console.log(`${version.split(',')[0]}; fsync=${fsync}, synchronous_commit=${sync}`);
-  console.log(`${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), Node ${process.version}; medians of ${runs} runs`);
+  console.log(
+    `${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), Node ${process.version}; medians of ${runs} runs`,
+  );
   if (only.has('enqueue')) await benchEnqueue(server.url, runs);
   if (only.has('drain')) await benchDrain(server.url, runs);
   if (only.has('pickup')) await benchPickup(server.url);

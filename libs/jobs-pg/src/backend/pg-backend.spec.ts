@@ -56,7 +56,8 @@ describe('postgresBackend', () => {
       await backend.driver.enqueue(queued);
       expect(await backend.driver.get(queued.id)).toMatchObject({ id: queued.id });
       const { rows } = await db.pool.query<{ n: number }>(
-        `select count(*)::int as n from pg_stat_activity where application_name = 'ultimat3-jobs'`,
+        `select count(*)::int as n from pg_stat_activity
+         where application_name = 'ultimat3-jobs' and datname = current_database()`,
       );
       expect(rows[0]?.n).toBe(0);
       await backend.close();

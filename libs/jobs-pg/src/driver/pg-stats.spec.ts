@@ -1,3 +1,4 @@
+import { SQL_STATS } from '../sql/stats.sql';
 import { createTestDatabase, type TestDatabase } from '../../test/test-database';
 import { request } from '../../test/requests';
 import { postgresJobDriver } from './pg-driver';
@@ -49,7 +50,6 @@ describe('postgres stats over a table of finished rows', () => {
   });
 
   it('never scans the whole table: live states through the partial indexes, finished ones through a sample', async () => {
-    const { SQL_STATS } = await import('../sql/stats.sql');
     const { rows } = await db.pool.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
       `explain (format json) ${SQL_STATS}`,
       [null],

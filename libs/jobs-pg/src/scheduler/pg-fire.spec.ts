@@ -1,9 +1,11 @@
+import { Client } from 'pg';
 import { errorCodeOf, MAX_TASK_FIRES, type EnqueueRequest } from '@ultimat3/jobs';
 import { frozenClock } from '@ultimat3/jobs/testing';
 import { createTestDatabase, resetJobTables, type TestDatabase } from '../../test/test-database';
 import { request } from '../../test/requests';
 import { postgresJobDriver } from '../driver/pg-driver';
 import type { PgExecutor } from '../executor/pg-executor';
+import { pgPoolExecutor } from '../executor/pg-pool-executor';
 import { migrate } from '../migrations/migrate';
 import { postgresSchedulerState } from './pg-scheduler-state';
 
@@ -89,6 +91,39 @@ describe('postgresSchedulerState on PostgreSQL', () => {
     expect(await state.taskFires()).toEqual([]);
   });
 
+  it('answers a row a concurrent transaction committed under the same key: the watermark moved, no second row', async () => {
+    const state = postgresSchedulerState({ executor: db.executor, clock });
+    await state.skipTo('a', 0, undefined);
+    const other = new Client({ connectionString: db.url });
+    await other.connect();
+    try {
+      await other.query('begin');
+      const held = request({ idempotencyKey: 'task:a:1000:0:race' });
+      await postgresJobDriver({ executor: pgPoolExecutor(other), clock }).enqueue(held);
+      const firing = state.fire(fire('a', [{ ...request(), idempotencyKey: held.idempotencyKey }]));
+      // the fire's insert waits on the uncommitted row's index entry; then that row commits
+      for (let waited = 0; ; waited++) {
+        const { rows } = await db.pool.query<{ n: number }>(
+          `select count(*)::int as n from pg_stat_activity
+           where wait_event_type = 'Lock' and datname = current_database()`,
+        );
+        if ((rows[0]?.n ?? 0) > 0) break;
+        if (waited > 400) throw new Error('the fire never waited on the concurrent row');
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      await other.query('commit');
+      expect(await firing).toEqual({
+        fired: true,
+        results: [{ id: held.id, runId: held.runId, deduped: true }],
+      });
+      expect(await state.load(['a'])).toEqual(new Map([['a', 1_000]]));
+      const { rows } = await db.pool.query<{ n: number }>('select count(*)::int as n from x_jobs');
+      expect(rows[0]?.n).toBe(1);
+    } finally {
+      await other.end();
+    }
+  });
+
   it('never enqueues one occurrence twice under 16 racing fires', async () => {
     const state = postgresSchedulerState({ executor: db.executor, clock });
     await state.skipTo('a', 0, undefined);
@@ -100,6 +135,29 @@ describe('postgresSchedulerState on PostgreSQL', () => {
     expect(results.filter((r) => r.fired)).toHaveLength(1);
     const { rows } = await db.pool.query<{ n: number }>('select count(*)::int as n from x_jobs');
     expect(rows[0]?.n).toBe(1);
+  });
+
+  it('announces each queue it put a due row on, once, on x_jobs_wake', async () => {
+    const listener = new Client({ connectionString: db.url });
+    await listener.connect();
+    try {
+      const heard: string[] = [];
+      listener.on('notification', (n) => heard.push(n.payload ?? ''));
+      await listener.query('listen x_jobs_wake');
+      const state = postgresSchedulerState({ executor: db.executor });
+      await state.skipTo('a', 0, undefined);
+      const now = Date.now();
+      const due = [
+        request({ runAt: now }),
+        request({ runAt: now }),
+        request({ queue: 'later', runAt: now + 60_000 }),
+      ];
+      expect((await state.fire(fire('a', due))).fired).toBe(true);
+      await listener.query('select 1'); // a round trip: the notification arrives before its answer
+      expect(heard).toEqual(['pg-q']);
+    } finally {
+      await listener.end();
+    }
   });
 
   it(`answers at most ${MAX_TASK_FIRES} fires`, async () => {

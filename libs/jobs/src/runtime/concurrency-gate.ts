@@ -15,6 +15,13 @@ export type GateVerdict =
   /** `whenBusy: 'fail'` and other runs hold every slot of the key: refuse the run. */
   | { readonly kind: 'busy'; readonly key: string };
 
+/** The verdict of a job that declares no cap: open, holding nothing. One shared object, so callers can tell it. */
+export const OPEN_GATE: GateVerdict = Object.freeze({
+  kind: 'open',
+  key: null,
+  leave: () => Promise.resolve(),
+});
+
 /** What the gate needs. */
 export interface GateOptions {
   readonly handle: AnyJobHandle;
@@ -40,7 +47,7 @@ export interface GateOptions {
  */
 export async function enterConcurrencyGate(o: GateOptions): Promise<GateVerdict> {
   const c = o.handle.concurrency;
-  if (c === null) return { kind: 'open', key: null, leave: () => Promise.resolve() };
+  if (c === null) return OPEN_GATE;
   if (o.leases === undefined) throw new ConcurrencyUnenforceableError([o.handle.name]);
   const leases = o.leases;
   const key = c.keyed

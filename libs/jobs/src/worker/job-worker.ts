@@ -347,6 +347,7 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
       events,
       ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
       signal: controller.signal,
+      controller,
       visibilityTimeoutMs,
       heartbeatIntervalMs,
       handBackMs: floor,
