@@ -42,3 +42,4 @@ export {
 } from './wake/wake-session';
 export * from './scheduler';
 export * from './backend';
+export * from './events';

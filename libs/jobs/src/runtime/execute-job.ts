@@ -349,7 +349,9 @@ export async function executeJob(o: ExecuteJobOptions): Promise<JobExecution> {
       },
     };
     const bodyPromise = withRunScope(scope, () => Promise.resolve().then(() => body(args)));
-    const stopWait = new Promise<never>((_, reject) => {
+    // ONE promise for the wait (not a race, which costs three): the body's outcome, or what stops waiting for it.
+    const waited = new Promise<unknown>((resolve, reject) => {
+      bodyPromise.then(resolve, reject);
       const signal = controller.signal;
       const onAbort = (): void => {
         if (stopsTheWait(signal.reason)) reject(signal.reason);
@@ -364,7 +366,7 @@ export async function executeJob(o: ExecuteJobOptions): Promise<JobExecution> {
     });
     let result: unknown;
     try {
-      result = await Promise.race([bodyPromise, stopWait]);
+      result = await waited;
     } catch (error) {
       const reason: unknown = controller.signal.aborted ? controller.signal.reason : undefined;
       if (reason !== undefined && (stopsTheWait(reason) || deadlinePassed))

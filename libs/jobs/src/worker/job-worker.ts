@@ -322,6 +322,16 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
       held.completed(claimed.queue);
       startHeld(claimed.queue);
     };
+    /** The run is over (one `then` for both outcomes: a `finally` would cost two more promises per run). */
+    const ended = (): void => {
+      stopBeat();
+      runs.delete(claimed.id);
+      if (freed) return;
+      freeSlot();
+      // A slot came free: refill it at once — unless a cap handed this run back, where an immediate pass would
+      // only claim the same capped rows again; the due timer brings it back after one poll.
+      if (!deferred) kick();
+    };
     const controller = new AbortController();
     // A row a claim on the wire hands back after the drain began is aborted like the rest; after a manual stop() it runs.
     if (drainSignal !== undefined) controller.abort(new JobDrainedError(id, drainSignal));
@@ -362,27 +372,23 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
         }
         return landed;
       },
-    })
-      .then(
-        (execution) => {
+    }).then(
+      (execution) => {
+        try {
           deferred = execution.outcome === 'deferred';
           record(execution);
-        },
-        (error: unknown) =>
-          logger.log('error', 'jobs.worker.execute-failed', {
-            jobId: claimed.id,
-            error: error instanceof Error ? error.message : String(error),
-          }),
-      )
-      .finally(() => {
-        stopBeat();
-        runs.delete(claimed.id);
-        if (freed) return;
-        freeSlot();
-        // A slot came free: refill it at once — unless a cap handed this run back, where an immediate pass would
-        // only claim the same capped rows again; the due timer brings it back after one poll.
-        if (!deferred) kick();
-      });
+        } finally {
+          ended();
+        }
+      },
+      (error: unknown) => {
+        logger.log('error', 'jobs.worker.execute-failed', {
+          jobId: claimed.id,
+          error: error instanceof Error ? error.message : String(error),
+        });
+        ended();
+      },
+    );
     runs.set(claimed.id, { queue: claimed.queue, controller, done, stopBeat });
   };
 

@@ -1,0 +1,1 @@
+export { postgresEventBus, type PostgresEventBusOptions } from './pg-event-bus';
