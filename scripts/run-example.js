@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 // Runs the built example end to end as a deploy runs it: TWO processes on one PostgreSQL. The worker
-// (apps/worker: roles worker + scheduler) and the HTTP app (apps/example: role web, it only enqueues). It starts the
-// database once — DATABASE_URL when set, else the embedded PostgreSQL under .data/pg — and hands both children the
-// same DATABASE_URL; onboards one org over HTTP, waits until the worker parked the job on its three-day sleep, prints
-// what happened and GET /tasks, then stops both with SIGTERM (the drain path a deploy takes) and the database last.
+// (apps/worker: roles worker + scheduler + relay) and the HTTP app (apps/example: role web, it only enqueues). It starts
+// the database once — DATABASE_URL when set, else the embedded PostgreSQL under .data/pg — and hands both children the
+// same DATABASE_URL; onboards one org over HTTP, waits until the worker parked the job on its three-day sleep; publishes
+// a post (the post and its notifySubscribers job commit in one transaction, the worker's relay publishes the job, a
+// worker runs it) and a failing one (?fail=1: no post, no job); prints what happened and GET /tasks, then stops both
+// with SIGTERM (the drain path a deploy takes) and the database last.
 // `npm run example` builds first; run it directly only after `npm run build`.
 'use strict';
 
@@ -60,6 +62,21 @@ async function json(url, init) {
   return body;
 }
 
+/** A POST with a JSON body: the response's status and parsed body, whatever the status. */
+async function postJson(url, body) {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, body: await res.json() };
+}
+
+/** Fails the run at once: `poll` rethrows it instead of retrying. */
+function fatal(message) {
+  return Object.assign(new Error(message), { fatal: true });
+}
+
 /** Starts a built app as a child process, its output prefixed with `name`, and tracks whether it still runs. */
 function startChild(name, main, env) {
   const child = spawn(process.execPath, [main], { env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -108,6 +125,71 @@ async function stop(state, name) {
   return code === 0;
 }
 
+/**
+ * The transactional outbox: a post and its notifySubscribers job commit together (the worker's relay publishes the
+ * job, a worker runs it), and a request that fails after its enqueue leaves neither.
+ */
+async function publishPosts(base, orgId) {
+  const posts = `${base}/orgs/${orgId}/posts`;
+  const title = 'Hello, subscribers';
+  console.log(
+    `\nPOST /orgs/${orgId}/posts saves a post and enqueues notifySubscribers in ONE transaction (OutboxInterceptor).`,
+  );
+  const committedAt = Date.now();
+  const published = await postJson(posts, { title });
+  if (published.status !== 201) {
+    throw new Error(
+      `POST ${posts} answered ${published.status}: ${JSON.stringify(published.body)}`,
+    );
+  }
+  const { post, job } = published.body;
+  console.log(`  → 201: post ${post.id} "${post.title}", job ${job.id}`);
+  console.log(
+    '  Committed: the job waits in x_outbox until the relay in the worker process publishes it.',
+  );
+  const done = await poll('the notifySubscribers job to be done', RUN_TIMEOUT_MS, async () => {
+    const current = await json(`${base}/jobs/${job.id}`); // 404 until the relay published it
+    if (['failed', 'dead', 'cancelled'].includes(current.state)) {
+      throw fatal(`job ${job.id} ended ${current.state}: ${current.lastError}`);
+    }
+    return current.state === 'done' ? current : undefined;
+  });
+  const steps = await json(`${base}/jobs/${job.id}/steps`);
+  console.log(
+    `  Job ${done.id} (${done.name}, tenant ${done.tenantId}) is ${done.state} ${Date.now() - committedAt} ms after the commit (relay poll + run):`,
+  );
+  for (const step of steps) {
+    const output = Array.isArray(step.output)
+      ? `${step.output.length} subscribers`
+      : (step.output?.to ?? JSON.stringify(step.output));
+    console.log(`    ✓ ${step.name} → ${output}`);
+  }
+
+  console.log(`\nPOST /orgs/${orgId}/posts?fail=1 throws after the same save and enqueue.`);
+  const failed = await postJson(`${posts}?fail=1`, { title: 'Never published' });
+  const rolledBack = failed.body.rolledBack;
+  if (failed.status !== 500 || rolledBack === undefined) {
+    throw new Error(
+      `POST ${posts}?fail=1 answered ${failed.status}, not the 500 naming what rolled back: ${JSON.stringify(failed.body)}`,
+    );
+  }
+  console.log(`  → ${failed.status}: ${failed.body.message}`);
+  const listed = await json(posts);
+  if (listed.some((p) => p.id === rolledBack.postId)) {
+    throw new Error(`post ${rolledBack.postId} is listed although its request failed`);
+  }
+  console.log(
+    `  GET /orgs/${orgId}/posts → ${listed.length} post(s): ${listed.map((p) => `"${p.title}"`).join(', ')} — no post ${rolledBack.postId}.`,
+  );
+  const ghost = await fetch(`${base}/jobs/${rolledBack.jobId}`);
+  if (ghost.status !== 404) {
+    throw new Error(`GET /jobs/${rolledBack.jobId} answered ${ghost.status}, not 404`);
+  }
+  console.log(
+    `  GET /jobs/${rolledBack.jobId} → 404: its outbox row rolled back with the post, so no relay will ever publish it.`,
+  );
+}
+
 async function main() {
   for (const file of [WORKER_MAIN, APP_MAIN, DATABASE]) {
     if (!existsSync(file)) {
@@ -125,7 +207,7 @@ async function main() {
 
   try {
     console.log(
-      `\nStarting the worker (${path.relative(ROOT, WORKER_MAIN)}: roles worker, scheduler)…`,
+      `\nStarting the worker (${path.relative(ROOT, WORKER_MAIN)}: roles worker, scheduler, relay)…`,
     );
     const worker = startChild('worker', WORKER_MAIN, env);
     children.push(['worker', worker]);
@@ -169,6 +251,8 @@ async function main() {
     console.log(
       `\nA second POST for the same org answers the same job: ${again.id} (deduped: ${again.deduped})`,
     );
+
+    await publishPosts(base, orgId);
 
     const tasks = await json(`${base}/tasks`);
     console.log('\nGET /tasks (fired by the worker process, the scheduler leader):');

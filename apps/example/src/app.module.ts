@@ -1,20 +1,47 @@
 import { Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
+import { getDataSourceToken, TypeOrmModule } from '@nestjs/typeorm';
 import { ExampleJobsModule } from '@ultimat3/example-jobs';
-import { JobsModule } from '@ultimat3/jobs';
+import { JobsModule, OutboxModule, type JobsModuleOptions } from '@ultimat3/jobs';
+import type { DataSource } from 'typeorm';
+import { exampleOutboxStore, exampleTypeOrmOptions } from './database';
 import { JobsController } from './jobs.controller';
 import { JobsErrorFilter } from './jobs-error.filter';
 import { OnboardingController } from './onboarding.controller';
+import { Post } from './post.entity';
+import { PostsController } from './posts.controller';
 import { TasksController } from './tasks.controller';
 
 /**
- * The example HTTP app: the web role only. It enqueues onto PostgreSQL (`DATABASE_URL`, which `main.ts` points at the
- * embedded server when it is unset); `apps/worker`, another process on the same database, runs the jobs and fires
- * the tasks.
+ * The example HTTP app: the web role only, on PostgreSQL (`DATABASE_URL`, which `main.ts` points at the embedded
+ * server when it is unset). One pool: TypeORM's DataSource, which `JobsModule` reuses. `apps/worker`, another process
+ * on the same database, runs the jobs, fires the tasks and relays the outbox.
+ *
+ * `OutboxModule` with `interceptAll: false`: only `POST /orgs/:orgId/posts` runs in a transaction (its
+ * `@UseInterceptors(OutboxInterceptor)`), so its enqueue is staged with the post. Every other enqueue — the onboarding —
+ * happens outside one and is published straight to the driver (`mode: 'optional'`), answering `deduped` as before.
  */
 @Module({
-  imports: [JobsModule.forRoot({ driver: 'postgres', roles: ['web'] }), ExampleJobsModule],
-  controllers: [OnboardingController, JobsController, TasksController],
+  imports: [
+    TypeOrmModule.forRootAsync({ useFactory: () => exampleTypeOrmOptions() }),
+    TypeOrmModule.forFeature([Post]),
+    JobsModule.forRootAsync({
+      inject: [getDataSourceToken()],
+      useFactory: (dataSource: DataSource): JobsModuleOptions => ({
+        driver: 'postgres',
+        postgres: { dataSource },
+        roles: ['web'],
+      }),
+    }),
+    ExampleJobsModule,
+    // after JobsModule: its bootstrap installs the outbox facade over the one JobsModule installed
+    OutboxModule.forRoot({
+      dataSource: getDataSourceToken(),
+      store: exampleOutboxStore,
+      interceptAll: false,
+    }),
+  ],
+  controllers: [OnboardingController, PostsController, JobsController, TasksController],
   providers: [{ provide: APP_FILTER, useClass: JobsErrorFilter }],
 })
 export class AppModule {}

@@ -7,7 +7,8 @@ import { AppModule } from './app.module';
 /**
  * Starts the example on PORT (default 3000), on `DATABASE_URL` — or, when it is unset, on the embedded PostgreSQL
  * under `.data/pg` (started here, or reused when the worker already runs it). Run `apps/worker` beside it: this
- * process only enqueues. SIGTERM / SIGINT close the app through Nest's shutdown hooks, then exit 0.
+ * process only enqueues — directly (the onboarding), or staged in the outbox with a post (`POST /orgs/:orgId/posts`),
+ * which the worker's relay publishes once the post committed. SIGTERM / SIGINT close the app through Nest's shutdown hooks, then exit 0.
  */
 async function bootstrap(): Promise<void> {
   const logger = new Logger('Example');

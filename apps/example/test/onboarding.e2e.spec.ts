@@ -5,7 +5,9 @@ import { MailService, OrgsService } from '@ultimat3/example-jobs';
 import { JOBS_MODULE_OPTIONS, JobsService, recordingLogger, type JobRow } from '@ultimat3/jobs';
 import { frozenClock, type FrozenClock } from '@ultimat3/jobs/testing';
 import request from 'supertest';
+import type { TestDatabase } from '../../../libs/jobs-pg/test/test-database';
 import { AppModule } from '../src/app.module';
+import { exampleTestDatabase } from './support/example-database';
 
 const THREE_DAYS_MS = 3 * 86_400_000;
 /** The idle poll ceiling in these tests: three frozen days are 4,320 idle polls, not 129,600 at the default 2 s. */
@@ -14,6 +16,15 @@ const IDLE_POLL_MAX_MS = 60_000;
 describe('example app: POST /orgs/:orgId/onboard', () => {
   let app: INestApplication;
   let clock: FrozenClock;
+  let db: TestDatabase;
+
+  // the app's TypeORM DataSource needs a database even when its jobs run on the memory driver
+  beforeAll(async () => {
+    db = await exampleTestDatabase();
+  });
+  afterAll(async () => {
+    await db?.drop();
+  });
 
   beforeEach(async () => {
     clock = frozenClock();
@@ -32,7 +43,7 @@ describe('example app: POST /orgs/:orgId/onboard', () => {
   });
 
   afterEach(async () => {
-    await app.close();
+    await app?.close();
   });
 
   /** Drives the worker on the frozen clock until the row's state is `state` (bounded turns, no wall time). */
@@ -82,6 +93,7 @@ describe('example app: POST /orgs/:orgId/onboard', () => {
   it('lists the manifest and answers 404 for an unknown job', async () => {
     const res = await request(app.getHttpServer()).get('/jobs').expect(200);
     expect(res.body).toMatchObject([
+      { name: 'notifySubscribers', tenant: 'input', retry: { attempts: 5 } },
       { name: 'onboard-org', tenant: 'input', retry: { attempts: 5 }, inline: false },
       { name: 'pollHost', tenant: 'none', retry: { attempts: 3 } },
       { name: 'pollHosts', tenant: 'none', retry: { attempts: 3 } },

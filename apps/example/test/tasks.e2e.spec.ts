@@ -4,7 +4,9 @@ import { EXAMPLE_HOSTS, HostsService } from '@ultimat3/example-jobs';
 import { JOBS_MODULE_OPTIONS, recordingLogger } from '@ultimat3/jobs';
 import { frozenClock, type FrozenClock } from '@ultimat3/jobs/testing';
 import request from 'supertest';
+import type { TestDatabase } from '../../../libs/jobs-pg/test/test-database';
 import { AppModule } from '../src/app.module';
+import { exampleTestDatabase } from './support/example-database';
 
 const START = Date.UTC(2026, 0, 1, 0, 1);
 const TICK = Date.UTC(2026, 0, 1, 0, 5);
@@ -12,6 +14,15 @@ const TICK = Date.UTC(2026, 0, 1, 0, 5);
 describe('example app: GET /tasks and the scheduler role', () => {
   let app: INestApplication;
   let clock: FrozenClock;
+  let db: TestDatabase;
+
+  // the app's TypeORM DataSource needs a database even when its jobs run on the memory driver
+  beforeAll(async () => {
+    db = await exampleTestDatabase();
+  });
+  afterAll(async () => {
+    await db?.drop();
+  });
 
   beforeEach(async () => {
     clock = frozenClock(START);
@@ -29,7 +40,7 @@ describe('example app: GET /tasks and the scheduler role', () => {
   });
 
   afterEach(async () => {
-    await app.close();
+    await app?.close();
   });
 
   it('lists the fleet poll task with the one job it enqueues', async () => {

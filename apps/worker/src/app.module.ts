@@ -1,17 +1,48 @@
 import { Module } from '@nestjs/common';
-import { ExampleJobsModule } from '@ultimat3/example-jobs';
-import { JobsModule } from '@ultimat3/jobs';
+import { getDataSourceToken, TypeOrmModule } from '@nestjs/typeorm';
+import { ExampleJobsModule, exampleDatabaseUrl } from '@ultimat3/example-jobs';
+import { JobsModule, OutboxModule, type JobsModuleOptions } from '@ultimat3/jobs';
+import { postgresOutboxStore, typeormExecutor } from '@ultimat3/jobs-pg';
+import type { DataSource } from 'typeorm';
 import { KeepAlive } from './keep-alive';
 
 /**
- * The worker process: the same job modules as the web app, with the worker and scheduler roles, on PostgreSQL
+ * The worker process: the same job modules as the web app, with the worker, scheduler and relay roles, on PostgreSQL
  * (`DATABASE_URL`, which `main.ts` points at the embedded server when it is unset). Any number of these can run: the
- * claims skip each other's rows, and one scheduler leads through a lease row.
+ * claims skip each other's rows, one scheduler leads through a lease row, and relays fence the outbox rows they
+ * claim.
+ *
+ * One pool: a TypeORM DataSource with no entities (this process writes no business rows), which `JobsModule` reuses
+ * and the outbox store's relay statements run on. `OutboxModule` needs it anyway — its interceptor is bound to one —
+ * though with no HTTP here, `interceptAll: false`. Shutdown: the relay stops (joining its pass in flight) and the
+ * worker drains in `beforeApplicationShutdown`; the driver closes, then TypeORM destroys the DataSource, after.
  */
 @Module({
   imports: [
-    JobsModule.forRoot({ driver: 'postgres', roles: ['worker', 'scheduler'] }),
+    TypeOrmModule.forRootAsync({
+      useFactory: () => ({
+        type: 'postgres',
+        url: exampleDatabaseUrl(),
+        entities: [],
+        synchronize: false,
+        applicationName: 'ultimat3-worker',
+      }),
+    }),
+    JobsModule.forRootAsync({
+      inject: [getDataSourceToken()],
+      useFactory: (dataSource: DataSource): JobsModuleOptions => ({
+        driver: 'postgres',
+        postgres: { dataSource },
+        roles: ['worker', 'scheduler', 'relay'],
+      }),
+    }),
     ExampleJobsModule,
+    // after JobsModule: the relay starts once the driver is open, and stops before it closes
+    OutboxModule.forRoot({
+      dataSource: getDataSourceToken(),
+      store: (dataSource) => postgresOutboxStore({ executor: typeormExecutor(dataSource) }),
+      interceptAll: false,
+    }),
   ],
   providers: [KeepAlive],
 })

@@ -5,10 +5,10 @@ import { exampleDatabase } from '@ultimat3/example-jobs';
 import { WorkerModule } from './app.module';
 
 /**
- * Starts the worker and the scheduler on `DATABASE_URL` — or, when it is unset, on the embedded PostgreSQL under
- * `.data/pg` (started here, or reused when the example app already runs it). SIGTERM / SIGINT: Nest's shutdown hooks
- * stop the scheduler after its round, stop claiming, hand held runs back uncounted, wait for them, close the pool,
- * then exit 0.
+ * Starts the worker, the scheduler and the outbox relay on `DATABASE_URL` — or, when it is unset, on the embedded
+ * PostgreSQL under `.data/pg` (started here, or reused when the example app already runs it). SIGTERM / SIGINT: Nest's
+ * shutdown hooks stop the relay (joining its pass in flight), stop the scheduler after its round, stop claiming, hand
+ * held runs back uncounted, wait for them, close the driver and then the DataSource's pool, then exit 0.
  */
 async function bootstrap(): Promise<void> {
   const logger = new Logger('Worker');
@@ -16,7 +16,7 @@ async function bootstrap(): Promise<void> {
   process.env['DATABASE_URL'] = database.url;
   const app = await NestFactory.createApplicationContext(WorkerModule, { abortOnError: false });
   app.enableShutdownHooks(['SIGTERM', 'SIGINT'], { useProcessExit: true });
-  logger.log(`worker started (PostgreSQL: ${database.source})`);
+  logger.log(`worker started: roles worker, scheduler, relay (PostgreSQL: ${database.source})`);
 }
 
 bootstrap().catch((error: unknown) => {

@@ -1,3 +1,4 @@
+export * from './database-url';
 export * from './embedded-postgres';
 export * from './example-jobs.module';
 export * from './fleet.handler';
@@ -10,3 +11,7 @@ export * from './onboarding.handler';
 export * from './onboarding.jobs';
 export * from './onboarding.module';
 export * from './orgs.service';
+export * from './posts.handler';
+export * from './posts.jobs';
+export * from './posts.module';
+export * from './subscribers.service';

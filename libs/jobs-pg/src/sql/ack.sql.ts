@@ -7,8 +7,14 @@
  * (same length; an id appears at most once).
  *
  * Returns `ord` (1-based position in the arrays) of every item that moved; a missing ord is a settle that did not
- * land (the lease lapsed and the row was re-claimed, or it was cancelled). `j.id = any($2)` makes each row a primary
- * key probe: joined to the unnest alone, the planner hashes every running row for a batch it guesses is 100 long.
+ * land (the lease lapsed and the row was re-claimed, or it was cancelled).
+ *
+ * Why it is written this way — each choice measured on a 2-core VM after 20,000 claims, 100 items:
+ * - the rows are reached by primary key (`j.id = any($2)`) and the state is compared as `coalesce(j.state, '')`:
+ *   written `j.state = 'running'`, it lets the planner prove `x_jobs_lease_idx`'s predicate and walk that index —
+ *   every running row, plus every dead entry claims left there since the last vacuum;
+ * - each row finds its own worker and claim by `array_position` in the arrays rather than by a join to their
+ *   unnest, which the planner (guessing one row) ran as a nested loop of items × rows: 4–6 ms against 0.9 ms.
  */
 export const SQL_ACK = `
 with clock as not materialized (
@@ -21,12 +27,10 @@ update x_jobs j set
   lease_expires_at = null,
   finished_at = k.now,
   updated_at = k.now
-from unnest($2::uuid[], $3::text[], $4::uuid[]) with ordinality as a(id, worker_id, claim, ord)
-cross join clock k
+from clock k
 where j.id = any($2::uuid[])
-  and j.id = a.id
-  and j.state = 'running'
-  and j.worker_id = a.worker_id
-  and j.claim = a.claim
-returning a.ord::int as ord
+  and coalesce(j.state, '') = 'running'
+  and j.worker_id = ($3::text[])[array_position($2::uuid[], j.id)]
+  and j.claim = ($4::uuid[])[array_position($2::uuid[], j.id)]
+returning array_position($2::uuid[], j.id) as ord
 `;

@@ -18,7 +18,9 @@
  * take the place of rows it can. The clock is `not materialized` so `run_at <= now` stays an index condition of the
  * waiting scan rather than a filter on every row it visits. The two updates reach their rows through
  * `id = any(array(…))`, a primary-key probe per row: joined to the CTEs instead, the planner (guessing 500 picked rows)
- * hashed a sequential scan of the whole table — 40 ms a claim over 50,000 rows, measured.
+ * hashed a sequential scan of the whole table — 40 ms a claim over 50,000 rows, measured. The burying update states
+ * its `running` check as `coalesce(j.state, '')` so the planner cannot prove `x_jobs_lease_idx`'s predicate and walk
+ * that index (with every dead entry acks left in it) on every claim, even when nothing is to be buried.
  */
 export const SQL_CLAIM = `
 with clock as not materialized (
@@ -51,7 +53,7 @@ buried as (
     finished_at = k.now,
     updated_at = k.now
   from clock k
-  where j.id = any(array(select e.id from exhausted e)) and j.state = 'running'
+  where j.id = any(array(select e.id from exhausted e)) and coalesce(j.state, '') = 'running'
   returning j.*
 ),
 picked as (

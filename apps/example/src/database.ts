@@ -1,0 +1,29 @@
+import type { TypeOrmModuleOptions } from '@nestjs/typeorm';
+import { exampleDatabaseUrl } from '@ultimat3/example-jobs';
+import { postgresOutboxStore, typeormExecutor } from '@ultimat3/jobs-pg';
+import type { OutboxStore } from '@ultimat3/jobs';
+import type { DataSource } from 'typeorm';
+import { Post } from './post.entity';
+
+/**
+ * The example's TypeORM connection: `DATABASE_URL`, the `Post` entity, and `synchronize` for the example's own table
+ * (the jobs tables are `JobsModule`'s migrations, which synchronize leaves alone). Read when the module is built, after
+ * `main.ts` set `DATABASE_URL`.
+ */
+export function exampleTypeOrmOptions(env: NodeJS.ProcessEnv = process.env): TypeOrmModuleOptions {
+  return {
+    type: 'postgres',
+    url: exampleDatabaseUrl(env),
+    entities: [Post],
+    synchronize: true,
+    applicationName: 'ultimat3-example',
+  };
+}
+
+/**
+ * The outbox store over the app's DataSource: the relay's statements take pooled connections from it, and a `stage()`
+ * inside a request runs on the request's own transaction (the `EntityManager` `OutboxInterceptor` made ambient).
+ */
+export function exampleOutboxStore(dataSource: DataSource): OutboxStore {
+  return postgresOutboxStore({ executor: typeormExecutor(dataSource) });
+}

@@ -1,0 +1,265 @@
+import { job } from '../declare/job';
+import type { AckManyItem, JobDriver } from '../driver/job-driver';
+import { claimOf, type ClaimedJob } from '../driver/job-row';
+import { memoryJobDriver } from '../driver/memory';
+import { t } from '../schema';
+import { frozenClock } from '../testing/frozen-clock';
+import { runJobs, type JobsHarness } from '../testing/run-jobs';
+import { uuidv7 } from '../util/ids';
+import { ackBatcher } from './ack-batcher';
+import { PREFETCH_HORIZON_MS, prefetchBuffer } from './prefetch';
+
+const input = t.object({ n: t.number });
+
+/** A memory driver whose `ackMany` calls wait until the test releases them, recording each batch. */
+function gatedAcks(clock = frozenClock()) {
+  const inner = memoryJobDriver({ clock });
+  const batches: string[][] = [];
+  const waiting: (() => void)[] = [];
+  const driver: JobDriver = {
+    ...inner,
+    ackMany: (items: readonly AckManyItem[]) => {
+      batches.push(items.map((i) => i.jobId));
+      return new Promise((resolve) => waiting.push(() => resolve(inner.ackMany!(items))));
+    },
+  };
+  const releaseAll = async (): Promise<void> => {
+    while (waiting.length > 0) {
+      waiting.shift()?.();
+      await clock.flush();
+    }
+  };
+  return { clock, inner, driver, batches, waiting, releaseAll };
+}
+
+const request = (clock: { now(): number }, n: number, queue = 'q') => ({
+  id: uuidv7(clock.now() + n),
+  runId: uuidv7(),
+  name: 'batch.job',
+  queue,
+  input: { n },
+  idempotencyKey: `n:${n}`,
+  tenantId: null,
+  enqueuedBy: null,
+  runAt: clock.now(),
+  maxAttempts: 3,
+  priority: 0,
+  onConflict: 'dedupe' as const,
+  concurrencyKey: null,
+  traceparent: null,
+});
+
+describe('ackBatcher', () => {
+  it('sends a lone ack at once, and the acks arriving while two batches are out as one, each fenced', async () => {
+    const g = gatedAcks();
+    for (let n = 0; n < 6; n++) await g.inner.enqueue(request(g.clock, n));
+    const rows = await g.inner.claim({
+      workerId: 'w',
+      slots: [{ queue: 'q', limit: 6 }],
+      visibilityTimeoutMs: 30_000,
+    });
+    const acks = ackBatcher(g.driver);
+    const first = acks.ack(rows[0]!.id, claimOf(rows[0]!));
+    expect(g.batches).toEqual([[rows[0]!.id]]); // not delayed to a later tick
+    const rest = rows
+      .slice(1)
+      .map((row, i) =>
+        acks.ack(row.id, i === 2 ? { workerId: 'w', claim: uuidv7() } : claimOf(row)),
+      );
+    expect(g.batches).toHaveLength(2);
+    expect(acks.pending()).toBe(6);
+    await g.releaseAll();
+    expect(g.batches.map((b) => b.length)).toEqual([1, 1, 4]);
+    expect(await Promise.all([first, ...rest])).toEqual([true, true, true, false, true, true]);
+    expect(acks.pending()).toBe(0);
+  });
+
+  it('rejects every ack of a batch whose statement failed', async () => {
+    const inner = memoryJobDriver();
+    const acks = ackBatcher({ ...inner, ackMany: () => Promise.reject(new Error('down')) });
+    await expect(acks.ack(uuidv7(), { workerId: 'w', claim: uuidv7() })).rejects.toThrow('down');
+  });
+
+  it('acks one by one through a driver without ackMany', async () => {
+    const inner = memoryJobDriver();
+    const calls: string[] = [];
+    const { ackMany: _none, ...rest } = inner;
+    const driver: JobDriver = {
+      ...rest,
+      ack: (jobId, options) => {
+        calls.push(jobId);
+        return inner.ack(jobId, options);
+      },
+    };
+    const acks = ackBatcher(driver);
+    const ids = [uuidv7(), uuidv7()];
+    await Promise.all(ids.map((id) => acks.ack(id, { workerId: 'w', claim: uuidv7() })));
+    expect(calls).toEqual(ids);
+  });
+});
+
+describe('prefetchBuffer', () => {
+  const claimed = (n: number): ClaimedJob => ({
+    id: uuidv7(n),
+    runId: uuidv7(n),
+    name: 'batch.job',
+    queue: 'q',
+    input: { n },
+    idempotencyKey: `n:${n}`,
+    tenantId: null,
+    enqueuedBy: null,
+    state: 'running',
+    attempt: 1,
+    maxAttempts: 3,
+    priority: 0,
+    runAt: 0,
+    createdAt: 0,
+    updatedAt: 0,
+    workerId: 'w',
+    claim: uuidv7(n),
+    leaseExpiresAt: 30_000,
+    lastError: null,
+    progress: null,
+    concurrencyKey: null,
+    traceparent: null,
+    finishedAt: null,
+  });
+
+  it('targets nothing until a completion rate is measured, then the rows that start within the horizon', () => {
+    const b = prefetchBuffer(10_000);
+    expect(b.target('q', 0)).toBe(0);
+    for (let i = 0; i < 200; i++) b.completed('q');
+    expect(b.target('q', 50)).toBe(0); // the window is not over
+    // 200 runs in 100 ms: 2 a ms, so 2 × the horizon
+    expect(b.target('q', 100)).toBe(2 * PREFETCH_HORIZON_MS);
+    // a long quiet spell starts over from what it measured: nothing
+    expect(b.target('q', 100 + 60_000)).toBe(0);
+  });
+
+  it('hands out held rows in claim order, and moves the stale ones aside instead', () => {
+    const b = prefetchBuffer(1_000);
+    b.hold([claimed(1), claimed(2)], 0);
+    b.hold([claimed(3)], 900);
+    expect(b.size()).toBe(3);
+    const stale: ClaimedJob[] = [];
+    expect(b.next('q', 1_500, stale)?.input).toEqual({ n: 3 });
+    expect(stale).toHaveLength(2);
+    b.hold([claimed(4), claimed(5)], 2_000);
+    expect(b.takeStale(2_500)).toEqual([]);
+    expect(b.takeStale(3_000)).toHaveLength(2);
+    b.hold([claimed(6)], 3_000);
+    expect(b.takeAll()).toHaveLength(1);
+    expect(b.size()).toBe(0);
+  });
+});
+
+describe('jobWorker batching', () => {
+  let h: JobsHarness | undefined;
+  let hold: (() => void) | undefined;
+  afterEach(async () => {
+    hold?.();
+    hold = undefined;
+    await h?.close();
+    h = undefined;
+  });
+
+  /** A job whose run of n = 1,000 blocks until the test lets it go. */
+  const blocking = (name: string) =>
+    job({
+      name,
+      input,
+      idempotencyKey: ({ n }) => `n:${n}`,
+      tenant: 'none',
+      run: ({ input: i }) =>
+        i.n === 1_000 ? new Promise<void>((resolve) => (hold = resolve)) : undefined,
+    });
+
+  /** Enqueues n = 1,000 (first in claim order) and `rest` more in one write, then wakes the worker once. */
+  const backlog = async (harness: JobsHarness, name: string, rest: number) => {
+    const rows = [1_000, ...Array.from({ length: rest }, (_, i) => 1_001 + i)].map((n, i) => ({
+      ...request(harness.clock, i),
+      name,
+      queue: 'default',
+      input: { n },
+      idempotencyKey: `n:${n}`,
+    }));
+    await harness.driver.enqueueMany(rows);
+    harness.worker.signalEnqueued('default');
+    await harness.settle();
+  };
+
+  it('gives a completed run’s slot to the next row when its ack is sent, not when it lands', async () => {
+    const started: number[] = [];
+    const handle = job({
+      name: 'batch.slot',
+      input,
+      idempotencyKey: ({ n }) => `n:${n}`,
+      tenant: 'none',
+      run: ({ input: i }) => void started.push(i.n),
+    });
+    const g = gatedAcks();
+    h = await runJobs({ jobs: [handle], concurrency: 1, driver: g.driver, clock: g.clock });
+    await handle.enqueue({ n: 1 });
+    await handle.enqueue({ n: 2 });
+    await h.settle();
+    // the first ack is still on the wire, and the second run already started (and sent its own)
+    expect(started).toEqual([1, 2]);
+    expect(g.batches).toHaveLength(2);
+    expect((await g.inner.stats())[0]).toMatchObject({ running: 2, done: 0 });
+    await g.releaseAll();
+    expect((await g.inner.stats())[0]).toMatchObject({ running: 0, done: 2 });
+    expect(h.worker.stats()).toMatchObject({ completed: 2, inFlight: 0 });
+  });
+
+  it('claims ahead once it has measured a rate, and hands held rows back uncounted on a drain', async () => {
+    const handle = blocking('batch.prefetch');
+    h = await runJobs({ jobs: [handle], concurrency: 1 });
+    for (let n = 0; n < 30; n++) await handle.enqueue({ n });
+    await h.settle();
+    expect(h.worker.stats().completed).toBe(30);
+    await h.advance(100); // 30 runs in one 100 ms window: 0.3 a ms
+
+    await backlog(h, 'batch.prefetch', 39);
+    // one slot, blocked by the first run; the claim took the rows expected to start within the horizon as well
+    const target = Math.floor(0.3 * PREFETCH_HORIZON_MS);
+    expect((await h.driver.stats())[0]?.running).toBe(1 + target);
+    expect(h.worker.stats().inFlight).toBe(1);
+
+    h.worker.beginDrain('SIGTERM');
+    await h.settle();
+    hold?.();
+    hold = undefined;
+    const stopping = h.worker.stop();
+    await h.settle();
+    await stopping;
+    // every held row is waiting again, its attempt handed back: none started, none counted
+    const rows = await h.driver.introspect!.list({ state: 'ready', limit: 100 });
+    const held = rows.filter((r) => (r.input as { n: number }).n > 1_000);
+    expect(held).toHaveLength(39);
+    expect(held.every((r) => r.attempt === 0)).toBe(true);
+    // the blocked run finished its body despite the drain: it completes; the held rows never started
+    expect(h.worker.stats().completed).toBe(31);
+    expect(h.worker.stats().claimed).toBe(31);
+  });
+
+  it('hands a held row back rather than start it once it has waited a heartbeat interval', async () => {
+    const handle = blocking('batch.stale');
+    h = await runJobs({ jobs: [handle], concurrency: 1, visibilityTimeoutMs: 3_000 });
+    for (let n = 0; n < 30; n++) await handle.enqueue({ n });
+    await h.settle();
+    await h.advance(100);
+    await backlog(h, 'batch.stale', 9);
+    expect((await h.driver.stats())[0]?.running).toBe(10);
+
+    // the heartbeat interval is 1 s: past it, the held rows go back instead of waiting on, uncounted
+    await h.advance(1_100);
+    expect((await h.driver.stats())[0]).toMatchObject({ running: 1, ready: 9 });
+    const rows = await h.driver.introspect!.list({ state: 'ready', limit: 100 });
+    expect(rows.every((r) => r.attempt === 0)).toBe(true);
+    hold?.();
+    hold = undefined;
+    await h.settle();
+    await h.advance(5_000);
+    expect(h.worker.stats().completed).toBe(30 + 10);
+  });
+});
