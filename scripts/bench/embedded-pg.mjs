@@ -22,8 +22,8 @@ function freePort() {
 }
 
 /**
- * Answers `{ url, stop }`. The embedded server gets `shared_preload_libraries = pg_stat_statements` so the idle
- * figure can be read from the server; fsync, synchronous_commit and full_page_writes keep their defaults (on).
+ * Answers `{ url, stop }`. The embedded server loads pg_stat_statements and times its WAL flushes
+ * (`track_wal_io_timing`) for the report; fsync, synchronous_commit and full_page_writes keep their defaults (on).
  */
 export async function startPostgres({ log = () => {} } = {}) {
   if (process.env.DATABASE_URL)
@@ -48,6 +48,9 @@ export async function startPostgres({ log = () => {} } = {}) {
       'max_connections=200',
       '-c',
       'shared_preload_libraries=pg_stat_statements',
+      // times every WAL flush, so the report can say what one costs on this disk
+      '-c',
+      'track_wal_io_timing=on',
     ],
     onLog: () => {},
     onError: (error) => errors.push(error),

@@ -7,7 +7,7 @@
  * BENCH_RUNS (default 3) runs of each throughput figure, reported as their median. BENCH_ONLY=enqueue,drain,pickup
  * picks sections.
  */
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { benchDrain } from './drain.mjs';
 import { startPostgres } from './embedded-pg.mjs';
 import { benchEnqueue } from './enqueue.mjs';
@@ -16,6 +16,25 @@ import { benchPickup } from './pickup.mjs';
 
 const runs = Number(process.env.BENCH_RUNS ?? 3);
 const only = new Set((process.env.BENCH_ONLY ?? 'enqueue,drain,pickup').split(','));
+
+/** What one WAL flush cost over the whole run: the floor under every committed statement above. */
+async function reportWalFlushes(url) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query(
+      `select sum(fsyncs)::float8 as fsyncs, sum(fsync_time)::float8 as ms from pg_stat_io where object = 'wal'`,
+    );
+    const { fsyncs, ms } = rows[0] ?? {};
+    if (!fsyncs || !ms) return; // a server without track_wal_io_timing
+    console.log('\nDisk');
+    console.log(
+      `  WAL flushes over the run: ${Math.round(fsyncs).toLocaleString('en-US')}, mean ${(ms / fsyncs).toFixed(2)} ms each (every commit waits for one)`,
+    );
+  } finally {
+    await client.end();
+  }
+}
 
 const server = await startPostgres({ log: (line) => console.log(line) });
 try {
@@ -33,6 +52,7 @@ try {
   if (only.has('enqueue')) await benchEnqueue(server.url, runs);
   if (only.has('drain')) await benchDrain(server.url, runs);
   if (only.has('pickup')) await benchPickup(server.url);
+  await reportWalFlushes(server.url);
 } finally {
   await server.stop();
 }

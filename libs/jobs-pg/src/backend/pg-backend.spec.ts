@@ -31,6 +31,15 @@ describe('postgresBackend', () => {
     expect(await backend.driver.get(queued.id)).toMatchObject({ state: 'ready' });
     expect(await backend.driver.schedulerState.skipTo('t', 1_000, undefined)).toBe(true);
     expect(await backend.driver.schedulerState.load(['t'])).toEqual(new Map([['t', 1_000]]));
+    // Its event bus is durable: what one process publishes, another process's wait can find.
+    const since = await backend.events.now();
+    await backend.events.publish('backend.ready', { ok: true });
+    const { rows } = await db.executor.query<{ n: string }>(
+      "select count(*) as n from x_job_events where name = 'backend.ready'",
+      [],
+    );
+    expect(Number(rows[0]?.n)).toBe(1);
+    expect((await backend.events.find('backend.ready', since))?.payload).toEqual({ ok: true });
     await backend.close();
     await backend.close(); // idempotent
     await expect(backend.executor.query('select 1', [])).rejects.toThrow();

@@ -1,6 +1,7 @@
 import { Pool } from 'pg';
-import type { Clock, SchedulerState } from '@ultimat3/jobs';
+import type { Clock, EventBus, SchedulerState } from '@ultimat3/jobs';
 import { postgresJobDriver, type PostgresJobDriver } from '../driver/pg-driver';
+import { postgresEventBus } from '../events/pg-event-bus';
 import type { PgExecutor } from '../executor/pg-executor';
 import { pgPoolExecutor } from '../executor/pg-pool-executor';
 import { typeormExecutor, type TypeormDataSourceLike } from '../executor/typeorm-executor';
@@ -46,6 +47,8 @@ export interface PostgresBackendDriver extends PostgresJobDriver {
 export interface PostgresBackend {
   readonly driver: PostgresBackendDriver;
   readonly executor: PgExecutor;
+  /** The event bus over `x_job_events`, on the database's clock: what `step.waitForEvent` reads across processes. */
+  readonly events: EventBus;
   /** Ends the pool it built from a URL (idempotent); a DataSource or executor stays the caller's. Call it last. */
   close(): Promise<void>;
 }
@@ -101,5 +104,8 @@ export async function postgresBackend(
     ...postgresJobDriver(settings),
     schedulerState: postgresSchedulerState(settings),
   };
-  return { driver, executor, close };
+  const events = postgresEventBus(
+    options.schema === undefined ? { executor } : { executor, schema: options.schema },
+  );
+  return { driver, executor, events, close };
 }

@@ -1,5 +1,6 @@
 import { memoryJobDriver } from '../driver/memory';
 import type { JobDriver } from '../driver/job-driver';
+import type { EventBus } from '../events/event-bus';
 import { errorCodeOf, JobsError } from '../errors/jobs-error';
 import type { Clock } from '../util/clock';
 import type { JobsModuleOptions, JobsPostgresOptions } from './jobs.options';
@@ -10,6 +11,8 @@ export const POSTGRES_PACKAGE = '@ultimat3/jobs-pg';
 /** A driver the module opened, and how to close what was opened under it (a pool) — after the driver. */
 export interface JobsBackend {
   readonly driver: JobDriver;
+  /** The backend's durable event bus, when it has one (Postgres: `x_job_events` on the database clock). */
+  readonly events?: EventBus;
   close(): Promise<void>;
 }
 

@@ -114,7 +114,9 @@ export async function loadJobsConfig(
     env,
     ...(load === undefined ? {} : { load }),
   });
-  return { ...settings, driver: backend.driver, closeBackend: backend.close };
+  // A durable backend's bus carries events across processes; an explicit `events` option still wins.
+  const events = options.events ?? backend.events ?? settings.events;
+  return { ...settings, events, driver: backend.driver, closeBackend: backend.close };
 }
 
 function resolveRoles(
