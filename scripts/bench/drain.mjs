@@ -49,12 +49,13 @@ async function fill(db, total) {
 }
 
 /** Drains `total` jobs with one worker; answers jobs per second from start() to the last completion. */
-async function drainOnce(db, total) {
+async function drainOnce(db, total, claimAhead) {
   const driver = jobsPg.postgresJobDriver({ executor: db.executor });
   const worker = jobs.jobWorker({
     driver,
     registry: registryOf(drainJob),
     concurrency: CONCURRENCY,
+    claimAhead,
   });
   const started = preciseNow();
   await worker.start();
@@ -64,7 +65,7 @@ async function drainOnce(db, total) {
   return { perSecond: (total * 1000) / elapsed, claims: worker.stats().claims };
 }
 
-async function drainRun(serverUrl, { holdTransaction }) {
+async function drainRun(serverUrl, { holdTransaction, claimAhead = true }) {
   const db = await freshDatabase(serverUrl);
   let holder;
   try {
@@ -76,7 +77,7 @@ async function drainRun(serverUrl, { holdTransaction }) {
       await holder.query('begin isolation level repeatable read');
       await holder.query('select count(*) from x_jobs');
     }
-    return await drainOnce(db, JOBS);
+    return await drainOnce(db, JOBS, claimAhead);
   } finally {
     if (holder) {
       await holder.query('rollback').catch(() => {});
@@ -106,13 +107,24 @@ async function stepOverhead(serverUrl) {
 }
 
 export async function benchDrain(serverUrl, runs) {
-  console.log(`\nDrain: ${whole(JOBS)} no-op jobs, one worker process, concurrency ${CONCURRENCY}`);
+  console.log(
+    `\nDrain: ${whole(JOBS)} no-op jobs, one worker process, concurrency ${CONCURRENCY} (claimAhead unless said)`,
+  );
   const plain = await repeat(runs, () => drainRun(serverUrl, { holdTransaction: false }));
   const rates = plain.map((r) => r.perSecond);
   report(
     'drain',
     `${whole(median(rates))} jobs/s`,
     `target ≥ 20,000; runs ${rates.map(whole).join(' / ')}; ~${whole(JOBS / median(plain.map((r) => r.claims)))} rows per claim`,
+  );
+  const safe = await repeat(runs, () =>
+    drainRun(serverUrl, { holdTransaction: false, claimAhead: false }),
+  );
+  const safeRates = safe.map((r) => r.perSecond);
+  report(
+    'drain without claimAhead (the default: nothing held a crash could burn)',
+    `${whole(median(safeRates))} jobs/s`,
+    `runs ${safeRates.map(whole).join(' / ')}`,
   );
   const held = await repeat(runs, () => drainRun(serverUrl, { holdTransaction: true }));
   const heldRates = held.map((r) => r.perSecond);

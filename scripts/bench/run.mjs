@@ -47,12 +47,14 @@ try {
   const { version, fsync, sync } = rows[0];
   console.log(`${version.split(',')[0]}; fsync=${fsync}, synchronous_commit=${sync}`);
   console.log(
-    `${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), Node ${process.version}; medians of ${runs} runs`,
+    `${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), load average ${loadavg()[0].toFixed(1)} at start; ` +
+      `Node ${process.version}; medians of ${runs} runs`,
   );
   if (only.has('enqueue')) await benchEnqueue(server.url, runs);
   if (only.has('drain')) await benchDrain(server.url, runs);
   if (only.has('pickup')) await benchPickup(server.url);
   await reportWalFlushes(server.url);
+  console.log(`\nload average ${loadavg()[0].toFixed(1)} at the end`);
 } finally {
   await server.stop();
 }

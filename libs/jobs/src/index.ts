@@ -15,7 +15,7 @@ export * from './declare/run-args';
 export * from './declare/retry-policy';
 export * from './declare/concurrency';
 export * from './declare/direct-facade';
-export { MAX_INPUT_BYTES } from './declare/enqueue';
+export { MAX_INPUT_BYTES, prepareEnqueue } from './declare/enqueue';
 export { MAX_JOB_NAME_LENGTH, MAX_QUEUE_NAME_LENGTH } from './declare/names';
 export * from './driver/job-row';
 export * from './driver/job-driver';

@@ -6,6 +6,7 @@ import { DataSource } from 'typeorm';
 import {
   job,
   JobsModule,
+  prepareEnqueue,
   JobsService,
   recordingLogger,
   SchedulerHost,
@@ -16,6 +17,7 @@ import {
   type RecordingLogger,
 } from '@ultimat3/jobs';
 import { createTestDatabase, type TestDatabase } from '../../test/test-database';
+import { postgresJobDriver } from '../driver/pg-driver';
 
 const ran: string[] = [];
 
@@ -120,6 +122,33 @@ describe("JobsModule.forRoot({ driver: 'postgres' }) on a real PostgreSQL", () =
     await until('the pool to be closed', async () =>
       (await poolConnections()) === 0 ? true : undefined,
     );
+  });
+
+  it('wakes the worker role through a proven LISTEN session when another process enqueues', async () => {
+    const options: JobsModuleOptions = {
+      driver: 'postgres',
+      postgres: { url: db.url, poolSize: 4 },
+      roles: ['worker'],
+      // A ceiling no test waits out: a prompt start can only come from the wake.
+      worker: { pollIntervalMs: 20, idlePollMaxMs: 60_000 },
+      logger,
+    };
+    const moduleRef = await Test.createTestingModule({
+      imports: [JobsModule.forRoot(options), feature],
+    }).compile();
+    app = await moduleRef.init();
+    await until('the wake proven', async () =>
+      logger.named('jobs.wake.live').length > 0 ? true : undefined,
+    );
+    // Let the idle loop back off: its waits double from 20 ms, so after 3 s the next poll is 2 s or more away.
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    const other = postgresJobDriver({ executor: db.executor });
+    const request = await prepareEnqueue(greet, { who: 'grace' }, {}, undefined, Date.now());
+    const startedAt = Date.now();
+    await other.enqueue(request);
+    await doneRow(request.id);
+    expect(Date.now() - startedAt).toBeLessThan(1_500);
+    expect(ran).toEqual(['grace']);
   });
 
   it('reuses the TypeORM DataSource of @nestjs/typeorm: no pool of its own', async () => {

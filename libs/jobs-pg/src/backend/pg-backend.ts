@@ -1,5 +1,6 @@
-import { Pool } from 'pg';
-import type { Clock, EventBus, SchedulerState } from '@ultimat3/jobs';
+import { Client, Pool } from 'pg';
+import type { Clock, EventBus, JobsLogger, SchedulerState } from '@ultimat3/jobs';
+import { startQueueWake, type QueueWake, type WakeTarget } from '../wake/queue-wake';
 import { postgresJobDriver, type PostgresJobDriver } from '../driver/pg-driver';
 import { postgresEventBus } from '../events/pg-event-bus';
 import type { PgExecutor } from '../executor/pg-executor';
@@ -49,6 +50,11 @@ export interface PostgresBackend {
   readonly executor: PgExecutor;
   /** The event bus over `x_job_events`, on the database's clock: what `step.waitForEvent` reads across processes. */
   readonly events: EventBus;
+  /**
+   * Starts the cross-process wake for a worker: one LISTEN session dialled from the backend's connection string
+   * (absent when the backend was handed an executor, or a DataSource with no `url`).
+   */
+  readonly startWake?: (target: WakeTarget, logger: JobsLogger) => QueueWake;
   /** Ends the pool it built from a URL (idempotent); a DataSource or executor stays the caller's. Call it last. */
   close(): Promise<void>;
 }
@@ -107,5 +113,32 @@ export async function postgresBackend(
   const events = postgresEventBus(
     options.schema === undefined ? { executor } : { executor, schema: options.schema },
   );
-  return { driver, executor, events, close };
+  const url = connectionStringOf(source);
+  const startWake =
+    url === undefined
+      ? undefined
+      : (target: WakeTarget, logger: JobsLogger): QueueWake =>
+          startQueueWake({
+            listener: () =>
+              new Client({ connectionString: url, application_name: 'ultimat3-jobs-wake' }),
+            executor,
+            target,
+            logger,
+          });
+  return { driver, executor, events, close, ...(startWake === undefined ? {} : { startWake }) };
+}
+
+/** The connection string a LISTEN session can dial: the url given, or the DataSource's own `url` option. */
+function connectionStringOf(source: PostgresBackendSource): string | undefined {
+  if (isSource(source, 'url') && typeof source.url === 'string' && source.url !== '')
+    return source.url;
+  if (
+    isSource(source, 'dataSource') &&
+    typeof source.dataSource === 'object' &&
+    source.dataSource !== null
+  ) {
+    const options = (source.dataSource as { options?: { url?: unknown } }).options;
+    if (typeof options?.url === 'string' && options.url !== '') return options.url;
+  }
+  return undefined;
 }

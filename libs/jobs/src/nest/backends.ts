@@ -1,6 +1,7 @@
 import { memoryJobDriver } from '../driver/memory';
 import type { JobDriver } from '../driver/job-driver';
 import type { EventBus } from '../events/event-bus';
+import type { JobsLogger } from '../util/logger';
 import { errorCodeOf, JobsError } from '../errors/jobs-error';
 import type { Clock } from '../util/clock';
 import type { JobsModuleOptions, JobsPostgresOptions } from './jobs.options';
@@ -13,7 +14,18 @@ export interface JobsBackend {
   readonly driver: JobDriver;
   /** The backend's durable event bus, when it has one (Postgres: `x_job_events` on the database clock). */
   readonly events?: EventBus;
+  /**
+   * Starts the cross-process wake for a worker (Postgres: one proven LISTEN session), when the backend has one.
+   * Answers its stop. The poll stays the guarantee.
+   */
+  readonly startWake?: (target: BackendWakeTarget, logger: JobsLogger) => { stop(): Promise<void> };
   close(): Promise<void>;
+}
+
+/** What a backend's wake drives: the worker's in-process wake and its idle ceiling. */
+export interface BackendWakeTarget {
+  signalEnqueued(queue: string): void;
+  setWakeLive(live: boolean): void;
 }
 
 /** The part of `@ultimat3/jobs-pg` the module calls, read structurally from the lazily loaded package. */

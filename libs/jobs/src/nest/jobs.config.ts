@@ -18,6 +18,7 @@ import {
   openJobsBackend,
   syncBackend,
   unknownDriver,
+  type JobsBackend,
   type PostgresPackageLoader,
 } from './backends';
 import { nestJobsLogger } from './nest-jobs.logger';
@@ -28,6 +29,8 @@ export interface JobsConfig {
   readonly driver: JobDriver;
   /** Closes what the module opened under the driver (a `'postgres'` pool): after `driver.close()`, last of all. */
   readonly closeBackend: () => Promise<void>;
+  /** Starts the backend's cross-process wake for a worker, when it has one. */
+  readonly startWake?: JobsBackend['startWake'];
   readonly roles: ReadonlySet<JobsRole>;
   readonly worker: JobsModuleWorkerOptions;
   readonly scheduler: JobsModuleSchedulerOptions;
@@ -45,7 +48,7 @@ const WORKER_DURATIONS = [
 ] as const;
 
 /** The module options apart from the driver, checked and with every default filled in. */
-export type JobsSettings = Omit<JobsConfig, 'driver' | 'closeBackend'>;
+export type JobsSettings = Omit<JobsConfig, 'driver' | 'closeBackend' | 'startWake'>;
 
 /**
  * Checks every `JobsModule.forRoot()` option except the driver and fills the defaults; a bad option is `X_INVARIANT`
@@ -116,7 +119,13 @@ export async function loadJobsConfig(
   });
   // A durable backend's bus carries events across processes; an explicit `events` option still wins.
   const events = options.events ?? backend.events ?? settings.events;
-  return { ...settings, events, driver: backend.driver, closeBackend: backend.close };
+  return {
+    ...settings,
+    events,
+    driver: backend.driver,
+    closeBackend: backend.close,
+    ...(backend.startWake === undefined ? {} : { startWake: backend.startWake }),
+  };
 }
 
 function resolveRoles(

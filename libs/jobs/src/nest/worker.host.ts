@@ -20,6 +20,7 @@ import { SchedulerHost } from './scheduler.host';
 export class WorkerHost implements OnApplicationBootstrap, BeforeApplicationShutdown {
   #worker: JobWorker | undefined;
   #unwake: (() => void) | undefined;
+  #wake: { stop(): Promise<void> } | undefined;
 
   constructor(
     private readonly runtime: JobsRuntime,
@@ -58,6 +59,8 @@ export class WorkerHost implements OnApplicationBootstrap, BeforeApplicationShut
     await worker.start();
     this.#worker = worker;
     this.#unwake = this.runtime.onEnqueued((queue) => worker.signalEnqueued(queue));
+    // Another process's enqueue reaches this worker through the backend's wake (Postgres LISTEN); the poll stays.
+    this.#wake = this.runtime.config.startWake?.(worker, logger);
   }
 
   async beforeApplicationShutdown(signal?: string): Promise<void> {
@@ -68,6 +71,9 @@ export class WorkerHost implements OnApplicationBootstrap, BeforeApplicationShut
     const deadline = clock.now() + shutdownDeadlineMs;
     await this.scheduler.beforeApplicationShutdown();
     this.#unwake?.();
+    const wake = this.#wake;
+    this.#wake = undefined;
+    await wake?.stop().catch(() => undefined);
     worker.beginDrain(signal);
     await worker.stop(deadline);
   }

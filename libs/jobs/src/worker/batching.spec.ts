@@ -198,7 +198,13 @@ describe('jobWorker batching', () => {
       run: ({ input: i }) => void started.push(i.n),
     });
     const g = gatedAcks();
-    h = await runJobs({ jobs: [handle], concurrency: 1, driver: g.driver, clock: g.clock });
+    h = await runJobs({
+      jobs: [handle],
+      claimAhead: true,
+      concurrency: 1,
+      driver: g.driver,
+      clock: g.clock,
+    });
     await handle.enqueue({ n: 1 });
     await handle.enqueue({ n: 2 });
     await h.settle();
@@ -213,7 +219,7 @@ describe('jobWorker batching', () => {
 
   it('claims ahead once it has measured a rate, and hands held rows back uncounted on a drain', async () => {
     const handle = blocking('batch.prefetch');
-    h = await runJobs({ jobs: [handle], concurrency: 1 });
+    h = await runJobs({ jobs: [handle], claimAhead: true, concurrency: 1 });
     for (let n = 0; n < 30; n++) await handle.enqueue({ n });
     await h.settle();
     expect(h.worker.stats().completed).toBe(30);
@@ -244,7 +250,12 @@ describe('jobWorker batching', () => {
 
   it('hands a held row back rather than start it once it has waited a heartbeat interval', async () => {
     const handle = blocking('batch.stale');
-    h = await runJobs({ jobs: [handle], concurrency: 1, visibilityTimeoutMs: 3_000 });
+    h = await runJobs({
+      jobs: [handle],
+      claimAhead: true,
+      concurrency: 1,
+      visibilityTimeoutMs: 3_000,
+    });
     for (let n = 0; n < 30; n++) await handle.enqueue({ n });
     await h.settle();
     await h.advance(100);
@@ -261,5 +272,20 @@ describe('jobWorker batching', () => {
     await h.settle();
     await h.advance(5_000);
     expect(h.worker.stats().completed).toBe(30 + 10);
+  });
+
+  it('claims only for free slots by default: nothing is held that a crash could burn', async () => {
+    const handle = blocking('batch.no-ahead');
+    h = await runJobs({ jobs: [handle], concurrency: 1 });
+    for (let n = 0; n < 30; n++) await handle.enqueue({ n });
+    await h.settle();
+    await h.advance(100); // the same measured rate that makes a claimAhead worker take 15 rows ahead
+    await backlog(h, 'batch.no-ahead', 39);
+    expect((await h.driver.stats())[0]).toMatchObject({ running: 1, ready: 39 });
+    hold?.();
+    hold = undefined;
+    await h.settle();
+    await h.advance(5_000);
+    expect(h.worker.stats().completed).toBe(30 + 40);
   });
 });

@@ -160,7 +160,8 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
       const free = Math.max(0, freeIn(queue));
       const holding = held.held(queue);
       const idle = Math.max(0, free - holding);
-      const target = held.target(queue, now);
+      // Claiming ahead is opt-in: a row held (claimed, not started) by a worker that dies lapses as a counted attempt.
+      const target = options.claimAhead === true ? held.target(queue, now) : 0;
       const short = Math.max(0, target - Math.max(0, holding - free));
       if (idle > 0 || (target > 0 && short * 2 >= target))
         want.push({ queue, limit: idle + short });

@@ -44,6 +44,13 @@ export interface JobWorkerOptions {
   readonly events?: EventBus;
   /** Counters and gauges (default none). */
   readonly metrics?: JobMetrics;
+  /**
+   * Claim ahead of the free slots while busy: as many rows as the measured rate starts within ~50 ms (at most 500 per
+   * queue), handed back uncounted when they wait longer than the heartbeat interval or the worker drains. It roughly
+   * doubles a no-op drain. The price (default off): rows held by a worker that is SIGKILLed lapse after the visibility
+   * timeout as a COUNTED attempt without having run — on a final attempt, that is a dead letter.
+   */
+  readonly claimAhead?: boolean;
   /** Per-process caps (a per-pod budget; `job.concurrency` is the fleet-wide one). Over a cap a claim is handed back. */
   readonly limits?: LimitConfig;
 }
