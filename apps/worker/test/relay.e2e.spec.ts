@@ -73,6 +73,16 @@ describe('WorkerModule: the relay role publishes staged jobs, and the worker run
     expect(await count('select count(*)::int as n from x_outbox where id = $1', doomed)).toBe(0);
     expect(await count('select count(*)::int as n from x_jobs where id = $1', doomed)).toBe(0);
 
+    // The relay holds its wake: one LISTEN session on x_outbox_wake, so a commit elsewhere starts a pass at once.
+    await until('the outbox wake session', async () => {
+      const { rows } = await db.pool.query<{ n: number }>(
+        `select count(*)::int as n from pg_stat_activity
+         where datname = $1 and query ilike 'listen x_outbox_wake%'`,
+        [db.name],
+      );
+      return (rows[0]?.n ?? 0) > 0 ? true : undefined;
+    });
+
     const host = app!.get(OutboxHost);
     expect(host.relay).toBeDefined();
     await app!.close();

@@ -1,6 +1,8 @@
 import 'reflect-metadata';
 import { DataSource } from 'typeorm';
+import { recordingLogger } from '@ultimat3/jobs';
 import { frozenClock } from '@ultimat3/jobs/testing';
+import { postgresOutboxStore } from '../outbox/pg-outbox-store';
 import { createTestDatabase, type TestDatabase } from '../../test/test-database';
 import { request } from '../../test/requests';
 import { postgresBackend, type PostgresBackendSource } from './pg-backend';
@@ -92,5 +94,40 @@ describe('postgresBackend', () => {
     await expect(
       postgresBackend({ nothing: true } as unknown as PostgresBackendSource),
     ).rejects.toThrow(TypeError);
+  });
+});
+
+describe('postgresBackend wakes', () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await db.drop();
+  });
+
+  it("wakes a relay when another connection commits a staged outbox row ('x_outbox_wake')", async () => {
+    const backend = await postgresBackend({ url: db.url, poolSize: 2 });
+    let woken = 0;
+    const wake = backend.startOutboxWake?.(() => woken++, recordingLogger());
+    expect(wake).toBeDefined();
+    try {
+      expect(await wake?.ready()).toBe(true); // the probe came back: the session is proven
+      const store = postgresOutboxStore({ executor: db.executor });
+      await store.stage(request());
+      const deadline = Date.now() + 5_000;
+      while (woken === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      expect(woken).toBeGreaterThan(0);
+    } finally {
+      await wake?.stop();
+      await backend.close();
+    }
+  });
+
+  it('offers no wake when it was handed an executor (nothing to dial a LISTEN session from)', async () => {
+    const backend = await postgresBackend({ executor: db.executor }, { migrate: false });
+    expect(backend.startWake).toBeUndefined();
+    expect(backend.startOutboxWake).toBeUndefined();
+    await backend.close();
   });
 });

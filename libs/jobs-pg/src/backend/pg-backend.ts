@@ -1,5 +1,6 @@
 import { Client, Pool } from 'pg';
 import type { Clock, EventBus, JobsLogger, SchedulerState } from '@ultimat3/jobs';
+import { OUTBOX_WAKE_CHANNEL } from '../outbox/wake-channel';
 import { startQueueWake, type QueueWake, type WakeTarget } from '../wake/queue-wake';
 import { postgresJobDriver, type PostgresJobDriver } from '../driver/pg-driver';
 import { postgresEventBus } from '../events/pg-event-bus';
@@ -55,6 +56,8 @@ export interface PostgresBackend {
    * (absent when the backend was handed an executor, or a DataSource with no `url`).
    */
   readonly startWake?: (target: WakeTarget, logger: JobsLogger) => QueueWake;
+  /** Starts the outbox relay's wake: a proven LISTEN on `x_outbox_wake` calling `onWake` per committed staging. */
+  readonly startOutboxWake?: (onWake: () => void, logger: JobsLogger) => QueueWake;
   /** Ends the pool it built from a URL (idempotent); a DataSource or executor stays the caller's. Call it last. */
   close(): Promise<void>;
 }
@@ -125,7 +128,26 @@ export async function postgresBackend(
             target,
             logger,
           });
-  return { driver, executor, events, close, ...(startWake === undefined ? {} : { startWake }) };
+  const startOutboxWake =
+    url === undefined
+      ? undefined
+      : (onWake: () => void, logger: JobsLogger): QueueWake =>
+          startQueueWake({
+            listener: () =>
+              new Client({ connectionString: url, application_name: 'ultimat3-jobs-wake' }),
+            executor,
+            channel: OUTBOX_WAKE_CHANNEL,
+            onWake: () => onWake(),
+            logger,
+          });
+  return {
+    driver,
+    executor,
+    events,
+    close,
+    ...(startWake === undefined ? {} : { startWake }),
+    ...(startOutboxWake === undefined ? {} : { startOutboxWake }),
+  };
 }
 
 /** The connection string a LISTEN session can dial: the url given, or the DataSource's own `url` option. */

@@ -48,6 +48,11 @@ export interface StartQueueWakeOptions {
   readonly clock?: Clock;
   /** How long the probe may take (default 3 s). */
   readonly probeTimeoutMs?: number;
+  /**
+   * The channel to LISTEN on (default `x_jobs_wake`, whose payload is a queue name). The outbox relay listens on
+   * `x_outbox_wake` with the same proven, re-dialled session.
+   */
+  readonly channel?: string;
   /** The first re-dial wait (default 500 ms, doubling to 30 s). */
   readonly redialMs?: number;
 }
@@ -80,6 +85,10 @@ export function startQueueWake(options: StartQueueWakeOptions): QueueWake {
   const logger = options.logger ?? silentLogger;
   const clock = options.clock ?? systemClock;
   const probeTimeoutMs = options.probeTimeoutMs ?? WAKE_PROBE_TIMEOUT_MS;
+  const channel = options.channel ?? WAKE_CHANNEL;
+  // The channel is spliced into LISTEN (it cannot be a parameter): only a plain identifier is accepted.
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(channel))
+    throw new TypeError(`startQueueWake: bad channel ${channel}`);
   const firstRedialMs = options.redialMs ?? WAKE_REDIAL_MS;
   const dial = dialler(options.listener);
 
@@ -102,7 +111,7 @@ export function startQueueWake(options: StartQueueWakeOptions): QueueWake {
   };
 
   const onNotification = (message: WakeNotification): void => {
-    if (message.channel !== WAKE_CHANNEL) return;
+    if (message.channel !== channel) return;
     const payload = message.payload ?? '';
     if (probe !== undefined && payload === probe.token) return probe.settle(true);
     // a probe of another process (or a late one of ours) names no queue
@@ -146,7 +155,7 @@ export function startQueueWake(options: StartQueueWakeOptions): QueueWake {
       };
       probe = { token, timer: clock.setTimeout(() => settle(false), probeTimeoutMs), settle };
       options.executor
-        .query('select pg_notify($1::text, $2::text)', [WAKE_CHANNEL, token])
+        .query('select pg_notify($1::text, $2::text)', [channel, token])
         .catch((error: unknown) => {
           logger.log('warn', 'jobs.wake.probe-failed', { error: String(error) });
           settle(false);
@@ -172,7 +181,7 @@ export function startQueueWake(options: StartQueueWakeOptions): QueueWake {
       mine.on('error', (error) => drop(mine, error));
       mine.on('end', () => drop(mine, undefined));
       await connectSession(mine);
-      await mine.query(`listen ${WAKE_CHANNEL}`);
+      await mine.query(`listen ${channel}`);
     } catch (error) {
       const reason = error instanceof Error ? error : new Error(String(error));
       if (current === undefined) {

@@ -19,6 +19,8 @@ export interface JobsBackend {
    * Answers its stop. The poll stays the guarantee.
    */
   readonly startWake?: (target: BackendWakeTarget, logger: JobsLogger) => { stop(): Promise<void> };
+  /** Starts the outbox relay's cross-process wake (Postgres: LISTEN on `x_outbox_wake`), when the backend has one. */
+  readonly startOutboxWake?: (onWake: () => void, logger: JobsLogger) => { stop(): Promise<void> };
   close(): Promise<void>;
 }
 

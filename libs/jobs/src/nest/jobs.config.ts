@@ -31,6 +31,8 @@ export interface JobsConfig {
   readonly closeBackend: () => Promise<void>;
   /** Starts the backend's cross-process wake for a worker, when it has one. */
   readonly startWake?: JobsBackend['startWake'];
+  /** Starts the backend's outbox wake for a relay, when it has one. */
+  readonly startOutboxWake?: JobsBackend['startOutboxWake'];
   readonly roles: ReadonlySet<JobsRole>;
   readonly worker: JobsModuleWorkerOptions;
   readonly scheduler: JobsModuleSchedulerOptions;
@@ -48,7 +50,10 @@ const WORKER_DURATIONS = [
 ] as const;
 
 /** The module options apart from the driver, checked and with every default filled in. */
-export type JobsSettings = Omit<JobsConfig, 'driver' | 'closeBackend' | 'startWake'>;
+export type JobsSettings = Omit<
+  JobsConfig,
+  'driver' | 'closeBackend' | 'startWake' | 'startOutboxWake'
+>;
 
 /**
  * Checks every `JobsModule.forRoot()` option except the driver and fills the defaults; a bad option is `X_INVARIANT`
@@ -125,6 +130,7 @@ export async function loadJobsConfig(
     driver: backend.driver,
     closeBackend: backend.close,
     ...(backend.startWake === undefined ? {} : { startWake: backend.startWake }),
+    ...(backend.startOutboxWake === undefined ? {} : { startOutboxWake: backend.startOutboxWake }),
   };
 }
 

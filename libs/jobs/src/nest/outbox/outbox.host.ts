@@ -30,6 +30,7 @@ export class OutboxHost
 {
   #relay: OutboxRelay | undefined;
   #uninstall: (() => void) | undefined;
+  #wake: { stop(): Promise<void> } | undefined;
 
   constructor(
     private readonly runtime: JobsRuntime,
@@ -60,12 +61,17 @@ export class OutboxHost
     });
     relay.start();
     this.#relay = relay;
+    // A commit in another process reaches this relay through the backend's wake (Postgres LISTEN); the poll stays.
+    this.#wake = this.runtime.config.startOutboxWake?.(() => relay.wake(), logger);
   }
 
   async beforeApplicationShutdown(): Promise<void> {
     const relay = this.#relay;
     if (relay === undefined) return;
     this.#relay = undefined;
+    const wake = this.#wake;
+    this.#wake = undefined;
+    await wake?.stop().catch(() => undefined);
     const { clock, shutdownDeadlineMs } = this.runtime.config;
     relay.beginDrain();
     await relay.stop(clock.now() + shutdownDeadlineMs);
