@@ -7,6 +7,7 @@ import {
 } from '@nestjs/common';
 import { setJobsFacade } from '../../declare/ambient';
 import { currentOutboxTx } from '../../outbox/ambient-tx';
+import { clsTransactionReader } from './cls-transaction';
 import { outboxJobsFacade } from '../../outbox/outbox-facade';
 import { outboxRelay, type OutboxRelay } from '../../outbox/relay/outbox-relay';
 import { JobsRuntime } from '../jobs.runtime';
@@ -31,6 +32,7 @@ export class OutboxHost
   #relay: OutboxRelay | undefined;
   #uninstall: (() => void) | undefined;
   #wake: { stop(): Promise<void> } | undefined;
+  readonly #clsTx = clsTransactionReader();
 
   constructor(
     private readonly runtime: JobsRuntime,
@@ -48,7 +50,11 @@ export class OutboxHost
     const { store, mode } = this.options;
     const wake = (queue: string): void => this.workers.worker?.signalEnqueued(queue);
     this.#uninstall = setJobsFacade(
-      outboxJobsFacade({ store, driver, clock, events, mode, onEnqueued: wake }, currentOutboxTx),
+      outboxJobsFacade(
+        { store, driver, clock, events, mode, onEnqueued: wake },
+        // The caller's transaction: OutboxInterceptor's, else @nestjs-cls/transactional's active one.
+        () => currentOutboxTx() ?? this.#clsTx(),
+      ),
     );
     if (!roles.has('relay')) return;
     const relay = outboxRelay({

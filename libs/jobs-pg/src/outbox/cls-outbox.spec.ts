@@ -1,0 +1,117 @@
+import 'reflect-metadata';
+import { randomUUID } from 'node:crypto';
+import { Injectable, type INestApplicationContext } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { getDataSourceToken, TypeOrmModule } from '@nestjs/typeorm';
+import { ClsModule } from 'nestjs-cls';
+import { ClsPluginTransactional, Transactional, TransactionHost } from '@nestjs-cls/transactional';
+import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { job, JobsModule, OutboxModule, recordingLogger, t } from '@ultimat3/jobs';
+import { createTestDatabase, type TestDatabase } from '../../test/test-database';
+import { postgresJobDriver } from '../driver/pg-driver';
+import { postgresOutboxStore } from './pg-outbox-store';
+
+@Entity('cls_posts')
+class ClsPost {
+  @PrimaryColumn('uuid')
+  id!: string;
+
+  @Column('text')
+  title!: string;
+}
+
+const ran: string[] = [];
+const announce = job({
+  name: 'outbox-cls.announce',
+  input: t.object({ postId: t.uuid }),
+  idempotencyKey: ({ postId }) => `announce:${postId}`,
+  tenant: 'none',
+  run: ({ input }) => void ran.push(input.postId),
+});
+
+/** An app service using @nestjs-cls/transactional: its @Transactional() method is the transaction enqueue joins. */
+@Injectable()
+class PostsService {
+  constructor(private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>) {}
+
+  @Transactional()
+  async publish(title: string, fail: boolean): Promise<{ postId: string; jobId: string }> {
+    const post = await this.txHost.tx.getRepository(ClsPost).save({ id: randomUUID(), title });
+    const queued = await announce.enqueue({ postId: post.id });
+    if (fail) throw new Error('rejected after the enqueue');
+    return { postId: post.id, jobId: queued.id };
+  }
+}
+
+describe('the outbox joins the transaction of @nestjs-cls/transactional', () => {
+  let db: TestDatabase;
+  let app: INestApplicationContext;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        TypeOrmModule.forRoot({
+          type: 'postgres',
+          url: db.url,
+          entities: [ClsPost],
+          synchronize: true,
+        }),
+        ClsModule.forRoot({
+          global: true,
+          plugins: [
+            new ClsPluginTransactional({
+              imports: [TypeOrmModule],
+              adapter: new TransactionalAdapterTypeOrm({ dataSourceToken: getDataSourceToken() }),
+            }),
+          ],
+        }),
+        JobsModule.forRoot({
+          driver: postgresJobDriver({ executor: db.executor }),
+          roles: ['web', 'worker', 'relay'],
+          worker: { pollIntervalMs: 20, idlePollMaxMs: 100 },
+          logger: recordingLogger(),
+        }),
+        JobsModule.forFeature({ jobs: [{ announce }] }),
+        OutboxModule.forRoot({
+          dataSource: getDataSourceToken(),
+          store: postgresOutboxStore({ executor: db.executor }),
+          mode: 'required',
+          relay: { intervalMs: 20, idlePollMaxMs: 100 },
+        }),
+      ],
+      providers: [PostsService],
+    }).compile();
+    app = await moduleRef.init();
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    await db?.drop();
+  });
+
+  const count = async (sql: string, id: string): Promise<number> =>
+    (await db.pool.query<{ n: number }>(sql, [id])).rows[0]?.n ?? 0;
+
+  it('a @Transactional() method that throws after its enqueue leaves no post and no job', async () => {
+    await expect(app.get(PostsService).publish('doomed', true)).rejects.toThrow(
+      'rejected after the enqueue',
+    );
+    const { rows } = await db.pool.query<{ n: number }>('select count(*)::int as n from cls_posts');
+    expect(rows[0]?.n).toBe(0);
+    const staged = await db.pool.query<{ n: number }>('select count(*)::int as n from x_outbox');
+    expect(staged.rows[0]?.n).toBe(0);
+  });
+
+  it('a committed one is staged in its transaction (mode: required accepts it) and runs once', async () => {
+    const { postId, jobId } = await app.get(PostsService).publish('hello', false);
+    const deadline = Date.now() + 10_000;
+    while (!ran.includes(postId) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(ran.filter((id) => id === postId)).toHaveLength(1);
+    expect(await count('select count(*)::int as n from x_outbox where id = $1', jobId)).toBe(1);
+    expect(await count('select count(*)::int as n from x_jobs where id = $1', jobId)).toBe(1);
+  });
+});
