@@ -9,7 +9,7 @@ import { until } from './support/worker-process';
 
 /**
  * The worker app's own module, in-process on a real PostgreSQL: its `relay` role publishes the rows a web process
- * staged in committed transactions (here: an explicit `{ tx: manager }`, as a CLI would), and its worker runs them.
+ * staged in committed transactions (here: an explicit `{ tx: manager }` and `{ manager }`, as a CLI would), and its worker runs them.
  */
 describe('WorkerModule: the relay role publishes staged jobs, and the worker runs them', () => {
   let db: TestDatabase;
@@ -50,7 +50,7 @@ describe('WorkerModule: the relay role publishes staged jobs, and the worker run
 
     const postId = randomUUID();
     const queued = await dataSource.transaction((manager) =>
-      notifySubscribers.enqueue({ postId, orgId }, { tx: manager }),
+      notifySubscribers.enqueue({ postId, orgId }, { manager }),
     );
     await until('the relay to publish and the worker to finish the job', async () =>
       (await count(

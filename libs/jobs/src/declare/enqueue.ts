@@ -104,5 +104,6 @@ export async function enqueueJob<In, Out>(
 ): Promise<EnqueueResult> {
   const facade = jobsFacade();
   const request = await prepareEnqueue(handle, raw, options, actor, facade.now());
-  return facade.enqueue(request, options.tx === undefined ? {} : { tx: options.tx });
+  const tx = options.tx ?? options.manager;
+  return facade.enqueue(request, tx === undefined ? {} : { tx });
 }

@@ -28,6 +28,8 @@ export interface EnqueueOptions {
   readonly priority?: number;
   /** The caller's transaction (a TypeORM EntityManager or QueryRunner) for the outbox to stage in. */
   readonly tx?: unknown;
+  /** The same as `tx`, by TypeORM's name for it: `{ manager }` inside `dataSource.transaction(async (manager) => …)`. */
+  readonly manager?: unknown;
 }
 
 /**
