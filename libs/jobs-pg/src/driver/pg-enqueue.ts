@@ -68,8 +68,8 @@ export async function enqueueOne(ctx: PgContext, request: EnqueueRequest): Promi
   throw new InvariantError(`jobs-pg: enqueue of job ${request.id} kept meeting concurrent writes.`);
 }
 
-/** The per-column arrays the batch statements take, $2 … $14. */
-function columnsOf(requests: readonly EnqueueRequest[]): unknown[][] {
+/** The per-column arrays the batch statements take, $2 … $14 (and `SQL_SCHEDULER_FIRE` after its own four). */
+export function columnsOf(requests: readonly EnqueueRequest[]): unknown[][] {
   const column = <T>(pick: (r: EnqueueRequest) => T): T[] => requests.map(pick);
   return [
     column((r) => r.id),

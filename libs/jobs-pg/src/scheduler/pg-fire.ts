@@ -8,6 +8,7 @@ import {
   type TaskFireResult,
 } from '@ultimat3/jobs';
 import { iso } from '../driver/pg-context';
+import { columnsOf } from '../driver/pg-enqueue';
 import type { PgExecutor } from '../executor/pg-executor';
 
 /** One row `SQL_SCHEDULER_FIRE` answers. */
@@ -38,19 +39,7 @@ function fireValues(ctx: FireContext, request: TaskFireRequest): unknown[] {
     iso(request.occurrenceMs),
     iso(request.watermarkMs),
     iso(request.previousWatermarkMs),
-    column((r) => r.id),
-    column((r) => r.runId),
-    column((r) => r.name),
-    column((r) => r.queue),
-    column((r) => JSON.stringify(r.input)),
-    column((r) => r.idempotencyKey),
-    column((r) => r.tenantId),
-    column((r) => r.enqueuedBy),
-    column((r) => iso(r.runAt)),
-    column((r) => r.maxAttempts),
-    column((r) => r.priority),
-    column((r) => r.concurrencyKey),
-    column((r) => r.traceparent),
+    ...columnsOf(request.requests),
     column((r) => r.onConflict === 'error'),
   ];
 }
