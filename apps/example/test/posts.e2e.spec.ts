@@ -64,7 +64,7 @@ describe('example app: POST /orgs/:orgId/posts through the transactional outbox'
         factory: (dataSource: DataSource): ResolvedOutboxModuleOptions => ({
           store: exampleOutboxStore(dataSource),
           mode: 'optional',
-          // no pass of its own after the first: the test runs each one
+          // no timed pass of its own: passes come from the test, and from the x_outbox_wake of a commit
           relay: { intervalMs: 600_000 },
         }),
       })
@@ -105,10 +105,10 @@ describe('example app: POST /orgs/:orgId/posts through the transactional outbox'
 
     // committed together: the post, and the job staged in the outbox under the id the request answered
     expect(await posts(orgId)).toBe(1);
-    expect((await outboxRows(job.id)).rows).toEqual([{ published: false }]);
-    expect(await jobRows(job.id)).toBe(0);
+    expect((await outboxRows(job.id)).rows).toHaveLength(1);
 
-    expect(await relay.runOnce()).toMatchObject({ claimed: 1, published: 1, deduped: 0 });
+    // The commit notified x_outbox_wake, so the relay's wake may have published it already; one pass makes sure.
+    await relay.runOnce();
     expect((await outboxRows(job.id)).rows).toEqual([{ published: true }]);
 
     const done = await until('the job to be done', async () => {
