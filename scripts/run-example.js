@@ -156,7 +156,7 @@ async function publishPosts(base, orgId) {
   });
   const steps = await json(`${base}/jobs/${job.id}/steps`);
   console.log(
-    `  Job ${done.id} (${done.name}, tenant ${done.tenantId}) is ${done.state} ${Date.now() - committedAt} ms after the commit (relay poll + run):`,
+    `  Job ${done.id} (${done.name}, tenant ${done.tenantId}) is ${done.state} ${Date.now() - committedAt} ms after the commit (relay wake or poll, then the run):`,
   );
   for (const step of steps) {
     const output = Array.isArray(step.output)
