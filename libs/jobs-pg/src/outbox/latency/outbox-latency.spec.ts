@@ -30,7 +30,7 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 async function probe(db: TestDatabase, mode: 'poll' | 'listen'): Promise<Figures> {
   const child = spawn(
     process.execPath,
-    ['-r', join(__dirname, 'register-ts.js'), join(__dirname, 'latency-child.ts')],
+    ['-r', join(__dirname, '../../../test/swc-register.js'), join(__dirname, 'latency-child.ts')],
     {
       env: { ...process.env, OUTBOX_LATENCY_DB: db.url, OUTBOX_LATENCY_WAKE: mode },
       stdio: ['pipe', 'pipe', 'pipe'],
