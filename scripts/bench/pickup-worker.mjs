@@ -3,7 +3,8 @@
  *
  * argv: <database url> <wake: "wake" | "poll">. It runs one worker serving queue `pickup` (concurrency 1) over a pool
  * whose executor counts every statement, plus — with "wake" — `startQueueWake` on a dedicated client. Each job sends
- * `{ type: 'started', id, at }` (at: epoch ms, sub-ms precision). Messages in: `{ type: 'count' }` answers
+ * `{ type: 'started', id, at, marks }` (epoch ms, sub-ms precision; marks: when the wake arrived, when the claim that
+ * found the row was sent and when it came back). Messages in: `{ type: 'count' }` answers
  * `{ type: 'count', statements }`; `{ type: 'stop' }` drains and exits.
  */
 import { jobs, jobsPg, noopJob, pg, preciseNow, registryOf } from './lib.mjs';
@@ -13,15 +14,23 @@ const pool = new pg.Pool({ connectionString: url, max: 4 });
 pool.on('error', () => {});
 const inner = jobsPg.pgPoolExecutor(pool);
 let statements = 0;
+/** When this run's wake arrived, its claim was sent and came back with a row (epoch ms): the pickup's breakdown. */
+let marks = {};
 const executor = {
-  query(text, values) {
+  async query(text, values) {
     statements++;
-    return inner.query(text, values);
+    const claim = text.includes("'claimed' as arm"); // SQL_CLAIM
+    const sent = preciseNow();
+    const result = await inner.query(text, values);
+    if (claim && result.rows.length > 0)
+      marks = { ...marks, claimSent: sent, claimBack: preciseNow() };
+    return result;
   },
 };
 
 const handle = noopJob('bench.pickup', 'pickup', ({ jobId }) => {
-  process.send({ type: 'started', id: jobId, at: preciseNow() });
+  process.send({ type: 'started', id: jobId, at: preciseNow(), marks });
+  marks = {};
 });
 const driver = jobsPg.postgresJobDriver({ executor });
 const worker = jobs.jobWorker({ driver, registry: registryOf(handle), concurrency: 1 });
@@ -31,7 +40,11 @@ if (mode === 'wake') {
   wake = jobsPg.startQueueWake({
     listener: () => new pg.Client({ connectionString: url }),
     executor,
-    target: worker,
+    onWake: (queue) => {
+      marks = { woke: preciseNow() };
+      worker.signalEnqueued(queue);
+    },
+    onLive: (live) => worker.setWakeLive(live),
   });
 }
 

@@ -29,8 +29,9 @@ async function spawnWorker(url, mode) {
   let counted;
   child.on('message', (message) => {
     if (message.type === 'started') {
-      started.set(message.id, message.at);
-      waiters.get(message.id)?.(message.at);
+      const start = { at: message.at, marks: message.marks ?? {} };
+      started.set(message.id, start);
+      waiters.get(message.id)?.(start);
     }
     if (message.type === 'count') counted?.(message.statements);
   });
@@ -40,7 +41,7 @@ async function spawnWorker(url, mode) {
   });
   return {
     live: ready.live,
-    /** Resolves with the start time of job `id`. */
+    /** Resolves with the start time of job `id` and the worker's marks on the way there. */
     startOf: (id) =>
       started.has(id)
         ? Promise.resolve(started.get(id))
@@ -68,6 +69,7 @@ async function latencies(url, mode, samples) {
   const driver = jobsPg.postgresJobDriver({ executor: jobsPg.pgPoolExecutor(pool) });
   const fromCall = [];
   const fromCommit = [];
+  const parts = { toWake: [], toClaim: [], claim: [], toBody: [] };
   try {
     await driver.enqueue(request('pickup', 'bench.pickup')); // warm both sides
     await sleep(mode === 'wake' ? 300 : 2_500);
@@ -78,15 +80,21 @@ async function latencies(url, mode, samples) {
       const called = preciseNow();
       await driver.enqueue(job);
       const committed = preciseNow();
-      const at = await worker.startOf(job.id);
+      const { at, marks } = await worker.startOf(job.id);
       fromCall.push(at - called);
       fromCommit.push(at - committed);
+      if (marks.woke !== undefined && marks.claimSent !== undefined) {
+        parts.toWake.push(marks.woke - committed);
+        parts.toClaim.push(marks.claimSent - marks.woke);
+        parts.claim.push(marks.claimBack - marks.claimSent);
+        parts.toBody.push(at - marks.claimBack);
+      }
     }
   } finally {
     await worker.stop();
     await pool.end();
   }
-  return { live: worker.live, fromCall, fromCommit };
+  return { live: worker.live, fromCall, fromCommit, parts };
 }
 
 /** Statements an idle worker with a proven wake runs, counted in its process over `windowMs` once its wait is at the ceiling. */
@@ -104,6 +112,34 @@ async function idleStatements(url, windowMs) {
   }
 }
 
+/**
+ * What one round trip and one committed insert cost from a client that waited as long as the pickup samples wait
+ * (into the next 250 ms slot): on a VM whose idle CPUs sleep, a waking process pays for it on every hop. These are
+ * the floors under the pickup figures — an enqueue is a committed insert, a claim is a committed update.
+ */
+async function idleFloors(url, samples) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const roundTrip = [];
+  const insert = [];
+  try {
+    await client.query('create table if not exists bench_floor (id bigserial primary key, v text)');
+    for (let i = 0; i < samples; i++) {
+      await sleep(SLOT_MS - (Date.now() % SLOT_MS) + 5);
+      let started = preciseNow();
+      await client.query('select 1');
+      roundTrip.push(preciseNow() - started);
+      await sleep(SLOT_MS - (Date.now() % SLOT_MS) + 5);
+      started = preciseNow();
+      await client.query('insert into bench_floor (v) values ($1)', ['x']);
+      insert.push(preciseNow() - started);
+    }
+  } finally {
+    await client.end();
+  }
+  return { roundTrip, insert };
+}
+
 const line = (label, xs, target) =>
   report(
     label,
@@ -117,6 +153,9 @@ export async function benchPickup(serverUrl) {
   );
   const db = await freshDatabase(serverUrl);
   try {
+    const floors = await idleFloors(db.url, Number(process.env.BENCH_FLOOR_SAMPLES ?? 40));
+    line('floor: `select 1` after an idle slot', floors.roundTrip);
+    line('floor: committed single-row insert after an idle slot', floors.insert);
     const woken = await latencies(db.url, 'wake', Number(process.env.BENCH_PICKUP_SAMPLES ?? 120));
     if (!woken.live)
       console.log('  (the wake was NOT proven in the worker: these figures are the poll’s)');
@@ -126,6 +165,13 @@ export async function benchPickup(serverUrl) {
       'target p50 ≤ 1.5 ms, p99 ≤ 5 ms',
     );
     line('with the wake: enqueue committed → body start, p50', woken.fromCommit);
+    const { toWake, toClaim, claim, toBody } = woken.parts;
+    if (claim.length > 0) {
+      line('  of which: committed → notification in the worker', toWake);
+      line('  of which: notification → claim sent', toClaim);
+      line('  of which: claim round trip (a committed update)', claim);
+      line('  of which: claim answered → body start', toBody);
+    }
     const polled = await latencies(db.url, 'poll', Number(process.env.BENCH_POLL_SAMPLES ?? 30));
     line('without the wake (idle poll, 2 s ceiling): call → start, p50', polled.fromCall);
 
