@@ -5,11 +5,12 @@
  * Needs `npm run build` first (it reads libs/*\/dist). Uses DATABASE_URL when set; otherwise starts an embedded
  * PostgreSQL with its defaults — fsync and synchronous_commit ON — in a temporary directory it removes afterwards.
  * BENCH_RUNS (default 3) runs of each throughput figure, reported as their median. BENCH_ONLY=enqueue,drain,pickup
- * picks sections.
+ * picks sections; `endurance` (a million finished rows, a held snapshot for 90 s) runs only when named there.
  */
 import { cpus, loadavg } from 'node:os';
 import { benchDrain } from './drain.mjs';
 import { startPostgres } from './embedded-pg.mjs';
+import { benchEndurance } from './endurance.mjs';
 import { benchEnqueue } from './enqueue.mjs';
 import { pg } from './lib.mjs';
 import { benchPickup } from './pickup.mjs';
@@ -53,6 +54,7 @@ try {
   if (only.has('enqueue')) await benchEnqueue(server.url, runs);
   if (only.has('drain')) await benchDrain(server.url, runs);
   if (only.has('pickup')) await benchPickup(server.url);
+  if (only.has('endurance')) await benchEndurance(server.url);
   await reportWalFlushes(server.url);
   console.log(`\nload average ${loadavg()[0].toFixed(1)} at the end`);
 } finally {

@@ -1,0 +1,147 @@
+/**
+ * The two traps LESSONS.md names for queue tables, measured rather than assumed:
+ * - a big table: the drain with a million FINISHED rows present (the hot index covers live rows only, so it should
+ *   not notice them);
+ * - a held snapshot: a steady producer and one worker for BENCH_HOLD_S seconds (default 90) while another session sits
+ *   idle in a transaction, so no dead tuple the claims and acks leave can be pruned — peers decayed from ~3,000 to
+ *   ~400 jobs/s within 90 s this way. Printed per window: what was completed and the backlog left, so a decay shows.
+ *
+ * Opt-in (it takes a few minutes): BENCH_ONLY=endurance.
+ */
+import {
+  freshDatabase,
+  jobs,
+  jobsPg,
+  noopJob,
+  pg,
+  preciseNow,
+  registryOf,
+  report,
+  request,
+  sleep,
+  whole,
+} from './lib.mjs';
+
+const FINISHED = Number(process.env.BENCH_FINISHED_ROWS ?? 1_000_000);
+const DRAIN = Number(process.env.BENCH_DRAIN_JOBS ?? 50_000);
+const HOLD_S = Number(process.env.BENCH_HOLD_S ?? 90);
+const RATE = Number(process.env.BENCH_HOLD_RATE ?? 3_000);
+const WINDOW_S = 15;
+
+const job = noopJob('bench.endurance', 'endurance');
+
+/** Inserts `count` rows that ended `done`, in one server-side statement per 100,000. */
+async function addFinished(db, count) {
+  for (let from = 0; from < count; from += 100_000) {
+    await db.pool.query(
+      `insert into x_jobs (id, run_id, name, queue, input, idempotency_key, state, attempt, max_attempts,
+         priority, run_at, created_at, updated_at, finished_at)
+       select gen_random_uuid(), gen_random_uuid(), 'bench.endurance', 'endurance', '{"n":0}'::jsonb,
+         'old:' || g, 'done', 1, 3, 0, now(), now(), now(), now()
+       from generate_series($1::int, $2::int) g`,
+      [from, Math.min(count, from + 100_000) - 1],
+    );
+  }
+  await db.pool.query('vacuum analyze x_jobs');
+}
+
+async function fill(driver, total) {
+  for (let i = 0; i < total; i += 1_000) {
+    const size = Math.min(1_000, total - i);
+    await driver.enqueueMany(
+      Array.from({ length: size }, () => request('endurance', 'bench.endurance')),
+    );
+  }
+}
+
+function startWorker(driver) {
+  return jobs.jobWorker({ driver, registry: registryOf(job), concurrency: 10 });
+}
+
+/** Drains DRAIN jobs with (and without) a million finished rows in the table. */
+async function bigTable(serverUrl, finished) {
+  const db = await freshDatabase(serverUrl);
+  try {
+    if (finished > 0) await addFinished(db, finished);
+    const driver = jobsPg.postgresJobDriver({ executor: db.executor });
+    await fill(driver, DRAIN);
+    await db.pool.query('vacuum analyze x_jobs');
+    const worker = startWorker(driver);
+    const started = preciseNow();
+    await worker.start();
+    while (worker.stats().completed < DRAIN) await sleep(2);
+    const perSecond = (DRAIN * 1000) / (preciseNow() - started);
+    await worker.stop();
+    return perSecond;
+  } finally {
+    await db.drop();
+  }
+}
+
+/** RATE jobs/s produced in 100-row batches for HOLD_S seconds, drained by one worker, a snapshot held throughout. */
+async function heldSnapshot(serverUrl) {
+  const db = await freshDatabase(serverUrl);
+  const holder = new pg.Client({ connectionString: db.url });
+  await holder.connect();
+  try {
+    await holder.query('begin isolation level repeatable read');
+    await holder.query('select count(*) from x_jobs');
+    const driver = jobsPg.postgresJobDriver({ executor: db.executor });
+    const worker = startWorker(driver);
+    await worker.start();
+    const started = preciseNow();
+    let produced = 0;
+    let lastCompleted = 0;
+    let nextWindow = started + WINDOW_S * 1000;
+    const windows = [];
+    while (preciseNow() - started < HOLD_S * 1000) {
+      const due = Math.floor(((preciseNow() - started) * RATE) / 1000);
+      while (produced + 100 <= due) {
+        await driver.enqueueMany(
+          Array.from({ length: 100 }, () => request('endurance', 'bench.endurance')),
+        );
+        produced += 100;
+      }
+      if (preciseNow() >= nextWindow) {
+        const completed = worker.stats().completed;
+        windows.push({
+          perSecond: (completed - lastCompleted) / WINDOW_S,
+          backlog: produced - completed,
+        });
+        lastCompleted = completed;
+        nextWindow += WINDOW_S * 1000;
+      }
+      await sleep(10);
+    }
+    await worker.stop();
+    return windows;
+  } finally {
+    await holder.query('rollback').catch(() => {});
+    await holder.end();
+    await db.drop();
+  }
+}
+
+export async function benchEndurance(serverUrl) {
+  console.log(`\nBig table: drain of ${whole(DRAIN)} no-op jobs, one worker, concurrency 10`);
+  const empty = await bigTable(serverUrl, 0);
+  report('drain, no finished rows', `${whole(empty)} jobs/s`);
+  const big = await bigTable(serverUrl, FINISHED);
+  report(
+    `drain, ${whole(FINISHED)} finished rows present`,
+    `${whole(big)} jobs/s`,
+    `${((big / empty - 1) * 100).toFixed(0)} % against the empty table`,
+  );
+
+  console.log(
+    `\nHeld snapshot: ${whole(RATE)} jobs/s produced for ${HOLD_S} s, one worker, another session idle in a transaction`,
+  );
+  const windows = await heldSnapshot(serverUrl);
+  windows.forEach((w, i) =>
+    report(
+      `seconds ${i * WINDOW_S}–${(i + 1) * WINDOW_S}`,
+      `${whole(w.perSecond)} jobs/s`,
+      `backlog ${whole(w.backlog)} at the end of the window`,
+    ),
+  );
+}
