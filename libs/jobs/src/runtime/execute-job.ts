@@ -2,9 +2,8 @@ import type { JobRunContext, RunArgs, StepApi } from '../declare/run-args';
 import { isFinalAttempt } from '../declare/retry-policy';
 import type { AckOptions, JobDriver } from '../driver/job-driver';
 import type { LeaseStore } from '../driver/lease-store';
-import { JobKeyBusyError } from '../errors/operator-errors';
 import { enterConcurrencyGate, OPEN_GATE, type GateVerdict } from './concurrency-gate';
-import { claimOf, type ClaimedJob } from '../driver/job-row';
+import type { ClaimedJob } from '../driver/job-row';
 import { JobInputInvalidError } from '../errors/declaration-errors';
 import { errorCodeOf } from '../errors/jobs-error';
 import {
@@ -18,13 +17,22 @@ import type { EventBus } from '../events/event-bus';
 import type { RegisteredJob } from '../registry/job-registry';
 import type { Clock } from '../util/clock';
 import type { JobsLogger } from '../util/logger';
-import { armDeadline, childController } from './deadlines';
-import { errorRetryOf, retryAfterSecondsOf } from './error-retry';
+import {
+  answered,
+  errorText,
+  fail,
+  finish,
+  handBack,
+  logFields,
+  lost,
+  refuse,
+  type Attempt,
+} from './attempt-settle';
 import type { JobMetrics } from './metrics';
 import { notifyOnSettled } from './on-settled';
-import { jobsTotalOutcome, type JobExecution, type JobOutcome, type StopReason } from './outcome';
+import type { JobExecution } from './outcome';
 import { progressReporter, type ProgressReporter } from './progress';
-import { retryDelay, statedDelay } from './retry-schedule';
+import { RunAbort } from './run-abort';
 import { withRunScope, type RunScope } from './run-context';
 import { StepSuspension } from './step-suspension';
 import { createStepApi } from './steps';
@@ -39,13 +47,13 @@ export interface ExecuteJobOptions {
   readonly logger: JobsLogger;
   readonly events: EventBus;
   readonly metrics?: JobMetrics;
-  /** The worker's signal for this run: aborted on a drain (`X_DRAINING`), a lost lease or a cancel. */
-  readonly signal: AbortSignal;
+  /** A signal the run follows: aborted on a drain (`X_DRAINING`), a lost lease or a cancel. */
+  readonly signal?: AbortSignal;
   /**
-   * The controller of `signal`, when it is this run's alone (the worker makes one per run): the attempt then aborts it
-   * directly (deadline, lost fleet slot) instead of deriving a child controller — an AbortSignal per run less.
+   * The run's own abort, when the caller makes one per run (the worker does): the attempt aborts it directly
+   * (deadline, lost fleet slot), and its `AbortSignal` is made only if the body reads it. Takes the place of `signal`.
    */
-  readonly controller?: AbortController;
+  readonly abort?: RunAbort;
   /** The random source of jitter (tests pin it). */
   readonly random?: () => number;
   /**
@@ -73,197 +81,77 @@ function stopsTheWait(reason: unknown): boolean {
   return reason instanceof JobTimeoutError || reason instanceof LeaseLostError;
 }
 
-/** Renders an error for `lastError`: its code and message. */
-function errorText(error: unknown): string {
-  if (error instanceof Error) {
-    const code = errorCodeOf(error);
-    return code === undefined || error.message.startsWith(code)
-      ? error.message
-      : `${code}: ${error.message}`;
-  }
-  return String(error);
+const noop = (): void => undefined;
+
+/** The context a body runs under; its signal is made on first read (see {@link RunAbort}). */
+function runContext(claimed: ClaimedJob, abort: RunAbort, orgId: string | null): JobRunContext {
+  return {
+    jobId: claimed.id,
+    runId: claimed.runId,
+    name: claimed.name,
+    attempt: claimed.attempt,
+    actor: { id: claimed.enqueuedBy, orgId },
+    get signal() {
+      return abort.signal;
+    },
+  };
 }
 
 /**
  * Runs one claimed attempt to its outcome and settles the row, fenced on its claim: completed (ack), suspended
  * (parked, uncounted), interrupted (drain, uncounted), retried, dead-lettered or dropped. Never throws for a body's
  * failure: the outcome carries it.
+ *
+ * Lean by design: a worker drains tens of thousands of no-op runs a second through here, so a run that completes makes
+ * no AbortController (unless its signal is read), no timer (unless the job has a deadline), no step API or progress
+ * reporter (unless used), and as few promises as the awaits below need.
  */
 export async function executeJob(o: ExecuteJobOptions): Promise<JobExecution> {
-  const { driver, claimed, clock, logger } = o;
+  const { claimed, clock } = o;
   const started = clock.now();
-  const claim = claimOf(claimed);
-  const base = {
-    job: claimed.name,
-    jobId: claimed.id,
-    runId: claimed.runId,
-    attempt: claimed.attempt,
-    queue: claimed.queue,
-  };
   const retry = o.job?.handle.retry;
-  const final =
-    retry === undefined
-      ? claimed.attempt >= claimed.maxAttempts
-      : isFinalAttempt(retry, claimed.attempt);
-  const ctxBase = {
-    jobId: claimed.id,
-    runId: claimed.runId,
-    name: claimed.name,
-    attempt: claimed.attempt,
+  let abort = o.abort;
+  let dispose = noop;
+  if (abort === undefined) {
+    if (o.signal === undefined) abort = new RunAbort();
+    else ({ run: abort, dispose } = RunAbort.following(o.signal));
+  }
+  const a: Attempt = {
+    o,
+    claimed,
+    claim: { workerId: claimed.workerId, claim: claimed.claim },
+    started,
+    final:
+      retry === undefined
+        ? claimed.attempt >= claimed.maxAttempts
+        : isFinalAttempt(retry, claimed.attempt),
+    retry,
+    ctx: runContext(claimed, abort, null),
   };
-  let ctx: JobRunContext = {
-    ...ctxBase,
-    actor: { id: claimed.enqueuedBy, orgId: null },
-    signal: o.signal,
-  };
+  try {
+    return await attempt(a, abort);
+  } finally {
+    dispose();
+  }
+}
 
-  const finish = (outcome: JobOutcome, extra: Partial<JobExecution> = {}): JobExecution => {
-    const total = jobsTotalOutcome(outcome);
-    if (total !== undefined) o.metrics?.jobsTotal(claimed.queue, total);
-    return { jobId: claimed.id, outcome, durationMs: clock.now() - started, ...extra };
-  };
-
-  const answered = async (settle: Promise<boolean>): Promise<boolean> => {
-    const landed = await settle;
-    o.onSettle?.(landed);
-    return landed;
-  };
-
-  const lost = (why: string): JobExecution => {
-    logger.log('warn', 'jobs.settle.unowned', { ...base, why });
-    return finish('lost');
-  };
-
-  /** Settles a failed attempt; `input` is the parsed input, undefined when the stored payload does not parse. */
-  const fail = async (error: unknown, input: unknown): Promise<JobExecution> => {
-    const cls = errorRetryOf(error);
-    const durationMs = clock.now() - started;
-    if (cls === 'terminal' || final) {
-      const stop: StopReason = cls === 'terminal' ? 'terminal' : 'attempts-exhausted';
-      const deadLetter = retry?.deadLetter ?? true;
-      const code = errorCodeOf(error);
-      const text =
-        stop === 'terminal'
-          ? `${errorText(error)} [terminal: ${code ?? 'unclassified'}; attempt ${claimed.attempt} of ${claimed.maxAttempts}]`
-          : errorText(error);
-      const landed = await answered(
-        driver.nack(claimed.id, {
-          ...claim,
-          error: text,
-          deadLetter,
-          fail: !deadLetter,
-          durationMs,
-        }),
-      );
-      if (!landed) return lost('nack');
-      const outcome: JobOutcome = deadLetter ? 'dead-lettered' : 'dropped';
-      logger.log('error', 'jobs.attempt.failed', {
-        ...base,
-        stop,
-        outcome,
-        code,
-        error: errorText(error),
-      });
-      if (o.job !== undefined) {
-        await notifyOnSettled(
-          o.job.handle,
-          {
-            outcome,
-            jobId: claimed.id,
-            runId: claimed.runId,
-            input,
-            error: text,
-            code,
-            ctx,
-          },
-          ctx,
-          logger,
-        );
-      }
-      return finish(outcome, { error, stopReason: stop });
-    }
-    const stated = cls === 'retry-after' ? retryAfterSecondsOf(error) : undefined;
-    const policy = retry ?? {
-      attempts: claimed.maxAttempts,
-      backoff: 'exponential' as const,
-      delay: 1_000,
-      maxDelay: 3_600_000,
-      jitter: true,
-      deadLetter: true,
-    };
-    const delay =
-      stated !== undefined
-        ? statedDelay(policy, stated * 1_000, o.random)
-        : retryDelay(policy, claimed.attempt, o.random);
-    const resumeAt = clock.now() + delay;
-    const landed = await answered(
-      driver.nack(claimed.id, { ...claim, error: errorText(error), runAt: resumeAt, durationMs }),
-    );
-    if (!landed) return lost('nack');
-    logger.log('warn', 'jobs.attempt.failed', {
-      ...base,
-      outcome: 'retried',
-      code: errorCodeOf(error),
-      error: errorText(error),
-      retryInMs: delay,
-    });
-    return finish('retried', { error, resumeAt });
-  };
-
-  /** A cap is full: hand the claim straight back, attempt uncounted, due again after one poll. */
-  const handBack = async (key: string): Promise<JobExecution> => {
-    const resumeAt = clock.now() + (o.handBackMs ?? 250);
-    const landed = await answered(
-      driver.nack(claimed.id, { ...claim, error: null, uncounted: true, runAt: resumeAt }),
-    );
-    if (!landed) return lost('hand-back');
-    logger.log('debug', 'jobs.concurrency.wait', { ...base, key });
-    return finish('deferred', { resumeAt });
-  };
-
-  /** `whenBusy: 'fail'` over a busy key: settled failed, the body never ran, nothing retries it. */
-  const refuse = async (key: string, input: unknown): Promise<JobExecution> => {
-    const error = new JobKeyBusyError(claimed.name, key);
-    const landed = await answered(
-      driver.nack(claimed.id, { ...claim, error: errorText(error), fail: true }),
-    );
-    if (!landed) return lost('refuse');
-    logger.log('warn', 'jobs.attempt.refused', { ...base, key, code: error.code });
-    if (o.job !== undefined) {
-      await notifyOnSettled(
-        o.job.handle,
-        {
-          outcome: 'refused',
-          jobId: claimed.id,
-          runId: claimed.runId,
-          input,
-          error: errorText(error),
-          code: error.code,
-          ctx,
-        },
-        ctx,
-        logger,
-      );
-    }
-    return finish('refused', { error });
-  };
-
-  if (o.job === undefined) return fail(new JobUnknownError(claimed.name), undefined);
+/** The attempt behind {@link executeJob}, under its run's abort. */
+async function attempt(a: Attempt, abort: RunAbort): Promise<JobExecution> {
+  const { o, claimed, claim } = a;
+  const { driver, clock, logger } = o;
+  if (o.job === undefined) return fail(a, new JobUnknownError(claimed.name), undefined);
   const { handle, body } = o.job;
-  if (body === undefined) return fail(new JobUnboundError(claimed.name), undefined);
+  if (body === undefined) return fail(a, new JobUnboundError(claimed.name), undefined);
   const parsed = await handle.parseInput(claimed.input);
-  if (!parsed.ok) return fail(new JobInputInvalidError(claimed.name, parsed.issues), undefined);
+  if (!parsed.ok) return fail(a, new JobInputInvalidError(claimed.name, parsed.issues), undefined);
   const input: unknown = parsed.value;
   try {
-    ctx = { ...ctx, actor: { id: claimed.enqueuedBy, orgId: handle.tenantOf(parsed.value) } };
+    const orgId = handle.tenantOf(parsed.value);
+    if (orgId !== null) a.ctx = runContext(claimed, abort, orgId);
   } catch (error) {
-    return fail(error, input);
+    return fail(a, error, input);
   }
 
-  const { controller, dispose } =
-    o.controller?.signal === o.signal
-      ? { controller: o.controller, dispose: () => undefined }
-      : childController(o.signal);
   let gate: GateVerdict;
   try {
     const ttlMs = o.visibilityTimeoutMs ?? 30_000;
@@ -280,39 +168,30 @@ export async function executeJob(o: ExecuteJobOptions): Promise<JobExecution> {
             renewEveryMs: o.heartbeatIntervalMs ?? Math.max(1, Math.floor(ttlMs / 3)),
             clock,
             logger,
-            onLost: (error) => controller.abort(error),
+            onLost: (error) => abort.abort(error),
           });
   } catch (error) {
-    dispose();
-    return fail(error, input);
+    return fail(a, error, input);
   }
   if (gate.kind !== 'open') {
-    dispose();
-    return gate.kind === 'wait' ? handBack(gate.key) : refuse(gate.key, input);
+    return gate.kind === 'wait' ? handBack(a, gate.key) : refuse(a, gate.key, input);
   }
   const timeoutMs = handle.timeoutMs;
   let deadlinePassed = false;
-  // Set once the wait below exists: the deadline ends the wait even when a drain aborted the signal first.
+  // Set once the wait below exists: the deadline ends the wait even when a drain aborted the run first.
   let endWaitAtDeadline: ((reason: unknown) => void) | undefined;
-  const disarm = armDeadline(
-    clock,
-    timeoutMs,
-    controller,
-    () => new JobTimeoutError(`Job "${claimed.name}" attempt`, timeoutMs ?? 0),
-    () => {
-      deadlinePassed = true;
-      endWaitAtDeadline?.(controller.signal.reason);
-    },
-  );
-  ctx = { ...ctx, signal: controller.signal };
+  const disarm =
+    timeoutMs === undefined
+      ? noop
+      : clock.setTimeout(() => {
+          if (!abort.aborted)
+            abort.abort(new JobTimeoutError(`Job "${claimed.name}" attempt`, timeoutMs));
+          deadlinePassed = true;
+          endWaitAtDeadline?.(abort.reason);
+        }, timeoutMs).cancel;
   // The step API and the progress reporter are built on first use: most bodies call neither, and a worker draining
   // thousands of runs a second feels every allocation (see the worker's throughput notes).
   let progressOf: ProgressReporter | undefined;
-  const progress = (): ProgressReporter =>
-    (progressOf ??= progressReporter(driver, claimed.id, claim, clock));
-  const flushProgress = async (): Promise<void> => {
-    if (progressOf !== undefined) await progressOf.flush();
-  };
   let stepApi: StepApi | undefined;
   const stepOf = (): StepApi =>
     (stepApi ??= createStepApi({
@@ -322,103 +201,121 @@ export async function executeJob(o: ExecuteJobOptions): Promise<JobExecution> {
       attempt: claimed.attempt,
       clock,
       events: o.events,
-      signal: controller.signal,
+      signal: abort.signal,
       stepTimeoutMs: handle.stepTimeoutMs,
       eventPollMs: handle.eventPollMs,
       load: () => driver.steps.load(claimed.id),
     }));
   try {
-    const runCtx = ctx;
+    const ctx = a.ctx;
     const args: RunArgs<unknown> = {
       input,
       get step() {
         return stepOf();
       },
-      ctx: runCtx,
-      signal: controller.signal,
+      ctx,
+      get signal() {
+        return abort.signal;
+      },
       attempt: claimed.attempt,
-      finalAttempt: final,
+      finalAttempt: a.final,
       jobId: claimed.id,
       runId: claimed.runId,
-      progress: (done, total, note) => progress().report(done, total, note),
+      progress: (done, total, note) =>
+        (progressOf ??= progressReporter(driver, claimed.id, claim, clock)).report(
+          done,
+          total,
+          note,
+        ),
     };
     const scope: RunScope = {
-      ctx: runCtx,
+      ctx,
       get step() {
         return stepOf();
       },
     };
-    const bodyPromise = withRunScope(scope, () => Promise.resolve().then(() => body(args)));
+    let bodyPromise: Promise<unknown>;
+    try {
+      // Called here, inside the run's scope: a body that throws at once is a rejected attempt like any other.
+      bodyPromise = Promise.resolve(withRunScope(scope, () => body(args)));
+    } catch (error) {
+      bodyPromise = Promise.reject(error);
+    }
     // ONE promise for the wait (not a race, which costs three): the body's outcome, or what stops waiting for it.
     const waited = new Promise<unknown>((resolve, reject) => {
       bodyPromise.then(resolve, reject);
-      const signal = controller.signal;
-      const onAbort = (): void => {
-        if (stopsTheWait(signal.reason)) reject(signal.reason);
-      };
-      if (signal.aborted) onAbort();
-      else signal.addEventListener('abort', onAbort, { once: true });
-      // A drain aborts the signal without ending the wait, so its body may unwind; but a body that ignores the drain
+      abort.onAbort((reason) => {
+        if (stopsTheWait(reason)) reject(reason);
+      });
+      // A drain aborts the run without ending the wait, so its body may unwind; but a body that ignores the drain
       // is still torn down at the attempt's deadline, where the job is handed on (the spec's "Set timeout below the
       // drain budget"), rather than held until the drain budget is spent and the lease lapses as a counted attempt.
       endWaitAtDeadline = reject;
-      if (deadlinePassed) reject(controller.signal.reason);
+      if (deadlinePassed) reject(abort.reason);
     });
     let result: unknown;
     try {
       result = await waited;
     } catch (error) {
-      const reason: unknown = controller.signal.aborted ? controller.signal.reason : undefined;
+      const reason: unknown = abort.aborted ? abort.reason : undefined;
       if (reason !== undefined && (stopsTheWait(reason) || deadlinePassed))
-        watchAbandoned(bodyPromise, controller.signal, logger, base, deadlinePassed);
+        watchAbandoned(bodyPromise, abort, logger, logFields(a), deadlinePassed);
       if (error instanceof StepSuspension) {
-        await flushProgress();
+        if (progressOf !== undefined) await progressOf.flush();
         const landed = await answered(
+          a,
           driver.nack(claimed.id, {
             ...claim,
             error: null,
             park: true,
             uncounted: true,
             runAt: error.resumeAt,
-            durationMs: clock.now() - started,
+            durationMs: clock.now() - a.started,
           }),
         );
-        return landed ? finish('suspended', { resumeAt: error.resumeAt }) : lost('park');
+        return landed ? finish(a, 'suspended', { resumeAt: error.resumeAt }) : lost(a, 'park');
       }
       if (reason instanceof JobDrainedError) {
-        await flushProgress();
+        if (progressOf !== undefined) await progressOf.flush();
         const landed = await answered(
+          a,
           driver.nack(claimed.id, {
             ...claim,
             error: errorText(reason),
             uncounted: true,
-            durationMs: clock.now() - started,
+            durationMs: clock.now() - a.started,
           }),
         );
-        if (!landed) return lost('interrupt');
-        logger.log('info', 'jobs.attempt.interrupted', { ...base, reason: reason.message });
-        return finish('interrupted', { error: reason });
+        if (!landed) return lost(a, 'interrupt');
+        logger.log('info', 'jobs.attempt.interrupted', { ...logFields(a), reason: reason.message });
+        return finish(a, 'interrupted', { error: reason });
       }
       if (reason instanceof LeaseLostError || error instanceof LeaseLostError) {
-        return lost('lease');
+        return lost(a, 'lease');
       }
-      await flushProgress();
-      return await fail(reason instanceof JobTimeoutError ? reason : error, input);
+      if (progressOf !== undefined) await progressOf.flush();
+      return await fail(a, reason instanceof JobTimeoutError ? reason : error, input);
     }
-    await flushProgress();
-    const ack = o.ack ?? ((jobId: string, options: AckOptions) => driver.ack(jobId, options));
-    const landed = await answered(ack(claimed.id, { ...claim, durationMs: clock.now() - started }));
-    if (!landed) return lost('ack');
+    if (progressOf !== undefined) await progressOf.flush();
+    const ackOptions: AckOptions = {
+      workerId: claim.workerId,
+      claim: claim.claim,
+      durationMs: clock.now() - a.started,
+    };
+    const landed = await (o.ack === undefined
+      ? driver.ack(claimed.id, ackOptions)
+      : o.ack(claimed.id, ackOptions));
+    o.onSettle?.(landed);
+    if (!landed) return lost(a, 'ack');
     await notifyOnSettled(
       handle,
       { outcome: 'completed', jobId: claimed.id, runId: claimed.runId, input, result, ctx },
       ctx,
       logger,
     );
-    return finish('completed', { result });
+    return finish(a, 'completed', { result });
   } finally {
     disarm();
-    dispose();
     if (gate !== OPEN_GATE) await gate.leave();
   }
 }
@@ -429,7 +326,7 @@ export async function executeJob(o: ExecuteJobOptions): Promise<JobExecution> {
  */
 function watchAbandoned(
   body: Promise<unknown>,
-  signal: AbortSignal,
+  signal: RunAbort,
   logger: JobsLogger,
   base: Readonly<Record<string, unknown>>,
   deadline: boolean,

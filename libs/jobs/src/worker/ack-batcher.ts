@@ -60,7 +60,16 @@ export function ackBatcher(driver: JobDriver): AckBatcher {
     ack(jobId, options) {
       if (ackMany === undefined) return driver.ack(jobId, options);
       return new Promise<boolean>((resolve, reject) => {
-        queue.push({ item: { ...options, jobId }, resolve, reject });
+        const item: AckManyItem =
+          options.durationMs === undefined
+            ? { jobId, workerId: options.workerId, claim: options.claim }
+            : {
+                jobId,
+                workerId: options.workerId,
+                claim: options.claim,
+                durationMs: options.durationMs,
+              };
+        queue.push({ item, resolve, reject });
         send();
       });
     },

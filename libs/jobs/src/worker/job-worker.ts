@@ -6,12 +6,14 @@ import { ConcurrencyUnenforceableError } from '../errors/operator-errors';
 import { InvariantError, JobDrainedError } from '../errors/runtime-errors';
 import { memoryEventBus } from '../events/memory-event-bus';
 import { executeJob } from '../runtime/execute-job';
+import { RunAbort } from '../runtime/run-abort';
+import type { RegisteredJob } from '../registry/job-registry';
 import type { JobExecution } from '../runtime/outcome';
 import { systemClock, type TimerHandle } from '../util/clock';
 import { silentLogger } from '../util/logger';
 import { ACK_BATCH_MAX, ACK_BATCHES_IN_FLIGHT, ackBatcher } from './ack-batcher';
 import { announceExhausted } from './claim-exhausted';
-import { startHeartbeat } from './heartbeat';
+import { heartbeats, type Heartbeat } from './heartbeat';
 import { processLimits } from './limits';
 import { prefetchBuffer } from './prefetch';
 import { resolveSlots } from './slots';
@@ -27,11 +29,16 @@ import {
 } from './worker-options';
 
 interface HeldRun {
-  readonly queue: string;
-  readonly controller: AbortController;
-  readonly done: Promise<void>;
-  /** Stops renewing the run's lease. */
-  readonly stopBeat: () => void;
+  readonly claimed: ClaimedJob;
+  readonly abort: RunAbort;
+  /** The run's end, set once the attempt is under way. */
+  done: Promise<void> | undefined;
+  /** Renews the run's lease until stopped. */
+  readonly beat: Heartbeat;
+  /** Whether its slot was given back. */
+  freed: boolean;
+  /** Whether a cap handed it back. */
+  deferred: boolean;
 }
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -87,6 +94,18 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
   const runs = new Map<string, HeldRun>();
   const handingBack = new Set<Promise<void>>();
   const acks = ackBatcher(driver);
+  const jobs = new Map<string, RegisteredJob>();
+  const beats = heartbeats({
+    driver,
+    clock,
+    logger,
+    ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
+    visibilityTimeoutMs,
+    intervalMs: heartbeatIntervalMs,
+    onLost: () => {
+      stats.leasesLost++;
+    },
+  });
   const held = prefetchBuffer(heartbeatIntervalMs);
   const limits = options.limits === undefined ? undefined : processLimits(options.limits, clock);
   const stats: Mutable<WorkerStats> = {
@@ -305,6 +324,38 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
     handingBack.add(settle);
   };
 
+  /** Gives a run's slot back (once): to a held row of its queue at once. */
+  const freeSlot = (run: HeldRun): void => {
+    if (run.freed) return;
+    run.freed = true;
+    const { claimed } = run;
+    limits?.release(claimed);
+    inFlight.set(claimed.queue, (inFlight.get(claimed.queue) ?? 1) - 1);
+    held.completed(claimed.queue);
+    startHeld(claimed.queue);
+  };
+
+  /** The run is over (one `then` for both outcomes: a `finally` would cost two more promises per run). */
+  const ended = (run: HeldRun): void => {
+    run.beat.stop();
+    if (runs.get(run.claimed.id) === run) runs.delete(run.claimed.id);
+    if (run.freed) return;
+    freeSlot(run);
+    // A slot came free: refill it at once — unless a cap handed this run back, where an immediate pass would
+    // only claim the same capped rows again; the due timer brings it back after one poll.
+    if (!run.deferred) kick();
+  };
+
+  /** The registered job of a name, looked up once per worker (a registry lookup builds a fresh entry each time). */
+  const jobOf = (name: string): RegisteredJob | undefined => {
+    let job = jobs.get(name);
+    if (job === undefined) {
+      job = registry.get(name);
+      if (job !== undefined) jobs.set(name, job);
+    }
+    return job;
+  };
+
   const start = (claimed: ClaimedJob): void => {
     stats.claimed++;
     if (limits !== undefined) {
@@ -312,63 +363,37 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
       if (verdict !== 'ok') return handBack(claimed, verdict);
     }
     inFlight.set(claimed.queue, (inFlight.get(claimed.queue) ?? 0) + 1);
-    let deferred = false;
-    let freed = false;
-    /** Gives the run's slot back (once): to a held row of its queue at once. */
-    const freeSlot = (): void => {
-      if (freed) return;
-      freed = true;
-      limits?.release(claimed);
-      inFlight.set(claimed.queue, (inFlight.get(claimed.queue) ?? 1) - 1);
-      held.completed(claimed.queue);
-      startHeld(claimed.queue);
-    };
-    /** The run is over (one `then` for both outcomes: a `finally` would cost two more promises per run). */
-    const ended = (): void => {
-      stopBeat();
-      runs.delete(claimed.id);
-      if (freed) return;
-      freeSlot();
-      // A slot came free: refill it at once — unless a cap handed this run back, where an immediate pass would
-      // only claim the same capped rows again; the due timer brings it back after one poll.
-      if (!deferred) kick();
-    };
-    const controller = new AbortController();
+    const abort = new RunAbort();
     // A row a claim on the wire hands back after the drain began is aborted like the rest; after a manual stop() it runs.
-    if (drainSignal !== undefined) controller.abort(new JobDrainedError(id, drainSignal));
-    const stopBeat = startHeartbeat({
-      driver,
+    if (drainSignal !== undefined) abort.abort(new JobDrainedError(id, drainSignal));
+    const run: HeldRun = {
       claimed,
-      clock,
-      logger,
-      ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
-      visibilityTimeoutMs,
-      intervalMs: heartbeatIntervalMs,
-      onLost: (error) => {
-        stats.leasesLost++;
-        controller.abort(error);
-      },
-    });
-    const done = executeJob({
+      abort,
+      done: undefined,
+      beat: beats.start(claimed, abort),
+      freed: false,
+      deferred: false,
+    };
+    runs.set(claimed.id, run);
+    run.done = executeJob({
       driver,
-      job: registry.get(claimed.name),
+      job: jobOf(claimed.name),
       claimed,
       clock,
       logger,
       events,
-      ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
-      signal: controller.signal,
-      controller,
+      metrics: options.metrics,
+      abort,
       visibilityTimeoutMs,
       heartbeatIntervalMs,
       handBackMs: floor,
       // Once the settle is answered the row is no longer this run's: renewing it would read as a lost lease.
-      onSettle: () => stopBeat(),
+      onSettle: () => run.beat.stop(),
       // The body completed: its slot goes to the next run while the ack rides the next batch.
       ack: (jobId, ackOptions) => {
         const landed = acks.ack(jobId, ackOptions);
         if (acks.pending() <= ACK_BACKLOG_MAX) {
-          freeSlot();
+          freeSlot(run);
           kick();
         }
         return landed;
@@ -376,10 +401,10 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
     }).then(
       (execution) => {
         try {
-          deferred = execution.outcome === 'deferred';
+          run.deferred = execution.outcome === 'deferred';
           record(execution);
         } finally {
-          ended();
+          ended(run);
         }
       },
       (error: unknown) => {
@@ -387,10 +412,9 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
           jobId: claimed.id,
           error: error instanceof Error ? error.message : String(error),
         });
-        ended();
+        ended(run);
       },
     );
-    runs.set(claimed.id, { queue: claimed.queue, controller, done, stopBeat });
   };
 
   const record = (execution: JobExecution): void => {
@@ -487,7 +511,7 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
       });
       // A stopped worker renews nothing: the abandoned runs' leases lapse so the queue delivers them again, which is
       // what at-least-once promises. Renewed on, a job would stay running under a worker that is gone.
-      for (const run of runs.values()) run.stopBeat();
+      for (const run of runs.values()) run.beat.stop();
     }
   };
 
@@ -526,7 +550,7 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
       passTimer?.cancel();
       stopDueTimers();
       releaseHeld(held.takeAll());
-      for (const run of runs.values()) run.controller.abort(new JobDrainedError(id, signal));
+      for (const run of runs.values()) run.abort.abort(new JobDrainedError(id, signal));
       logger.log('info', 'jobs.worker.draining', { workerId: id, signal, inFlight: runs.size });
     },
     async stop(deadlineAt) {

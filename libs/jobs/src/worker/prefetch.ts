@@ -7,12 +7,6 @@ export const PREFETCH_MAX = 500;
 /** The window the completion rate is measured over. */
 const RATE_WINDOW_MS = 100;
 
-interface Held {
-  readonly row: ClaimedJob;
-  /** When the claim handed it out, on the worker's clock. */
-  readonly at: number;
-}
-
 interface Rate {
   count: number;
   since: number;
@@ -50,9 +44,16 @@ export interface PrefetchBuffer {
   takeAll(): ClaimedJob[];
 }
 
+/** One queue's held rows, oldest first from `head` (taken rows are skipped, not spliced out, until half are gone). */
+interface Queue {
+  rows: ClaimedJob[];
+  ats: number[];
+  head: number;
+}
+
 /** A {@link PrefetchBuffer} whose rows start only while younger than `maxAgeMs`. */
 export function prefetchBuffer(maxAgeMs: number): PrefetchBuffer {
-  const buffers = new Map<string, Held[]>();
+  const buffers = new Map<string, Queue>();
   const rates = new Map<string, Rate>();
   let total = 0;
 
@@ -65,12 +66,28 @@ export function prefetchBuffer(maxAgeMs: number): PrefetchBuffer {
     return rate;
   };
 
-  const take = (queue: string, n: number): Held[] => {
-    const buffer = buffers.get(queue);
-    if (buffer === undefined) return [];
-    const taken = buffer.splice(0, n);
-    total -= taken.length;
-    return taken;
+  const heldIn = (q: Queue | undefined): number => (q === undefined ? 0 : q.rows.length - q.head);
+
+  /** Drops the first `n` held rows of `q` (they were taken). */
+  const drop = (q: Queue, n: number): void => {
+    q.head += n;
+    total -= n;
+    if (q.head === q.rows.length) {
+      q.rows.length = 0;
+      q.ats.length = 0;
+      q.head = 0;
+    } else if (q.head > 64 && q.head * 2 > q.rows.length) {
+      q.rows.splice(0, q.head);
+      q.ats.splice(0, q.head);
+      q.head = 0;
+    }
+  };
+
+  /** Moves the first `n` held rows of `q` to `into`. */
+  const takeInto = (q: Queue, n: number, into: ClaimedJob[]): void => {
+    const end = Math.min(q.rows.length, q.head + n);
+    for (let i = q.head; i < end; i++) into.push(q.rows[i] as ClaimedJob);
+    drop(q, end - q.head);
   };
 
   return {
@@ -95,40 +112,45 @@ export function prefetchBuffer(maxAgeMs: number): PrefetchBuffer {
       }
       return Math.min(PREFETCH_MAX, Math.floor(rate.perMs * PREFETCH_HORIZON_MS));
     },
-    held: (queue) => buffers.get(queue)?.length ?? 0,
+    held: (queue) => heldIn(buffers.get(queue)),
     size: () => total,
     hold(rows, now) {
       for (const row of rows) {
-        let buffer = buffers.get(row.queue);
-        if (buffer === undefined) {
-          buffer = [];
-          buffers.set(row.queue, buffer);
+        let q = buffers.get(row.queue);
+        if (q === undefined) {
+          q = { rows: [], ats: [], head: 0 };
+          buffers.set(row.queue, q);
         }
-        buffer.push({ row, at: now });
+        q.rows.push(row);
+        q.ats.push(now);
         total++;
       }
     },
     next(queue, now, stale) {
-      for (;;) {
-        const [held] = take(queue, 1);
-        if (held === undefined) return undefined;
-        if (now - held.at < maxAgeMs) return held.row;
-        stale.push(held.row);
+      const q = buffers.get(queue);
+      if (q === undefined) return undefined;
+      while (q.head < q.rows.length) {
+        const row = q.rows[q.head] as ClaimedJob;
+        const at = q.ats[q.head] as number;
+        drop(q, 1);
+        if (now - at < maxAgeMs) return row;
+        stale.push(row);
       }
+      return undefined;
     },
     takeStale(now) {
       const stale: ClaimedJob[] = [];
-      for (const [queue, buffer] of buffers) {
+      for (const q of buffers.values()) {
         // claim order is age order: the stale rows are a prefix
-        const n = buffer.findIndex((held) => now - held.at < maxAgeMs);
-        for (const held of take(queue, n === -1 ? buffer.length : n)) stale.push(held.row);
+        let n = 0;
+        while (q.head + n < q.rows.length && now - (q.ats[q.head + n] as number) >= maxAgeMs) n++;
+        if (n > 0) takeInto(q, n, stale);
       }
       return stale;
     },
     takeAll() {
       const all: ClaimedJob[] = [];
-      for (const queue of buffers.keys())
-        for (const held of take(queue, Infinity)) all.push(held.row);
+      for (const q of buffers.values()) takeInto(q, Infinity, all);
       return all;
     },
   };
