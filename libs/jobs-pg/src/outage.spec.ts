@@ -1,0 +1,132 @@
+import { Client, Pool } from 'pg';
+import { job, JobRegistry, jobWorker, recordingLogger, t, type JobWorker } from '@ultimat3/jobs';
+import { testDatabaseUrl } from '../../../test/test-env';
+import { createTestDatabase, type TestDatabase } from '../test/test-database';
+import { postgresJobDriver } from './driver/pg-driver';
+import { pgPoolExecutor } from './executor/pg-pool-executor';
+import { startQueueWake, type QueueWake } from './wake/queue-wake';
+
+/** Polls `check` every 10 ms until it holds or `ms` pass. */
+async function until(check: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/**
+ * LESSONS.md: after a database outage or failover, workers must come back by themselves (graphile-worker stopped
+ * polling forever; BullMQ workers stayed silently dead while the process lived on). Here the database refuses
+ * connections and every session the worker held is killed — the pool, the wake's LISTEN — then it comes back.
+ */
+describe('a worker on PostgreSQL through an outage', () => {
+  let db: TestDatabase;
+  let admin: Client;
+  let workerPool: Pool;
+  let worker: JobWorker | undefined;
+  let wake: QueueWake | undefined;
+  const done: number[] = [];
+
+  const handle = job({
+    name: 'outage.job',
+    queue: 'outage',
+    input: t.object({ n: t.number }),
+    idempotencyKey: ({ n }) => `n:${n}`,
+    tenant: 'none',
+    run: ({ input }) => void done.push(input.n),
+  });
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    admin = new Client({ connectionString: testDatabaseUrl() }); // the server's own database, not the victim
+    await admin.connect();
+  });
+  afterAll(async () => {
+    await wake?.stop();
+    await worker?.stop();
+    await workerPool?.end();
+    await admin.query(`alter database ${db.name} with allow_connections true`);
+    await admin.end();
+    await db.drop();
+  });
+
+  /** Cuts the database off: no new session, every open one (the test's own pool too) terminated. */
+  async function cut(): Promise<void> {
+    await admin.query(`alter database ${db.name} with allow_connections false`);
+    await admin.query(
+      'select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
+      [db.name],
+    );
+  }
+
+  it('logs the failed claims, then serves jobs again once the database is back: no restart, no call', async () => {
+    const logger = recordingLogger();
+    const registry = new JobRegistry();
+    registry.register(handle);
+    workerPool = new Pool({ connectionString: db.url, max: 4 });
+    workerPool.on('error', () => undefined); // idle sessions terminated by the outage
+    const executor = pgPoolExecutor(workerPool);
+    const driver = postgresJobDriver({ executor });
+    worker = jobWorker({
+      driver,
+      registry,
+      logger,
+      concurrency: 2,
+      pollIntervalMs: 50,
+      idlePollMaxMs: 200,
+    });
+    const w = worker;
+    wake = startQueueWake({
+      listener: () => new Client({ connectionString: db.url }),
+      executor,
+      target: w,
+      logger,
+      redialMs: 50,
+    });
+    expect(await wake.ready()).toBe(true);
+    await w.start();
+
+    const enqueuer = postgresJobDriver({ executor: db.executor });
+    const enqueue = (n: number) =>
+      enqueuer.enqueue({
+        id: crypto.randomUUID(),
+        runId: crypto.randomUUID(),
+        name: 'outage.job',
+        queue: 'outage',
+        input: { n },
+        idempotencyKey: `n:${n}`,
+        tenantId: null,
+        enqueuedBy: null,
+        runAt: Date.now(),
+        maxAttempts: 3,
+        priority: 0,
+        onConflict: 'dedupe',
+        concurrencyKey: null,
+        traceparent: null,
+      });
+    const settled = async (count: number): Promise<boolean> => {
+      const { rows } = await db.pool.query<{ n: string }>(
+        `select count(*)::text as n from x_jobs where state = 'done'`,
+      );
+      return rows[0]?.n === String(count);
+    };
+    for (let n = 0; n < 3; n++) await enqueue(n);
+    await until(() => settled(3));
+
+    await cut();
+    await until(() => logger.named('jobs.claim.failed').length >= 2);
+    expect(logger.named('jobs.wake.lost').length).toBeGreaterThanOrEqual(1);
+    expect(w.stats().inFlight).toBe(0);
+
+    await admin.query(`alter database ${db.name} with allow_connections true`);
+    for (let n = 3; n < 8; n++) await enqueue(n);
+    await until(() => done.length === 8);
+    expect([...done].sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    // the LISTEN came back too: proven live a second time
+    await until(() => logger.named('jobs.wake.live').length >= 2);
+    // every run settled once: the body ran once per job and every row ended done
+    await until(() => settled(8));
+    expect(done).toHaveLength(8);
+  });
+});
