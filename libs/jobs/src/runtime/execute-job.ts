@@ -1,4 +1,3 @@
-import type { JobRunContext, RunArgs, StepApi } from '../declare/run-args';
 import { isFinalAttempt } from '../declare/retry-policy';
 import type { AckOptions, JobDriver } from '../driver/job-driver';
 import type { LeaseStore } from '../driver/lease-store';
@@ -31,11 +30,10 @@ import {
 import type { JobMetrics } from './metrics';
 import { notifyOnSettled } from './on-settled';
 import type { JobExecution } from './outcome';
-import { progressReporter, type ProgressReporter } from './progress';
+import { AttemptArgs, AttemptContext } from './attempt-args';
 import { RunAbort } from './run-abort';
-import { withRunScope, type RunScope } from './run-context';
+import { withRunScope } from './run-context';
 import { StepSuspension } from './step-suspension';
-import { createStepApi } from './steps';
 
 /** What one attempt needs. */
 export interface ExecuteJobOptions {
@@ -83,20 +81,6 @@ function stopsTheWait(reason: unknown): boolean {
 
 const noop = (): void => undefined;
 
-/** The context a body runs under; its signal is made on first read (see {@link RunAbort}). */
-function runContext(claimed: ClaimedJob, abort: RunAbort, orgId: string | null): JobRunContext {
-  return {
-    jobId: claimed.id,
-    runId: claimed.runId,
-    name: claimed.name,
-    attempt: claimed.attempt,
-    actor: { id: claimed.enqueuedBy, orgId },
-    get signal() {
-      return abort.signal;
-    },
-  };
-}
-
 /**
  * Runs one claimed attempt to its outcome and settles the row, fenced on its claim: completed (ack), suspended
  * (parked, uncounted), interrupted (drain, uncounted), retried, dead-lettered or dropped. Never throws for a body's
@@ -106,7 +90,7 @@ function runContext(claimed: ClaimedJob, abort: RunAbort, orgId: string | null):
  * no AbortController (unless its signal is read), no timer (unless the job has a deadline), no step API or progress
  * reporter (unless used), and as few promises as the awaits below need.
  */
-export async function executeJob(o: ExecuteJobOptions): Promise<JobExecution> {
+export function executeJob(o: ExecuteJobOptions): Promise<JobExecution> {
   const { claimed, clock } = o;
   const started = clock.now();
   const retry = o.job?.handle.retry;
@@ -126,13 +110,9 @@ export async function executeJob(o: ExecuteJobOptions): Promise<JobExecution> {
         ? claimed.attempt >= claimed.maxAttempts
         : isFinalAttempt(retry, claimed.attempt),
     retry,
-    ctx: runContext(claimed, abort, null),
+    ctx: new AttemptContext(claimed, abort, null),
   };
-  try {
-    return await attempt(a, abort);
-  } finally {
-    dispose();
-  }
+  return dispose === noop ? attempt(a, abort) : attempt(a, abort).finally(dispose);
 }
 
 /** The attempt behind {@link executeJob}, under its run's abort. */
@@ -147,7 +127,7 @@ async function attempt(a: Attempt, abort: RunAbort): Promise<JobExecution> {
   const input: unknown = parsed.value;
   try {
     const orgId = handle.tenantOf(parsed.value);
-    if (orgId !== null) a.ctx = runContext(claimed, abort, orgId);
+    if (orgId !== null) a.ctx = new AttemptContext(claimed, abort, orgId);
   } catch (error) {
     return fail(a, error, input);
   }
@@ -189,55 +169,14 @@ async function attempt(a: Attempt, abort: RunAbort): Promise<JobExecution> {
           deadlinePassed = true;
           endWaitAtDeadline?.(abort.reason);
         }, timeoutMs).cancel;
-  // The step API and the progress reporter are built on first use: most bodies call neither, and a worker draining
-  // thousands of runs a second feels every allocation (see the worker's throughput notes).
-  let progressOf: ProgressReporter | undefined;
-  let stepApi: StepApi | undefined;
-  const stepOf = (): StepApi =>
-    (stepApi ??= createStepApi({
-      driver,
-      jobId: claimed.id,
-      claim,
-      attempt: claimed.attempt,
-      clock,
-      events: o.events,
-      signal: abort.signal,
-      stepTimeoutMs: handle.stepTimeoutMs,
-      eventPollMs: handle.eventPollMs,
-      load: () => driver.steps.load(claimed.id),
-    }));
   try {
     const ctx = a.ctx;
-    const args: RunArgs<unknown> = {
-      input,
-      get step() {
-        return stepOf();
-      },
-      ctx,
-      get signal() {
-        return abort.signal;
-      },
-      attempt: claimed.attempt,
-      finalAttempt: a.final,
-      jobId: claimed.id,
-      runId: claimed.runId,
-      progress: (done, total, note) =>
-        (progressOf ??= progressReporter(driver, claimed.id, claim, clock)).report(
-          done,
-          total,
-          note,
-        ),
-    };
-    const scope: RunScope = {
-      ctx,
-      get step() {
-        return stepOf();
-      },
-    };
+    // the body's arguments and its ambient scope; the step API, progress and signal are made on first use
+    const args = new AttemptArgs(a, handle, abort, input, ctx);
     let bodyPromise: Promise<unknown>;
     try {
       // Called here, inside the run's scope: a body that throws at once is a rejected attempt like any other.
-      bodyPromise = Promise.resolve(withRunScope(scope, () => body(args)));
+      bodyPromise = Promise.resolve(withRunScope(args, () => body(args)));
     } catch (error) {
       bodyPromise = Promise.reject(error);
     }
@@ -261,7 +200,7 @@ async function attempt(a: Attempt, abort: RunAbort): Promise<JobExecution> {
       if (reason !== undefined && (stopsTheWait(reason) || deadlinePassed))
         watchAbandoned(bodyPromise, abort, logger, logFields(a), deadlinePassed);
       if (error instanceof StepSuspension) {
-        if (progressOf !== undefined) await progressOf.flush();
+        await args.flushProgress();
         const landed = await answered(
           a,
           driver.nack(claimed.id, {
@@ -276,7 +215,7 @@ async function attempt(a: Attempt, abort: RunAbort): Promise<JobExecution> {
         return landed ? finish(a, 'suspended', { resumeAt: error.resumeAt }) : lost(a, 'park');
       }
       if (reason instanceof JobDrainedError) {
-        if (progressOf !== undefined) await progressOf.flush();
+        await args.flushProgress();
         const landed = await answered(
           a,
           driver.nack(claimed.id, {
@@ -293,10 +232,11 @@ async function attempt(a: Attempt, abort: RunAbort): Promise<JobExecution> {
       if (reason instanceof LeaseLostError || error instanceof LeaseLostError) {
         return lost(a, 'lease');
       }
-      if (progressOf !== undefined) await progressOf.flush();
+      await args.flushProgress();
       return await fail(a, reason instanceof JobTimeoutError ? reason : error, input);
     }
-    if (progressOf !== undefined) await progressOf.flush();
+    const flushing = args.flushProgress();
+    if (flushing !== undefined) await flushing;
     const ackOptions: AckOptions = {
       workerId: claim.workerId,
       claim: claim.claim,

@@ -53,5 +53,15 @@ export function crossTenant<T>(reason: string, fn: () => T): T {
   }
   const run = currentRun();
   if (run === undefined) return fn();
-  return withRunScope({ ...run, crossTenant: reason }, fn);
+  // spelled out, not spread: a run's scope may keep its step API behind a getter
+  return withRunScope(
+    {
+      ctx: run.ctx,
+      get step() {
+        return run.step;
+      },
+      crossTenant: reason,
+    },
+    fn,
+  );
 }

@@ -1,0 +1,105 @@
+import type { AnyJobHandle } from '../declare/handle';
+import type { JobRunContext, RunActor, RunArgs, StepApi } from '../declare/run-args';
+import type { ClaimedJob } from '../driver/job-row';
+import type { Attempt } from './attempt-settle';
+import { progressReporter, type ProgressReporter } from './progress';
+import type { RunAbort } from './run-abort';
+import type { RunScope } from './run-context';
+import { createStepApi } from './steps';
+
+/**
+ * The context a body runs under. A class rather than a literal with a getter: its `signal` is made on first read (see
+ * {@link RunAbort}), and an object literal with an accessor costs a slow-path allocation per run.
+ */
+export class AttemptContext implements JobRunContext {
+  readonly jobId: string;
+  readonly runId: string;
+  readonly name: string;
+  readonly attempt: number;
+  readonly actor: RunActor;
+  readonly #abort: RunAbort;
+
+  constructor(claimed: ClaimedJob, abort: RunAbort, orgId: string | null) {
+    this.jobId = claimed.id;
+    this.runId = claimed.runId;
+    this.name = claimed.name;
+    this.attempt = claimed.attempt;
+    this.actor = { id: claimed.enqueuedBy, orgId };
+    this.#abort = abort;
+  }
+
+  get signal(): AbortSignal {
+    return this.#abort.signal;
+  }
+}
+
+/**
+ * What the body receives, and the run's ambient scope: one object per attempt, whose step API, progress reporter and
+ * signal are made on first use — most bodies use none of them.
+ */
+export class AttemptArgs implements RunArgs<unknown>, RunScope {
+  readonly jobId: string;
+  readonly runId: string;
+  readonly attempt: number;
+  readonly finalAttempt: boolean;
+  readonly #a: Attempt;
+  readonly #handle: AnyJobHandle;
+  readonly #abort: RunAbort;
+  #step: StepApi | undefined;
+  #reporter: ProgressReporter | undefined;
+  #progress: RunArgs<unknown>['progress'] | undefined;
+
+  constructor(
+    a: Attempt,
+    handle: AnyJobHandle,
+    abort: RunAbort,
+    readonly input: unknown,
+    readonly ctx: JobRunContext,
+  ) {
+    this.#a = a;
+    this.#handle = handle;
+    this.#abort = abort;
+    this.jobId = a.claimed.id;
+    this.runId = a.claimed.runId;
+    this.attempt = a.claimed.attempt;
+    this.finalAttempt = a.final;
+  }
+
+  get signal(): AbortSignal {
+    return this.#abort.signal;
+  }
+
+  get step(): StepApi {
+    if (this.#step === undefined) {
+      const { o, claimed, claim } = this.#a;
+      const { driver } = o;
+      this.#step = createStepApi({
+        driver,
+        jobId: claimed.id,
+        claim,
+        attempt: claimed.attempt,
+        clock: o.clock,
+        events: o.events,
+        signal: this.#abort.signal,
+        stepTimeoutMs: this.#handle.stepTimeoutMs,
+        eventPollMs: this.#handle.eventPollMs,
+        load: () => driver.steps.load(claimed.id),
+      });
+    }
+    return this.#step;
+  }
+
+  /** A function, bound once it is asked for: a body may take it out of its arguments. */
+  get progress(): RunArgs<unknown>['progress'] {
+    return (this.#progress ??= (done, total, note) => {
+      const { o, claimed, claim } = this.#a;
+      this.#reporter ??= progressReporter(o.driver, claimed.id, claim, o.clock);
+      this.#reporter.report(done, total, note);
+    });
+  }
+
+  /** Writes the last reported progress if it was held back; undefined when the body reported none. */
+  flushProgress(): Promise<void> | undefined {
+    return this.#reporter?.flush();
+  }
+}
