@@ -1,9 +1,16 @@
-import type { Clock, JobDriver, JobIntrospection, LeaseStore } from '@ultimat3/jobs';
+import type {
+  Clock,
+  EnqueueRequest,
+  JobDriver,
+  JobIntrospection,
+  LeaseStore,
+} from '@ultimat3/jobs';
 import type { PgExecutor } from '../executor/pg-executor';
 import { quoteSchema } from '../schema';
 import { claimRows } from './pg-claim';
 import { isUuid, pgContext } from './pg-context';
 import { enqueueMany, enqueueOne } from './pg-enqueue';
+import { coalescingEnqueue } from './pg-enqueue-coalescer';
 import { pgIntrospection } from './pg-introspect';
 import { pgLeases } from './pg-leases';
 import { toJobRow, type JobRecord } from './pg-rows';
@@ -37,14 +44,22 @@ export interface PostgresJobDriver extends JobDriver {
  * acquire that met a concurrent write runs again), every state transition names the state and claim it expects, and
  * values only ever travel as parameters. It passes `jobDriverConformance`. The executor stays the caller's: `close()`
  * ends nothing it did not open.
+ *
+ * Over a {@link PgExecutor.shared} executor (a pool), concurrent `enqueue()` calls are coalesced: a lone call is sent
+ * at once, and the calls arriving while enqueue statements are in flight go together as one batch statement, each
+ * answered as its own (see {@link coalescingEnqueue}). Over an executor bound to a caller's connection or transaction,
+ * every `enqueue()` is its own statement, in call order.
  */
 export function postgresJobDriver(options: PostgresJobDriverOptions): PostgresJobDriver {
   if (options.schema !== undefined) quoteSchema(options.schema); // refuse a bad name at construction
   const ctx = pgContext(options.executor, statementsFor(options.schema), options.clock);
+  const enqueue = options.executor.shared
+    ? coalescingEnqueue(ctx)
+    : (request: EnqueueRequest) => enqueueOne(ctx, request);
 
   return {
     kind: 'postgres',
-    enqueue: (request) => enqueueOne(ctx, request),
+    enqueue,
     enqueueMany: async (requests) => (requests.length === 0 ? [] : enqueueMany(ctx, requests)),
     claim: (claimOptions) => claimRows(ctx, claimOptions),
     ack: (jobId, ackOptions) => ackRow(ctx, jobId, ackOptions),

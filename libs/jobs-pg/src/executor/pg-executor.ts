@@ -13,4 +13,11 @@ export interface PgQueryResult<R> {
  */
 export interface PgExecutor {
   query<R>(text: string, values: readonly unknown[]): Promise<PgQueryResult<R>>;
+  /**
+   * True when every statement runs on a connection of a shared pool, in a transaction of its own: statements sent at
+   * the same time are independent, and any of them may fail without touching another. Then the driver may gather
+   * concurrent `enqueue()` calls into one statement (see `postgresJobDriver`). Absent or false — an executor bound to
+   * one connection or to a caller's transaction — every statement runs alone, in the order it was asked for.
+   */
+  readonly shared?: boolean;
 }

@@ -23,6 +23,22 @@ export interface PgPoolExecutorOptions {
    * recycled: restart the workers after such a migration, or turn this off for it.
    */
   readonly prepare?: boolean;
+  /**
+   * Whether the client is a shared pool ({@link PgExecutor.shared}): each statement on a connection of its own, in a
+   * transaction of its own. Default: true for a `pg.Pool` (told by its connection counters), false for a `pg.Client`
+   * or a checked-out `PoolClient`, which may be inside the caller's `BEGIN`.
+   */
+  readonly shared?: boolean;
+}
+
+/** Whether `client` looks like a `pg.Pool`: only a pool counts its connections. */
+function isPool(client: PgQueryable): boolean {
+  const counters = client as Partial<Record<'totalCount' | 'idleCount' | 'waitingCount', unknown>>;
+  return (
+    typeof counters.totalCount === 'number' &&
+    typeof counters.idleCount === 'number' &&
+    typeof counters.waitingCount === 'number'
+  );
 }
 
 /** The statement name of `text`: derived from the text, so every connection and process agrees on it. */
@@ -39,7 +55,8 @@ function statementName(text: string): string {
 /**
  * A {@link PgExecutor} over a `pg.Pool` (a connection per statement, checked out and returned by the pool) or a
  * single `pg.Client` / `PoolClient` (every statement on that connection — inside its transaction, if it has one).
- * The executor does not own the client: ending the pool is the caller's. A statement without values (the install
+ * Over a pool the executor is {@link PgExecutor.shared}. The executor does not own the client: ending the pool is the
+ * caller's. A statement without values (the install
  * script, several statements in one text) always goes through the simple protocol, unprepared.
  */
 export function pgPoolExecutor(
@@ -48,6 +65,7 @@ export function pgPoolExecutor(
 ): PgExecutor {
   const prepare = options.prepare ?? true;
   return {
+    shared: options.shared ?? isPool(client),
     async query<R>(text: string, values: readonly unknown[]): Promise<PgQueryResult<R>> {
       const config =
         prepare && values.length > 0

@@ -36,7 +36,8 @@ const isDataSource = (
  *
  * - a `QueryRunner`: every statement runs on it — inside its transaction when one is open; the runner stays the
  *   caller's to release.
- * - a `DataSource`: each statement takes a query runner (a pooled connection) and releases it afterwards.
+ * - a `DataSource`: each statement takes a query runner (a pooled connection) and releases it afterwards; the
+ *   executor is {@link PgExecutor.shared}.
  */
 export function typeormExecutor(
   source: TypeormDataSourceLike | TypeormQueryRunnerLike,
@@ -53,6 +54,7 @@ export function typeormExecutor(
 
   if (!isDataSource(source)) return { query: (text, values) => run(source, text, values) };
   return {
+    shared: true,
     async query<R>(text: string, values: readonly unknown[]): Promise<PgQueryResult<R>> {
       const runner = source.createQueryRunner();
       try {
