@@ -78,18 +78,38 @@ export function toJobRow(r: JobRecord): JobRow {
   };
 }
 
-/** The {@link ClaimedJob} of a row the claim just moved to running (the check constraint guarantees the fields). */
+/**
+ * The {@link ClaimedJob} of a row the claim just moved to running (the check constraint guarantees the fields). Built
+ * in one literal: a claim decodes hundreds of rows, and a copy per row was a third of the decoding.
+ */
 export function toClaimedJob(r: JobRecord): ClaimedJob {
-  const row = toJobRow(r);
-  if (row.state !== 'running' || row.workerId === null || row.claim === null) {
-    throw new InvariantError(`jobs-pg: claimed job ${row.id} came back ${row.state}.`);
+  if (r.state !== 'running' || r.worker_id === null || r.claim === null) {
+    throw new InvariantError(`jobs-pg: claimed job ${r.id} came back ${r.state}.`);
   }
   return {
-    ...row,
+    id: r.id,
+    runId: r.run_id,
+    name: r.name,
+    queue: r.queue,
+    input: r.input,
+    idempotencyKey: r.idempotency_key,
+    tenantId: r.tenant_id,
+    enqueuedBy: r.enqueued_by,
     state: 'running',
-    workerId: row.workerId,
-    claim: row.claim,
-    leaseExpiresAt: row.leaseExpiresAt ?? 0,
+    attempt: r.attempt,
+    maxAttempts: r.max_attempts,
+    priority: r.priority,
+    runAt: toMs(r.run_at),
+    createdAt: toMs(r.created_at),
+    updatedAt: toMs(r.updated_at),
+    workerId: r.worker_id,
+    claim: r.claim,
+    leaseExpiresAt: r.lease_expires_at === null ? 0 : toMs(r.lease_expires_at),
+    lastError: r.last_error,
+    progress: r.progress,
+    concurrencyKey: r.concurrency_key,
+    traceparent: r.traceparent,
+    finishedAt: toMsOrNull(r.finished_at),
   };
 }
 
