@@ -31,6 +31,56 @@ async function rawInserts(db, total, inFlight) {
   return rate(total, inFlight, () => db.pool.query('insert into bench_raw (v) values ($1)', ['x']));
 }
 
+/**
+ * The floor under a batch enqueue: the same rows, as the same column arrays, put into x_jobs by a bare
+ * `insert … select from unnest(…)` — no conflict handling, no answer per row, no wake. What the table and its
+ * indexes cost on this machine.
+ */
+const BARE_BATCH_INSERT = `
+insert into x_jobs (
+  id, run_id, name, queue, input, idempotency_key, tenant_id, enqueued_by, state, attempt,
+  max_attempts, priority, run_at, created_at, updated_at, concurrency_key, traceparent
+)
+select r.id, r.run_id, r.name, r.queue, r.input::jsonb, r.idempotency_key, r.tenant_id, r.enqueued_by, 'ready', 0,
+  r.max_attempts, r.priority, r.run_at, now(), now(), r.concurrency_key, r.traceparent
+from unnest(
+  $1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+  $9::timestamptz[], $10::int[], $11::int[], $12::text[], $13::text[]
+) as r(
+  id, run_id, name, queue, input, idempotency_key, tenant_id, enqueued_by,
+  run_at, max_attempts, priority, concurrency_key, traceparent
+)`;
+
+/** `requests` as the column arrays of {@link BARE_BATCH_INSERT}. */
+function columnsOf(requests) {
+  const column = (pick) => requests.map(pick);
+  return [
+    column((r) => r.id),
+    column((r) => r.runId),
+    column((r) => r.name),
+    column((r) => r.queue),
+    column((r) => JSON.stringify(r.input)),
+    column((r) => r.idempotencyKey),
+    column((r) => r.tenantId),
+    column((r) => r.enqueuedBy),
+    column((r) => new Date(r.runAt).toISOString()),
+    column((r) => r.maxAttempts),
+    column((r) => r.priority),
+    column((r) => r.concurrencyKey),
+    column((r) => r.traceparent),
+  ];
+}
+
+/** Rows a second of `batches` batches of `size` rows, each put in by `insert`, one statement after another. */
+async function batchRate(size, batches, insert) {
+  const requests = Array.from({ length: batches }, () =>
+    Array.from({ length: size }, () => request('bulk', 'bench.noop')),
+  );
+  const started = preciseNow();
+  for (const batch of requests) await insert(batch);
+  return (batches * size * 1000) / (preciseNow() - started);
+}
+
 export async function benchEnqueue(serverUrl, runs) {
   console.log(
     '\nEnqueue (fsync and synchronous_commit on: every statement waits for its WAL flush)',
@@ -61,14 +111,20 @@ export async function benchEnqueue(serverUrl, runs) {
 
     for (const size of [100, 1_000]) {
       const batches = size === 100 ? 200 : 40;
-      const results = await repeat(runs, async () => {
-        const requests = Array.from({ length: batches }, () =>
-          Array.from({ length: size }, () => request('bulk', 'bench.noop')),
-        );
-        const started = preciseNow();
-        for (const batch of requests) await driver.enqueueMany(batch);
-        return (batches * size * 1000) / (preciseNow() - started);
-      });
+      // interleaved, so the floor and the driver meet the same moods of the disk
+      const pairs = await repeat(runs, async () => [
+        await batchRate(size, batches, (batch) =>
+          db.executor.query(BARE_BATCH_INSERT, columnsOf(batch)),
+        ),
+        await batchRate(size, batches, (batch) => driver.enqueueMany(batch)),
+      ]);
+      const bare = pairs.map(([floor]) => floor);
+      const results = pairs.map(([, enqueued]) => enqueued);
+      report(
+        `floor: bare insert from unnest, ${whole(size)} rows per statement`,
+        `${whole(median(bare))} rows/s`,
+        `runs ${bare.map(whole).join(' / ')}`,
+      );
       report(
         `enqueueMany(), ${whole(size)} rows per statement`,
         `${whole(median(results))} rows/s`,
