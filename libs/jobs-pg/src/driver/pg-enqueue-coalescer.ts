@@ -59,7 +59,7 @@ async function settleBatch(ctx: PgContext, waiters: readonly Waiter[]): Promise<
       for (const w of waiters) w.reject(error);
       return;
     }
-    // nothing was written (one statement): answer each request alone, in order, so its error stays its own
+    // the failed statement wrote nothing: answer each request alone, in order, so the error stays its caller's
     for (const w of waiters) await enqueueOne(ctx, w.request).then(w.resolve, w.reject);
     return;
   }
