@@ -1,0 +1,32 @@
+import { isUuid, uuidv7 } from './ids';
+
+const msOf = (id: string): number => parseInt(id.slice(0, 8) + id.slice(9, 13), 16);
+
+describe('uuidv7', () => {
+  it('is a canonical RFC 9562 version 7 id: version digit 7, variant 10xx', () => {
+    for (let i = 0; i < 1_000; i++) {
+      const id = uuidv7();
+      expect(isUuid(id)).toBe(true);
+      expect(id[14]).toBe('7');
+      expect('89ab').toContain(id[19]);
+    }
+  });
+
+  it('carries the millisecond it was minted at in its first 48 bits (what the wake slot probe ranges over)', () => {
+    const at = Date.UTC(2026, 10, 29, 13, 44, 52, 123);
+    expect(msOf(uuidv7(at))).toBe(at);
+    expect(msOf(uuidv7(0))).toBe(0);
+    expect(msOf(uuidv7(-5))).toBe(0);
+    expect(msOf(uuidv7(at + 0.9))).toBe(at);
+    expect(uuidv7(2 ** 48 - 1).slice(0, 13)).toBe('ffffffff-ffff');
+  });
+
+  it('sorts by mint time as text, and differs within one millisecond', () => {
+    const at = Date.UTC(2026, 0, 1);
+    const ids = Array.from({ length: 10_000 }, (_, i) => uuidv7(at + Math.floor(i / 100)));
+    expect(new Set(ids).size).toBe(ids.length);
+    for (let i = 100; i < ids.length; i += 100) {
+      expect((ids[i - 1] ?? '') < (ids[i] ?? '')).toBe(true);
+    }
+  });
+});
