@@ -26,6 +26,7 @@ export async function claimRows(ctx: PgContext, options: ClaimOptions): Promise<
     options.visibilityTimeoutMs,
     [...(options.dropExhausted ?? [])],
     [...(options.excludeTenants ?? [])],
+    options.slots.map((slot) => Math.max(0, Math.floor(slot.ahead ?? 0))),
   ]);
   const claimed: ClaimedJob[] = [];
   const buried: JobRow[] = [];

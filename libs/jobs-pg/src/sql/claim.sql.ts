@@ -4,7 +4,10 @@
  * $1 now (timestamptz; null = the database's `now()`), $2 worker_id, $3 queues text[], $4 limits int[] (free slots
  * per queue, same length as $3; a queue named twice gets the sum), $5 visibility timeout in ms,
  * $6 drop_names text[] (jobs declaring `retry.deadLetter: false`), $7 exclude_tenants text[] (tenants at the
- * claiming worker's cap: their rows are not handed out; rows with no tenant always are).
+ * claiming worker's cap: their rows are not handed out; rows with no tenant always are), $8 ahead int[] (per queue,
+ * same length as $3, or null for none: rows the claim may take beyond the queue's limit — the worker holds them until
+ * a slot frees — and only rows this claim does not put on their final attempt, so a worker that dies holding them
+ * never burns a last attempt on a row that did not run).
  *
  * Returns `arm` plus every `x_jobs` column, the timestamps as epoch milliseconds (float8, truncated as a JS `Date`
  * would): a client decodes a float far more cheaply than a `timestamptz` text, and a claim returns hundreds of rows.
@@ -16,7 +19,9 @@
  * Per queue, due rows are waiting rows (ready, delayed, suspended) whose run_at has come, and running rows whose lease
  * lapsed (their worker died) with attempts left: each set is an ordered range scan of its own partial index, locked
  * with `skip locked` so concurrent claims take different rows instead of waiting, then merged by priority, run time
- * and id. Burying is bounded (1,000 rows) and apart from the slot limits, so rows the claim cannot hand out never
+ * and id. Of the first `lim + ahead` due rows in that order, the first `lim` are taken whatever their attempt, the rest
+ * only if `attempt + 1 < max_attempts` (a final-attempt row past the limit stays for a claim with a free slot; it is
+ * ahead of every row taken past it, so the next such claim takes it first). Burying is bounded (1,000 rows) and apart from the slot limits, so rows the claim cannot hand out never
  * take the place of rows it can. The clock is `not materialized` so `run_at <= now` stays an index condition of the
  * waiting scan rather than a filter on every row it visits. The two updates reach their rows through
  * `id = any(array(…))`, a primary-key probe per row: joined to the CTEs instead, the planner (guessing 500 picked rows)
@@ -29,8 +34,8 @@ with clock as not materialized (
   select coalesce($1::timestamptz, now()) as now
 ),
 slots as (
-  select s.queue, sum(s.lim)::int as lim
-  from unnest($3::text[], $4::int[]) as s(queue, lim)
+  select s.queue, sum(s.lim)::int as lim, coalesce(sum(s.ahead), 0)::int as ahead
+  from unnest($3::text[], $4::int[], $8::int[]) as s(queue, lim, ahead)
   where not exists (select 1 from x_queue_pauses p where p.queue = s.queue)
   group by s.queue
 ),
@@ -62,35 +67,39 @@ picked as (
   select n.id
   from slots s
   cross join lateral (
-    select u.id
+    select c.id
     from (
-      select * from (
-        select j.id, j.priority, j.run_at
-        from x_jobs j cross join clock k
-        where j.queue = s.queue
-          and j.state in ('ready', 'delayed', 'suspended')
-          and j.run_at <= k.now
-          and (j.tenant_id is null or j.tenant_id <> all($7::text[]))
-        order by j.priority, j.run_at, j.id
-        limit s.lim
-        for update of j skip locked
-      ) waiting
-      union all
-      select * from (
-        select j.id, j.priority, j.run_at
-        from x_jobs j cross join clock k
-        where j.queue = s.queue
-          and j.state = 'running'
-          and j.lease_expires_at <= k.now
-          and j.attempt < j.max_attempts
-          and (j.tenant_id is null or j.tenant_id <> all($7::text[]))
-        order by j.priority, j.run_at, j.id
-        limit s.lim
-        for update of j skip locked
-      ) lapsed
-    ) u
-    order by u.priority, u.run_at, u.id
-    limit s.lim
+      select u.id, u.final, row_number() over (order by u.priority, u.run_at, u.id) as rn
+      from (
+        select * from (
+          select j.id, j.priority, j.run_at, j.attempt + 1 >= j.max_attempts as final
+          from x_jobs j cross join clock k
+          where j.queue = s.queue
+            and j.state in ('ready', 'delayed', 'suspended')
+            and j.run_at <= k.now
+            and (j.tenant_id is null or j.tenant_id <> all($7::text[]))
+          order by j.priority, j.run_at, j.id
+          limit s.lim + s.ahead
+          for update of j skip locked
+        ) waiting
+        union all
+        select * from (
+          select j.id, j.priority, j.run_at, j.attempt + 1 >= j.max_attempts as final
+          from x_jobs j cross join clock k
+          where j.queue = s.queue
+            and j.state = 'running'
+            and j.lease_expires_at <= k.now
+            and j.attempt < j.max_attempts
+            and (j.tenant_id is null or j.tenant_id <> all($7::text[]))
+          order by j.priority, j.run_at, j.id
+          limit s.lim + s.ahead
+          for update of j skip locked
+        ) lapsed
+      ) u
+      order by u.priority, u.run_at, u.id
+      limit s.lim + s.ahead
+    ) c
+    where c.rn <= s.lim or not c.final
   ) n
 ),
 claimed as (

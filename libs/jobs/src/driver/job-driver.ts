@@ -35,7 +35,16 @@ export interface EnqueueResult {
 /** One queue a claim may take rows from, and at most how many. */
 export interface ClaimSlot {
   readonly queue: string;
+  /** Rows to claim for the queue's free slots, whatever their attempt. */
   readonly limit: number;
+  /**
+   * Rows the claim may take beyond `limit`, to be held until a slot frees (a worker's prefetch): only rows the claim
+   * does not put on their final attempt (`attempt + 1 < maxAttempts`). A worker that dies holding them loses an attempt
+   * of each, as it does of the runs it died with, but never a last one: no row is buried dead without having run.
+   * Of the first `limit + ahead` due rows in claim order, the first `limit` are taken and the rest only if not final.
+   * Default 0.
+   */
+  readonly ahead?: number;
 }
 
 /** Options of one claim pass. */

@@ -274,12 +274,44 @@ describe('jobWorker batching', () => {
     expect(h.worker.stats().completed).toBe(30 + 10);
   });
 
-  it('claims only for free slots by default: nothing is held that a crash could burn', async () => {
-    const handle = blocking('batch.no-ahead');
+  it('claims ahead by default, but never a row its claim puts on its final attempt', async () => {
+    const handle = blocking('batch.ahead-final');
     h = await runJobs({ jobs: [handle], concurrency: 1 });
     for (let n = 0; n < 30; n++) await handle.enqueue({ n });
     await h.settle();
-    await h.advance(100); // the same measured rate that makes a claimAhead worker take 15 rows ahead
+    await h.advance(100); // 30 runs in one 100 ms window: a target of 15 rows ahead
+    // n = 1,000 first, then 39 rows of which every other one has a single attempt: its first claim is its last
+    const rows = [1_000, ...Array.from({ length: 39 }, (_, i) => 1_001 + i)].map((n, i) => ({
+      ...request(h!.clock, i),
+      name: 'batch.ahead-final',
+      queue: 'default',
+      input: { n },
+      idempotencyKey: `n:${n}`,
+      maxAttempts: n % 2 === 1 ? 3 : 1,
+    }));
+    await h.driver.enqueueMany(rows);
+    h.worker.signalEnqueued('default');
+    await h.settle();
+    const running = await h.driver.introspect!.list({ state: 'running', limit: 100 });
+    const ahead = running.filter((r) => (r.input as { n: number }).n !== 1_000);
+    // the slot took n = 1,000 (its claim may be final: it starts at once); of the next 15, only the 8 with attempts left
+    expect(running.find((r) => (r.input as { n: number }).n === 1_000)).toBeDefined();
+    expect(ahead).toHaveLength(8);
+    expect(ahead.every((r) => r.attempt < r.maxAttempts)).toBe(true);
+    expect(h.worker.stats().inFlight).toBe(1);
+    hold?.();
+    hold = undefined;
+    await h.settle();
+    await h.advance(5_000);
+    expect(h.worker.stats().completed).toBe(30 + 40);
+  });
+
+  it('claims only for free slots with claimAhead: false', async () => {
+    const handle = blocking('batch.no-ahead');
+    h = await runJobs({ jobs: [handle], concurrency: 1, claimAhead: false });
+    for (let n = 0; n < 30; n++) await handle.enqueue({ n });
+    await h.settle();
+    await h.advance(100); // the same measured rate that makes a claiming-ahead worker take 15 rows ahead
     await backlog(h, 'batch.no-ahead', 39);
     expect((await h.driver.stats())[0]).toMatchObject({ running: 1, ready: 39 });
     hold?.();

@@ -15,7 +15,7 @@ import { ACK_BATCH_MAX, ACK_BATCHES_IN_FLIGHT, ackBatcher } from './ack-batcher'
 import { announceExhausted } from './claim-exhausted';
 import { heartbeats, type Heartbeat } from './heartbeat';
 import { processLimits } from './limits';
-import { prefetchBuffer } from './prefetch';
+import { PREFETCH_PER_SLOT, prefetchBuffer } from './prefetch';
 import { resolveSlots } from './slots';
 import {
   DEFAULT_VISIBILITY_TIMEOUT_MS,
@@ -56,7 +56,9 @@ const claimOrder = (a: ClaimedJob, b: ClaimedJob): number =>
  * handed back due within a minute gets a timer. Each held run's lease is renewed by its heartbeat.
  *
  * Busy, it batches both ends: a claim takes rows ahead of the free slots, as many as the measured rate starts within
- * a few ms (see `prefetchBuffer`), and acks leave in batches (see `ackBatcher`). A completed run gives its slot to
+ * a few ms and never one the claim puts on its final attempt (see `prefetchBuffer`, `claimAhead`), and acks leave in
+ * batches (see `ackBatcher`). Per run it keeps little: no AbortController unless the body reads its signal, no timer
+ * (the heartbeats share one), one promise chain. A completed run gives its slot to
  * the next row as soon as its ack is sent rather than when it lands: the slot bounds the bodies running, and a
  * commit's WAL flush (~0.7 ms here) would otherwise bound each slot to ~1,400 runs a second.
  */
@@ -179,11 +181,15 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
       const free = Math.max(0, freeIn(queue));
       const holding = held.held(queue);
       const idle = Math.max(0, free - holding);
-      // Claiming ahead is opt-in: a row held (claimed, not started) by a worker that dies lapses as a counted attempt.
-      const target = options.claimAhead === true ? held.target(queue, now) : 0;
+      // Rows held (claimed, not started) by a worker that dies lapse as counted attempts: the claim takes ahead only
+      // rows it does not put on their final attempt (`ahead`), at most PREFETCH_PER_SLOT per slot of the queue.
+      const target =
+        options.claimAhead === false
+          ? 0
+          : Math.min(held.target(queue, now), PREFETCH_PER_SLOT * (slots.get(queue) ?? 0));
       const short = Math.max(0, target - Math.max(0, holding - free));
       if (idle > 0 || (target > 0 && short * 2 >= target))
-        want.push({ queue, limit: idle + short });
+        want.push(short > 0 ? { queue, limit: idle, ahead: short } : { queue, limit: idle });
     }
     return want;
   };

@@ -4,6 +4,12 @@ import type { ClaimedJob } from '../driver/job-row';
 export const PREFETCH_HORIZON_MS = 50;
 /** The most claimed-but-not-started rows one queue's buffer holds. */
 export const PREFETCH_MAX = 500;
+/**
+ * The most rows held per slot of the queue: what a worker that dies can cost is bounded by its concurrency. A claim
+ * round trip (~5–10 ms busy) must be covered by what is held, or the slots starve while it is out: at 20,000 runs a
+ * second that is 100–200 rows, so a 10-slot worker holds up to 500 (measured: 20 per slot drained ~25 % slower).
+ */
+export const PREFETCH_PER_SLOT = 50;
 /** The window the completion rate is measured over. */
 const RATE_WINDOW_MS = 100;
 
@@ -19,11 +25,12 @@ interface Rate {
  * 10 rows per flush; claiming ahead is what lets one process drain 20,000 no-op jobs a second.
  *
  * What bounds it: the buffer only grows with the measured completion rate (rows expected to start within
- * {@link PREFETCH_HORIZON_MS}, at most {@link PREFETCH_MAX}), so slow jobs prefetch nothing and an idle worker holds
- * nothing; a held row older than `maxAgeMs` (the heartbeat interval, a third of the lease) is handed back rather than
- * started, so a row starts with most of its lease left and the heartbeat takes over before it could lapse. A worker
- * that dies holding rows strands none past the visibility timeout: their leases lapse and the next claim re-takes
- * them (as a counted attempt, like the runs it died with).
+ * {@link PREFETCH_HORIZON_MS}, at most {@link PREFETCH_PER_SLOT} per slot and {@link PREFETCH_MAX}), so slow jobs
+ * prefetch nothing and an idle worker holds nothing; a held row older than `maxAgeMs` (the heartbeat interval, a third
+ * of the lease) is handed back rather than started, so a row starts with most of its lease left and the heartbeat takes
+ * over before it could lapse. A worker that dies holding rows strands none past the visibility timeout: their leases
+ * lapse and the next claim re-takes them, as a counted attempt like the runs it died with — and the claim never takes
+ * ahead a row it would put on its final attempt (`ClaimSlot.ahead`), so none is buried dead without having run.
  */
 export interface PrefetchBuffer {
   /** Counts a run of `queue` that ended: the rate the target follows. */

@@ -65,13 +65,17 @@ export function claimRows(store: MemoryStore, options: ClaimOptions): ClaimedJob
   const excluded = new Set(options.excludeTenants ?? []);
   const claimed: ClaimedJob[] = [];
   for (const slot of slots) {
-    if (slot.limit <= 0) continue;
+    const limit = Math.max(0, Math.floor(slot.limit));
+    const ahead = Math.max(0, Math.floor(slot.ahead ?? 0));
+    if (limit + ahead <= 0) continue;
+    // past the limit, only rows this claim does not put on their final attempt (see ClaimSlot.ahead)
     const due = store
       .inQueue(slot.queue)
       .filter((row) => isClaimable(row, now))
       .filter((row) => row.tenantId === null || !excluded.has(row.tenantId))
       .sort(claimOrder)
-      .slice(0, slot.limit);
+      .slice(0, limit + ahead)
+      .filter((row, i) => i < limit || row.attempt + 1 < row.maxAttempts);
     for (const row of due) {
       const next: ClaimedJob = {
         ...row,

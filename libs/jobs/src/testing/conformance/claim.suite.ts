@@ -95,6 +95,28 @@ export function claimSuite(h: Harness): void {
       expect((await h.driver().get(other.id))?.state).toBe('ready');
     });
 
+    it('takes rows ahead of its limit only when their claim would not be their final attempt', async () => {
+      const now = h.clock().now();
+      // claim order: a (any), then b final, c, d final, e — maxAttempts 1 makes the first claim final
+      const a = await h.enqueue({ runAt: now - 5_000, maxAttempts: 1 });
+      const b = await h.enqueue({ runAt: now - 4_000, maxAttempts: 1 });
+      const c = await h.enqueue({ runAt: now - 3_000, maxAttempts: 3 });
+      const d = await h.enqueue({ runAt: now - 2_000, maxAttempts: 1 });
+      const e = await h.enqueue({ runAt: now - 1_000, maxAttempts: 2 });
+      const claimed = await h.driver().claim({
+        workerId: WORKER,
+        visibilityTimeoutMs: VT,
+        slots: [{ queue: a.queue, limit: 1, ahead: 3 }],
+      });
+      // of the first limit + ahead rows (a b c d), the limit's row whatever its attempt, then c: b and d stay
+      expect(idsOf(claimed)).toEqual([a.id, c.id]);
+      expect((await h.driver().get(b.id))?.state).toBe('ready');
+      expect((await h.driver().get(d.id))?.state).toBe('ready');
+      expect((await h.driver().get(e.id))?.state).toBe('ready');
+      // the final-attempt rows left behind are first in line for the next claim with a free slot
+      expect(idsOf(await h.claim({ queue: a.queue, limit: 1 }))).toEqual([b.id]);
+    });
+
     it('does not claim a delayed row before it is due, and claims it once the clock gets there', async () => {
       const request = await h.enqueue({ runAt: h.clock().now() + 5_000 });
       expect(await h.claim()).toEqual([]);

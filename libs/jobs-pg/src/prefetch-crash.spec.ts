@@ -1,0 +1,144 @@
+import {
+  job,
+  JobRegistry,
+  jobWorker,
+  t,
+  uuidv7,
+  type ClaimedJob,
+  type EnqueueRequest,
+  type JobRow,
+} from '@ultimat3/jobs';
+import { frozenClock } from '@ultimat3/jobs/testing';
+import { createTestDatabase, type TestDatabase } from '../test/test-database';
+import { postgresJobDriver } from './driver/pg-driver';
+
+const VT = 30_000;
+const QUEUE = 'prefetch';
+
+/**
+ * A worker claims ahead by default. This pins what that costs when it dies holding prefetched rows (SIGKILL: no
+ * statement of its own ever reaches the database again): the rows come back to the queue exactly at the visibility
+ * timeout, one attempt spent each as for the runs it died with — and none is buried dead, because a claim never takes
+ * ahead a row it would put on its final attempt.
+ */
+describe('a worker that dies holding prefetched rows (PostgreSQL, driven clock)', () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await db?.drop();
+  });
+
+  it('leaves them claimable again exactly at the visibility timeout, none dead, no final attempt held', async () => {
+    const start = Date.UTC(2026, 0, 1);
+    const clockA = frozenClock(start);
+    const driverA = postgresJobDriver({ executor: db.executor, clock: clockA });
+    const release: (() => void)[] = [];
+    const handle = job({
+      name: 'prefetch.crash',
+      queue: QUEUE,
+      input: t.object({ n: t.number }),
+      idempotencyKey: ({ n }) => `n:${n}`,
+      tenant: 'none',
+      // n ≥ 1,000 blocks: the dying worker's slots stay busy, so what it claims ahead stays held
+      run: ({ input }) =>
+        input.n >= 1_000 ? new Promise<void>((resolve) => release.push(resolve)) : undefined,
+    });
+    const registry = new JobRegistry();
+    registry.register(handle);
+    const requestOf = (n: number, runAt: number, maxAttempts: number): EnqueueRequest => ({
+      id: uuidv7(runAt),
+      runId: uuidv7(),
+      name: handle.name,
+      queue: QUEUE,
+      input: { n },
+      idempotencyKey: `n:${n}`,
+      tenantId: null,
+      enqueuedBy: null,
+      runAt,
+      maxAttempts,
+      priority: 0,
+      onConflict: 'dedupe',
+      concurrencyKey: null,
+      traceparent: null,
+    });
+
+    const worker = jobWorker({
+      driver: driverA,
+      registry,
+      clock: clockA,
+      concurrency: 2,
+      visibilityTimeoutMs: VT,
+    });
+    await worker.start();
+    // a measured rate: 40 quick runs in one 100 ms window (0.4 a ms, a target of 20 rows ahead)
+    await driverA.enqueueMany(
+      Array.from({ length: 40 }, (_, n) => requestOf(n, start - 60_000, 3)),
+    );
+    worker.signalEnqueued(QUEUE);
+    // each flush is one turn of the event loop: the database answers in between (no time passes on the clock)
+    for (let i = 0; i < 100_000 && worker.stats().completed < 40; i++) await clockA.flush();
+    expect(worker.stats().completed).toBe(40);
+    await clockA.advance(100);
+
+    // the backlog: two blockers first in claim order, then 30 rows of which every other one has ONE attempt
+    const backlog = [
+      requestOf(1_000, start - 50_000, 3),
+      requestOf(1_001, start - 50_000 + 1, 3),
+      ...Array.from({ length: 30 }, (_, i) =>
+        requestOf(1_002 + i, start - 40_000 + i, i % 2 === 0 ? 1 : 3),
+      ),
+    ];
+    await driverA.enqueueMany(backlog);
+    worker.signalEnqueued(QUEUE);
+    for (let i = 0; i < 100_000 && worker.stats().claimed < 42; i++) await clockA.flush();
+    const claimedAt = clockA.now();
+
+    const running = (await driverA.introspect.list({ state: 'running', limit: 100 })).filter(
+      (row) => (row.input as { n: number }).n >= 1_000,
+    );
+    const blockers = running.filter((row) => (row.input as { n: number }).n < 1_002);
+    const held = running.filter((row) => (row.input as { n: number }).n >= 1_002);
+    expect(blockers).toHaveLength(2);
+    expect(worker.stats().inFlight).toBe(2);
+    // it claimed ahead (of the next 20 rows, the 10 with attempts left) and held none on its final attempt
+    expect(held).toHaveLength(10);
+    expect(held.every((row) => row.maxAttempts === 3 && row.attempt === 1)).toBe(true);
+    expect(held.every((row) => row.leaseExpiresAt === claimedAt + VT)).toBe(true);
+
+    // The worker dies here: its clock never moves again, so it never renews, releases or settles anything.
+    const clockB = frozenClock(claimedAt + VT - 1);
+    const driverB = postgresJobDriver({ executor: db.executor, clock: clockB });
+    const buried: JobRow[] = [];
+    const claimB = (): Promise<readonly ClaimedJob[]> =>
+      driverB.claim({
+        workerId: 'survivor',
+        slots: [{ queue: QUEUE, limit: 100 }],
+        visibilityTimeoutMs: VT,
+        onExhausted: (rows) => buried.push(...rows),
+      });
+    const heldIds = new Set([...held, ...blockers].map((row) => row.id));
+
+    // a millisecond before the timeout: another worker gets the rows never claimed, none of the dead worker's
+    const early = await claimB();
+    expect(early.filter((row) => heldIds.has(row.id))).toEqual([]);
+    expect(early).toHaveLength(20);
+    expect(early.every((row) => row.attempt === 1)).toBe(true);
+    // exactly at the timeout: every row it held (and both runs it died with) is claimable again, one attempt spent
+    await clockB.advance(1);
+    const lapsed = await claimB();
+    expect(new Set(lapsed.map((row) => row.id))).toEqual(heldIds);
+    expect(lapsed.every((row) => row.attempt === 2 && row.attempt < row.maxAttempts)).toBe(true);
+    expect(buried).toEqual([]);
+    const dead = await driverB.introspect.list({ state: 'dead', limit: 100 });
+    expect(dead).toEqual([]);
+
+    // (the test's own clean-up: the old runs' settles are fenced off, the rows stay the survivor's)
+    for (const resolve of release) resolve();
+    await worker.stop();
+    const survivors = await driverB.introspect.list({ state: 'running', limit: 100 });
+    expect(survivors.every((row) => row.workerId === 'survivor')).toBe(true);
+    expect(survivors).toHaveLength(32);
+  });
+});
