@@ -27,24 +27,29 @@ export async function ackRow(ctx: PgContext, jobId: string, options: AckOptions)
  */
 export async function ackRows(ctx: PgContext, items: readonly AckManyItem[]): Promise<boolean[]> {
   const answers = items.map(() => false);
-  const sent: number[] = [];
-  const seen = new Set<string>();
+  /** The index of the item sent for each (lower-case) id. */
+  const sent = new Map<string, number>();
+  const ids: string[] = [];
+  const workers: string[] = [];
+  const fences: string[] = [];
   items.forEach((item, i) => {
-    if (!canHold(item.jobId, item) || seen.has(item.jobId)) return;
-    seen.add(item.jobId);
-    sent.push(i);
+    if (!canHold(item.jobId, item)) return;
+    const id = item.jobId.toLowerCase();
+    if (sent.has(id)) return;
+    sent.set(id, i);
+    ids.push(id);
+    if (!workers.includes(item.workerId)) workers.push(item.workerId);
+    fences.push(item.claim.toLowerCase() + id);
   });
-  if (sent.length === 0) return answers;
-  const pick = <T>(field: (item: AckManyItem) => T): T[] =>
-    sent.map((i) => field(items[i] as AckManyItem));
-  const { rows } = await ctx.executor.query<{ ord: number }>(ctx.sql.ack, [
+  if (ids.length === 0) return answers;
+  const { rows } = await ctx.executor.query<{ id: string }>(ctx.sql.ack, [
     ctx.now(),
-    pick((item) => item.jobId),
-    pick((item) => item.workerId),
-    pick((item) => item.claim),
+    ids,
+    workers,
+    fences,
   ]);
-  for (const { ord } of rows) {
-    const index = sent[ord - 1];
+  for (const { id } of rows) {
+    const index = sent.get(id);
     if (index !== undefined) answers[index] = true;
   }
   return answers;

@@ -3,18 +3,21 @@
  * and claim token. Batch-shaped (arrays), so a worker settles every run that finished in one tick in one statement;
  * one run is arrays of one.
  *
- * $1 now (timestamptz; null = the database's `now()`), $2 ids uuid[], $3 worker_ids text[], $4 claims uuid[]
- * (same length; an id appears at most once).
+ * $1 now (timestamptz; null = the database's `now()`), $2 ids uuid[] (an id appears at most once), $3 worker_ids
+ * text[] (the distinct workers of the batch), $4 fences text[] (per item, its claim token then its id, as uuid text:
+ * lower case, no separator).
  *
- * Returns `ord` (1-based position in the arrays) of every item that moved; a missing ord is a settle that did not
- * land (the lease lapsed and the row was re-claimed, or it was cancelled).
+ * Returns the `id` of every row that moved; an item whose id is missing is a settle that did not land (the lease
+ * lapsed and the row was re-claimed, or it was cancelled).
  *
- * Why it is written this way — each choice measured on a 2-core VM after 20,000 claims, 100 items:
+ * Why it is written this way — each choice measured on a 2-core VM:
  * - the rows are reached by primary key (`j.id = any($2)`) and the state is compared as `coalesce(j.state, '')`:
  *   written `j.state = 'running'`, it lets the planner prove `x_jobs_lease_idx`'s predicate and walk that index —
  *   every running row, plus every dead entry claims left there since the last vacuum;
- * - each row finds its own worker and claim by `array_position` in the arrays rather than by a join to their
- *   unnest, which the planner (guessing one row) ran as a nested loop of items × rows: 4–6 ms against 0.9 ms.
+ * - each row is fenced on ITS OWN claim through one text key, claim || id, looked up in $4: an `= any` over an array
+ *   the plan knows is a hash lookup (PostgreSQL 14+), where pairing each row with its item by `array_position` cost a
+ *   scan of the arrays per row — 10 µs a row at 200 items, 15–25 µs at 500, against ~7 µs flat; a join to the arrays'
+ *   unnest was planned as a nested loop of items × rows at some batch sizes (50 µs a row).
  */
 export const SQL_ACK = `
 with clock as not materialized (
@@ -30,7 +33,7 @@ update x_jobs j set
 from clock k
 where j.id = any($2::uuid[])
   and coalesce(j.state, '') = 'running'
-  and j.worker_id = ($3::text[])[array_position($2::uuid[], j.id)]
-  and j.claim = ($4::uuid[])[array_position($2::uuid[], j.id)]
-returning array_position($2::uuid[], j.id) as ord
+  and j.worker_id = any($3::text[])
+  and (j.claim::text || j.id::text) = any($4::text[])
+returning j.id
 `;
