@@ -46,6 +46,13 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 /** Acks queued past this many keep their slot until they land, so a slow database cannot pile up settles. */
 const ACK_BACKLOG_MAX = ACK_BATCH_MAX * ACK_BATCHES_IN_FLIGHT;
 
+/**
+ * How many claims a busy worker keeps on the wire. A claim's cost grows with its rows (~30 µs each in PostgreSQL on a
+ * 2-core VM), so one claim at a time caps a worker near 1 / (that cost) however large the claims; two overlap the
+ * database's work on one with the worker's on the other's rows.
+ */
+const CLAIMS_ON_THE_WIRE = 2;
+
 /** Claim order within a queue: priority, run time, then id (UUIDv7 text sorts in mint order). */
 const claimOrder = (a: ClaimedJob, b: ClaimedJob): number =>
   a.priority - b.priority || a.runAt - b.runAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
@@ -128,7 +135,10 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
   let state: 'new' | 'running' | 'draining' | 'stopped' = 'new';
   let wait = floor;
   let passTimer: TimerHandle | undefined;
-  let passing: Promise<void> | undefined;
+  /** Claims on the wire, the passes that sent them, and the rows they asked each queue for. */
+  let claiming = 0;
+  const passes = new Set<Promise<void>>();
+  const asked = new Map<string, number>();
   let again = false;
   /** When rows this worker handed back fall due (within the horizon), earliest first: each gets its pass on time. */
   const dueAt: number[] = [];
@@ -152,34 +162,45 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
     passTimer = clock.setTimeout(() => kick(), next);
   };
 
-  /** Runs a pass now, or asks for ONE more behind the pass in flight. */
+  /**
+   * Runs a pass now — while fewer than {@link CLAIMS_ON_THE_WIRE} claims are out — or asks for ONE more behind the
+   * claims in flight.
+   */
   const kick = (): void => {
     if (state !== 'running') return;
-    if (passing !== undefined) {
+    if (claiming >= CLAIMS_ON_THE_WIRE) {
       again = true;
       return;
     }
     passTimer?.cancel();
-    passing = pass().finally(() => {
-      passing = undefined;
-      if (again && state === 'running') {
-        again = false;
-        kick();
-      }
-    });
+    pass();
+  };
+
+  /** A claim came back: the pass asked for behind it runs now. */
+  const claimDone = (want: readonly ClaimSlot[]): void => {
+    claiming--;
+    for (const slot of want)
+      asked.set(slot.queue, (asked.get(slot.queue) ?? 0) - slot.limit - (slot.ahead ?? 0));
+    if (again && state === 'running') {
+      again = false;
+      kick();
+    }
   };
 
   const freeIn = (queue: string): number => (slots.get(queue) ?? 0) - (inFlight.get(queue) ?? 0);
 
   /**
    * What one claim asks each queue for: its free slots no held row covers, plus what tops the held rows up to the
-   * prefetch target — asked only once they have fallen to half of it, so a busy queue is not claimed row by row.
+   * prefetch target — asked only once a third of it is missing, so a busy queue is not claimed row by row. Rows a
+   * claim on the wire asked for count as held, so a second claim goes out while the first is still out only when the
+   * buffer runs low: claims overlap instead of queueing behind each other.
    */
   const claimSlots = (now: number): ClaimSlot[] => {
     const want: ClaimSlot[] = [];
     for (const queue of slots.keys()) {
       const free = Math.max(0, freeIn(queue));
-      const holding = held.held(queue);
+      // rows a claim on the wire asked for count as held: they are on their way
+      const holding = held.held(queue) + (asked.get(queue) ?? 0);
       const idle = Math.max(0, free - holding);
       // Rows held (claimed, not started) by a worker that dies lapse as counted attempts: the claim takes ahead only
       // rows it does not put on their final attempt (`ahead`), at most PREFETCH_PER_SLOT per slot of the queue.
@@ -188,7 +209,7 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
           ? 0
           : Math.min(held.target(queue, now), PREFETCH_PER_SLOT * (slots.get(queue) ?? 0));
       const short = Math.max(0, target - Math.max(0, holding - free));
-      if (idle > 0 || (target > 0 && short * 2 >= target))
+      if (idle > 0 || (target > 0 && short * 3 >= target))
         want.push(short > 0 ? { queue, limit: idle, ahead: short } : { queue, limit: idle });
     }
     return want;
@@ -251,15 +272,29 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
     releaseHeld(rest);
   };
 
-  const pass = async (): Promise<void> => {
+  /** Hands stale held rows back and sends the claim the queues need, if any. */
+  const pass = (): void => {
     const now = clock.now();
     releaseHeld(held.takeStale(now));
     const free = claimSlots(now);
     // A full worker asks the queue for nothing; the run that finishes kicks the next pass.
     if (free.length === 0) {
-      if (held.size() > 0) schedule(wait);
+      // with a claim out, its return runs the pass asked for meanwhile; without, held rows are checked for staleness
+      if (claiming > 0) again = true;
+      else if (held.size() > 0) schedule(wait);
       return;
     }
+    claiming++;
+    for (const slot of free)
+      asked.set(slot.queue, (asked.get(slot.queue) ?? 0) + slot.limit + (slot.ahead ?? 0));
+    const sent = claimAndPlace(free).finally(() => {
+      passes.delete(sent);
+      claimDone(free);
+    });
+    passes.add(sent);
+  };
+
+  const claimAndPlace = async (free: readonly ClaimSlot[]): Promise<void> => {
     let claimed: readonly ClaimedJob[];
     let exhausted: readonly JobRow[] = [];
     try {
@@ -495,7 +530,7 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
 
   const waitForRuns = async (deadlineAt: number | undefined): Promise<void> => {
     const all = Promise.all([
-      passing,
+      ...passes,
       ...handingBack,
       ...[...runs.values()].map((r) => r.done),
     ]).then(() => 'done' as const);
