@@ -52,6 +52,11 @@ export interface JobHandle<In, Out = In, R = unknown> {
   readonly tenantMode: 'input' | 'none';
   /** Whether the declaration carries its own body. */
   readonly inline: boolean;
+  /**
+   * Whether the declaration has an `onSettled` hook. A worker skips telling a job without one (no scope, no promise
+   * per run); absent, it assumes there may be one.
+   */
+  readonly hasOnSettled?: boolean;
   /** Queues one run; answers the job's own ids on every path, and whether an existing row was returned. */
   enqueue(input: In, options?: EnqueueOptions): Promise<EnqueueResult>;
   /** The same, on behalf of `actor`: `enqueuedBy` from its id, the tenant from its org. Never runs inline. */

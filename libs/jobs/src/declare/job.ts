@@ -50,6 +50,7 @@ class JobHandleImpl<In, Out, R> implements JobHandle<In, Out, R> {
   readonly concurrency: ResolvedConcurrency | null;
   readonly tenantMode: 'input' | 'none';
   readonly inline: boolean;
+  readonly hasOnSettled: boolean;
   readonly #name: DeclaredName;
   readonly #def: JobDefinition<StandardSchemaV1<In, Out>, R>;
 
@@ -91,6 +92,7 @@ class JobHandleImpl<In, Out, R> implements JobHandle<In, Out, R> {
     this.concurrency = resolveConcurrency(label, def.concurrency);
     this.tenantMode = def.tenant === 'none' ? 'none' : 'input';
     this.inline = def.run !== undefined;
+    this.hasOnSettled = def.onSettled !== undefined;
     this.explicitName = explicit;
     this.#def = def;
     this.#name = new DeclaredName('job', this, explicit ? String(def.name) : undefined);

@@ -247,12 +247,14 @@ async function attempt(a: Attempt, abort: RunAbort): Promise<JobExecution> {
       : o.ack(claimed.id, ackOptions));
     o.onSettle?.(landed);
     if (!landed) return lost(a, 'ack');
-    await notifyOnSettled(
-      handle,
-      { outcome: 'completed', jobId: claimed.id, runId: claimed.runId, input, result, ctx },
-      ctx,
-      logger,
-    );
+    if (handle.hasOnSettled !== false) {
+      await notifyOnSettled(
+        handle,
+        { outcome: 'completed', jobId: claimed.id, runId: claimed.runId, input, result, ctx },
+        ctx,
+        logger,
+      );
+    }
     return finish(a, 'completed', { result });
   } finally {
     disarm();

@@ -209,7 +209,8 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
           ? 0
           : Math.min(held.target(queue, now), PREFETCH_PER_SLOT * (slots.get(queue) ?? 0));
       const short = Math.max(0, target - Math.max(0, holding - free));
-      if (idle > 0 || (target > 0 && short * 3 >= target))
+      // a second claim on the wire is for the buffer only: a slot that frees meanwhile waits for a claim to return
+      if ((idle > 0 && claiming === 0) || (target > 0 && short * 3 >= target))
         want.push(short > 0 ? { queue, limit: idle, ahead: short } : { queue, limit: idle });
     }
     return want;
