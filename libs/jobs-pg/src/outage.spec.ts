@@ -37,6 +37,23 @@ describe('a worker on PostgreSQL through an outage', () => {
     run: ({ input }) => void done.push(input.n),
   });
 
+  let release: () => void = () => undefined;
+  let bodies = 0;
+  const gated = job({
+    name: 'outage.gated',
+    queue: 'outage',
+    input: t.object({ n: t.number }),
+    idempotencyKey: ({ n }) => `n:${n}`,
+    tenant: 'none',
+    retry: { attempts: 1 }, // a final attempt: had its ack been lost, the lapse would bury it dead
+    run: () => {
+      bodies++;
+      return new Promise<void>((resolve) => {
+        release = resolve;
+      });
+    },
+  });
+
   beforeAll(async () => {
     db = await createTestDatabase();
     admin = new Client({ connectionString: testDatabaseUrl() }); // the server's own database, not the victim
@@ -60,10 +77,11 @@ describe('a worker on PostgreSQL through an outage', () => {
     );
   }
 
-  it('logs the failed claims, then serves jobs again once the database is back: no restart, no call', async () => {
+  it('logs the failed claims, serves jobs again once the database is back (no restart, no call), and lands an ack sent while it was away', async () => {
     const logger = recordingLogger();
     const registry = new JobRegistry();
     registry.register(handle);
+    registry.register(gated);
     workerPool = new Pool({ connectionString: db.url, max: 4 });
     workerPool.on('error', () => undefined); // idle sessions terminated by the outage
     const executor = pgPoolExecutor(workerPool);
@@ -88,18 +106,18 @@ describe('a worker on PostgreSQL through an outage', () => {
     await w.start();
 
     const enqueuer = postgresJobDriver({ executor: db.executor });
-    const enqueue = (n: number) =>
+    const enqueue = (n: number, name = 'outage.job') =>
       enqueuer.enqueue({
         id: crypto.randomUUID(),
         runId: crypto.randomUUID(),
-        name: 'outage.job',
+        name,
         queue: 'outage',
         input: { n },
         idempotencyKey: `n:${n}`,
         tenantId: null,
         enqueuedBy: null,
         runAt: Date.now(),
-        maxAttempts: 3,
+        maxAttempts: name === 'outage.job' ? 3 : 1,
         priority: 0,
         onConflict: 'dedupe',
         concurrencyKey: null,
@@ -128,5 +146,17 @@ describe('a worker on PostgreSQL through an outage', () => {
     // every run settled once: the body ran once per job and every row ended done
     await until(() => settled(8));
     expect(done).toHaveLength(8);
+
+    // a body that completes while the database is away: its ack is sent again until it lands
+    const { id } = await enqueue(100, 'outage.gated');
+    await until(() => bodies === 1);
+    await cut();
+    release();
+    await until(() => logger.named('jobs.settle.retrying').length >= 2);
+    await admin.query(`alter database ${db.name} with allow_connections true`);
+    await until(async () => (await enqueuer.get(id))?.state === 'done');
+    expect(await enqueuer.get(id)).toMatchObject({ state: 'done', attempt: 1 });
+    expect(bodies).toBe(1);
+    expect(logger.named('jobs.worker.execute-failed')).toHaveLength(0);
   });
 });

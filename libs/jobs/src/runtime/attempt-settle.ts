@@ -8,6 +8,7 @@ import { errorRetryOf, retryAfterSecondsOf } from './error-retry';
 import { notifyOnSettled } from './on-settled';
 import { jobsTotalOutcome, type JobExecution, type JobOutcome, type StopReason } from './outcome';
 import { retryDelay, statedDelay } from './retry-schedule';
+import { resendSettle } from './settle-retry';
 
 /**
  * What every settle of one attempt reads. One object per attempt, and module-level functions over it: an attempt
@@ -54,9 +55,21 @@ export function finish(
     : { jobId: a.claimed.id, outcome, durationMs, ...extra };
 }
 
-/** Awaits a settle and tells the worker it was answered (the run holds no lease from here). */
-export async function answered(a: Attempt, settle: Promise<boolean>): Promise<boolean> {
-  const landed = await settle;
+/**
+ * Sends a settle — again, if the driver throws on it ({@link resendSettle}) — and tells the worker it was answered
+ * (the run holds no lease from here).
+ */
+export async function answered(
+  a: Attempt,
+  settle: string,
+  send: () => Promise<boolean>,
+): Promise<boolean> {
+  let landed: boolean;
+  try {
+    landed = await send();
+  } catch (error) {
+    landed = await resendSettle(a, error, settle, send);
+  }
   a.o.onSettle?.(landed);
   return landed;
 }
@@ -80,8 +93,7 @@ export async function fail(a: Attempt, error: unknown, input: unknown): Promise<
       stop === 'terminal'
         ? `${errorText(error)} [terminal: ${code ?? 'unclassified'}; attempt ${claimed.attempt} of ${claimed.maxAttempts}]`
         : errorText(error);
-    const landed = await answered(
-      a,
+    const landed = await answered(a, 'nack', () =>
       o.driver.nack(claimed.id, {
         ...claim,
         error: text,
@@ -123,8 +135,7 @@ export async function fail(a: Attempt, error: unknown, input: unknown): Promise<
       ? statedDelay(policy, stated * 1_000, o.random)
       : retryDelay(policy, claimed.attempt, o.random);
   const resumeAt = o.clock.now() + delay;
-  const landed = await answered(
-    a,
+  const landed = await answered(a, 'nack', () =>
     o.driver.nack(claimed.id, {
       ...claim,
       error: errorText(error),
@@ -146,8 +157,7 @@ export async function fail(a: Attempt, error: unknown, input: unknown): Promise<
 /** A cap is full: hand the claim straight back, attempt uncounted, due again after one poll. */
 export async function handBack(a: Attempt, key: string): Promise<JobExecution> {
   const resumeAt = a.o.clock.now() + (a.o.handBackMs ?? 250);
-  const landed = await answered(
-    a,
+  const landed = await answered(a, 'hand-back', () =>
     a.o.driver.nack(a.claimed.id, { ...a.claim, error: null, uncounted: true, runAt: resumeAt }),
   );
   if (!landed) return lost(a, 'hand-back');
@@ -159,8 +169,7 @@ export async function handBack(a: Attempt, key: string): Promise<JobExecution> {
 export async function refuse(a: Attempt, key: string, input: unknown): Promise<JobExecution> {
   const { o, claimed } = a;
   const error = new JobKeyBusyError(claimed.name, key);
-  const landed = await answered(
-    a,
+  const landed = await answered(a, 'refuse', () =>
     o.driver.nack(claimed.id, { ...a.claim, error: errorText(error), fail: true }),
   );
   if (!landed) return lost(a, 'refuse');

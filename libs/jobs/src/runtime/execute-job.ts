@@ -16,6 +16,7 @@ import type { EventBus } from '../events/event-bus';
 import type { RegisteredJob } from '../registry/job-registry';
 import type { Clock } from '../util/clock';
 import type { JobsLogger } from '../util/logger';
+import { resendSettle } from './settle-retry';
 import {
   answered,
   errorText,
@@ -201,8 +202,7 @@ async function attempt(a: Attempt, abort: RunAbort): Promise<JobExecution> {
         watchAbandoned(bodyPromise, abort, logger, logFields(a), deadlinePassed);
       if (error instanceof StepSuspension) {
         await args.flushProgress();
-        const landed = await answered(
-          a,
+        const landed = await answered(a, 'park', () =>
           driver.nack(claimed.id, {
             ...claim,
             error: null,
@@ -216,8 +216,7 @@ async function attempt(a: Attempt, abort: RunAbort): Promise<JobExecution> {
       }
       if (reason instanceof JobDrainedError) {
         await args.flushProgress();
-        const landed = await answered(
-          a,
+        const landed = await answered(a, 'interrupt', () =>
           driver.nack(claimed.id, {
             ...claim,
             error: errorText(reason),
@@ -242,9 +241,17 @@ async function attempt(a: Attempt, abort: RunAbort): Promise<JobExecution> {
       claim: claim.claim,
       durationMs: clock.now() - a.started,
     };
-    const landed = await (o.ack === undefined
-      ? driver.ack(claimed.id, ackOptions)
-      : o.ack(claimed.id, ackOptions));
+    let landed: boolean;
+    try {
+      landed = await (o.ack === undefined
+        ? driver.ack(claimed.id, ackOptions)
+        : o.ack(claimed.id, ackOptions));
+    } catch (error) {
+      // off the hot path: the closure is made only when a send threw
+      landed = await resendSettle(a, error, 'ack', () =>
+        o.ack === undefined ? driver.ack(claimed.id, ackOptions) : o.ack(claimed.id, ackOptions),
+      );
+    }
     o.onSettle?.(landed);
     if (!landed) return lost(a, 'ack');
     if (handle.hasOnSettled !== false) {
