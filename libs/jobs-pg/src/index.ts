@@ -16,6 +16,7 @@ export {
 } from './driver/pg-driver';
 export { migrate, type MigrateOptions } from './migrations/migrate';
 export { SQL_JOBS_TABLE } from './migrations/install-script';
+export * from './sql';
 export { JOBS_MIGRATIONS, type JobsMigration } from './migrations/all-migrations';
 export {
   JobsMigration1700000000000,

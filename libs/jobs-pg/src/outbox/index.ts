@@ -1,3 +1,8 @@
 export { postgresOutboxStore, type PostgresOutboxStoreOptions } from './pg-outbox-store';
 export { typeormTxExecutor } from './typeorm-tx-executor';
 export { OUTBOX_WAKE_CHANNEL } from './wake-channel';
+export { SQL_OUTBOX_CLAIM } from './sql/outbox-claim.sql';
+export { SQL_OUTBOX_MARK_PUBLISHED } from './sql/outbox-mark-published.sql';
+export { SQL_OUTBOX_RELEASE } from './sql/outbox-release.sql';
+export { SQL_OUTBOX_RETAINED } from './sql/outbox-retained.sql';
+export { SQL_OUTBOX_STAGE } from './sql/outbox-stage.sql';

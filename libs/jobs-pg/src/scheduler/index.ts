@@ -1,3 +1,10 @@
 export { postgresSchedulerState, type PostgresSchedulerStateOptions } from './pg-scheduler-state';
 export { postgresLeaseLeader, type PostgresLeaseLeaderOptions } from './pg-lease-leader';
 export { SQL_SCHEDULER_FIRE } from './sql/scheduler-fire.sql';
+export { SQL_SCHEDULER_ARM } from './sql/scheduler-arm.sql';
+export { SQL_SCHEDULER_FIRES } from './sql/scheduler-fires.sql';
+export { SQL_SCHEDULER_LOAD } from './sql/scheduler-load.sql';
+export { SQL_SCHEDULER_SKIP } from './sql/scheduler-skip.sql';
+export { SQL_TASK_PAUSE } from './sql/task-pause.sql';
+export { SQL_TASK_RESUME } from './sql/task-resume.sql';
+export { SQL_TASKS_PAUSED } from './sql/tasks-paused.sql';

@@ -1,0 +1,30 @@
+/**
+ * Every statement the job driver runs, verbatim: one statement per constant, values only through `$n` parameters,
+ * tables unqualified (found through `search_path`; the driver qualifies them for its `schema` option). Exported so a
+ * DBA can read, EXPLAIN and review exactly what runs — each constant's TSDoc says why it is written the way it is.
+ */
+export { SQL_ACK } from './ack.sql';
+export { SQL_CLAIM } from './claim.sql';
+export { SQL_ENQUEUE_FRESH } from './enqueue-fresh.sql';
+export { SQL_ENQUEUE_MANY } from './enqueue-many.sql';
+export { SQL_ENQUEUE } from './enqueue.sql';
+export { SQL_GET } from './get.sql';
+export { SQL_HEARTBEAT } from './heartbeat.sql';
+export { SQL_JOB_CANCEL } from './job-cancel.sql';
+export { SQL_JOB_PROMOTE } from './job-promote.sql';
+export { SQL_JOB_REMOVE } from './job-remove.sql';
+export { SQL_JOB_REQUEUE } from './job-requeue.sql';
+export { SQL_LEASE_ACQUIRE } from './lease-acquire.sql';
+export { SQL_LEASE_HOLDERS } from './lease-holders.sql';
+export { SQL_LEASE_RELEASE } from './lease-release.sql';
+export { SQL_LEASE_RENEW } from './lease-renew.sql';
+export { SQL_LIST_BEFORE } from './list-before.sql';
+export { SQL_LIST } from './list.sql';
+export { SQL_NACK } from './nack.sql';
+export { SQL_PROGRESS } from './progress.sql';
+export { SQL_QUEUE_PAUSE } from './queue-pause.sql';
+export { SQL_QUEUE_RESUME } from './queue-resume.sql';
+export { SQL_QUEUES_PAUSED } from './queues-paused.sql';
+export { SQL_STATS } from './stats.sql';
+export { SQL_STEPS_LOAD } from './steps-load.sql';
+export { SQL_STEPS_SAVE } from './steps-save.sql';
