@@ -71,11 +71,13 @@ describe('a worker that dies holding prefetched rows (PostgreSQL, driven clock)'
       concurrency: 2,
       visibilityTimeoutMs: VT,
     });
-    await worker.start();
-    // a measured rate: 40 quick runs in one 100 ms window (0.4 a ms, a target of 20 rows ahead)
+    // a measured rate: 40 quick runs in one 100 ms window (0.4 a ms, a target of 20 rows ahead). Enqueued before
+    // the worker starts: rows a minute in the past landing after its first claim would sit below the low water that
+    // claim computed (the clock's now less a second) until the next refresh, and this clock hardly moves.
     await driverA.enqueueMany(
       Array.from({ length: 40 }, (_, n) => requestOf(n, start - 60_000, 3)),
     );
+    await worker.start();
     worker.signalEnqueued(QUEUE);
     // each flush is one turn of the event loop: the database answers in between (no time passes on the clock)
     for (let i = 0; i < 100_000 && worker.stats().completed < 40; i++) await clockA.flush();

@@ -43,6 +43,7 @@ export * from './nest';
 export * from './scheduler';
 export * from './errors/scheduler-errors';
 export * from './worker/limits';
+export { LOW_WATER_REFRESH_MS } from './worker/low-water';
 export * from './runtime/concurrency-gate';
 export * from './errors/outbox-errors';
 export * from './outbox';

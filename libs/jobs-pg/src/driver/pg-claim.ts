@@ -8,7 +8,8 @@ import type { PgContext } from './pg-context';
 import { toClaimedJob, toJobRow, type JobRecord } from './pg-rows';
 
 interface ClaimRecord extends JobRecord {
-  readonly arm: 'claimed' | 'buried';
+  /** `low-water`: only `queue` and `run_at` (the queue's low water, epoch ms) are set. */
+  readonly arm: 'claimed' | 'buried' | 'low-water';
 }
 
 /**
@@ -27,11 +28,14 @@ export async function claimRows(ctx: PgContext, options: ClaimOptions): Promise<
     [...(options.dropExhausted ?? [])],
     [...(options.excludeTenants ?? [])],
     options.slots.map((slot) => Math.max(0, Math.floor(slot.ahead ?? 0))),
+    options.slots.map((slot) => (typeof slot.lowWater === 'number' ? slot.lowWater : null)),
+    options.slots.map((slot) => slot.lowWater === null),
   ]);
   const claimed: ClaimedJob[] = [];
   const buried: JobRow[] = [];
   for (const record of rows) {
     if (record.arm === 'buried') buried.push(toJobRow(record));
+    else if (record.arm === 'low-water') options.onLowWater?.(record.queue, Number(record.run_at));
     else claimed.push(toClaimedJob(record));
   }
   if (buried.length > 0 && options.onExhausted) {

@@ -7,14 +7,29 @@
  * claiming worker's cap: their rows are not handed out; rows with no tenant always are), $8 ahead int[] (per queue,
  * same length as $3, or null for none: rows the claim may take beyond the queue's limit — the worker holds them until
  * a slot frees — and only rows this claim does not put on their final attempt, so a worker that dies holding them
- * never burns a last attempt on a row that did not run).
+ * never burns a last attempt on a row that did not run), $9 low float8[] (per queue, same length as $3, or null: the
+ * queue's low water in epoch ms, or null for no bound), $10 report bool[] (per queue, same length as $3, or null:
+ * compute the queue's low water and return it).
  *
  * Returns `arm` plus every `x_jobs` column, the timestamps as epoch milliseconds (float8, truncated as a JS `Date`
  * would): a client decodes a float far more cheaply than a `timestamptz` text, and a claim returns hundreds of rows.
  * Arm `claimed` for each row handed to the worker (running, attempt + 1,
  * this worker, a fresh claim token, leased until now + $5), arm `buried` for each running row whose lease lapsed on
  * its final attempt — settled `dead` (or `failed` when its name is in $6) with LEASE_LAPSED_FINAL_ATTEMPT, never
- * handed out. Paused queues (`x_queue_pauses`) are skipped by both arms.
+ * handed out, and arm `low-water` for each queue asked to report one: `queue`, and in `run_at` its low water.
+ * Paused queues (`x_queue_pauses`) are skipped by every arm.
+ *
+ * The low water is why a held snapshot (a session idle in a transaction) no longer drags the claim down: every row
+ * claimed since that snapshot leaves an entry in `x_jobs_claim_idx` whose heap tuple can be neither pruned nor marked
+ * dead, and the waiting scan, starting at the queue's first entry, visited every one of them on every claim. With
+ * `run_at >= low` as an index condition the scan starts past the entries run before the bound. The bound is a hint,
+ * never a correctness dependency: it is the least run_at of ALL the queue's waiting rows in this statement's snapshot
+ * (excluded tenants, rows past the limit, rows not yet due, rows this very claim takes — the aggregate reads the
+ * snapshot, not the update's result), and at most the claim's now less one second, so a row whose enqueue read its
+ * clock before this claim but committed after its snapshot is still above it; new rows, retries, promotes and resumes
+ * run at about now or later. A row that lands below it anyway (an application clock behind this one) is found when the
+ * caller asks for a fresh low water, which a worker does every `LOW_WATER_REFRESH_MS`. The aggregate reads every
+ * waiting entry of the queue, dead ones included: the price of the bound, paid once per refresh.
  *
  * Per queue, due rows are waiting rows (ready, delayed, suspended) whose run_at has come, and running rows whose lease
  * lapsed (their worker died) with attempts left: each set is an ordered range scan of its own partial index, locked
@@ -34,8 +49,10 @@ with clock as not materialized (
   select coalesce($1::timestamptz, now()) as now
 ),
 slots as (
-  select s.queue, sum(s.lim)::int as lim, coalesce(sum(s.ahead), 0)::int as ahead
-  from unnest($3::text[], $4::int[], $8::int[]) as s(queue, lim, ahead)
+  select s.queue, sum(s.lim)::int as lim, coalesce(sum(s.ahead), 0)::int as ahead,
+    case when bool_and(s.low is not null) then to_timestamp(min(s.low) / 1000) end as low,
+    coalesce(bool_or(s.report), false) as report
+  from unnest($3::text[], $4::int[], $8::int[], $9::float8[], $10::bool[]) as s(queue, lim, ahead, low, report)
   where not exists (select 1 from x_queue_pauses p where p.queue = s.queue)
   group by s.queue
 ),
@@ -77,6 +94,7 @@ picked as (
           where j.queue = s.queue
             and j.state in ('ready', 'delayed', 'suspended')
             and j.run_at <= k.now
+            and j.run_at >= coalesce(s.low, '-infinity'::timestamptz)
             and (j.tenant_id is null or j.tenant_id <> all($7::text[]))
           order by j.priority, j.run_at, j.id
           limit s.lim + s.ahead
@@ -101,6 +119,15 @@ picked as (
     ) c
     where c.rn <= s.lim or not c.final
   ) n
+),
+low_water as (
+  select s.queue,
+    floor(extract(epoch from least(
+      (select min(j.run_at) from x_jobs j where j.queue = s.queue and j.state in ('ready', 'delayed', 'suspended')),
+      k.now - interval '1 second'
+    )) * 1000)::float8 as low
+  from slots s cross join clock k
+  where s.report
 ),
 claimed as (
   update x_jobs j set
@@ -135,4 +162,15 @@ select 'buried' as arm,
   floor(extract(epoch from b.lease_expires_at) * 1000)::float8 as lease_expires_at,
   floor(extract(epoch from b.finished_at) * 1000)::float8 as finished_at
 from buried b
+union all
+select 'low-water' as arm,
+  null, null, null, w.queue, null, null, null, null, null,
+  null, null, null, null, null, null, null, null,
+  null,
+  w.low,
+  null,
+  null,
+  null,
+  null
+from low_water w
 `;

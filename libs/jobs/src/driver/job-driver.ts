@@ -45,6 +45,13 @@ export interface ClaimSlot {
    * Default 0.
    */
   readonly ahead?: number;
+  /**
+   * A hint, never a correctness dependency: the queue's low water, a lower bound (epoch ms) on the run time of every
+   * waiting row of the queue, as a previous claim reported it through {@link ClaimOptions.onLowWater}. A driver may
+   * start its scan at it (rows run before it are not looked at) or ignore it. `null` asks the claim to compute the
+   * queue's low water and report it; absent, the claim neither bounds its scan nor reports one.
+   */
+  readonly lowWater?: number | null;
 }
 
 /** Options of one claim pass. */
@@ -63,6 +70,12 @@ export interface ClaimOptions {
   readonly dropExhausted?: ReadonlySet<string>;
   /** Tenants whose rows this claim skips (they are at a per-process cap of the claiming worker). */
   readonly excludeTenants?: readonly string[];
+  /**
+   * Told, for each slot whose `lowWater` was `null`, of the queue's low water the claim computed (epoch ms): a lower
+   * bound on the run time of every row of the queue waiting in the claim's snapshot, taken or not. A driver that
+   * ignores the hint never calls it.
+   */
+  readonly onLowWater?: (queue: string, lowWater: number) => void;
 }
 
 /** Settle a run as completed. */

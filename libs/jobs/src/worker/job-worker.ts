@@ -15,6 +15,7 @@ import { ACK_BATCH_MAX, ACK_BATCHES_IN_FLIGHT, ackBatcher } from './ack-batcher'
 import { announceExhausted } from './claim-exhausted';
 import { heartbeats, type Heartbeat } from './heartbeat';
 import { processLimits } from './limits';
+import { LowWater } from './low-water';
 import { PREFETCH_PER_SLOT, prefetchBuffer } from './prefetch';
 import { resolveSlots } from './slots';
 import {
@@ -116,6 +117,7 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
     },
   });
   const held = prefetchBuffer(heartbeatIntervalMs);
+  const lowWater = new LowWater();
   const limits = options.limits === undefined ? undefined : processLimits(options.limits, clock);
   const stats: Mutable<WorkerStats> = {
     claimed: 0,
@@ -233,6 +235,7 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
    */
   const releaseHeld = (rows: readonly ClaimedJob[]): void => {
     for (const row of rows) {
+      lowWater.lower(row.queue, row.runAt, clock.now());
       const settle = driver
         .nack(row.id, {
           workerId: row.workerId,
@@ -277,7 +280,10 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
   const pass = (): void => {
     const now = clock.now();
     releaseHeld(held.takeStale(now));
-    const free = claimSlots(now);
+    const free = claimSlots(now).map((slot) => ({
+      ...slot,
+      lowWater: lowWater.hint(slot.queue, now),
+    }));
     // A full worker asks the queue for nothing; the run that finishes kicks the next pass.
     if (free.length === 0) {
       // with a claim out, its return runs the pass asked for meanwhile; without, held rows are checked for staleness
@@ -288,14 +294,14 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
     claiming++;
     for (const slot of free)
       asked.set(slot.queue, (asked.get(slot.queue) ?? 0) + slot.limit + (slot.ahead ?? 0));
-    const sent = claimAndPlace(free).finally(() => {
+    const sent = claimAndPlace(free, now).finally(() => {
       passes.delete(sent);
       claimDone(free);
     });
     passes.add(sent);
   };
 
-  const claimAndPlace = async (free: readonly ClaimSlot[]): Promise<void> => {
+  const claimAndPlace = async (free: readonly ClaimSlot[], sentAt: number): Promise<void> => {
     let claimed: readonly ClaimedJob[];
     let exhausted: readonly JobRow[] = [];
     try {
@@ -309,6 +315,7 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
         onExhausted: (rows) => {
           exhausted = rows;
         },
+        onLowWater: (queue, bound) => lowWater.learn(queue, bound, sentAt),
       });
     } catch (error) {
       // The database is down or failing over: keep polling at the idle pace and come back by ourselves.
