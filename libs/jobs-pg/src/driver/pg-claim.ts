@@ -30,6 +30,7 @@ export async function claimRows(ctx: PgContext, options: ClaimOptions): Promise<
     options.slots.map((slot) => Math.max(0, Math.floor(slot.ahead ?? 0))),
     options.slots.map((slot) => (typeof slot.lowWater === 'number' ? slot.lowWater : null)),
     options.slots.map((slot) => slot.lowWater === null),
+    options.rescue !== false,
   ]);
   const claimed: ClaimedJob[] = [];
   const buried: JobRow[] = [];

@@ -76,6 +76,14 @@ export interface ClaimOptions {
    * ignores the hint never calls it.
    */
   readonly onLowWater?: (queue: string, lowWater: number) => void;
+  /**
+   * Whether the claim rescues rows whose lease lapsed (their worker died): re-takes those with attempts left and
+   * buries those on their final attempt. Default true. With `false` the claim takes only waiting rows and leaves every
+   * lapsed lease as it is, for a later claim that rescues; a driver may then skip looking for them at all (on
+   * PostgreSQL, a walk of the lease index that a held snapshot can make long). A worker rescues on its first claim,
+   * on every claim made with nothing in flight, and otherwise at most every `RESCUE_INTERVAL_MS`.
+   */
+  readonly rescue?: boolean;
 }
 
 /** Settle a run as completed. */

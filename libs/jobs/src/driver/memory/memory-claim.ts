@@ -37,15 +37,17 @@ export function claimOrder(a: JobRow, b: JobRow): number {
  * One claim pass. Paused queues are skipped. The lapsed final attempts of every slot's queue are buried first, and
  * apart from the slot limits: a page of rows the claim cannot hand out must never block the rows it can (River PR
  * #1318). They are announced before anything is claimed, so an `onExhausted` that throws rejects a claim that took
- * nothing, instead of stranding claimed rows until their leases lapse as counted attempts.
+ * nothing, instead of stranding claimed rows until their leases lapse as counted attempts. With `rescue: false`
+ * lapsed leases are neither buried nor re-taken: only waiting rows are claimed.
  */
 export function claimRows(store: MemoryStore, options: ClaimOptions): ClaimedJob[] {
   if (options.slots.length === 0) throw new ClaimQueuesEmptyError();
   const now = store.now();
   const slots = options.slots.filter((slot) => !store.paused.has(slot.queue));
 
+  const rescue = options.rescue !== false;
   const buried: JobRow[] = [];
-  for (const queue of new Set(slots.map((slot) => slot.queue))) {
+  for (const queue of rescue ? new Set(slots.map((slot) => slot.queue)) : []) {
     for (const row of store.inQueue(queue)) {
       if (!isClaimable(row, now) || !isFinalAttempt(row)) continue;
       const dead: JobRow = {
@@ -71,7 +73,7 @@ export function claimRows(store: MemoryStore, options: ClaimOptions): ClaimedJob
     // past the limit, only rows this claim does not put on their final attempt (see ClaimSlot.ahead)
     const due = store
       .inQueue(slot.queue)
-      .filter((row) => isClaimable(row, now))
+      .filter((row) => isClaimable(row, now) && (rescue || row.state !== 'running'))
       .filter((row) => row.tenantId === null || !excluded.has(row.tenantId))
       .sort(claimOrder)
       .slice(0, limit + ahead)

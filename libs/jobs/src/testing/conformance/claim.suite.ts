@@ -251,6 +251,33 @@ export function claimSuite(h: Harness): void {
         });
       });
 
+      describe('with rescue: false', () => {
+        it('is neither re-taken nor buried, and a claim that rescues (the default) then is', async () => {
+          const lapsed = await h.running({}, { visibilityTimeoutMs: 1_000 });
+          const final = await h.running({ maxAttempts: 1 }, { visibilityTimeoutMs: 1_000 });
+          await h.clock().advance(1_000);
+          const told: JobRow[] = [];
+          const onExhausted = (rows: readonly JobRow[]): void => void told.push(...rows);
+          expect(await h.claim({ rescue: false, onExhausted })).toEqual([]);
+          expect(told).toEqual([]);
+          expect(await h.driver().get(lapsed.id)).toMatchObject({ state: 'running', attempt: 1 });
+          expect(await h.driver().get(final.id)).toMatchObject({ state: 'running', attempt: 1 });
+
+          expect(idsOf(await h.claim({ onExhausted }))).toEqual([lapsed.id]);
+          expect(idsOf(told)).toEqual([final.id]);
+          expect((await h.driver().get(final.id))?.state).toBe('dead');
+        });
+
+        it('still takes waiting rows', async () => {
+          const lapsed = await h.running({}, { visibilityTimeoutMs: 1_000 });
+          await h.clock().advance(1_000);
+          const ready = await h.enqueue();
+          expect(idsOf(await h.claim({ rescue: false }))).toEqual([ready.id]);
+          expect((await h.driver().get(lapsed.id))?.claim).toBe(lapsed.claim);
+          expect(idsOf(await h.claim({ rescue: true }))).toEqual([lapsed.id]);
+        });
+      });
+
       it('calls no onExhausted when nothing was buried', async () => {
         await h.running({}, { visibilityTimeoutMs: 1_000 });
         await h.clock().advance(1_000);
