@@ -44,6 +44,7 @@ export * from './scheduler';
 export * from './errors/scheduler-errors';
 export * from './worker/limits';
 export { LOW_WATER_REFRESH_MS } from './worker/low-water';
+export { RESCUE_INTERVAL_MS } from './worker/rescue-cadence';
 export * from './runtime/concurrency-gate';
 export * from './errors/outbox-errors';
 export * from './outbox';

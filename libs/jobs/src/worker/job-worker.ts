@@ -17,6 +17,7 @@ import { heartbeats, type Heartbeat } from './heartbeat';
 import { processLimits } from './limits';
 import { LowWater } from './low-water';
 import { PREFETCH_PER_SLOT, prefetchBuffer } from './prefetch';
+import { RescueCadence } from './rescue-cadence';
 import { resolveSlots } from './slots';
 import {
   DEFAULT_VISIBILITY_TIMEOUT_MS,
@@ -118,6 +119,7 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
   });
   const held = prefetchBuffer(heartbeatIntervalMs);
   const lowWater = new LowWater();
+  const rescues = new RescueCadence();
   const limits = options.limits === undefined ? undefined : processLimits(options.limits, clock);
   const stats: Mutable<WorkerStats> = {
     claimed: 0,
@@ -294,14 +296,19 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
     claiming++;
     for (const slot of free)
       asked.set(slot.queue, (asked.get(slot.queue) ?? 0) + slot.limit + (slot.ahead ?? 0));
-    const sent = claimAndPlace(free, now).finally(() => {
+    const rescue = rescues.due(now, runs.size === 0 && held.size() === 0);
+    const sent = claimAndPlace(free, now, rescue).finally(() => {
       passes.delete(sent);
       claimDone(free);
     });
     passes.add(sent);
   };
 
-  const claimAndPlace = async (free: readonly ClaimSlot[], sentAt: number): Promise<void> => {
+  const claimAndPlace = async (
+    free: readonly ClaimSlot[],
+    sentAt: number,
+    rescue: boolean,
+  ): Promise<void> => {
     let claimed: readonly ClaimedJob[];
     let exhausted: readonly JobRow[] = [];
     try {
@@ -316,8 +323,10 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
           exhausted = rows;
         },
         onLowWater: (queue, bound) => lowWater.learn(queue, bound, sentAt),
+        rescue,
       });
     } catch (error) {
+      if (rescue) rescues.failed(sentAt);
       // The database is down or failing over: keep polling at the idle pace and come back by ourselves.
       logger.log('error', 'jobs.claim.failed', {
         workerId: id,
