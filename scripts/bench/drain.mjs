@@ -4,6 +4,7 @@
  * cost of one `step.run`.
  */
 import {
+  fillQueue,
   freshDatabase,
   jobs,
   jobsPg,
@@ -38,13 +39,12 @@ const stepJob = noopJob('bench.steps', 'steps', async ({ step }) => {
 
 /** Fills `db` with `total` no-op jobs in 1,000-row statements, then vacuums so every run starts alike. */
 async function fill(db, total) {
-  const driver = jobsPg.postgresJobDriver({ executor: db.executor });
-  for (let i = 0; i < total; i += 1_000) {
-    const batch = Array.from({ length: Math.min(1_000, total - i) }, () =>
-      request('drain', 'bench.drain'),
-    );
-    await driver.enqueueMany(batch);
-  }
+  await fillQueue(
+    jobsPg.postgresJobDriver({ executor: db.executor }),
+    'drain',
+    'bench.drain',
+    total,
+  );
   await db.pool.query('vacuum analyze x_jobs');
 }
 

@@ -9,6 +9,7 @@
  * Opt-in (it takes a few minutes): BENCH_ONLY=endurance.
  */
 import {
+  fillQueue,
   freshDatabase,
   jobs,
   jobsPg,
@@ -45,15 +46,6 @@ async function addFinished(db, count) {
   await db.pool.query('vacuum analyze x_jobs');
 }
 
-async function fill(driver, total) {
-  for (let i = 0; i < total; i += 1_000) {
-    const size = Math.min(1_000, total - i);
-    await driver.enqueueMany(
-      Array.from({ length: size }, () => request('endurance', 'bench.endurance')),
-    );
-  }
-}
-
 function startWorker(driver) {
   return jobs.jobWorker({ driver, registry: registryOf(job), concurrency: 10 });
 }
@@ -64,7 +56,7 @@ async function bigTable(serverUrl, finished) {
   try {
     if (finished > 0) await addFinished(db, finished);
     const driver = jobsPg.postgresJobDriver({ executor: db.executor });
-    await fill(driver, DRAIN);
+    await fillQueue(driver, 'endurance', 'bench.endurance', DRAIN);
     await db.pool.query('vacuum analyze x_jobs');
     const worker = startWorker(driver);
     const started = preciseNow();

@@ -82,6 +82,14 @@ export function request(queue, name, input = { n: seq }, runAt = Date.now()) {
   };
 }
 
+/** Enqueues `total` due jobs named `name` on `queue` through `driver`, in 1,000-row statements. */
+export async function fillQueue(driver, queue, name, total) {
+  for (let i = 0; i < total; i += 1_000) {
+    const size = Math.min(1_000, total - i);
+    await driver.enqueueMany(Array.from({ length: size }, () => request(queue, name)));
+  }
+}
+
 /** Milliseconds since the epoch with sub-millisecond resolution: comparable across processes on one machine. */
 export const preciseNow = () => performance.timeOrigin + performance.now();
 

@@ -22,17 +22,7 @@ import { AppModule } from '../src/app.module';
 import { exampleOutboxStore } from '../src/database';
 import type { PublishedPost } from '../src/posts.controller';
 import { exampleTestDatabase } from './support/example-database';
-
-/** Polls `read` until it answers something, for at most 10 s of wall time. */
-async function until<T>(what: string, read: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const value = await read();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+import { untilValue as until } from '../../../test/until';
 
 /**
  * The transactional outbox through the example app, on a real PostgreSQL and the app's own TypeORM DataSource: the

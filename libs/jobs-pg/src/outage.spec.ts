@@ -1,19 +1,11 @@
 import { Client, Pool } from 'pg';
 import { job, JobRegistry, jobWorker, recordingLogger, t, type JobWorker } from '@ultimat3/jobs';
 import { testDatabaseUrl } from '../../../test/test-env';
+import { until } from '../../../test/until';
 import { createTestDatabase, type TestDatabase } from '../test/test-database';
 import { postgresJobDriver } from './driver/pg-driver';
 import { pgPoolExecutor } from './executor/pg-pool-executor';
 import { startQueueWake, type QueueWake } from './wake/queue-wake';
-
-/** Polls `check` every 10 ms until it holds or `ms` pass. */
-async function until(check: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 /**
  * LESSONS.md: after a database outage or failover, workers must come back by themselves (graphile-worker stopped

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { untilValue } from '../../../../test/until';
 import { join } from 'node:path';
 
 /** The repo's one way to run TypeScript in a child process (shared with the jobs-pg two-worker spec). */
@@ -61,17 +62,11 @@ export function spawnProbeWorker(
   return { child, pid: child.pid, output: () => output, ready, exited };
 }
 
-/** Polls `read` every 25 ms until it answers something, failing after `ms` with `what`. */
-export async function until<T>(
+/** Polls `read` until it answers something, failing after `ms` (default 20 s: a child process boots) with `what`. */
+export function until<T>(
   what: string,
   read: () => Promise<T | undefined>,
   ms = 20_000,
 ): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  return untilValue(what, read, ms);
 }

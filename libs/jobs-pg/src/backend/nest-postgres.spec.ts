@@ -17,6 +17,7 @@ import {
   type RecordingLogger,
 } from '@ultimat3/jobs';
 import { createTestDatabase, type TestDatabase } from '../../test/test-database';
+import { untilValue as until } from '../../../../test/until';
 import { postgresJobDriver } from '../driver/pg-driver';
 
 const ran: string[] = [];
@@ -41,17 +42,6 @@ const hourly = task({
 
 const feature = JobsModule.forFeature({ jobs: [{ greet }], tasks: [{ hourly }] });
 const FAST_WORKER = { pollIntervalMs: 20, idlePollMaxMs: 100 };
-
-/** Polls `read` until it answers something, for at most 10 s of wall time. */
-async function until<T>(what: string, read: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const value = await read();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe("JobsModule.forRoot({ driver: 'postgres' }) on a real PostgreSQL", () => {
   let db: TestDatabase;

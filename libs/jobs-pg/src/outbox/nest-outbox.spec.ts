@@ -25,6 +25,7 @@ import {
 import { postgresJobDriver } from '../driver/pg-driver';
 import { postgresOutboxStore } from './pg-outbox-store';
 import { createTestDatabase, type TestDatabase } from '../../test/test-database';
+import { until } from '../../../../test/until';
 
 @Entity('posts')
 class Post {
@@ -104,14 +105,6 @@ describe('OutboxInterceptor (Nest + TypeORM + PostgreSQL)', () => {
 
   const count = async (table: 'posts' | 'x_outbox' | 'x_jobs'): Promise<number> =>
     (await db.pool.query<{ n: number }>(`select count(*)::int as n from ${table}`)).rows[0]?.n ?? 0;
-
-  async function until(check: () => Promise<boolean>): Promise<void> {
-    const deadline = Date.now() + 10_000;
-    while (!(await check())) {
-      if (Date.now() > deadline) throw new Error('condition never held');
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-  }
 
   it('leaves no job and no business row when the request throws after its enqueue', async () => {
     const opened = jest.spyOn(dataSource, 'createQueryRunner');

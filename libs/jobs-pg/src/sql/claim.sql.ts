@@ -152,27 +152,20 @@ claimed as (
   where j.id = any(array(select p.id from picked p))
   returning j.*
 )
-select 'claimed' as arm,
-  c.id, c.run_id, c.name, c.queue, c.input, c.idempotency_key, c.tenant_id, c.enqueued_by, c.state,
-  c.attempt, c.max_attempts, c.priority, c.worker_id, c.claim, c.last_error, c.progress, c.concurrency_key,
-  c.traceparent,
-  floor(extract(epoch from c.run_at) * 1000)::float8 as run_at,
-  floor(extract(epoch from c.created_at) * 1000)::float8 as created_at,
-  floor(extract(epoch from c.updated_at) * 1000)::float8 as updated_at,
-  floor(extract(epoch from c.lease_expires_at) * 1000)::float8 as lease_expires_at,
-  floor(extract(epoch from c.finished_at) * 1000)::float8 as finished_at
-from claimed c
-union all
-select 'buried' as arm,
-  b.id, b.run_id, b.name, b.queue, b.input, b.idempotency_key, b.tenant_id, b.enqueued_by, b.state,
-  b.attempt, b.max_attempts, b.priority, b.worker_id, b.claim, b.last_error, b.progress, b.concurrency_key,
-  b.traceparent,
-  floor(extract(epoch from b.run_at) * 1000)::float8 as run_at,
-  floor(extract(epoch from b.created_at) * 1000)::float8 as created_at,
-  floor(extract(epoch from b.updated_at) * 1000)::float8 as updated_at,
-  floor(extract(epoch from b.lease_expires_at) * 1000)::float8 as lease_expires_at,
-  floor(extract(epoch from b.finished_at) * 1000)::float8 as finished_at
-from buried b
+select r.arm,
+  r.id, r.run_id, r.name, r.queue, r.input, r.idempotency_key, r.tenant_id, r.enqueued_by, r.state,
+  r.attempt, r.max_attempts, r.priority, r.worker_id, r.claim, r.last_error, r.progress, r.concurrency_key,
+  r.traceparent,
+  floor(extract(epoch from r.run_at) * 1000)::float8 as run_at,
+  floor(extract(epoch from r.created_at) * 1000)::float8 as created_at,
+  floor(extract(epoch from r.updated_at) * 1000)::float8 as updated_at,
+  floor(extract(epoch from r.lease_expires_at) * 1000)::float8 as lease_expires_at,
+  floor(extract(epoch from r.finished_at) * 1000)::float8 as finished_at
+from (
+  select 'claimed' as arm, c.* from claimed c
+  union all
+  select 'buried' as arm, b.* from buried b
+) r
 union all
 select 'low-water' as arm,
   null, null, null, w.queue, null, null, null, null, null,

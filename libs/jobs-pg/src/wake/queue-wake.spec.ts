@@ -7,18 +7,10 @@ import {
   type TestDatabase,
 } from '../../test/test-database';
 import { request } from '../../test/requests';
+import { until } from '../../../../test/until';
 import { postgresJobDriver } from '../driver/pg-driver';
 import { startQueueWake, type QueueWake } from './queue-wake';
 import { WAKE_CHANNEL } from './wake-session';
-
-/** Polls `check` every 10 ms until it holds or `ms` pass. */
-async function until(check: () => boolean | Promise<boolean>, ms = 5_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 describe('startQueueWake (one LISTEN session per process)', () => {
   let db: TestDatabase;

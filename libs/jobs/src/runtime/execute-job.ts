@@ -16,7 +16,6 @@ import type { EventBus } from '../events/event-bus';
 import type { RegisteredJob } from '../registry/job-registry';
 import type { Clock } from '../util/clock';
 import type { JobsLogger } from '../util/logger';
-import { resendSettle } from './settle-retry';
 import {
   answered,
   errorText,
@@ -241,18 +240,9 @@ async function attempt(a: Attempt, abort: RunAbort): Promise<JobExecution> {
       claim: claim.claim,
       durationMs: clock.now() - a.started,
     };
-    let landed: boolean;
-    try {
-      landed = await (o.ack === undefined
-        ? driver.ack(claimed.id, ackOptions)
-        : o.ack(claimed.id, ackOptions));
-    } catch (error) {
-      // off the hot path: the closure is made only when a send threw
-      landed = await resendSettle(a, error, 'ack', () =>
-        o.ack === undefined ? driver.ack(claimed.id, ackOptions) : o.ack(claimed.id, ackOptions),
-      );
-    }
-    o.onSettle?.(landed);
+    const landed = await answered(a, 'ack', () =>
+      o.ack === undefined ? driver.ack(claimed.id, ackOptions) : o.ack(claimed.id, ackOptions),
+    );
     if (!landed) return lost(a, 'ack');
     if (handle.hasOnSettled !== false) {
       await notifyOnSettled(

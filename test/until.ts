@@ -1,0 +1,28 @@
+/**
+ * Real-time waits for tests that watch another process or a real server, where no clock can be driven. A test that
+ * owns its clock advances it instead.
+ */
+
+/** Polls `check` every 10 ms until it holds; throws once `ms` have passed. */
+export async function until(check: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** Polls `read` every 20 ms until it answers a value, and answers it; throws naming `what` once `ms` have passed. */
+export async function untilValue<T>(
+  what: string,
+  read: () => Promise<T | undefined>,
+  ms = 10_000,
+): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await read();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
