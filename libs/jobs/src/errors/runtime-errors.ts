@@ -49,6 +49,19 @@ export class StepOutputInvalidError extends JobsError {
   }
 }
 
+/**
+ * A step was handed a duration that does not parse (`step.sleep('2 days')`, a waitForEvent `timeout: '1 hour'`).
+ * Refused at the call, before anything is written; terminal, since the body passes the same value on every attempt.
+ */
+export class StepDurationInvalidError extends JobsError {
+  constructor(step: string, field: string, value: string, forms: string) {
+    super('X_STEP_DURATION_INVALID', `Step "${step}": ${field} ${value} is not a duration.`, {
+      fix: `Pass ${forms}.`,
+      meta: { step, field },
+    });
+  }
+}
+
 /** The attempt (or a required waitForEvent) ran past its declared timeout. */
 export class JobTimeoutError extends JobsError {
   constructor(what: string, ms: number) {

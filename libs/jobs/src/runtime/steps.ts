@@ -6,11 +6,17 @@ import {
   JobTimeoutError,
   LeaseLostError,
   StepDuplicateError,
+  StepDurationInvalidError,
   StepOutputInvalidError,
 } from '../errors/runtime-errors';
 import type { EventBus } from '../events/event-bus';
 import type { Clock } from '../util/clock';
-import { parseDuration, type Duration } from '../util/duration';
+import {
+  DURATION_FORMS,
+  describeDurationValue,
+  parseDuration,
+  type Duration,
+} from '../util/duration';
 import { jsonProblem, stripNul, type JsonValue } from '../util/json';
 import { abortedPromise, armDeadline, childController } from './deadlines';
 import { StepSuspension } from './step-suspension';
@@ -118,12 +124,7 @@ export function createStepApi(rt: StepRuntime): StepApi {
   const sleep = async (nameOrDuration: string | Duration, maybe?: Duration): Promise<void> => {
     const name = maybe === undefined ? `sleep:${String(nameOrDuration)}` : String(nameOrDuration);
     const duration = maybe === undefined ? nameOrDuration : maybe;
-    const ms = parseDuration(duration);
-    if (ms === undefined)
-      throw new StepOutputInvalidError(
-        name,
-        `sleep duration ${String(duration)} is not a duration`,
-      );
+    const ms = stepDuration(name, 'step.sleep duration', duration);
     claimName(name);
     await ensureLoaded();
     const record = stored.get(name);
@@ -141,6 +142,11 @@ export function createStepApi(rt: StepRuntime): StepApi {
     event: string,
     options: WaitForEventOptions<P> = {},
   ): Promise<P> => {
+    // Checked before anything is read or written: a timeout that does not parse must not become "no timeout".
+    const timeoutMs =
+      options.timeout === undefined
+        ? undefined
+        : stepDuration(name, 'waitForEvent timeout', options.timeout);
     claimName(name);
     await ensureLoaded();
     const answered = stored.get(name + EVENT_RESULT);
@@ -149,7 +155,6 @@ export function createStepApi(rt: StepRuntime): StepApi {
       { since: number; timeoutAt: number | null } | undefined;
     if (waiting === undefined) {
       const since = await rt.events.now();
-      const timeoutMs = options.timeout === undefined ? undefined : parseDuration(options.timeout);
       waiting = { since, timeoutAt: timeoutMs === undefined ? null : since + timeoutMs };
       await write(name, waiting, rt.clock.now());
     }
@@ -183,6 +188,15 @@ export function createStepApi(rt: StepRuntime): StepApi {
     sleep: sleep as StepApi['sleep'],
     waitForEvent,
   };
+}
+
+/** Milliseconds in a duration a step was handed, or `X_STEP_DURATION_INVALID` naming the value and the forms. */
+function stepDuration(step: string, field: string, value: unknown): number {
+  const ms = parseDuration(value);
+  if (ms === undefined) {
+    throw new StepDurationInvalidError(step, field, describeDurationValue(value), DURATION_FORMS);
+  }
+  return ms;
 }
 
 /** Strips NUL characters from strings a step stores: jsonb refuses them. */
