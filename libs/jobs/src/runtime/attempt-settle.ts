@@ -165,12 +165,21 @@ export async function handBack(a: Attempt, key: string): Promise<JobExecution> {
   return finish(a, 'deferred', { resumeAt });
 }
 
-/** `whenBusy: 'fail'` over a busy key: settled failed, the body never ran, nothing retries it. */
+/**
+ * `whenBusy: 'fail'` over a busy key: settled failed, the body never ran, nothing retries it. The claim's attempt is
+ * handed back (`uncounted`): the row shows the attempts its body actually had, so a requeue or an operator reading
+ * `attempt` never sees a run that did not happen.
+ */
 export async function refuse(a: Attempt, key: string, input: unknown): Promise<JobExecution> {
   const { o, claimed } = a;
   const error = new JobKeyBusyError(claimed.name, key);
   const landed = await answered(a, 'refuse', () =>
-    o.driver.nack(claimed.id, { ...a.claim, error: errorText(error), fail: true }),
+    o.driver.nack(claimed.id, {
+      ...a.claim,
+      error: errorText(error),
+      fail: true,
+      uncounted: true,
+    }),
   );
   if (!landed) return lost(a, 'refuse');
   o.logger.log('warn', 'jobs.attempt.refused', { ...logFields(a), key, code: error.code });

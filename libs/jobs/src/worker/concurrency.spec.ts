@@ -119,7 +119,7 @@ describe('job.concurrency: fleet-wide caps through the lease store', () => {
     const refused = await h.driver.get(second.id);
     expect(refused?.state).toBe('failed');
     expect(refused?.lastError).toContain('X_JOB_KEY_BUSY');
-    expect(refused?.attempt).toBe(1);
+    expect(refused?.attempt).toBe(0); // refused: the body never ran, no attempt counted
     expect(h.worker.stats().refused).toBe(1);
     expect(h.metrics.total('default', 'failed')).toBe(1);
     expect(settled).toEqual([
