@@ -56,8 +56,15 @@ export interface PostgresBackend {
    * (absent when the backend was handed an executor, or a DataSource with no `url`).
    */
   readonly startWake?: (target: WakeTarget, logger: JobsLogger) => QueueWake;
-  /** Starts the outbox relay's wake: a proven LISTEN on `x_outbox_wake` calling `onWake` per committed staging. */
-  readonly startOutboxWake?: (onWake: () => void, logger: JobsLogger) => QueueWake;
+  /**
+   * Starts the outbox relay's wake: a proven LISTEN on `x_outbox_wake` calling `onWake` per committed staging, and
+   * `onLive` when it is proven and when it is lost.
+   */
+  readonly startOutboxWake?: (
+    onWake: () => void,
+    logger: JobsLogger,
+    onLive?: (live: boolean) => void,
+  ) => QueueWake;
   /** Ends the pool it built from a URL (idempotent); a DataSource or executor stays the caller's. Call it last. */
   close(): Promise<void>;
 }
@@ -131,13 +138,14 @@ export async function postgresBackend(
   const startOutboxWake =
     url === undefined
       ? undefined
-      : (onWake: () => void, logger: JobsLogger): QueueWake =>
+      : (onWake: () => void, logger: JobsLogger, onLive?: (live: boolean) => void): QueueWake =>
           startQueueWake({
             listener: () =>
               new Client({ connectionString: url, application_name: 'ultimat3-jobs-wake' }),
             executor,
             channel: OUTBOX_WAKE_CHANNEL,
             onWake: () => onWake(),
+            ...(onLive === undefined ? {} : { onLive }),
             logger,
           });
   return {

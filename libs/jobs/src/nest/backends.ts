@@ -19,8 +19,15 @@ export interface JobsBackend {
    * Answers its stop. The poll stays the guarantee.
    */
   readonly startWake?: (target: BackendWakeTarget, logger: JobsLogger) => { stop(): Promise<void> };
-  /** Starts the outbox relay's cross-process wake (Postgres: LISTEN on `x_outbox_wake`), when the backend has one. */
-  readonly startOutboxWake?: (onWake: () => void, logger: JobsLogger) => { stop(): Promise<void> };
+  /**
+   * Starts the outbox relay's cross-process wake (Postgres: LISTEN on `x_outbox_wake`), when the backend has one.
+   * `onLive` is told when the wake is proven live and when it is lost (the relay's idle ceiling follows it).
+   */
+  readonly startOutboxWake?: (
+    onWake: () => void,
+    logger: JobsLogger,
+    onLive?: (live: boolean) => void,
+  ) => { stop(): Promise<void> };
   close(): Promise<void>;
 }
 
