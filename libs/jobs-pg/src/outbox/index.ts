@@ -6,3 +6,4 @@ export { SQL_OUTBOX_MARK_PUBLISHED } from './sql/outbox-mark-published.sql';
 export { SQL_OUTBOX_RELEASE } from './sql/outbox-release.sql';
 export { SQL_OUTBOX_RETAINED } from './sql/outbox-retained.sql';
 export { SQL_OUTBOX_STAGE } from './sql/outbox-stage.sql';
+export { SQL_OUTBOX_STAGE_MANY } from './sql/outbox-stage-many.sql';

@@ -60,22 +60,38 @@ export function postgresOutboxStore(options: PostgresOutboxStoreOptions): Outbox
   const txExecutor = options.txExecutor ?? typeormTxExecutor;
   const now = (): string | null => (clock ? new Date(clock.now()).toISOString() : null);
   const uuids = (ids: readonly string[]): string[] => ids.filter(isUuid);
+  /** The caller's connection for `tx` (the pool without one); a `tx` it cannot write on is refused, never moved. */
+  const executorFor = (job: string, tx: unknown): PgExecutor => {
+    const on = tx === undefined ? executor : txExecutor(tx);
+    if (on === undefined) {
+      throw new OutboxNoTxError(
+        job,
+        'was enqueued with a tx the outbox store cannot write on (not an open transaction its txExecutor knows)',
+      );
+    }
+    return on;
+  };
 
   return {
     async stage(request, tx) {
-      const on = tx === undefined ? executor : txExecutor(tx);
-      if (on === undefined) {
-        throw new OutboxNoTxError(
-          request.name,
-          'was enqueued with a tx the outbox store cannot write on (not an open transaction its txExecutor knows)',
-        );
-      }
-      await on.query(sql.stage, [
+      await executorFor(request.name, tx).query(sql.stage, [
         request.id,
         request.runId,
         request.name,
         request.queue,
         JSON.stringify(request),
+      ]);
+    },
+
+    async stageMany(requests, tx) {
+      if (requests.length === 0) return;
+      const column = <T>(pick: (r: EnqueueRequest) => T): T[] => requests.map(pick);
+      await executorFor(requests[0]?.name ?? '', tx).query(sql.stageMany, [
+        column((r) => r.id),
+        column((r) => r.runId),
+        column((r) => r.name),
+        column((r) => r.queue),
+        column((r) => JSON.stringify(r)),
       ]);
     },
 

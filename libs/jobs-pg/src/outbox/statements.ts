@@ -4,9 +4,11 @@ import { SQL_OUTBOX_MARK_PUBLISHED } from './sql/outbox-mark-published.sql';
 import { SQL_OUTBOX_RELEASE } from './sql/outbox-release.sql';
 import { SQL_OUTBOX_RETAINED } from './sql/outbox-retained.sql';
 import { SQL_OUTBOX_STAGE } from './sql/outbox-stage.sql';
+import { SQL_OUTBOX_STAGE_MANY } from './sql/outbox-stage-many.sql';
 
 const STATEMENTS = {
   stage: SQL_OUTBOX_STAGE,
+  stageMany: SQL_OUTBOX_STAGE_MANY,
   claim: SQL_OUTBOX_CLAIM,
   markPublished: SQL_OUTBOX_MARK_PUBLISHED,
   release: SQL_OUTBOX_RELEASE,

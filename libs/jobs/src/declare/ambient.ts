@@ -19,6 +19,14 @@ export interface JobsFacade {
   now(): number;
   /** Queues one prepared row. `tx` is the caller's explicit transaction, if it passed one. */
   enqueue(request: EnqueueRequest, options: { readonly tx?: unknown }): Promise<EnqueueResult>;
+  /**
+   * Queues prepared rows in ONE write (one statement, or one stage in the caller's transaction): all or none. Answers
+   * one result per request, in order. `tx` as for {@link JobsFacade.enqueue}.
+   */
+  enqueueMany(
+    requests: readonly EnqueueRequest[],
+    options: { readonly tx?: unknown },
+  ): Promise<readonly EnqueueResult[]>;
   /** The event bus `publishEvent()` publishes on, when the app has one. */
   readonly events?: EventBus;
 }

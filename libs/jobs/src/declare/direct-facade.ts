@@ -2,6 +2,7 @@ import type { JobDriver } from '../driver/job-driver';
 import type { Clock } from '../util/clock';
 import { systemClock } from '../util/clock';
 import type { JobsFacade } from './ambient';
+import { announceLanded } from './enqueue';
 import type { EventBus } from '../events/event-bus';
 
 /** Options of {@link directJobsFacade}. */
@@ -24,6 +25,11 @@ export function directJobsFacade(options: DirectJobsFacadeOptions): JobsFacade {
       const result = await options.driver.enqueue(request);
       if (!result.deduped) options.onEnqueued?.(request.queue);
       return result;
+    },
+    async enqueueMany(requests) {
+      const results = await options.driver.enqueueMany(requests);
+      announceLanded(requests, results, options.onEnqueued);
+      return results;
     },
   };
 }

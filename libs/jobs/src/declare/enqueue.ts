@@ -1,11 +1,12 @@
 import type { EnqueueRequest, EnqueueResult } from '../driver/job-driver';
 import {
-  JobDeclarationInvalidError,
+  EnqueueOptionsInvalidError,
   JobInputInvalidError,
   JobPayloadTooLargeError,
+  type JobInputIssue,
 } from '../errors/declaration-errors';
 import { parseDuration } from '../util/duration';
-import { uuidv7 } from '../util/ids';
+import { isUuid, uuidv7 } from '../util/ids';
 import { jsonProblem, type JsonValue } from '../util/json';
 import { jobsFacade } from './ambient';
 import type { EnqueueActor, EnqueueOptions, JobHandle } from './handle';
@@ -14,68 +15,64 @@ import { assertName, MAX_QUEUE_NAME_LENGTH } from './names';
 /** The largest input an enqueue accepts, serialised (1 MiB). Large data belongs elsewhere, referenced by id. */
 export const MAX_INPUT_BYTES = 1_048_576;
 
-/**
- * Builds the row one enqueue writes: parses the input (a bad one is refused here, with the schema's path, and nothing
- * is queued), derives the key, tenant and concurrency key, and mints the ids.
- */
-export async function prepareEnqueue<In, Out>(
-  handle: JobHandle<In, Out, unknown>,
-  raw: In,
-  options: EnqueueOptions,
-  actor: EnqueueActor | undefined,
-  nowMs: number,
-): Promise<EnqueueRequest> {
-  const parsed = await handle.parseInput(raw);
-  if (!parsed.ok) throw new JobInputInvalidError(handle.name, parsed.issues);
-  const problem = jsonProblem(parsed.value);
-  if (problem !== undefined) {
-    throw new JobInputInvalidError(handle.name, [
-      { path: '', message: `the parsed input is not JSON: ${problem}` },
-    ]);
-  }
-  const input = parsed.value as JsonValue;
-  const bytes = Buffer.byteLength(JSON.stringify(input));
-  if (bytes > MAX_INPUT_BYTES)
-    throw new JobPayloadTooLargeError(handle.name, bytes, MAX_INPUT_BYTES);
+/** The largest priority an enqueue may set either way: the column is a 32-bit integer. */
+const MAX_PRIORITY = 2_147_483_647;
 
-  const declaredTenant = handle.tenantOf(parsed.value);
-  const runId = options.runId ?? uuidv7(nowMs);
-  if (typeof runId !== 'string' || runId.length === 0 || runId.length > 128) {
-    throw new JobDeclarationInvalidError(
-      handle.name,
-      'options.runId',
-      'must be a non-empty string of at most 128 characters',
+/** The options of one enqueue, checked once and shared by every row of a batch. */
+interface ResolvedOptions {
+  /** The run every row is named by, or undefined: each row mints its own. */
+  readonly runId: string | undefined;
+  readonly queue: string;
+  readonly runAt: number;
+  readonly priority: number;
+  readonly onConflict: 'dedupe' | 'error';
+}
+
+/**
+ * Checks the options of an enqueue before any input is looked at: each bad option is `X_JOB_OPTIONS_INVALID` naming
+ * the field. A `runId` must be a UUID — it is stored in a `uuid` column, and a stray string used to surface as the
+ * database's own cast error after the input had been parsed.
+ */
+function resolveOptions(job: string, options: EnqueueOptions, nowMs: number): ResolvedOptions {
+  const { runId, priority, onConflict } = options;
+  if (runId !== undefined && (typeof runId !== 'string' || !isUuid(runId))) {
+    const got = typeof runId === 'string' ? `"${runId.slice(0, 64)}"` : typeof runId;
+    throw new EnqueueOptionsInvalidError(job, 'options.runId', `must be a UUID (got ${got})`);
+  }
+  if (
+    priority !== undefined &&
+    (!Number.isInteger(priority) || Math.abs(priority) > MAX_PRIORITY)
+  ) {
+    throw new EnqueueOptionsInvalidError(
+      job,
+      'options.priority',
+      `must be a whole number between -${MAX_PRIORITY} and ${MAX_PRIORITY} (got ${String(priority)})`,
+    );
+  }
+  if (onConflict !== undefined && onConflict !== 'dedupe' && onConflict !== 'error') {
+    throw new EnqueueOptionsInvalidError(
+      job,
+      'options.onConflict',
+      `must be 'dedupe' or 'error' (got ${String(onConflict)})`,
     );
   }
   return {
-    id: uuidv7(nowMs),
     runId,
-    name: handle.name,
-    queue:
-      options.queue === undefined
-        ? handle.queue
-        : assertName(handle.name, 'options.queue', options.queue, MAX_QUEUE_NAME_LENGTH),
-    input,
-    idempotencyKey: handle.idempotencyKeyOf(parsed.value),
-    tenantId: declaredTenant ?? actor?.orgId ?? null,
-    enqueuedBy: actor?.id ?? null,
-    runAt: resolveRunAt(handle.name, options, nowMs),
-    maxAttempts: handle.retry.attempts,
-    priority: options.priority ?? handle.priority,
-    onConflict: options.onConflict ?? 'dedupe',
-    concurrencyKey: handle.concurrencyKeyOf(parsed.value),
-    traceparent: null,
+    queue: options.queue ?? '',
+    runAt: resolveRunAt(job, options, nowMs),
+    priority: priority ?? Number.NaN,
+    onConflict: onConflict ?? 'dedupe',
   };
 }
 
 function resolveRunAt(job: string, options: EnqueueOptions, nowMs: number): number {
   if (options.runAt !== undefined && options.delay !== undefined) {
-    throw new JobDeclarationInvalidError(job, 'options', 'takes runAt or delay, not both');
+    throw new EnqueueOptionsInvalidError(job, 'options', 'takes runAt or delay, not both');
   }
   if (options.runAt !== undefined) {
     const at = options.runAt instanceof Date ? options.runAt.getTime() : options.runAt;
     if (!Number.isFinite(at))
-      throw new JobDeclarationInvalidError(
+      throw new EnqueueOptionsInvalidError(
         job,
         'options.runAt',
         'must be a valid Date or epoch ms',
@@ -85,7 +82,7 @@ function resolveRunAt(job: string, options: EnqueueOptions, nowMs: number): numb
   if (options.delay !== undefined) {
     const ms = parseDuration(options.delay);
     if (ms === undefined)
-      throw new JobDeclarationInvalidError(
+      throw new EnqueueOptionsInvalidError(
         job,
         'options.delay',
         'must be a duration such as 5000 or "5s"',
@@ -94,6 +91,159 @@ function resolveRunAt(job: string, options: EnqueueOptions, nowMs: number): numb
   }
   return nowMs;
 }
+
+/** The declared queue, or the option's (checked as a name). */
+function queueOf(handle: JobHandle<never, unknown, unknown>, resolved: ResolvedOptions): string {
+  return resolved.queue === ''
+    ? handle.queue
+    : assertName(handle.name, 'options.queue', resolved.queue, MAX_QUEUE_NAME_LENGTH);
+}
+
+/**
+ * The input a run will see, for an input stored in another form than it was parsed in (a DTO instance stored as plain
+ * JSON): the stored JSON parsed again. The key, tenant and concurrency key are derived from it, and a stored form that
+ * would not parse back is refused now instead of failing every attempt.
+ */
+async function asStored<In, Out>(
+  handle: JobHandle<In, Out, unknown>,
+  stored: unknown,
+): Promise<Out> {
+  const again = await handle.parseInput(stored);
+  if (again.ok) return again.value;
+  throw new JobInputInvalidError(
+    handle.name,
+    again.issues.map((i) => ({ ...i, message: `${i.message} (once stored as JSON)` })),
+  );
+}
+
+/**
+ * Builds one row from a raw input under options already checked: parses the input (a bad one is refused with the
+ * schema's paths, and nothing is queued), refuses an oversized one, derives the key, tenant and concurrency key, and
+ * mints the ids.
+ */
+async function prepareRow<In, Out>(
+  handle: JobHandle<In, Out, unknown>,
+  raw: In,
+  resolved: ResolvedOptions,
+  actor: EnqueueActor | undefined,
+  nowMs: number,
+): Promise<EnqueueRequest> {
+  const parsed = await handle.parseInput(raw);
+  if (!parsed.ok) throw new JobInputInvalidError(handle.name, parsed.issues);
+  const input = handle.storedInput(parsed.value);
+  const problem = jsonProblem(input);
+  if (problem !== undefined) {
+    throw new JobInputInvalidError(handle.name, [
+      { path: '', message: `the parsed input is not JSON: ${problem}` },
+    ]);
+  }
+  const bytes = Buffer.byteLength(JSON.stringify(input));
+  if (bytes > MAX_INPUT_BYTES)
+    throw new JobPayloadTooLargeError(handle.name, bytes, MAX_INPUT_BYTES);
+
+  const value = input === parsed.value ? parsed.value : await asStored(handle, input);
+  const declaredTenant = handle.tenantOf(value);
+  return {
+    id: uuidv7(nowMs),
+    runId: resolved.runId ?? uuidv7(nowMs),
+    name: handle.name,
+    queue: queueOf(handle as JobHandle<never, unknown, unknown>, resolved),
+    input: input as JsonValue,
+    idempotencyKey: handle.idempotencyKeyOf(value),
+    tenantId: declaredTenant ?? actor?.orgId ?? null,
+    enqueuedBy: actor?.id ?? null,
+    runAt: resolved.runAt,
+    maxAttempts: handle.retry.attempts,
+    priority: Number.isNaN(resolved.priority) ? handle.priority : resolved.priority,
+    onConflict: resolved.onConflict,
+    concurrencyKey: handle.concurrencyKeyOf(value),
+    traceparent: null,
+  };
+}
+
+/**
+ * Builds the row one enqueue writes: checks the options (`X_JOB_OPTIONS_INVALID`), parses the input (a bad one is
+ * refused here, with the schema's path, and nothing is queued), derives the key, tenant and concurrency key, and mints
+ * the ids.
+ */
+export async function prepareEnqueue<In, Out>(
+  handle: JobHandle<In, Out, unknown>,
+  raw: In,
+  options: EnqueueOptions,
+  actor: EnqueueActor | undefined,
+  nowMs: number,
+): Promise<EnqueueRequest> {
+  const resolved = resolveOptions(handle.name, options, nowMs);
+  return prepareRow(handle, raw, resolved, actor, nowMs);
+}
+
+/**
+ * The problems of one batch item as issues carrying its index, when they are the item's own (its input fails the
+ * schema, or is over the size limit); undefined for any other error, which is not about the item and propagates.
+ */
+function itemIssues(index: number, error: unknown): JobInputIssue[] | undefined {
+  if (error instanceof JobInputInvalidError) return error.issues.map((i) => ({ ...i, index }));
+  if (error instanceof JobPayloadTooLargeError) {
+    const { bytes, limit } = error.meta as { bytes: number; limit: number };
+    return [{ index, path: '', message: `is ${bytes} bytes, over the ${limit}-byte limit` }];
+  }
+  return undefined;
+}
+
+/**
+ * Builds every row of a batch, or refuses the batch: the options once (`X_JOB_OPTIONS_INVALID`), then each item.
+ * Items whose input fails the schema or the size limit are ALL reported, in one `X_JOB_INPUT_INVALID` whose issues
+ * carry each item's `index`; nothing is written then.
+ */
+export async function prepareEnqueueMany<In, Out>(
+  handle: JobHandle<In, Out, unknown>,
+  raws: readonly In[],
+  options: EnqueueOptions,
+  actor: EnqueueActor | undefined,
+  nowMs: number,
+): Promise<EnqueueRequest[]> {
+  if (!Array.isArray(raws)) {
+    throw new EnqueueOptionsInvalidError(handle.name, 'inputs', 'must be an array of inputs');
+  }
+  const resolved = resolveOptions(handle.name, options, nowMs);
+  const requests: EnqueueRequest[] = [];
+  const issues: JobInputIssue[] = [];
+  for (let index = 0; index < raws.length; index++) {
+    try {
+      requests.push(await prepareRow(handle, raws[index] as In, resolved, actor, nowMs));
+    } catch (error) {
+      const found = itemIssues(index, error);
+      if (found === undefined) throw error;
+      issues.push(...found);
+    }
+  }
+  if (issues.length > 0) throw new JobInputInvalidError(handle.name, issues);
+  // Ids minted in one millisecond sort at random; handed out in sorted order, they keep the batch in the order given
+  // wherever rows tie on everything else (a claim's priority and run time, an outbox row's stage time).
+  const ids = requests.map((r) => r.id).sort();
+  return requests.map((r, i) => ({ ...r, id: ids[i] ?? r.id }));
+}
+
+/** Tells `onEnqueued` once per queue a batch landed a new row in (a deduped row wakes nothing). */
+export function announceLanded(
+  requests: readonly EnqueueRequest[],
+  results: readonly EnqueueResult[],
+  onEnqueued: ((queue: string) => void) | undefined,
+): void {
+  if (onEnqueued === undefined) return;
+  const queues = new Set<string>();
+  results.forEach((result, i) => {
+    const queue = requests[i]?.queue;
+    if (!result.deduped && queue !== undefined) queues.add(queue);
+  });
+  for (const queue of queues) onEnqueued(queue);
+}
+
+/** The caller's explicit transaction, by either name. */
+const txOf = (options: EnqueueOptions): { readonly tx?: unknown } => {
+  const tx = options.tx ?? options.manager;
+  return tx === undefined ? {} : { tx };
+};
 
 /** What `handle.enqueue()` and `handle.as()` do: prepare the row and hand it to the installed facade. */
 export async function enqueueJob<In, Out>(
@@ -104,6 +254,21 @@ export async function enqueueJob<In, Out>(
 ): Promise<EnqueueResult> {
   const facade = jobsFacade();
   const request = await prepareEnqueue(handle, raw, options, actor, facade.now());
-  const tx = options.tx ?? options.manager;
-  return facade.enqueue(request, tx === undefined ? {} : { tx });
+  return facade.enqueue(request, txOf(options));
+}
+
+/**
+ * What `handle.enqueueMany()` does: prepare every row (refusing the batch if any item is invalid) and hand them to the
+ * installed facade as one write. An empty batch answers `[]` without touching the facade's storage.
+ */
+export async function enqueueJobs<In, Out>(
+  handle: JobHandle<In, Out, unknown>,
+  raws: readonly In[],
+  options: EnqueueOptions,
+  actor: EnqueueActor | undefined,
+): Promise<EnqueueResult[]> {
+  const facade = jobsFacade();
+  const requests = await prepareEnqueueMany(handle, raws, options, actor, facade.now());
+  if (requests.length === 0) return [];
+  return [...(await facade.enqueueMany(requests, txOf(options)))];
 }

@@ -14,7 +14,10 @@ export interface EnqueueActor {
 
 /** Options of one enqueue. */
 export interface EnqueueOptions {
-  /** Names the run instead of having one minted. */
+  /**
+   * Names the run instead of having one minted: a UUID (any version), else `X_JOB_OPTIONS_INVALID`. Given to
+   * `enqueueMany`, it names the run of every job of the batch.
+   */
   readonly runId?: string;
   /** A live row already holding the idempotency key: dedupe to it (default), or `X_JOB_DUPLICATE`. */
   readonly onConflict?: 'dedupe' | 'error';
@@ -61,10 +64,24 @@ export interface JobHandle<In, Out = In, R = unknown> {
   enqueue(input: In, options?: EnqueueOptions): Promise<EnqueueResult>;
   /** The same, on behalf of `actor`: `enqueuedBy` from its id, the tenant from its org. Never runs inline. */
   as(actor: EnqueueActor, input: In, options?: EnqueueOptions): Promise<EnqueueResult>;
+  /**
+   * Queues one run per input in ONE write — one statement, or one stage in the caller's transaction (`{ tx }`,
+   * `{ manager }` or the ambient outbox transaction) — and answers one `{ id, runId, deduped }` per input, in order.
+   * `options` apply to every item. Every item is checked first: items whose input fails the schema or the size limit
+   * are all reported in one `X_JOB_INPUT_INVALID` whose issues carry the item's `index`, and nothing is written. Items
+   * are judged as if enqueued one by one: a later item with an earlier one's idempotency key answers that one's ids.
+   * An empty array answers `[]`.
+   */
+  enqueueMany(inputs: readonly In[], options?: EnqueueOptions): Promise<EnqueueResult[]>;
   /** The JSON manifest row. */
   describe(): JobDescriptor;
   /** Parses a raw input through the declared schema. */
   parseInput(raw: unknown): Promise<ParseResult<Out>>;
+  /**
+   * The JSON a parsed input is stored as: the value itself for a schema; for a DTO class, the instance turned back
+   * into plain JSON (`instanceToPlain`).
+   */
+  storedInput(input: Out): unknown;
   /** The tenant the declaration derives for a parsed input, or null for `'none'`. */
   tenantOf(input: Out): string | null;
   /** The idempotency key the declaration derives for a parsed input. */

@@ -1,19 +1,44 @@
+import type { DtoClass, DtoInput } from '../schema/dto/dto-types';
 import type { StandardSchemaV1 } from '../schema/standard';
 import type { Duration } from '../util/duration';
 import type { JobConcurrency } from './concurrency';
 import type { RetryPolicy } from './retry-policy';
 import type { JobSettled, RunArgs } from './run-args';
 
+/**
+ * What `input:` takes: any Standard Schema validator (this package's `t`, zod, valibot, …), or a class-validator DTO
+ * class (needs the optional peers `class-validator` and `class-transformer`).
+ */
+export type JobInputSchema = StandardSchemaV1 | DtoClass;
+
+/** What `enqueue` takes for an input schema: the schema's input type, or a DTO class's data as plain values. */
+export type InputOf<S extends JobInputSchema> = S extends StandardSchemaV1
+  ? StandardSchemaV1.InferInput<S>
+  : S extends DtoClass<infer T>
+    ? DtoInput<T>
+    : never;
+
+/** What the body receives for an input schema: the schema's output type, or an instance of the DTO class. */
+export type OutputOf<S extends JobInputSchema> = S extends StandardSchemaV1
+  ? StandardSchemaV1.InferOutput<S>
+  : S extends DtoClass<infer T>
+    ? T
+    : never;
+
 /** What `job()` takes. `idempotencyKey` and `tenant` are required: every job can be deduped and acts under a tenant. */
-export interface JobDefinition<S extends StandardSchemaV1, R> {
+export interface JobDefinition<S extends JobInputSchema, R> {
   /** The durable queue key. Set it, or let `JobsModule.forFeature` stamp the export name. */
   readonly name?: string;
-  /** Any Standard Schema validator: this package's `t`, zod, valibot, … */
+  /**
+   * Any Standard Schema validator (this package's `t`, zod, valibot, …), or a class-validator DTO class. What is
+   * stored is JSON either way; a DTO's body receives an instance of the class rebuilt from the stored JSON on every
+   * attempt (see `dtoSchema`).
+   */
   readonly input: S;
   /** Which enqueues are the same job: a live row holding this key dedupes a second enqueue. REQUIRED. */
-  readonly idempotencyKey: (input: StandardSchemaV1.InferOutput<S>) => string;
+  readonly idempotencyKey: (input: OutputOf<S>) => string;
   /** The org the run acts under, or `'none'` for a job that belongs to no tenant. REQUIRED. */
-  readonly tenant: ((input: StandardSchemaV1.InferOutput<S>) => string) | 'none';
+  readonly tenant: ((input: OutputOf<S>) => string) | 'none';
   readonly retry?: RetryPolicy;
   /** The queue (default `'default'`). */
   readonly queue?: string;
@@ -26,11 +51,9 @@ export interface JobDefinition<S extends StandardSchemaV1, R> {
   /** How long a `step.waitForEvent` parks between polls (default 30 s). */
   readonly eventPoll?: Duration;
   /** A fleet-wide cap: a number, or `{ key, limit, whenBusy }` per key. */
-  readonly concurrency?: JobConcurrency<StandardSchemaV1.InferOutput<S>>;
+  readonly concurrency?: JobConcurrency<OutputOf<S>>;
   /** Told once per ending, after the settle landed, under the job's tenant. */
-  readonly onSettled?: (
-    settled: JobSettled<StandardSchemaV1.InferOutput<S>, Awaited<R>>,
-  ) => void | Promise<void>;
+  readonly onSettled?: (settled: JobSettled<OutputOf<S>, Awaited<R>>) => void | Promise<void>;
   /** The body. Omit it to bind a DI-aware `@Job(handle)` method instead. */
-  readonly run?: (args: RunArgs<StandardSchemaV1.InferOutput<S>>) => R | Promise<R>;
+  readonly run?: (args: RunArgs<OutputOf<S>>) => R | Promise<R>;
 }

@@ -198,10 +198,11 @@ describe('handles', () => {
 
   it('answers { id, runId, deduped } and dedupes a live key', async () => {
     const h = job({ ...base(), tenant: ({ orgId }) => orgId });
-    const first = await h.enqueue({ orgId: ORG }, { runId: 'run-chosen' });
-    expect(first).toMatchObject({ runId: 'run-chosen', deduped: false });
+    const runId = '0190a6f2-6b1e-7c3a-8f00-00000000c0de';
+    const first = await h.enqueue({ orgId: ORG }, { runId });
+    expect(first).toMatchObject({ runId, deduped: false });
     const again = await h.enqueue({ orgId: ORG });
-    expect(again).toEqual({ id: first.id, runId: 'run-chosen', deduped: true });
+    expect(again).toEqual({ id: first.id, runId, deduped: true });
     expect(await codeOfAsync(() => h.enqueue({ orgId: ORG }, { onConflict: 'error' }))).toBe(
       'X_JOB_DUPLICATE',
     );
@@ -220,7 +221,7 @@ describe('handles', () => {
     const later = job({ ...base(), tenant: () => '' });
     expect(await codeOfAsync(() => later.enqueue({ orgId: ORG }))).toBe('X_JOB_TENANT_REQUIRED');
     expect(await codeOfAsync(() => h.enqueue({ orgId: ORG }, { runAt: Number.NaN }))).toBe(
-      'X_JOB_DECLARATION_INVALID',
+      'X_JOB_OPTIONS_INVALID',
     );
   });
 

@@ -5,6 +5,7 @@ import {
   JobDeclarationInvalidError,
   JobTenantRequiredError,
 } from '../errors/declaration-errors';
+import { DtoSchema, isDtoClass } from '../schema/dto/dto-schema';
 import {
   isStandardSchema,
   parseWith,
@@ -13,9 +14,9 @@ import {
 } from '../schema/standard';
 import { assertConcurrencyKey, resolveConcurrency, type ResolvedConcurrency } from './concurrency';
 import type { JobDescriptor } from './descriptor';
-import { enqueueJob } from './enqueue';
+import { enqueueJob, enqueueJobs } from './enqueue';
 import type { AnyJobHandle, EnqueueActor, EnqueueOptions, JobHandle } from './handle';
-import type { JobDefinition } from './job-definition';
+import type { InputOf, JobDefinition, JobInputSchema, OutputOf } from './job-definition';
 import { assertName, MAX_JOB_NAME_LENGTH, MAX_QUEUE_NAME_LENGTH } from './names';
 import type { ResolvedRetryPolicy } from './retry-policy';
 import type { JobSettled, RunArgs } from './run-args';
@@ -53,18 +54,14 @@ class JobHandleImpl<In, Out, R> implements JobHandle<In, Out, R> {
   readonly hasOnSettled: boolean;
   readonly #name: DeclaredName;
   readonly #def: JobDefinition<StandardSchemaV1<In, Out>, R>;
+  /** The declared schema, or the adapter over a declared DTO class. */
+  readonly #schema: StandardSchemaV1<In, Out>;
 
   constructor(def: JobDefinition<StandardSchemaV1<In, Out>, R>) {
     const explicit = def.name !== undefined;
     const label = explicit ? String(def.name) : 'anonymous';
     if (explicit) assertName(label, 'name', def.name, MAX_JOB_NAME_LENGTH);
-    if (!isStandardSchema(def.input)) {
-      throw new JobDeclarationInvalidError(
-        label,
-        'input',
-        'must be a Standard Schema validator (t.object(…), zod, valibot)',
-      );
-    }
+    this.#schema = inputSchemaOf(label, def.input);
     if (typeof def.idempotencyKey !== 'function') throw new IdempotencyRequiredError(label);
     if (def.tenant !== 'none' && typeof def.tenant !== 'function') {
       throw new JobTenantRequiredError(
@@ -118,6 +115,10 @@ class JobHandleImpl<In, Out, R> implements JobHandle<In, Out, R> {
     return enqueueJob(this, input, options ?? {}, actor);
   }
 
+  enqueueMany(inputs: readonly In[], options?: EnqueueOptions): Promise<EnqueueResult[]> {
+    return enqueueJobs(this, inputs, options ?? {}, undefined);
+  }
+
   describe(): JobDescriptor {
     return {
       kind: 'job',
@@ -130,13 +131,18 @@ class JobHandleImpl<In, Out, R> implements JobHandle<In, Out, R> {
       eventPollMs: this.eventPollMs,
       priority: this.priority,
       concurrency: this.concurrency ? { ...this.concurrency } : null,
-      inputVendor: this.#def.input['~standard'].vendor,
+      inputVendor: this.#schema['~standard'].vendor,
       inline: this.inline,
     };
   }
 
   parseInput(raw: unknown): Promise<ParseResult<Out>> {
-    return parseWith(this.#def.input, raw);
+    return parseWith(this.#schema, raw);
+  }
+
+  storedInput(input: Out): unknown {
+    const schema: unknown = this.#schema;
+    return schema instanceof DtoSchema ? schema.toPlain(input as object) : input;
   }
 
   tenantOf(input: Out): string | null {
@@ -186,17 +192,28 @@ class JobHandleImpl<In, Out, R> implements JobHandle<In, Out, R> {
  * Declares a job and returns its typed handle. Every field is checked here: a bad declaration fails the build, not
  * the fourth attempt.
  */
-export function job<S extends StandardSchemaV1, R = unknown>(
+export function job<S extends JobInputSchema, R = unknown>(
   definition: JobDefinition<S, R>,
-): JobHandle<StandardSchemaV1.InferInput<S>, StandardSchemaV1.InferOutput<S>, Awaited<R>> {
+): JobHandle<InputOf<S>, OutputOf<S>, Awaited<R>> {
   if (typeof definition !== 'object' || definition === null) {
     throw new JobDeclarationInvalidError('anonymous', 'definition', 'must be an object');
   }
   return new JobHandleImpl(
-    definition as unknown as JobDefinition<
-      StandardSchemaV1<StandardSchemaV1.InferInput<S>, StandardSchemaV1.InferOutput<S>>,
-      Awaited<R>
-    >,
+    definition as unknown as JobDefinition<StandardSchemaV1<InputOf<S>, OutputOf<S>>, Awaited<R>>,
+  );
+}
+
+/**
+ * The schema `input:` declares: a Standard Schema as it is, a DTO class through {@link DtoSchema} (loading its optional
+ * peers now, so a missing one is `X_PEER_MISSING` at the declaration), anything else `X_JOB_DECLARATION_INVALID`.
+ */
+function inputSchemaOf<In, Out>(label: string, input: unknown): StandardSchemaV1<In, Out> {
+  if (isStandardSchema(input)) return input as StandardSchemaV1<In, Out>;
+  if (isDtoClass(input)) return new DtoSchema(input) as unknown as StandardSchemaV1<In, Out>;
+  throw new JobDeclarationInvalidError(
+    label,
+    'input',
+    'must be a Standard Schema validator (t.object(…), zod, valibot) or a class-validator DTO class',
   );
 }
 

@@ -35,13 +35,24 @@ export class JobDuplicateError extends JobsError {
   }
 }
 
-/** An enqueue's input failed the job's schema; nothing was queued. */
-export class JobInputInvalidError extends JobsError {
-  /** Each problem, with the path it was found at. */
-  readonly issues: readonly { readonly path: string; readonly message: string }[];
+/** One problem with an input: where it is, why, and (in a batch) which item. */
+export interface JobInputIssue {
+  /** The item of an `enqueueMany` batch the problem is in (0-based); absent for a single enqueue. */
+  readonly index?: number;
+  /** Where in the input (`address.city`, `items[2].id`); `''` for the input itself. */
+  readonly path: string;
+  readonly message: string;
+}
 
-  constructor(job: string, issues: readonly { readonly path: string; readonly message: string }[]) {
-    const list = issues.map((i) => `${i.path || '(root)'}: ${i.message}`).join('; ');
+/** An enqueue's input (or, for `enqueueMany`, one or more items) failed the job's schema; nothing was queued. */
+export class JobInputInvalidError extends JobsError {
+  /** Each problem, with the path it was found at (and, in a batch, the item's index). */
+  readonly issues: readonly JobInputIssue[];
+
+  constructor(job: string, issues: readonly JobInputIssue[]) {
+    const where = (i: JobInputIssue): string =>
+      `${i.index === undefined ? '' : `[${i.index}] `}${i.path || '(root)'}`;
+    const list = issues.map((i) => `${where(i)}: ${i.message}`).join('; ');
     super(
       'X_JOB_INPUT_INVALID',
       `Input for job "${job}" is invalid — ${list}. Nothing was queued.`,
@@ -64,6 +75,34 @@ export class JobPayloadTooLargeError extends JobsError {
         fix: 'Store large data elsewhere and pass its id in the input.',
         meta: { job, bytes, limit },
       },
+    );
+  }
+}
+
+/**
+ * An enqueue's options are out of range or of the wrong shape — a `runId` that is not a UUID, a `runAt` that is no
+ * time, `runAt` and `delay` together; nothing was queued.
+ */
+export class EnqueueOptionsInvalidError extends JobsError {
+  constructor(job: string, field: string, reason: string) {
+    super(
+      'X_JOB_OPTIONS_INVALID',
+      `Enqueue of job "${job}": ${field} ${reason}. Nothing was queued.`,
+      {
+        fix: `Correct ${field} in the options passed to enqueue().`,
+        meta: { job, field },
+      },
+    );
+  }
+}
+
+/** A feature needs an optional peer package that could not be loaded (not installed, or failing to load). */
+export class OptionalPeerMissingError extends JobsError {
+  constructor(feature: string, packages: readonly string[], cause?: unknown) {
+    super(
+      'X_PEER_MISSING',
+      `${feature} needs the optional peer ${packages.join(' and ')}, which could not be loaded.`,
+      { fix: `npm install ${packages.join(' ')}`, cause, meta: { feature, packages } },
     );
   }
 }

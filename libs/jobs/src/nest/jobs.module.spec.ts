@@ -119,9 +119,9 @@ describe('JobsModule', () => {
     const viaService = await jobs.enqueue(greetOrg, { orgId: ORG });
     const viaHandle = await greetOrg.enqueue(
       { orgId: '0190a6f2-6b1e-7c3a-8f00-000000000002' },
-      { runId: 'run-2' },
+      { runId: '0190a6f2-6b1e-7c3a-8f00-0000000000f2' },
     );
-    expect(viaHandle.runId).toBe('run-2');
+    expect(viaHandle.runId).toBe('0190a6f2-6b1e-7c3a-8f00-0000000000f2');
 
     expect((await until(booted, viaService.id, (r) => r.state === 'done')).tenantId).toBe(ORG);
     await until(booted, viaHandle.id, (r) => r.state === 'done');

@@ -30,6 +30,20 @@ export class JobsService {
     return handle.enqueue(input, options);
   }
 
+  /**
+   * Queues one run per input in ONE write, answering `{ id, runId, deduped }` per input in order; the same as
+   * `handle.enqueueMany(inputs, options)`. Invalid items are all reported in one `X_JOB_INPUT_INVALID` whose issues carry
+   * each item's `index`, and nothing is written. Inside a transaction (`{ tx }`, `{ manager }`, the request's) every row
+   * is staged in it in one statement.
+   */
+  enqueueMany<In, Out, R>(
+    handle: JobHandle<In, Out, R>,
+    inputs: readonly NoInfer<In>[],
+    options?: EnqueueOptions,
+  ): Promise<EnqueueResult[]> {
+    return handle.enqueueMany(inputs, options);
+  }
+
   /** Queues one run on behalf of `actor` (its org is the tenant, its id `enqueuedBy`); the same as `handle.as()`. */
   as<In, Out, R>(
     handle: JobHandle<In, Out, R>,

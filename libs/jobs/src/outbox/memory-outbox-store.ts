@@ -110,6 +110,24 @@ export function memoryOutboxStore(options: MemoryOutboxStoreOptions = {}): Memor
     return row;
   };
 
+  /** Stages every request or none: each is checked before any is written, as one statement would be. */
+  const stageAll = (requests: readonly EnqueueRequest[], tx: unknown): void => {
+    const ids = new Set<string>();
+    for (const { id } of requests) {
+      if (rows.has(id) || ids.has(id) || (tx instanceof Tx && tx.staged.some((r) => r.id === id))) {
+        throw new InvariantError(`memory outbox: request ${id} is already staged.`);
+      }
+      ids.add(id);
+    }
+    if (tx instanceof Tx) {
+      if (tx.state !== 'open') throw new InvariantError(`memory outbox tx is already ${tx.state}.`);
+      for (const request of requests) tx.staged.push(stageNow(request, tx));
+      return;
+    }
+    const group = typeof tx === 'object' && tx !== null ? tx : {};
+    land(requests.map((request) => stageNow(request, group)));
+  };
+
   const held = (ids: readonly string[], claimant: string): Row[] =>
     ids.flatMap((id) => {
       const row = rows.get(id);
@@ -120,17 +138,11 @@ export function memoryOutboxStore(options: MemoryOutboxStoreOptions = {}): Memor
     begin: () => new Tx(land),
 
     async stage(request, tx) {
-      if (rows.has(request.id)) {
-        throw new InvariantError(`memory outbox: request ${request.id} is already staged.`);
-      }
-      if (tx instanceof Tx) {
-        if (tx.state !== 'open')
-          throw new InvariantError(`memory outbox tx is already ${tx.state}.`);
-        tx.staged.push(stageNow(request, tx));
-        return;
-      }
-      const group = typeof tx === 'object' && tx !== null ? tx : {};
-      land([stageNow(request, group)]);
+      stageAll([request], tx);
+    },
+
+    async stageMany(requests, tx) {
+      stageAll(requests, tx);
     },
 
     async claim({ claimant, limit, leaseMs }: OutboxClaimOptions) {

@@ -78,6 +78,34 @@ describe('outboxJobsFacade', () => {
     expect(woken).toEqual([request.queue]);
   });
 
+  it('enqueueMany stages every row in the caller transaction, or publishes them in one batch outside one', async () => {
+    const { store, driver, facade, woken } = setup();
+    const tx = store.begin();
+    const staged = [outboxRequest(), outboxRequest()];
+    expect(await facade.enqueueMany(staged, { tx })).toEqual(
+      staged.map((r) => ({ id: r.id, runId: r.runId, deduped: false })),
+    );
+    expect(await store.retained()).toBe(0);
+    tx.commit();
+    expect(await store.retained()).toBe(2);
+    expect(await driver.stats()).toEqual([]);
+
+    const direct = [outboxRequest({ queue: 'q1' }), outboxRequest({ queue: 'q1' })];
+    const results = await facade.enqueueMany(direct, {});
+    expect(results.map((r) => r.deduped)).toEqual([false, false]);
+    expect((await driver.get(direct[1]!.id))?.state).toBe('ready');
+    expect(woken).toEqual(['q1']);
+  });
+
+  it('enqueueMany outside a transaction is X_OUTBOX_NO_TX under mode required, staging nothing', async () => {
+    const { store, driver, facade } = setup('required');
+    await expect(facade.enqueueMany([outboxRequest()], {})).rejects.toMatchObject({
+      code: 'X_OUTBOX_NO_TX',
+    });
+    expect(await store.retained()).toBe(0);
+    expect(await driver.stats()).toEqual([]);
+  });
+
   it('refuses an enqueue outside a transaction with X_OUTBOX_NO_TX under mode required', async () => {
     const { store, driver, facade } = setup('required');
     const uninstall = setJobsFacade(facade);

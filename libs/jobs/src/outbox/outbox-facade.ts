@@ -1,4 +1,5 @@
 import type { JobsFacade } from '../declare/ambient';
+import { announceLanded } from '../declare/enqueue';
 import type { JobDriver } from '../driver/job-driver';
 import { OutboxNoTxError } from '../errors/outbox-errors';
 import type { EventBus } from '../events/event-bus';
@@ -33,7 +34,7 @@ export interface OutboxJobsFacadeOptions {
  * The caller's transaction is `{ tx }` on the enqueue, else `currentTx()` (the one `OutboxInterceptor` made ambient).
  * Inside one the request is staged there and the answer is its own ids — minted before staging, the row id IS the job
  * id — with `deduped: false`: only a publish can tell that a live job already held the key, and then these ids name no
- * row. Outside one, `mode` decides.
+ * row. `enqueueMany` stages all its rows in one `stageMany` on that transaction. Outside one, `mode` decides.
  */
 export function outboxJobsFacade(
   options: OutboxJobsFacadeOptions,
@@ -54,6 +55,17 @@ export function outboxJobsFacade(
       const result = await options.driver.enqueue(request);
       if (!result.deduped) options.onEnqueued?.(request.queue);
       return result;
+    },
+    async enqueueMany(requests, { tx }) {
+      const joined = tx ?? currentTx();
+      if (joined !== undefined) {
+        await options.store.stageMany(requests, joined);
+        return requests.map((r) => ({ id: r.id, runId: r.runId, deduped: false }));
+      }
+      if (mode === 'required') throw new OutboxNoTxError(requests[0]?.name ?? 'enqueueMany');
+      const results = await options.driver.enqueueMany(requests);
+      announceLanded(requests, results, options.onEnqueued);
+      return results;
     },
   };
 }

@@ -51,6 +51,11 @@ export interface OutboxStore {
    */
   stage(request: EnqueueRequest, tx?: unknown): Promise<void>;
   /**
+   * Stages many requests in ONE write in `tx`, exactly as `stage` stages one: all or none, in the order given (the
+   * relay publishes them in that order, as rows one transaction staged one by one). An empty list writes nothing.
+   */
+  stageMany(requests: readonly EnqueueRequest[], tx?: unknown): Promise<void>;
+  /**
    * Claims committed, unpublished rows whose lease is free or lapsed, stamping `claimedAt`/`claimedBy` in the same
    * step that selects them: a lease, not a read.
    */

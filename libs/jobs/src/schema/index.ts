@@ -1,1 +1,2 @@
 export * from './t';
+export * from './dto';

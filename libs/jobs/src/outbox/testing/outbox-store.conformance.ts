@@ -198,6 +198,37 @@ export function outboxStoreConformance(name: string, make: MakeOutboxStore): voi
       expect(ids(await claim('relay-b'))).toEqual(staged.map((r) => r.id));
     });
 
+    /** Requests whose ids sort in the order given, as `enqueueMany` mints them. */
+    const batch = (count: number): EnqueueRequest[] => {
+      const requests = Array.from({ length: count }, () => outboxRequest());
+      const sorted = requests.map((r) => r.id).sort();
+      return requests.map((r, i) => ({ ...r, id: sorted[i] ?? r.id }));
+    };
+
+    it('stageMany: one write in the caller transaction, after what it staged before, in the order given', async () => {
+      const open = await under.begin();
+      const [before] = await stageAll(1, open.tx);
+      const many = batch(4);
+      await store.stageMany(many, open.tx);
+      expect(await store.retained()).toBe(0);
+      await open.commit();
+      expect(await store.retained()).toBe(5);
+      const claimed = await claim('relay-a');
+      expect(ids(claimed)).toEqual([before?.id, ...many.map((r) => r.id)]);
+      expect(claimed.slice(1).map((r) => r.request)).toEqual(many);
+    });
+
+    it('stageMany: a rollback drops the whole batch; an empty batch writes nothing', async () => {
+      const doomed = await under.begin();
+      await store.stageMany(batch(3), doomed.tx);
+      await doomed.rollback();
+      await store.stageMany([]);
+      expect(await store.retained()).toBe(0);
+      const many = batch(2);
+      await store.stageMany(many);
+      expect(ids(await claim('relay-a'))).toEqual(many.map((r) => r.id));
+    });
+
     it('answers 0 for ids it does not hold', async () => {
       expect(await store.markPublished([uuidv7()], 'relay-a')).toBe(0);
       expect(await store.release([uuidv7()], 'relay-a')).toBe(0);

@@ -1,0 +1,244 @@
+import type { EnqueueRequest, JobDriver } from '../driver/job-driver';
+import { memoryJobDriver } from '../driver/memory';
+import { JobInputInvalidError } from '../errors/declaration-errors';
+import { t } from '../schema';
+import { frozenClock, type FrozenClock } from '../testing/frozen-clock';
+import { runJobs } from '../testing/run-jobs';
+import { setJobsFacade } from './ambient';
+import { directJobsFacade } from './direct-facade';
+import { MAX_INPUT_BYTES } from './enqueue';
+import { job } from './job';
+
+const RUN = '0190a0a0-0000-7000-8000-0000000000aa';
+let n = 0;
+const unique = (): string => `many-${++n}`;
+
+/** The memory driver, counting its batch writes: "one write" is what a batch promises. */
+function countingDriver(clock: FrozenClock): {
+  driver: JobDriver;
+  batches: EnqueueRequest[][];
+  singles: number;
+} {
+  const inner = memoryJobDriver({ clock });
+  const seen = { batches: [] as EnqueueRequest[][], singles: 0 };
+  const driver: JobDriver = {
+    ...inner,
+    kind: inner.kind,
+    steps: inner.steps,
+    enqueue: (request) => {
+      seen.singles += 1;
+      return inner.enqueue(request);
+    },
+    enqueueMany: (requests) => {
+      seen.batches.push([...requests]);
+      return inner.enqueueMany(requests);
+    },
+  };
+  return {
+    driver,
+    get batches() {
+      return seen.batches;
+    },
+    get singles() {
+      return seen.singles;
+    },
+  };
+}
+
+const address = t.object({ city: t.string.min(1), zip: t.string.regex(/^\d{5}$/) });
+const declare = () =>
+  job({
+    name: unique(),
+    input: t.object({ email: t.string.min(3), address, tags: t.array(t.string.max(5)) }),
+    idempotencyKey: ({ email }) => `welcome:${email}`,
+    tenant: 'none',
+  });
+const ok = (email: string) => ({
+  email,
+  address: { city: 'Lyon', zip: '69001' },
+  tags: ['a'],
+});
+
+/** The error a call rejects with. */
+async function rejection(promise: Promise<unknown>): Promise<Record<string, unknown>> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as Record<string, unknown>;
+  }
+  throw new Error('expected the call to reject');
+}
+
+describe('handle.enqueueMany (memory driver)', () => {
+  let counted: ReturnType<typeof countingDriver>;
+  let uninstall: () => void = () => undefined;
+  beforeEach(() => {
+    const clock = frozenClock();
+    counted = countingDriver(clock);
+    uninstall = setJobsFacade(directJobsFacade({ driver: counted.driver, clock }));
+  });
+  afterEach(() => uninstall());
+
+  it('queues every input in ONE driver write and answers { id, runId, deduped } per item, in order', async () => {
+    const h = declare();
+    const results = await h.enqueueMany([ok('a@x.io'), ok('b@x.io'), ok('c@x.io')]);
+    expect(counted.batches).toHaveLength(1);
+    expect(counted.singles).toBe(0);
+    expect(results).toHaveLength(3);
+    const rows = await Promise.all(results.map((r) => counted.driver.get(r.id)));
+    expect(rows.map((r) => (r?.input as { email: string }).email)).toEqual([
+      'a@x.io',
+      'b@x.io',
+      'c@x.io',
+    ]);
+    results.forEach((r, i) => {
+      expect(r).toEqual({ id: rows[i]?.id, runId: rows[i]?.runId, deduped: false });
+    });
+    expect(new Set(results.map((r) => r.runId)).size).toBe(3);
+  });
+
+  it('judges items as if enqueued one by one: a repeated key answers the first item, a live key its holder', async () => {
+    const h = declare();
+    const live = await h.enqueue(ok('live@x.io'));
+    const [first, again, held] = await h.enqueueMany([
+      ok('new@x.io'),
+      ok('new@x.io'),
+      ok('live@x.io'),
+    ]);
+    expect(first?.deduped).toBe(false);
+    expect(again).toEqual({ id: first?.id, runId: first?.runId, deduped: true });
+    expect(held).toEqual({ ...live, deduped: true });
+  });
+
+  it('reports EVERY invalid item in one X_JOB_INPUT_INVALID carrying its index and path, and writes nothing', async () => {
+    const h = declare();
+    const error = await rejection(
+      h.enqueueMany([
+        ok('fine@x.io'),
+        { ...ok('bad-city@x.io'), address: { city: '', zip: '69001' } },
+        ok('fine2@x.io'),
+        { ...ok('bad-tag@x.io'), tags: ['ok', 'too-long'] },
+      ]),
+    );
+    expect(error).toBeInstanceOf(JobInputInvalidError);
+    expect(error['code']).toBe('X_JOB_INPUT_INVALID');
+    expect(error['issues']).toEqual([
+      { index: 1, path: 'address.city', message: expect.any(String) },
+      { index: 3, path: 'tags[1]', message: expect.any(String) },
+    ]);
+    expect(String(error['message'])).toContain('[1] address.city');
+    expect(counted.batches).toHaveLength(0);
+    expect(await counted.driver.stats()).toEqual([]);
+  });
+
+  it('holds each item to the payload size limit, reporting the item by index', async () => {
+    const h = job({
+      name: unique(),
+      input: t.object({ blob: t.string }),
+      idempotencyKey: ({ blob }) => `blob:${blob.length}`,
+      tenant: 'none',
+    });
+    const error = await rejection(
+      h.enqueueMany([{ blob: 'small' }, { blob: 'x'.repeat(MAX_INPUT_BYTES) }]),
+    );
+    expect(error['code']).toBe('X_JOB_INPUT_INVALID');
+    expect(error['issues']).toEqual([
+      { index: 1, path: '', message: expect.stringContaining(`${MAX_INPUT_BYTES}-byte limit`) },
+    ]);
+    expect(counted.batches).toHaveLength(0);
+  });
+
+  it('answers [] for an empty array without writing, and refuses a non-array', async () => {
+    const h = declare();
+    expect(await h.enqueueMany([])).toEqual([]);
+    expect(counted.batches).toHaveLength(0);
+    const error = await rejection(h.enqueueMany('nope' as unknown as []));
+    expect(error).toMatchObject({ code: 'X_JOB_OPTIONS_INVALID', meta: { field: 'inputs' } });
+  });
+
+  it('applies options to every item: one runId names the run of the whole batch, delay makes each delayed', async () => {
+    const h = declare();
+    const results = await h.enqueueMany([ok('r1@x.io'), ok('r2@x.io')], {
+      runId: RUN,
+      delay: '1h',
+    });
+    expect(results.map((r) => r.runId)).toEqual([RUN, RUN]);
+    for (const r of results) expect((await counted.driver.get(r.id))?.state).toBe('delayed');
+  });
+
+  it("refuses the whole batch under onConflict: 'error' when an item meets a live key", async () => {
+    const h = declare();
+    await h.enqueue(ok('taken@x.io'));
+    const error = await rejection(
+      h.enqueueMany([ok('other@x.io'), ok('taken@x.io')], { onConflict: 'error' }),
+    );
+    expect(error['code']).toBe('X_JOB_DUPLICATE');
+    const stats = await counted.driver.stats();
+    expect(stats.reduce((sum, q) => sum + q.ready, 0)).toBe(1);
+  });
+});
+
+describe('a runId that is not a UUID', () => {
+  let driver: JobDriver;
+  let uninstall: () => void = () => undefined;
+  beforeEach(() => {
+    const clock = frozenClock();
+    driver = memoryJobDriver({ clock });
+    uninstall = setJobsFacade(directJobsFacade({ driver, clock }));
+  });
+  afterEach(() => uninstall());
+
+  it.each([['run-1'], [''], ['0190a0a0-0000-7000-8000-00000000000'], [42]])(
+    'is X_JOB_OPTIONS_INVALID naming options.runId (%p), single and many, and nothing is queued',
+    async (runId) => {
+      const h = declare();
+      const options = { runId: runId as string };
+      for (const call of [
+        () => h.enqueue(ok('u@x.io'), options),
+        () => h.enqueueMany([ok('u@x.io')], options),
+      ]) {
+        const error = await rejection(call());
+        expect(error).toMatchObject({
+          code: 'X_JOB_OPTIONS_INVALID',
+          meta: { job: h.name, field: 'options.runId' },
+        });
+      }
+      expect(await driver.stats()).toEqual([]);
+    },
+  );
+
+  it('is checked before the input: a bad runId with a bad input names the runId', async () => {
+    const h = declare();
+    const error = await rejection(h.enqueue({ email: '' } as never, { runId: 'run-1' }));
+    expect(error['code']).toBe('X_JOB_OPTIONS_INVALID');
+  });
+
+  it('accepts a UUID of any version or letter case', async () => {
+    const h = declare();
+    const upper = '0190A0A0-0000-4000-8000-0000000000AB';
+    expect((await h.enqueue(ok('v@x.io'), { runId: upper })).runId).toBe(upper);
+  });
+});
+
+describe('enqueueMany runs', () => {
+  it('every queued item runs once, with its own input', async () => {
+    const seen: string[] = [];
+    const h = job({
+      name: unique(),
+      input: t.object({ n: t.number.int() }),
+      idempotencyKey: ({ n }) => `n:${n}`,
+      tenant: 'none',
+      async run({ input }) {
+        seen.push(String(input.n));
+      },
+    });
+    const harness = await runJobs({ jobs: [h] });
+    try {
+      await h.enqueueMany([{ n: 1 }, { n: 2 }, { n: 3 }]);
+      await harness.settle();
+      expect(seen.sort()).toEqual(['1', '2', '3']);
+    } finally {
+      await harness.close();
+    }
+  });
+});
