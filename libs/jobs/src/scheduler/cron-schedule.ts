@@ -1,6 +1,7 @@
 import { Cron } from 'croner';
 import { InvariantError } from '../errors/runtime-errors';
 import { TaskDeclarationInvalidError } from '../errors/scheduler-errors';
+import { clockGapsBetween, LONGEST_CLOCK_GAP_MS } from './clock-gaps';
 import { isSupportedTimeZone, supportedTimeZones, utcOffsetMs } from './time-zone';
 
 /**
@@ -42,10 +43,13 @@ export function compileCron(
   return scheduleOf(cron, tz, parsed);
 }
 
+/** 5 fields, or 6 with seconds first; a year field pins a recurring task to a calendar and is refused. */
+const croner = (cron: string, tz: string): Cron =>
+  new Cron(cron, { timezone: tz, paused: true, mode: '5-or-6-parts' });
+
 function parse(owner: string, cron: string, tz: string): Cron {
   try {
-    // 5 fields, or 6 with seconds first; a year field pins a recurring task to a calendar and is refused.
-    return new Cron(cron, { timezone: tz, paused: true, mode: '5-or-6-parts' });
+    return croner(cron, tz);
   } catch (error) {
     throw new TaskDeclarationInvalidError(
       owner,
@@ -107,6 +111,8 @@ function invalidZone(owner: string, tz: unknown): TaskDeclarationInvalidError {
 
 function scheduleOf(cron: string, tz: string, parsed: Cron): CronSchedule {
   let evaluations = 0;
+  /** The expression on a UTC clock: reads the wall times a spring-forward gap skips. Built on first need. */
+  let wallClock: Cron | undefined;
   const raw = (fromMs: number): number | undefined => {
     evaluations += 1;
     const at = parsed.nextRun(new Date(fromMs));
@@ -119,17 +125,45 @@ function scheduleOf(cron: string, tz: string, parsed: Cron): CronSchedule {
       return evaluations;
     },
     next(fromMs) {
-      let probe = fromMs;
-      for (let hop = 0; hop < 4; hop++) {
-        const at = raw(probe);
-        if (at === undefined || at > fromMs) return at;
-        probe = lastSecondOfRepeatedHour(tz, probe, at);
-      }
-      throw new InvariantError(
-        `croner answered no occurrence after ${new Date(fromMs).toISOString()} for "${cron}" in ${tz}.`,
-      );
+      const at = existingNext(fromMs);
+      if (at === undefined || tz === 'UTC' || tz === 'Etc/UTC') return at;
+      const shifted = gapOccurrence(fromMs, at);
+      return shifted !== undefined && shifted < at ? shifted : at;
     },
   };
+
+  /** The first occurrence after `fromMs` on a wall time the zone shows (croner, past a fall-back's repeated hour). */
+  function existingNext(fromMs: number): number | undefined {
+    let probe = fromMs;
+    for (let hop = 0; hop < 4; hop++) {
+      const at = raw(probe);
+      if (at === undefined || at > fromMs) return at;
+      probe = lastSecondOfRepeatedHour(tz, probe, at);
+    }
+    throw new InvariantError(
+      `croner answered no occurrence after ${new Date(fromMs).toISOString()} for "${cron}" in ${tz}.`,
+    );
+  }
+
+  /**
+   * The first wall time inside a spring-forward gap, shifted forward by the gap, that lands in `(fromMs, untilMs)`.
+   * croner shifts only the FIRST matching time of a gap (so `*\/15 2 * * *` lost 02:15, 02:30 and 02:45 on the switch
+   * day); the gap's wall times are read here on a UTC clock instead, where every one of them exists.
+   */
+  function gapOccurrence(fromMs: number, untilMs: number): number | undefined {
+    for (const gap of clockGapsBetween(tz, fromMs - LONGEST_CLOCK_GAP_MS, untilMs)) {
+      if (gap.atMs + gap.lengthMs <= fromMs) continue;
+      const gapWallStart = gap.atMs + gap.offsetBeforeMs;
+      evaluations += 1;
+      const wall = (wallClock ??= croner(cron, 'UTC')).nextRun(
+        new Date(Math.max(gapWallStart - 1000, fromMs + gap.offsetBeforeMs)),
+      );
+      if (wall !== null && wall.getTime() < gapWallStart + gap.lengthMs) {
+        return wall.getTime() - gap.offsetBeforeMs;
+      }
+    }
+    return undefined;
+  }
 }
 
 /**
