@@ -54,6 +54,9 @@ describe('claim without rescue (PostgreSQL, driven clock)', () => {
         'null',
         'null',
         String(rescue),
+        // $12, $13: the slot takes every name
+        `array['${QUEUE}']`,
+        'array[null]::text[]',
       ];
       const result = await client.query<{ 'QUERY PLAN': readonly { Plan: PlanNode }[] }>(
         `explain (analyze, format json) execute rescue_claim(${params.join(', ')})`,

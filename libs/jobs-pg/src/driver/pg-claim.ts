@@ -31,6 +31,7 @@ export async function claimRows(ctx: PgContext, options: ClaimOptions): Promise<
     options.slots.map((slot) => (typeof slot.lowWater === 'number' ? slot.lowWater : null)),
     options.slots.map((slot) => slot.lowWater === null),
     options.rescue !== false,
+    ...servedPairs(options.slots),
   ]);
   const claimed: ClaimedJob[] = [];
   const buried: JobRow[] = [];
@@ -48,6 +49,22 @@ export async function claimRows(ctx: PgContext, options: ClaimOptions): Promise<
     }
   }
   return claimed;
+}
+
+/**
+ * `SQL_CLAIM`'s $12 and $13: the (queue, name) pairs the slots serve, a null name for a slot that takes every name
+ * (`ClaimSlot.names` absent). A slot naming no name adds no pair: nothing of its queue is taken.
+ */
+function servedPairs(slots: ClaimOptions['slots']): [string[], (string | null)[]] {
+  const queues: string[] = [];
+  const names: (string | null)[] = [];
+  for (const slot of slots) {
+    for (const name of slot.names ?? [null]) {
+      queues.push(slot.queue);
+      names.push(name);
+    }
+  }
+  return [queues, names];
 }
 
 /** Returns claimed rows to the queue uncounted, keeping their last error. */

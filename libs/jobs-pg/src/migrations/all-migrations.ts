@@ -1,5 +1,6 @@
 import { MIGRATION_0001_JOBS } from './0001_jobs.sql';
 import { MIGRATION_0002_OUTBOX } from './0002_outbox.sql';
+import { MIGRATION_0003_CLAIM_BY_NAME } from './0003_claim_by_name.sql';
 
 /** One numbered, append-only migration. */
 export interface JobsMigration {
@@ -14,4 +15,5 @@ export interface JobsMigration {
 export const JOBS_MIGRATIONS: readonly JobsMigration[] = [
   { id: 1, name: '0001_jobs', sql: MIGRATION_0001_JOBS },
   { id: 2, name: '0002_outbox', sql: MIGRATION_0002_OUTBOX },
+  { id: 3, name: '0003_claim_by_name', sql: MIGRATION_0003_CLAIM_BY_NAME },
 ];

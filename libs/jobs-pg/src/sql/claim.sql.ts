@@ -10,7 +10,9 @@
  * never burns a last attempt on a row that did not run), $9 low float8[] (per queue, same length as $3, or null: the
  * queue's low water in epoch ms, or null for no bound), $10 report bool[] (per queue, same length as $3, or null:
  * compute the queue's low water and return it), $11 rescue bool (false: skip both rescue arms — lapsed leases are
- * neither buried nor re-taken, and the lease index is not read).
+ * neither buried nor re-taken, and the lease index is not read), $12 queues text[] and $13 names text[] (same length:
+ * the (queue, name) pairs the slots serve — only rows of those names are handed out; a null name: every name of that
+ * queue; a queue with no pair: nothing of it).
  *
  * Returns `arm` plus every `x_jobs` column, the timestamps as epoch milliseconds (float8, truncated as a JS `Date`
  * would): a client decodes a float far more cheaply than a `timestamptz` text, and a claim returns hundreds of rows.
@@ -20,9 +22,22 @@
  * handed out, and arm `low-water` for each queue asked to report one: `queue`, and in `run_at` its low water.
  * Paused queues (`x_queue_pauses`) are skipped by every arm.
  *
+ * Names: a worker names the jobs it serves, so a row of a job it does not know — one a newer build added, mid rolling
+ * deploy — stays waiting for a worker that does, never attempted nor buried by this one. The waiting rows are read
+ * through `x_jobs_claim_name_idx` (queue, name, priority, run_at, id), one ordered range scan per served name, so a
+ * backlog of other names is never stepped over. Merging those scans must not lock rows the claim then drops (a lock
+ * is a heap write, and other claims skip the row): when a slot serves more than one name, `shares` first reads, without
+ * locking, each name's first `lim + ahead` due rows, merges them in claim order and counts how many of the first
+ * `lim + ahead` each name holds; each name's locked scan then takes that many. Without a concurrent claim that is the
+ * exact merged order; with one, a name's scan skips the rows it holds and takes that name's next ones. A slot serving
+ * one name skips `shares` (a one-time filter). A slot taking every name is one scan of the queue sorted by claim order:
+ * fine for a tool or a test, not for a worker's hot path. The lapsed arm re-takes only served names. The exhausted arm
+ * buries a served name's row at once, and any other once its lease lapsed `$5` ms more — a worker serving it would
+ * have buried it long before, with its declaration; a row whose every serving worker is gone must not stay running.
+ *
  * The low water is why a held snapshot (a session idle in a transaction) no longer drags the claim down: every row
- * claimed since that snapshot leaves an entry in `x_jobs_claim_idx` whose heap tuple can be neither pruned nor marked
- * dead, and the waiting scan, starting at the queue's first entry, visited every one of them on every claim. With
+ * claimed since that snapshot leaves an entry in `x_jobs_claim_name_idx` whose heap tuple can be neither pruned nor
+ * marked dead, and the waiting scan, starting at the name's first entry, visited every one of them on every claim. With
  * `run_at >= low` as an index condition the scan starts past the entries run before the bound. The bound is a hint,
  * never a correctness dependency: it is the least run_at of ALL the queue's waiting rows in this statement's snapshot
  * (excluded tenants, rows past the limit, rows not yet due, rows this very claim takes — the aggregate reads the
@@ -34,16 +49,17 @@
  *
  * Per queue, due rows are waiting rows (ready, delayed, suspended) whose run_at has come, and running rows whose lease
  * lapsed (their worker died) with attempts left: each set is an ordered range scan of its own partial index, locked
- * with `skip locked` so concurrent claims take different rows instead of waiting, then merged by priority, run time
- * and id. Of the first `lim + ahead` due rows in that order, the first `lim` are taken whatever their attempt, the rest
+ * with `skip locked` so concurrent claims take different rows instead of waiting, then merged by priority, run time and
+ * id. Of the first `lim + ahead` due rows in that order, the first `lim` are taken whatever their attempt, the rest
  * only if `attempt + 1 < max_attempts` (a final-attempt row past the limit stays for a claim with a free slot; it is
- * ahead of every row taken past it, so the next such claim takes it first). Burying is bounded (1,000 rows) and apart from the slot limits, so rows the claim cannot hand out never
- * take the place of rows it can. The clock is `not materialized` so `run_at <= now` stays an index condition of the
- * waiting scan rather than a filter on every row it visits. The two updates reach their rows through
- * `id = any(array(…))`, a primary-key probe per row: joined to the CTEs instead, the planner (guessing 500 picked rows)
- * hashed a sequential scan of the whole table — 40 ms a claim over 50,000 rows, measured. The burying update states
- * its `running` check as `coalesce(j.state, '')` so the planner cannot prove `x_jobs_lease_idx`'s predicate and walk
- * that index (with every dead entry acks left in it) on every claim, even when nothing is to be buried.
+ * ahead of every row taken past it, so the next such claim takes it first). Burying is bounded (1,000 rows) and apart
+ * from the slot limits, so rows the claim cannot hand out never take the place of rows it can. The clock is `not
+ * materialized` so `run_at <= now` stays an index condition of the waiting scan rather than a filter on every row it
+ * visits. The two updates reach their rows through `id = any(array(…))`, a primary-key probe per row: joined to the
+ * CTEs instead, the planner (guessing 500 picked rows) hashed a sequential scan of the whole table — 40 ms a claim over
+ * 50,000 rows, measured. The burying update states its `running` check as `coalesce(j.state, '')` so the planner cannot
+ * prove `x_jobs_lease_idx`'s predicate and walk that index (with every dead entry acks left in it) on every claim, even
+ * when nothing is to be buried.
  *
  * The two rescue arms (`exhausted` and the `lapsed` scan of `picked`) walk `x_jobs_lease_idx` from its first entry,
  * and under a held snapshot every row that went through running since it leaves a dead entry there, visited once its
@@ -60,7 +76,14 @@ with clock as not materialized (
 slots as (
   select s.queue, sum(s.lim)::int as lim, coalesce(sum(s.ahead), 0)::int as ahead,
     case when bool_and(s.low is not null) then to_timestamp(min(s.low) / 1000) end as low,
-    coalesce(bool_or(s.report), false) as report
+    coalesce(bool_or(s.report), false) as report,
+    exists (
+      select 1 from unnest($12::text[], $13::text[]) as n(queue, name) where n.queue = s.queue and n.name is null
+    ) as any_name,
+    array(
+      select distinct n.name from unnest($12::text[], $13::text[]) as n(queue, name)
+      where n.queue = s.queue and n.name is not null
+    ) as names
   from unnest($3::text[], $4::int[], $8::int[], $9::float8[], $10::bool[]) as s(queue, lim, ahead, low, report)
   where not exists (select 1 from x_queue_pauses p where p.queue = s.queue)
   group by s.queue
@@ -72,7 +95,11 @@ exhausted as (
     and j.state = 'running'
     and j.lease_expires_at <= k.now
     and j.attempt >= j.max_attempts
-    and j.queue in (select s.queue from slots s)
+    and exists (
+      select 1 from slots s
+      where s.queue = j.queue
+        and (s.any_name or j.name = any(s.names) or j.lease_expires_at <= k.now - $5::float8 * interval '1 millisecond')
+    )
   order by j.lease_expires_at
   limit 1000
   for update of j skip locked
@@ -90,6 +117,30 @@ buried as (
   where j.id = any(array(select e.id from exhausted e)) and coalesce(j.state, '') = 'running'
   returning j.*
 ),
+shares as materialized (
+  select v.queue, v.name, count(*)::int as share
+  from (
+    select s.queue, m.name, s.lim + s.ahead as want,
+      row_number() over (partition by s.queue order by c.priority, c.run_at, c.id) as rn
+    from slots s
+    cross join lateral unnest(s.names) as m(name)
+    cross join lateral (
+      select j.priority, j.run_at, j.id
+      from x_jobs j cross join clock k
+      where not s.any_name and cardinality(s.names) > 1
+        and j.queue = s.queue
+        and j.name = m.name
+        and j.state in ('ready', 'delayed', 'suspended')
+        and j.run_at <= k.now
+        and j.run_at >= coalesce(s.low, '-infinity'::timestamptz)
+        and (j.tenant_id is null or j.tenant_id <> all($7::text[]))
+      order by j.priority, j.run_at, j.id
+      limit s.lim + s.ahead
+    ) c
+  ) v
+  where v.rn <= v.want
+  group by v.queue, v.name
+),
 picked as (
   select n.id
   from slots s
@@ -98,10 +149,29 @@ picked as (
     from (
       select u.id, u.final, row_number() over (order by u.priority, u.run_at, u.id) as rn
       from (
+        select w.*
+        from unnest(s.names) as m(name)
+        left join shares d on d.queue = s.queue and d.name = m.name
+        cross join lateral (
+          select j.id, j.priority, j.run_at, j.attempt + 1 >= j.max_attempts as final
+          from x_jobs j cross join clock k
+          where not s.any_name
+            and j.queue = s.queue
+            and j.name = m.name
+            and j.state in ('ready', 'delayed', 'suspended')
+            and j.run_at <= k.now
+            and j.run_at >= coalesce(s.low, '-infinity'::timestamptz)
+            and (j.tenant_id is null or j.tenant_id <> all($7::text[]))
+          order by j.priority, j.run_at, j.id
+          limit case when cardinality(s.names) = 1 then s.lim + s.ahead else coalesce(d.share, 0) end
+          for update of j skip locked
+        ) w
+        union all
         select * from (
           select j.id, j.priority, j.run_at, j.attempt + 1 >= j.max_attempts as final
           from x_jobs j cross join clock k
-          where j.queue = s.queue
+          where s.any_name
+            and j.queue = s.queue
             and j.state in ('ready', 'delayed', 'suspended')
             and j.run_at <= k.now
             and j.run_at >= coalesce(s.low, '-infinity'::timestamptz)
@@ -109,7 +179,7 @@ picked as (
           order by j.priority, j.run_at, j.id
           limit s.lim + s.ahead
           for update of j skip locked
-        ) waiting
+        ) any_waiting
         union all
         select * from (
           select j.id, j.priority, j.run_at, j.attempt + 1 >= j.max_attempts as final
@@ -119,6 +189,7 @@ picked as (
             and j.state = 'running'
             and j.lease_expires_at <= k.now
             and j.attempt < j.max_attempts
+            and (s.any_name or j.name = any(s.names))
             and (j.tenant_id is null or j.tenant_id <> all($7::text[]))
           order by j.priority, j.run_at, j.id
           limit s.lim + s.ahead

@@ -5,10 +5,13 @@
  * $1 now (timestamptz; null = the database's `now()`).
  *
  * Returns one row per queue holding any row, in code-point order of the name: `queue`, one int column per state,
- * and `oldest_ready_ms` (ms since the run_at of the oldest ready or delayed row already due; 0 when none is).
+ * `oldest_ready_ms` (ms since the run_at of the oldest ready or delayed row already due; 0 when none is), and `names`
+ * (jsonb: one `{ name, ready, delayed, running, suspended, oldestReadyMs }` per job name holding live rows of the
+ * queue, in code-point order — what makes a name no worker serves visible: its rows wait and its age grows).
  *
- * - ready, delayed, suspended: the rows under `x_jobs_claim_idx`'s predicate; running: under `x_jobs_lease_idx`'s;
- *   failed, dead: under `x_jobs_dead_idx`'s. Each is a scan of live (or dead-lettered) rows only, exact.
+ * - ready, delayed, suspended: the rows under `x_jobs_claim_name_idx`'s predicate; running: under
+ *   `x_jobs_lease_idx`'s; failed, dead: under `x_jobs_dead_idx`'s. Each is a scan of live (or dead-lettered) rows
+ *   only, exact; the live ones are counted per (queue, name) and summed per queue.
  * - done, cancelled: no index holds them (one would be written by every ack). They are counted over a
  *   `tablesample system` of at most 1,000 heap pages (8 MB) and scaled up: exact while the table fits in that
  *   (100 % sampled — tens of thousands of rows), an estimate past it, at a bounded cost however many finished rows
@@ -21,22 +24,49 @@ with clock as not materialized (
 sample as (
   select least(100, 100.0 * 1000 / greatest(1, pg_relation_size('x_jobs') / current_setting('block_size')::int))::real as pct
 ),
-waiting as (
+waiting_names as (
   select
     j.queue,
+    j.name,
     count(*) filter (where j.state = 'ready') as ready,
     count(*) filter (where j.state = 'delayed') as delayed,
     count(*) filter (where j.state = 'suspended') as suspended,
     min(j.run_at) filter (where j.state in ('ready', 'delayed') and j.run_at <= k.now) as oldest_due
   from x_jobs j cross join clock k
   where j.state in ('ready', 'delayed', 'suspended')
-  group by j.queue
+  group by j.queue, j.name
 ),
-running as (
-  select j.queue, count(*) as running
+running_names as (
+  select j.queue, j.name, count(*) as running
   from x_jobs j
   where j.state = 'running'
-  group by j.queue
+  group by j.queue, j.name
+),
+waiting as (
+  select w.queue, sum(w.ready) as ready, sum(w.delayed) as delayed, sum(w.suspended) as suspended,
+    min(w.oldest_due) as oldest_due
+  from waiting_names w
+  group by w.queue
+),
+running as (
+  select r.queue, sum(r.running) as running
+  from running_names r
+  group by r.queue
+),
+names as (
+  select coalesce(w.queue, r.queue) as queue,
+    jsonb_agg(jsonb_build_object(
+      'name', coalesce(w.name, r.name),
+      'ready', coalesce(w.ready, 0),
+      'delayed', coalesce(w.delayed, 0),
+      'running', coalesce(r.running, 0),
+      'suspended', coalesce(w.suspended, 0),
+      'oldestReadyMs', coalesce(floor(extract(epoch from k.now - w.oldest_due) * 1000), 0)
+    ) order by coalesce(w.name, r.name) collate "C") as names
+  from waiting_names w
+  full join running_names r on r.queue = w.queue and r.name = w.name
+  cross join clock k
+  group by coalesce(w.queue, r.queue)
 ),
 buried as (
   select
@@ -72,12 +102,14 @@ select
   coalesce(b.failed, 0)::int as failed,
   coalesce(b.dead, 0)::int as dead,
   coalesce(f.cancelled, 0)::int as cancelled,
-  coalesce(floor(extract(epoch from k.now - w.oldest_due) * 1000), 0)::float8 as oldest_ready_ms
+  coalesce(floor(extract(epoch from k.now - w.oldest_due) * 1000), 0)::float8 as oldest_ready_ms,
+  coalesce(n.names, '[]'::jsonb) as names
 from queues q
 cross join clock k
 left join waiting w on w.queue = q.queue
 left join running r on r.queue = q.queue
 left join buried b on b.queue = q.queue
 left join finished f on f.queue = q.queue
+left join names n on n.queue = q.queue
 order by q.queue collate "C"
 `;

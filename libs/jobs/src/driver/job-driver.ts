@@ -52,6 +52,15 @@ export interface ClaimSlot {
    * queue's low water and report it; absent, the claim neither bounds its scan nor reports one.
    */
   readonly lowWater?: number | null;
+  /**
+   * The job names the claim may hand out from this queue: the ones the claiming worker serves there. A row of any
+   * other name is left as it is — waiting rows stay waiting with their attempt untouched, a lapsed lease is not
+   * re-taken — for a worker that serves it, so during a rolling deploy an old worker never claims (and buries as
+   * `X_JOB_UNKNOWN`) a job only the new build declares. Empty: nothing of this queue is taken. Absent: every name,
+   * which suits an operator tool or a test, not a worker (on PostgreSQL such a scan sorts the queue's due rows).
+   * The one exception is burying: see {@link ClaimOptions.rescue}.
+   */
+  readonly names?: readonly string[];
 }
 
 /** Options of one claim pass. */
@@ -82,6 +91,12 @@ export interface ClaimOptions {
    * lapsed lease as it is, for a later claim that rescues; a driver may then skip looking for them at all (on
    * PostgreSQL, a walk of the lease index that a held snapshot can make long). A worker rescues on its first claim,
    * on every claim made with nothing in flight, and otherwise at most every `RESCUE_INTERVAL_MS`.
+   *
+   * A lapsed lease of a name the slot does not serve is not re-taken. One on its final attempt is buried once it has
+   * lapsed for `visibilityTimeoutMs` more, whatever its name: burying runs no job code, a worker serving the name
+   * (which buries at once, with its declared `retry.deadLetter` and `onSettled`) would have done it well before, and
+   * a row whose every serving worker is gone would otherwise stay `running` forever. Buried by a worker that does not
+   * know its name, it goes `dead` (kept, requeueable) and no `onSettled` runs.
    */
   readonly rescue?: boolean;
 }
@@ -113,6 +128,20 @@ export interface NackOptions extends ClaimRef {
   readonly durationMs?: number;
 }
 
+/**
+ * The live rows of one job name within a queue: how a row whose name no worker serves becomes visible (it waits, its
+ * `oldestReadyMs` grows). Finished rows are counted per queue only.
+ */
+export interface JobNameStats {
+  readonly name: string;
+  readonly ready: number;
+  readonly delayed: number;
+  readonly running: number;
+  readonly suspended: number;
+  /** Age in ms of the name's oldest due ready (or due delayed) row, or 0. */
+  readonly oldestReadyMs: number;
+}
+
 /** Per-queue counts. */
 export interface QueueStats {
   readonly queue: string;
@@ -126,6 +155,8 @@ export interface QueueStats {
   readonly cancelled: number;
   /** Age in ms of the oldest due ready row, or 0. */
   readonly oldestReadyMs: number;
+  /** One entry per job name holding live rows (ready, delayed, running, suspended), in code-point order. */
+  readonly names: readonly JobNameStats[];
 }
 
 /** One stored step of a run. */
@@ -174,7 +205,7 @@ export interface JobDriver {
   heartbeat(jobId: string, claim: ClaimRef, visibilityTimeoutMs: number): Promise<boolean>;
   /** Writes a run's progress. Fenced on the claim. */
   recordProgress(jobId: string, claim: ClaimRef, progress: JobProgress): Promise<boolean>;
-  /** Counts per queue. */
+  /** Counts per queue, with each queue's live rows per job name. */
   stats(): Promise<readonly QueueStats[]>;
   /** One row by id. */
   get(jobId: string): Promise<JobRow | undefined>;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ClaimQueuesEmptyError } from '../../errors/runtime-errors';
-import type { ClaimOptions } from '../job-driver';
+import type { ClaimOptions, ClaimSlot } from '../job-driver';
 import type { ClaimedJob, JobRow } from '../job-row';
 import { copyRow, UNCLAIMED, type MemoryStore } from './memory-store';
 
@@ -34,22 +34,44 @@ export function claimOrder(a: JobRow, b: JobRow): number {
 }
 
 /**
- * One claim pass. Paused queues are skipped. The lapsed final attempts of every slot's queue are buried first, and
- * apart from the slot limits: a page of rows the claim cannot hand out must never block the rows it can (River PR
- * #1318). They are announced before anything is claimed, so an `onExhausted` that throws rejects a claim that took
- * nothing, instead of stranding claimed rows until their leases lapse as counted attempts. With `rescue: false`
- * lapsed leases are neither buried nor re-taken: only waiting rows are claimed.
+ * Per queue, the names its slots serve; `undefined` when a slot of it takes every name (`ClaimSlot.names` absent). A
+ * queue named by two slots serves the names of both.
+ */
+function servedNames(slots: readonly ClaimSlot[]): Map<string, Set<string> | undefined> {
+  const served = new Map<string, Set<string> | undefined>();
+  for (const slot of slots) {
+    const had = served.has(slot.queue) ? served.get(slot.queue) : new Set<string>();
+    served.set(
+      slot.queue,
+      had === undefined || slot.names === undefined ? undefined : new Set([...had, ...slot.names]),
+    );
+  }
+  return served;
+}
+
+/**
+ * One claim pass. Paused queues are skipped, and so are rows of names a slot does not serve (`ClaimSlot.names`). The
+ * lapsed final attempts of every slot's queue are buried first, and apart from the slot limits: a page of rows the
+ * claim cannot hand out must never block the rows it can (River PR #1318) — those of a name the claim does not serve
+ * only once lapsed a visibility timeout more (see `ClaimOptions.rescue`). They are announced before anything is
+ * claimed, so an `onExhausted` that throws rejects a claim that took nothing, instead of stranding claimed rows until
+ * their leases lapse as counted attempts. With `rescue: false` lapsed leases are neither buried nor re-taken: only
+ * waiting rows are claimed.
  */
 export function claimRows(store: MemoryStore, options: ClaimOptions): ClaimedJob[] {
   if (options.slots.length === 0) throw new ClaimQueuesEmptyError();
   const now = store.now();
   const slots = options.slots.filter((slot) => !store.paused.has(slot.queue));
+  const served = servedNames(slots);
+  const serves = (row: JobRow): boolean => served.get(row.queue)?.has(row.name) ?? true;
 
   const rescue = options.rescue !== false;
   const buried: JobRow[] = [];
-  for (const queue of rescue ? new Set(slots.map((slot) => slot.queue)) : []) {
+  for (const queue of rescue ? served.keys() : []) {
     for (const row of store.inQueue(queue)) {
       if (!isClaimable(row, now) || !isFinalAttempt(row)) continue;
+      // a worker serving the name buries it with its declaration; anyone else only once that plainly did not happen
+      if (!serves(row) && (row.leaseExpiresAt ?? now) > now - options.visibilityTimeoutMs) continue;
       const dead: JobRow = {
         ...row,
         ...UNCLAIMED,
@@ -74,6 +96,7 @@ export function claimRows(store: MemoryStore, options: ClaimOptions): ClaimedJob
     const due = store
       .inQueue(slot.queue)
       .filter((row) => isClaimable(row, now) && (rescue || row.state !== 'running'))
+      .filter(serves)
       .filter((row) => row.tenantId === null || !excluded.has(row.tenantId))
       .sort(claimOrder)
       .slice(0, limit + ahead)

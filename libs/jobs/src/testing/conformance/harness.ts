@@ -30,10 +30,12 @@ export const WORKER = 'worker-a';
 /** An hour: "far in the future" for a run time. */
 export const LATER = 3_600_000;
 
-/** A claim helper's options: one slot (`queue`, `limit`) unless `slots` is given. */
+/** A claim helper's options: one slot (`queue`, `limit`, `names`) unless `slots` is given. */
 export type ClaimArgs = Partial<ClaimOptions> & {
   readonly queue?: string;
   readonly limit?: number;
+  /** The slot's served names (`ClaimSlot.names`); absent: every name. */
+  readonly names?: readonly string[];
 };
 
 /** What every suite test reaches through: the current test's driver and clock, and row builders. */
@@ -48,7 +50,10 @@ export interface Harness {
   request(overrides?: Partial<EnqueueRequest>): EnqueueRequest;
   /** Enqueues {@link Harness.request}`(overrides)` and answers the request. */
   enqueue(overrides?: Partial<EnqueueRequest>): Promise<EnqueueRequest>;
-  /** One claim pass: {@link WORKER}, {@link VT}, one slot of {@link Q} with limit 10, unless overridden. */
+  /**
+   * One claim pass: {@link WORKER}, {@link VT}, one slot of {@link Q} with limit 10 taking every name, unless
+   * overridden.
+   */
   claim(args?: ClaimArgs): Promise<readonly ClaimedJob[]>;
   /** Enqueues a row and claims it (limit 1 on its queue); fails when the claim took another row. */
   running(overrides?: Partial<EnqueueRequest>, args?: ClaimArgs): Promise<ClaimedJob>;
@@ -123,11 +128,11 @@ export function useHarness(makeDriver: MakeConformanceDriver): Harness {
       return request;
     },
     claim(args = {}) {
-      const { queue = Q, limit = 10, ...rest } = args;
+      const { queue = Q, limit = 10, names, ...rest } = args;
       return h.driver().claim({
         workerId: WORKER,
         visibilityTimeoutMs: VT,
-        slots: [{ queue, limit }],
+        slots: [names === undefined ? { queue, limit } : { queue, limit, names }],
         ...rest,
       });
     },

@@ -7,6 +7,7 @@ import {
 } from './harness';
 import { introspectionSuite } from './introspection.suite';
 import { leasesSuite } from './leases.suite';
+import { namesSuite } from './names.suite';
 import { settleSuite } from './settle.suite';
 import { statsSuite } from './stats.suite';
 import { stepsSuite } from './steps.suite';
@@ -42,6 +43,7 @@ export function jobDriverConformance(
 
     enqueueSuite(h);
     claimSuite(h);
+    namesSuite(h);
     settleSuite(h);
     statsSuite(h);
     stepsSuite(h);

@@ -2,7 +2,7 @@ import type { QueueStats } from '../../driver/job-driver';
 import type { JobState } from '../../driver/job-row';
 import { LATER, type Harness } from './harness';
 
-const ZERO: Omit<QueueStats, 'queue'> = {
+const ZERO: Omit<QueueStats, 'queue' | 'names'> = {
   ready: 0,
   delayed: 0,
   running: 0,
@@ -14,7 +14,7 @@ const ZERO: Omit<QueueStats, 'queue'> = {
   oldestReadyMs: 0,
 };
 
-/** stats: counts per queue and state, and the age of the oldest due row. */
+/** stats: counts per queue and state, the age of the oldest due row, and the live rows per job name. */
 export function statsSuite(h: Harness): void {
   describe('stats', () => {
     it('answers no queue before anything was enqueued', async () => {
@@ -31,7 +31,7 @@ export function statsSuite(h: Harness): void {
       await h.rowIn('ready', { queue: 'q-b' });
 
       const stats = await h.driver().stats();
-      const byQueue = new Map(stats.map((s) => [s.queue, s]));
+      const byQueue = new Map(stats.map(({ names: _names, ...s }) => [s.queue, s]));
       expect({ ...byQueue.get('q-a'), oldestReadyMs: 0 }).toEqual({
         ...ZERO,
         queue: 'q-a',
@@ -48,6 +48,28 @@ export function statsSuite(h: Harness): void {
         failed: 1,
         dead: 2,
       });
+    });
+
+    it('lists each queue’s live rows per job name, finished rows left out', async () => {
+      const now = h.clock().now();
+      await h.rowIn('running', { queue: 'q-a', name: 'job.b', runAt: now - 9_000 });
+      await h.rowIn('suspended', { queue: 'q-a', name: 'job.b', runAt: now - 8_000 });
+      await h.rowIn('done', { queue: 'q-a', name: 'job.c', runAt: now - 7_000 });
+      await h.rowIn('ready', { queue: 'q-a', name: 'job.b', runAt: now - 2_000 });
+      await h.rowIn('ready', { queue: 'q-a', name: 'job.a', runAt: now - 6_000 });
+      await h.rowIn('ready', { queue: 'q-a', name: 'job.a', runAt: now - 1_000 });
+      await h.rowIn('delayed', { queue: 'q-a', name: 'job.a' });
+      await h.rowIn('ready', { queue: 'q-b', name: 'job.a', runAt: now - 3_000 });
+
+      const stats = await h.driver().stats();
+      const live = { ready: 0, delayed: 0, running: 0, suspended: 0 };
+      expect(stats.find((s) => s.queue === 'q-a')?.names).toEqual([
+        { ...live, name: 'job.a', ready: 2, delayed: 1, oldestReadyMs: 6_000 },
+        { ...live, name: 'job.b', ready: 1, running: 1, suspended: 1, oldestReadyMs: 2_000 },
+      ]);
+      expect(stats.find((s) => s.queue === 'q-b')?.names).toEqual([
+        { ...live, name: 'job.a', ready: 1, oldestReadyMs: 3_000 },
+      ]);
     });
 
     it('reports the age of the oldest due row, and 0 when none is due', async () => {
