@@ -4,7 +4,6 @@ import { ExampleJobsModule, exampleDatabaseUrl } from '@ultimat3/example-jobs';
 import { JobsModule, OutboxModule, type JobsModuleOptions } from '@ultimat3/jobs';
 import { postgresOutboxStore, typeormExecutor } from '@ultimat3/jobs-pg';
 import type { DataSource } from 'typeorm';
-import { KeepAlive } from './keep-alive';
 
 /**
  * The worker process: the same job modules as the web app, with the worker, scheduler and relay roles, on PostgreSQL
@@ -14,8 +13,9 @@ import { KeepAlive } from './keep-alive';
  *
  * One pool: a TypeORM DataSource with no entities (this process writes no business rows), which `JobsModule` reuses
  * and the outbox store's relay statements run on. `OutboxModule` needs it anyway — its interceptor is bound to one —
- * though with no HTTP here, `interceptAll: false`. Shutdown: the relay stops (joining its pass in flight) and the
- * worker drains in `beforeApplicationShutdown`; the driver closes, then TypeORM destroys the DataSource, after.
+ * though with no HTTP here, `interceptAll: false`. No keep-alive: `JobsModule` holds the process open while it runs a
+ * long-running role. Shutdown: the scheduler, the relay (joining its pass in flight) and the worker stop, in that
+ * order, under one deadline; the driver closes, then TypeORM destroys the DataSource, after.
  */
 @Module({
   imports: [
@@ -44,6 +44,5 @@ import { KeepAlive } from './keep-alive';
       interceptAll: false,
     }),
   ],
-  providers: [KeepAlive],
 })
 export class WorkerModule {}

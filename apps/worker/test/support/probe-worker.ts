@@ -110,8 +110,6 @@ async function main(): Promise<void> {
     abortOnError: false,
   });
   app.enableShutdownHooks(['SIGTERM', 'SIGINT'], { useProcessExit: true });
-  // an application context has no server to hold the process open; the worker's timers never do
-  setInterval(() => undefined, 1 << 30);
   process.stdout.write(`READY ${process.pid}\n`);
 }
 

@@ -38,8 +38,19 @@ export function spawnProbeWorker(
   databaseUrl: string,
   env: Readonly<Record<string, string>> = {},
 ): WorkerProcess {
-  const child = spawn(process.execPath, ['-r', REGISTER, ENTRY], {
-    env: { ...process.env, ...env, DATABASE_URL: databaseUrl, NO_COLOR: '1' },
+  return spawnWorkerEntry(ENTRY, { ...env, DATABASE_URL: databaseUrl });
+}
+
+/**
+ * Spawns `entry` (a `.ts` or `.js` file, compiled on load through `swc-register.js`) with `env` over this process's
+ * environment. READY is the line `READY <pid>` it prints once bootstrapped.
+ */
+export function spawnWorkerEntry(
+  entry: string,
+  env: Readonly<Record<string, string>> = {},
+): WorkerProcess {
+  const child = spawn(process.execPath, ['-r', REGISTER, entry], {
+    env: { ...process.env, ...env, NO_COLOR: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -46,8 +46,49 @@ export function setJobsFacade(facade: JobsFacade): () => void {
 /** The newest installed facade. With none, an enqueue is `X_DRIVER_UNAVAILABLE` at the call, never a dropped job. */
 export function jobsFacade(): JobsFacade {
   const facade = installed[installed.length - 1];
-  if (facade === undefined) throw new DriverUnavailableError();
+  if (facade === undefined) throw missingFacade();
   return facade;
+}
+
+/** `JobsModule` instances built but not yet bootstrapped, and whether one has closed: what a missing facade means. */
+const booting = new Set<object>();
+let closedOne = false;
+
+/** Where one `JobsModule` is in its life, as far as a missing facade's error is concerned. */
+export interface JobsModulePhase {
+  /** Its facade is installed. */
+  started(): void;
+  /** Its facade was removed at shutdown. */
+  closed(): void;
+}
+
+/** Registers a `JobsModule` being built (its lifecycle calls this), so an early enqueue is told what works then. */
+export function announceJobsModule(): JobsModulePhase {
+  const token = {};
+  booting.add(token);
+  return {
+    started: () => void booting.delete(token),
+    closed: () => {
+      booting.delete(token);
+      closedOne = true;
+    },
+  };
+}
+
+function missingFacade(): DriverUnavailableError {
+  if (booting.size > 0) {
+    return new DriverUnavailableError(
+      'JobsModule has not bootstrapped yet: enqueue() ran in a constructor or onModuleInit, before it installs the facade',
+      'Enqueue from onApplicationBootstrap or later (JobsModule is global, so it installs the facade before any other module bootstraps), or once app.init() resolved.',
+    );
+  }
+  if (closedOne) {
+    return new DriverUnavailableError(
+      'The JobsModule application was closed (app.close() or a shutdown signal) and removed its facade',
+      'Nothing enqueues through a closed application: enqueue before close (beforeApplicationShutdown is the last hook that can), or boot the application again.',
+    );
+  }
+  return new DriverUnavailableError();
 }
 
 /** Whether a facade is installed. */

@@ -2,10 +2,12 @@ import { JobsError } from './jobs-error';
 
 /** No driver (and no facade) is installed, so an enqueue has nowhere to go. Never a silently dropped job. */
 export class DriverUnavailableError extends JobsError {
-  constructor(detail = 'No jobs facade is installed') {
-    super('X_DRIVER_UNAVAILABLE', `${detail}; the job was not queued.`, {
-      fix: 'Import JobsModule.forRoot({ driver }) in the app (and let it bootstrap), or enqueue through JobsService.',
-    });
+  constructor(
+    detail = 'No jobs facade is installed',
+    fix = 'Import JobsModule.forRoot({ driver }) in the app and enqueue once it bootstrapped; a script without Nest installs one with setJobsFacade(directJobsFacade({ driver })).',
+    options: { readonly cause?: unknown; readonly meta?: Readonly<Record<string, unknown>> } = {},
+  ) {
+    super('X_DRIVER_UNAVAILABLE', `${detail}; the job was not queued.`, { fix, ...options });
   }
 }
 

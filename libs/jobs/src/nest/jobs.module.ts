@@ -12,6 +12,7 @@ import { JobsConfigurableModuleClass, JOBS_MODULE_OPTIONS } from './jobs.module-
 import type { JobsModuleOptions } from './jobs.options';
 import { JobsRuntime } from './jobs.runtime';
 import { JobsService } from './jobs.service';
+import { JobsLifecycle } from './lifecycle/jobs.lifecycle';
 import { SchedulerHost } from './scheduler.host';
 import { TaskRegistry } from './task.registry';
 import { WorkerHost } from './worker.host';
@@ -43,8 +44,18 @@ let features = 0;
     JobsService,
     SchedulerHost,
     WorkerHost,
+    // the one provider with lifecycle hooks: it starts and stops the hosts above, in order
+    JobsLifecycle,
   ],
-  exports: [JobsService, JobRegistry, TaskRegistry, JobsRuntime, SchedulerHost, WorkerHost],
+  exports: [
+    JobsService,
+    JobRegistry,
+    TaskRegistry,
+    JobsRuntime,
+    SchedulerHost,
+    WorkerHost,
+    JobsLifecycle,
+  ],
 })
 export class JobsModule extends JobsConfigurableModuleClass {
   /**

@@ -1,9 +1,4 @@
-import {
-  Inject,
-  Injectable,
-  type OnApplicationBootstrap,
-  type OnApplicationShutdown,
-} from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { setJobsFacade } from '../declare/ambient';
 import { directJobsFacade } from '../declare/direct-facade';
 import type { JobsConfig } from './jobs.config';
@@ -12,17 +7,15 @@ import { JOBS_CONFIG } from './jobs.constants';
 /**
  * The application's jobs runtime: the checked options, the driver, clock, logger and event bus. The config arrives
  * from the module's async provider with the driver already open (for `'postgres'`: pool built, migrations applied).
- * At bootstrap it installs the ambient facade `handle.enqueue()` routes through; at shutdown, after every host drained
- * (`beforeApplicationShutdown`), it removes the facade, closes the driver, then what was opened under it (the pool),
- * last of all.
+ * It has no Nest hooks of its own: `JobsLifecycle` installs its facade at bootstrap and closes it at shutdown, after
+ * every host drained.
  */
 @Injectable()
-export class JobsRuntime implements OnApplicationBootstrap, OnApplicationShutdown {
+export class JobsRuntime {
   /** The checked options, with defaults filled in. */
   readonly config: JobsConfig;
   readonly #wakes = new Set<(queue: string) => void>();
-  #uninstall: (() => void) | undefined;
-  #closed = false;
+  #closing: Promise<void> | undefined;
 
   constructor(@Inject(JOBS_CONFIG) config: JobsConfig) {
     this.config = config;
@@ -39,9 +32,10 @@ export class JobsRuntime implements OnApplicationBootstrap, OnApplicationShutdow
     this.#wakes.forEach((wake) => wake(queue));
   }
 
-  onApplicationBootstrap(): void {
-    const { driver, clock, events, logger, roles } = this.config;
-    this.#uninstall = setJobsFacade(
+  /** Installs the facade `handle.enqueue()` routes straight to the driver through. Answers its removal. */
+  installFacade(): () => void {
+    const { driver, clock, events } = this.config;
+    return setJobsFacade(
       directJobsFacade({
         driver,
         clock,
@@ -49,18 +43,17 @@ export class JobsRuntime implements OnApplicationBootstrap, OnApplicationShutdow
         onEnqueued: (queue) => this.notifyEnqueued(queue),
       }),
     );
-    logger.log('info', 'jobs.module.started', { driver: driver.kind, roles: [...roles] });
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    this.#uninstall?.();
-    this.#uninstall = undefined;
-    if (this.#closed) return;
-    this.#closed = true;
-    try {
-      await this.config.driver.close();
-    } finally {
-      await this.config.closeBackend();
-    }
+  /** Closes the driver, then what was opened under it (the pool), last of all. Idempotent. */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      try {
+        await this.config.driver.close();
+      } finally {
+        await this.config.closeBackend();
+      }
+    })();
+    return this.#closing;
   }
 }

@@ -118,7 +118,7 @@ describe('SchedulerHost', () => {
     expect(await keys(first.driver)).toEqual([keyOf(FIRST, 0, 'eu'), keyOf(FIRST, 1, 'us')]);
   });
 
-  it('stops on app.close() before the worker drains and before the driver closes', async () => {
+  it('stops on app.close() before the worker and before the driver closes', async () => {
     const order: string[] = [];
     const logger: JobsLogger = { log: (_level, event) => void order.push(event) };
     const clock = frozenClock(START);
@@ -143,8 +143,11 @@ describe('SchedulerHost', () => {
     await app.close('SIGTERM');
 
     const at = (event: string): number => order.indexOf(event);
+    // every role stops taking work first (the scheduler's stop is synchronous up to its round), then each is waited
+    // for in the same order — scheduler, worker — and the driver closes last
     expect(at('jobs.scheduler.stopped')).toBeGreaterThan(-1);
-    expect(at('jobs.worker.draining')).toBeGreaterThan(at('jobs.scheduler.stopped'));
+    expect(at('jobs.worker.draining')).toBeGreaterThan(at('jobs.module.stopping'));
+    expect(at('jobs.worker.stopped')).toBeGreaterThan(at('jobs.scheduler.stopped'));
     expect(at('driver.close')).toBeGreaterThan(at('jobs.worker.stopped'));
     expect(app.get(SchedulerHost).scheduler).toBeUndefined();
   });

@@ -1,22 +1,21 @@
-import {
-  Injectable,
-  type BeforeApplicationShutdown,
-  type OnApplicationBootstrap,
-} from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { jobScheduler, type JobScheduler } from '../scheduler/job-scheduler';
 import { JobsRuntime } from './jobs.runtime';
+import type { JobsRoleHost } from './lifecycle/role-host';
 import { schedulerWiring } from './scheduler.config';
 import { TaskRegistry } from './task.registry';
 
 /**
- * Runs the task scheduler when this process holds the `scheduler` role. It starts at `onApplicationBootstrap` (after
+ * Runs the task scheduler when this process holds the `scheduler` role. `JobsLifecycle` starts it at bootstrap (after
  * the explorer registered every task and bound every `@Task`) with the leader and state of `forRoot({ scheduler })`,
- * else what the driver offers, else memory. It drains in `beforeApplicationShutdown`: stop dispatching and finish the
+ * else what the driver offers, else memory. It is the first role stopped at shutdown: stop dispatching and finish the
  * round in flight, up to `shutdown.deadlineMs` — a round still enqueueing at the deadline keeps the lease, which
- * expires on its own. The worker's drain waits for this one, and the driver closes after both.
+ * expires on its own.
  */
 @Injectable()
-export class SchedulerHost implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class SchedulerHost implements JobsRoleHost {
+  /** The role this host runs. */
+  readonly role = 'scheduler';
   #scheduler: JobScheduler | undefined;
   #stopping: Promise<void> | undefined;
 
@@ -30,15 +29,14 @@ export class SchedulerHost implements OnApplicationBootstrap, BeforeApplicationS
     return this.#scheduler;
   }
 
-  onApplicationBootstrap(): void {
-    const { roles, driver, clock, logger, scheduler: options } = this.runtime.config;
-    if (!roles.has('scheduler')) return;
+  start(): Promise<void> {
+    const { driver, clock, logger, scheduler: options } = this.runtime.config;
     const tasks = this.tasks.all();
     if (tasks.length === 0) {
       logger.log('warn', 'jobs.scheduler.nothing-to-schedule', {
         fix: 'Register tasks with JobsModule.forFeature({ tasks: [...] }) or @Task(), or drop the scheduler role.',
       });
-      return;
+      return Promise.resolve();
     }
     const wiring = schedulerWiring(driver, clock, options);
     // On the memory driver, memory defaults are all there is; on any other they fail silently, as the spec warns.
@@ -66,18 +64,21 @@ export class SchedulerHost implements OnApplicationBootstrap, BeforeApplicationS
     });
     scheduler.start();
     this.#scheduler = scheduler;
+    return Promise.resolve();
   }
 
-  /** Stops dispatching and finishes the round in flight. Idempotent: every caller waits for the one stop. */
-  beforeApplicationShutdown(): Promise<void> {
-    this.#stopping ??= this.#stop();
-    return this.#stopping;
-  }
-
-  async #stop(): Promise<void> {
+  beginStop(_cause: string, deadlineAt: number): void {
     const scheduler = this.#scheduler;
-    if (scheduler === undefined) return;
+    if (scheduler === undefined || this.#stopping !== undefined) return;
+    // stop() stops dispatching before its first await; what it returns is the wait for the round in flight
+    const deadlineMs = Math.max(0, deadlineAt - this.runtime.config.clock.now());
+    this.#stopping = scheduler.stop({ deadlineMs });
+  }
+
+  async stop(deadlineAt: number): Promise<void> {
+    if (this.#scheduler === undefined) return;
+    this.beginStop('stop', deadlineAt);
     this.#scheduler = undefined;
-    await scheduler.stop({ deadlineMs: this.runtime.config.shutdownDeadlineMs });
+    await this.#stopping;
   }
 }

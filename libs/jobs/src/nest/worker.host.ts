@@ -1,31 +1,28 @@
-import {
-  Injectable,
-  type BeforeApplicationShutdown,
-  type OnApplicationBootstrap,
-} from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { JobRegistry } from '../registry/job-registry';
 import { jobWorker } from '../worker/job-worker';
 import type { JobWorker, WorkerStats } from '../worker/worker-options';
 import { JobsRuntime } from './jobs.runtime';
-import { SchedulerHost } from './scheduler.host';
+import type { JobsRoleHost } from './lifecycle/role-host';
 
 /**
- * Runs the job worker when this process holds the `worker` role. It starts at `onApplicationBootstrap` (after the
- * explorer bound every `@Job`; a job with no body refuses the start with `X_JOB_UNBOUND`) and drains in
- * `beforeApplicationShutdown`: first the scheduler stops (a fire during the drain would queue rows for a worker that is
- * leaving), then stop claiming and abort held runs with `X_DRAINING`, then wait for them — all within one
- * `shutdown.deadlineMs`. The driver is closed after, by the runtime.
+ * Runs the job worker when this process holds the `worker` role. `JobsLifecycle` starts it at bootstrap (after the
+ * explorer bound every `@Job`; a job with no body refuses the start with `X_JOB_UNBOUND`) and stops it at shutdown,
+ * after the scheduler and the relay stopped: stop claiming and abort held runs with `X_DRAINING`, then wait for them
+ * up to `shutdown.deadlineMs`. The driver is closed after, by the lifecycle.
  */
 @Injectable()
-export class WorkerHost implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class WorkerHost implements JobsRoleHost {
+  /** The role this host runs. */
+  readonly role = 'worker';
   #worker: JobWorker | undefined;
   #unwake: (() => void) | undefined;
   #wake: { stop(): Promise<void> } | undefined;
+  #wakeStopped: Promise<void> | undefined;
 
   constructor(
     private readonly runtime: JobsRuntime,
     private readonly registry: JobRegistry,
-    private readonly scheduler: SchedulerHost,
   ) {}
 
   /** The running worker, when this process holds the `worker` role and has bootstrapped. */
@@ -38,9 +35,8 @@ export class WorkerHost implements OnApplicationBootstrap, BeforeApplicationShut
     return this.#worker?.stats();
   }
 
-  async onApplicationBootstrap(): Promise<void> {
-    const { roles, driver, clock, logger, events, worker: options } = this.runtime.config;
-    if (!roles.has('worker')) return;
+  async start(): Promise<void> {
+    const { driver, clock, logger, events, worker: options } = this.runtime.config;
     if (options.queues === undefined && this.registry.all().length === 0) {
       // A worker with nothing registered would refuse to start; an app that has not declared jobs yet still boots.
       logger.log('warn', 'jobs.worker.nothing-to-serve', {
@@ -63,18 +59,21 @@ export class WorkerHost implements OnApplicationBootstrap, BeforeApplicationShut
     this.#wake = this.runtime.config.startWake?.(worker, logger);
   }
 
-  async beforeApplicationShutdown(signal?: string): Promise<void> {
+  beginStop(cause: string): void {
+    const worker = this.#worker;
+    if (worker === undefined) return;
+    this.#unwake?.();
+    this.#unwake = undefined;
+    this.#wakeStopped = this.#wake?.stop().catch(() => undefined);
+    this.#wake = undefined;
+    worker.beginDrain(cause);
+  }
+
+  async stop(deadlineAt: number): Promise<void> {
     const worker = this.#worker;
     if (worker === undefined) return;
     this.#worker = undefined;
-    const { clock, shutdownDeadlineMs } = this.runtime.config;
-    const deadline = clock.now() + shutdownDeadlineMs;
-    await this.scheduler.beforeApplicationShutdown();
-    this.#unwake?.();
-    const wake = this.#wake;
-    this.#wake = undefined;
-    await wake?.stop().catch(() => undefined);
-    worker.beginDrain(signal);
-    await worker.stop(deadline);
+    await this.#wakeStopped;
+    await worker.stop(deadlineAt);
   }
 }

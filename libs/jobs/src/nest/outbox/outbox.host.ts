@@ -1,42 +1,35 @@
-import {
-  Inject,
-  Injectable,
-  type BeforeApplicationShutdown,
-  type OnApplicationBootstrap,
-  type OnApplicationShutdown,
-} from '@nestjs/common';
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { setJobsFacade } from '../../declare/ambient';
 import { currentOutboxTx } from '../../outbox/ambient-tx';
 import { clsTransactionReader } from './cls-transaction';
 import { outboxJobsFacade } from '../../outbox/outbox-facade';
 import { outboxRelay, type OutboxRelay } from '../../outbox/relay/outbox-relay';
 import { JobsRuntime } from '../jobs.runtime';
-import { WorkerHost } from '../worker.host';
+import { JobsLifecycle } from '../lifecycle/jobs.lifecycle';
+import type { JobsRoleHost } from '../lifecycle/role-host';
 import type { ResolvedOutboxModuleOptions } from './outbox-module.options';
 import { OUTBOX_MODULE_OPTIONS } from './outbox.tokens';
 
 /**
- * Puts the outbox in charge of `enqueue()` and runs the relay.
- *
- * - bootstrap: installs `outboxJobsFacade` over `JobsModule`'s driver — AFTER `JobsRuntime` installed its direct
- *   facade (a global module's hooks run first), so the outbox one is the newest and wins — and, when this process
- *   holds the `relay` role, starts `outboxRelay`. Rows it publishes wake this process's worker.
- * - `beforeApplicationShutdown`: the drain — stop polling, then join the pass in flight under `shutdown.deadlineMs`.
- *   This module's hooks run before `JobsModule`'s, so the relay is stopped before the driver is closed.
- * - `onApplicationShutdown`: removes the facade.
+ * Puts the outbox in charge of `enqueue()` and runs the relay. It hands itself to `JobsLifecycle` at module init; the
+ * lifecycle then, at bootstrap, installs `outboxJobsFacade` over `JobsModule`'s driver right after the direct facade
+ * (so the outbox one is the newest and wins, whatever the import order) and, when this process holds the `relay`
+ * role, starts `outboxRelay` — rows it publishes wake this process's worker. At shutdown the relay stops after the
+ * scheduler and before the worker (stop polling, then join the pass in flight under `shutdown.deadlineMs`), and the
+ * facade is removed before the driver closes.
  */
 @Injectable()
-export class OutboxHost
-  implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown
-{
+export class OutboxHost implements JobsRoleHost, OnModuleInit {
+  /** The role this host runs. */
+  readonly role = 'relay';
   #relay: OutboxRelay | undefined;
-  #uninstall: (() => void) | undefined;
   #wake: { stop(): Promise<void> } | undefined;
+  #wakeStopped: Promise<void> | undefined;
   readonly #clsTx = clsTransactionReader();
 
   constructor(
     private readonly runtime: JobsRuntime,
-    private readonly workers: WorkerHost,
+    private readonly lifecycle: JobsLifecycle,
     @Inject(OUTBOX_MODULE_OPTIONS) private readonly options: ResolvedOutboxModuleOptions,
   ) {}
 
@@ -45,46 +38,66 @@ export class OutboxHost
     return this.#relay;
   }
 
-  onApplicationBootstrap(): void {
-    const { driver, clock, events, logger, roles } = this.runtime.config;
+  onModuleInit(): void {
+    this.lifecycle.addFacade(() => this.installFacade());
+    this.lifecycle.addHost(this);
+  }
+
+  /** Installs the outbox facade `handle.enqueue()` routes through. Answers its removal. */
+  installFacade(): () => void {
+    const { driver, clock, events } = this.runtime.config;
     const { store, mode } = this.options;
-    const wake = (queue: string): void => this.workers.worker?.signalEnqueued(queue);
-    this.#uninstall = setJobsFacade(
+    return setJobsFacade(
       outboxJobsFacade(
-        { store, driver, clock, events, mode, onEnqueued: wake },
+        {
+          store,
+          driver,
+          clock,
+          events,
+          mode,
+          onEnqueued: (queue) => this.runtime.notifyEnqueued(queue),
+        },
         // The caller's transaction: OutboxInterceptor's, else @nestjs-cls/transactional's active one.
         () => currentOutboxTx() ?? this.#clsTx(),
       ),
     );
-    if (!roles.has('relay')) return;
+  }
+
+  start(): Promise<void> {
+    const { driver, clock, logger } = this.runtime.config;
     const relay = outboxRelay({
       ...this.options.relay,
-      store,
+      store: this.options.store,
       driver,
       clock,
       logger,
-      onPublished: wake,
+      onPublished: (queue) => this.runtime.notifyEnqueued(queue),
     });
     relay.start();
     this.#relay = relay;
-    // A commit in another process reaches this relay through the backend's wake (Postgres LISTEN); the poll stays.
-    this.#wake = this.runtime.config.startOutboxWake?.(() => relay.wake(), logger);
+    // A commit in another process reaches this relay through the backend's wake (Postgres LISTEN); the poll stays,
+    // idling at a higher ceiling while the wake is proven.
+    this.#wake = this.runtime.config.startOutboxWake?.(
+      () => relay.wake(),
+      logger,
+      (live) => relay.setWakeLive(live),
+    );
+    return Promise.resolve();
   }
 
-  async beforeApplicationShutdown(): Promise<void> {
+  beginStop(): void {
+    const relay = this.#relay;
+    if (relay === undefined) return;
+    this.#wakeStopped = this.#wake?.stop().catch(() => undefined);
+    this.#wake = undefined;
+    relay.beginDrain();
+  }
+
+  async stop(deadlineAt: number): Promise<void> {
     const relay = this.#relay;
     if (relay === undefined) return;
     this.#relay = undefined;
-    const wake = this.#wake;
-    this.#wake = undefined;
-    await wake?.stop().catch(() => undefined);
-    const { clock, shutdownDeadlineMs } = this.runtime.config;
-    relay.beginDrain();
-    await relay.stop(clock.now() + shutdownDeadlineMs);
-  }
-
-  onApplicationShutdown(): void {
-    this.#uninstall?.();
-    this.#uninstall = undefined;
+    await this.#wakeStopped;
+    await relay.stop(deadlineAt);
   }
 }
