@@ -19,6 +19,7 @@ import { LowWater } from './low-water';
 import { PREFETCH_PER_SLOT, prefetchBuffer } from './prefetch';
 import { RescueCadence } from './rescue-cadence';
 import { resolveSlots } from './slots';
+import { UnservedNames } from './unserved-names';
 import {
   DEFAULT_VISIBILITY_TIMEOUT_MS,
   DUE_TIMER_HORIZON_MS,
@@ -61,7 +62,10 @@ const claimOrder = (a: ClaimedJob, b: ClaimedJob): number =>
 
 /**
  * A worker: ONE claim per pass over every queue with a free slot, every `pollIntervalMs` while there is work, the wait
- * doubling to the idle ceiling while there is none. A freed slot and an in-process enqueue kick a pass at once; a row
+ * doubling to the idle ceiling while there is none. Its claims name the jobs it serves (`ClaimSlot.names`: the
+ * registered jobs of each served queue), so a row of a job it does not know — one a newer build added, during a
+ * rolling deploy — waits for a worker that knows it; such a row is logged once it waited `UNSERVED_AFTER_MS`
+ * (`jobs.worker.unserved-name`, see `UnservedNames`). A freed slot and an in-process enqueue kick a pass at once; a row
  * handed back due within a minute gets a timer. Each held run's lease is renewed by its heartbeat.
  *
  * Busy, it batches both ends: a claim takes rows ahead of the free slots, as many as the measured rate starts within
@@ -101,6 +105,9 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
   const ceiling = (): number =>
     options.idlePollMaxMs ?? (wakeLive ? WOKEN_IDLE_POLL_CEILING_MS : IDLE_POLL_CEILING_MS);
   let slots: Map<string, number> = new Map();
+  /** Per served queue, the job names this worker serves there: all its claims hand out (`ClaimSlot.names`). */
+  let served: ReadonlyMap<string, readonly string[]> = new Map();
+  let unserved: UnservedNames | undefined;
   const inFlight = new Map<string, number>();
   const runs = new Map<string, HeldRun>();
   const handingBack = new Set<Promise<void>>();
@@ -201,7 +208,9 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
    */
   const claimSlots = (now: number): ClaimSlot[] => {
     const want: ClaimSlot[] = [];
-    for (const queue of slots.keys()) {
+    for (const [queue, names] of served) {
+      // a queue no registered job names has nothing this worker could run
+      if (names.length === 0) continue;
       const free = Math.max(0, freeIn(queue));
       // rows a claim on the wire asked for count as held: they are on their way
       const holding = held.held(queue) + (asked.get(queue) ?? 0);
@@ -215,7 +224,9 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
       const short = Math.max(0, target - Math.max(0, holding - free));
       // a second claim on the wire is for the buffer only: a slot that frees meanwhile waits for a claim to return
       if ((idle > 0 && claiming === 0) || (target > 0 && short * 3 >= target))
-        want.push(short > 0 ? { queue, limit: idle, ahead: short } : { queue, limit: idle });
+        want.push(
+          short > 0 ? { queue, limit: idle, ahead: short, names } : { queue, limit: idle, names },
+        );
     }
     return want;
   };
@@ -577,8 +588,8 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
     id,
     async start() {
       if (state !== 'new') throw new InvariantError(`jobWorker ${id} was already started.`);
-      const served = resolveSlots(registry, options.queues, options.concurrency);
-      slots = served.slots;
+      const resolved = resolveSlots(registry, options.queues, options.concurrency);
+      slots = resolved.slots;
       registry.assertBound([...slots.keys()]);
       const capped = registry
         .all()
@@ -586,11 +597,29 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
       if (capped.length > 0 && driver.leases === undefined) {
         throw new ConcurrencyUnenforceableError(capped.map((j) => j.handle.name));
       }
-      for (const q of served.unregistered)
+      for (const q of resolved.unregistered)
         logger.log('warn', 'jobs.worker.queue-unregistered', { workerId: id, queue: q });
+      served = new Map(
+        [...slots.keys()].map((queue) => [
+          queue,
+          registry
+            .all()
+            .filter((j) => j.handle.queue === queue)
+            .map((j) => j.handle.name),
+        ]),
+      );
+      unserved = new UnservedNames({
+        driver,
+        logger,
+        clock,
+        workerId: id,
+        served,
+        lowWater: (queue) => lowWater.bound(queue),
+      });
       state = 'running';
       logger.log('info', 'jobs.worker.started', { workerId: id, queues: [...slots.keys()] });
       kick();
+      unserved.start();
     },
     signalEnqueued(queue) {
       if (state !== 'running' || !slots.has(queue)) return;
@@ -606,6 +635,7 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
       drainSignal = signal;
       state = 'draining';
       passTimer?.cancel();
+      void unserved?.stop();
       stopDueTimers();
       releaseHeld(held.takeAll());
       for (const run of runs.values()) run.abort.abort(new JobDrainedError(id, signal));
@@ -616,10 +646,12 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
       if (state !== 'draining') {
         state = 'draining';
         passTimer?.cancel();
+        void unserved?.stop();
         stopDueTimers();
       }
       releaseHeld(held.takeAll());
       await waitForRuns(deadlineAt);
+      await unserved?.stop();
       state = 'stopped';
       logger.log('info', 'jobs.worker.stopped', { workerId: id });
     },

@@ -29,6 +29,11 @@ export class LowWater {
     return mark !== undefined && now - mark.askedAt < this.refreshMs ? mark.bound : null;
   }
 
+  /** The bound last learned for `queue`, however old; undefined before any claim reported one. */
+  bound(queue: string): number | undefined {
+    return this.marks.get(queue)?.bound;
+  }
+
   /** A claim sent at `askedAt` computed `bound` for `queue`. An answer older than the one kept is dropped. */
   learn(queue: string, bound: number, askedAt: number): void {
     const mark = this.marks.get(queue);
