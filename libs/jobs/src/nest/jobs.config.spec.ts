@@ -1,10 +1,8 @@
-import type { LoggerService } from '@nestjs/common';
 import { memoryJobDriver } from '../driver/memory';
 import { errorCodeOf } from '../errors/jobs-error';
 import { frozenClock } from '../testing/frozen-clock';
 import { resolveJobsConfig } from './jobs.config';
 import type { JobsModuleOptions } from './jobs.options';
-import { nestJobsLogger } from './nest-jobs.logger';
 
 function codeOf(fn: () => unknown): string | undefined {
   try {
@@ -67,28 +65,5 @@ describe('resolveJobsConfig', () => {
         'X_INVARIANT',
       );
     }
-  });
-});
-
-describe('nestJobsLogger', () => {
-  it('logs each event as one structured object at the matching Nest level', () => {
-    const calls: [string, unknown][] = [];
-    const nest: LoggerService = {
-      log: (message: unknown) => void calls.push(['log', message]),
-      warn: (message: unknown) => void calls.push(['warn', message]),
-      error: (message: unknown) => void calls.push(['error', message]),
-      debug: (message: unknown) => void calls.push(['debug', message]),
-    };
-    const logger = nestJobsLogger(nest);
-    logger.log('info', 'jobs.worker.started', { workerId: 'w1' });
-    logger.log('warn', 'jobs.lease.lost', { jobId: 'j1' });
-    logger.log('error', 'jobs.claim.failed');
-    logger.log('debug', 'jobs.claim.empty');
-    expect(calls).toEqual([
-      ['log', { event: 'jobs.worker.started', workerId: 'w1' }],
-      ['warn', { event: 'jobs.lease.lost', jobId: 'j1' }],
-      ['error', { event: 'jobs.claim.failed' }],
-      ['debug', { event: 'jobs.claim.empty' }],
-    ]);
   });
 });

@@ -76,7 +76,9 @@ export function resolveJobsSettings(
     scheduler: resolveSchedulerOptions(options.scheduler),
     shutdownDeadlineMs: resolveDeadline(options.shutdown),
     clock,
-    logger: options.logger ?? nestJobsLogger(),
+    logger:
+      options.logger ??
+      nestJobsLogger(options.logFormat === undefined ? {} : { format: options.logFormat }),
     events: options.events ?? memoryEventBus({ clock }),
   };
 }

@@ -3,7 +3,7 @@ import type { EventBus } from '../events/event-bus';
 import type { LeaseLeader } from '../scheduler/lease-leader';
 import type { SchedulerState } from '../scheduler/scheduler-state';
 import type { Clock } from '../util/clock';
-import type { JobsLogger } from '../util/logger';
+import type { JobsLogFormat, JobsLogger } from '../util/logger';
 import type { JobWorkerOptions } from '../worker/worker-options';
 
 /** What a process does: enqueue (`web`), run jobs (`worker`), fire tasks (`scheduler`), publish the outbox (`relay`). */
@@ -101,8 +101,17 @@ export interface JobsModuleOptions {
   readonly shutdown?: { readonly deadlineMs?: number };
   /** The one source of time (default the system clock; tests pass `frozenClock()`). */
   readonly clock?: Clock;
-  /** Where structured events go (default Nest's `Logger` with the context `Jobs`). */
+  /**
+   * Where structured events go (default Nest's `Logger` with the context `Jobs`, one line per event in `logFormat`).
+   * `nestJobsLogger({ … })` builds the default with other options (a stack beside each error, another sink).
+   */
   readonly logger?: JobsLogger;
+  /**
+   * How the default logger prints (default `'text'`): `'text'` is one `event key=value …` line through Nest's logger;
+   * `'json'` is one JSON object per line (`time`, `level`, `event`, then the fields) for a log shipper. Ignored when
+   * `logger` is given.
+   */
+  readonly logFormat?: JobsLogFormat;
   /** The bus `publishEvent` and `step.waitForEvent` share (default a memory bus on the clock). */
   readonly events?: EventBus;
 }

@@ -35,10 +35,17 @@ export function errorText(error: unknown): string {
   return String(error);
 }
 
-/** The fields every log line of an attempt carries. */
+/** The fields every log line of an attempt carries (a text line prints `attempt=2/5`). */
 export function logFields(a: Attempt): Record<string, unknown> {
   const c = a.claimed;
-  return { job: c.name, jobId: c.id, runId: c.runId, attempt: c.attempt, queue: c.queue };
+  return {
+    job: c.name,
+    jobId: c.id,
+    runId: c.runId,
+    attempt: c.attempt,
+    maxAttempts: c.maxAttempts,
+    queue: c.queue,
+  };
 }
 
 /** The attempt's execution record, counted in `jobs_total`. */

@@ -1,9 +1,21 @@
+export {
+  errorLine,
+  formatLogJson,
+  formatLogLine,
+  JOBS_LOG_FORMATS,
+  logRecord,
+  type JobsLogFormat,
+  type LogFormatOptions,
+} from './log-format';
+
 /** Severity of a structured log event. */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 /**
  * Where the runtime reports what happened, as structured events with the spec's names (`jobs.lease.lost`,
- * `jobs.attempt.failed`, …) so an app's log pipeline can alert on them. The Nest module adapts Nest's `Logger`.
+ * `jobs.attempt.failed`, …) so an app's log pipeline can alert on them. Fields are flat facts — ids, codes, counts,
+ * an error's one-line text — that a formatter prints as `key=value` or JSON ({@link formatLogLine},
+ * {@link formatLogJson}). The Nest module's default prints one line per event through Nest's `Logger`.
  */
 export interface JobsLogger {
   log(level: LogLevel, event: string, fields?: Readonly<Record<string, unknown>>): void;

@@ -1,0 +1,137 @@
+import { errorCodeOf } from '../errors/jobs-error';
+import type { LogLevel } from './logger';
+
+/** How a log event is printed: one `key=value` line, or one JSON object per line. */
+export type JobsLogFormat = 'text' | 'json';
+
+/** The formats {@link JobsLogFormat} names. */
+export const JOBS_LOG_FORMATS: readonly JobsLogFormat[] = ['text', 'json'];
+
+/** Options of {@link formatLogLine} and {@link logRecord}. */
+export interface LogFormatOptions {
+  /** Add an error's stack (as `stack=…`, newlines escaped — still one line) (default false). */
+  readonly stacks?: boolean;
+}
+
+/** A token that needs no quotes: no space, quote, backslash, `=` or control character, and not empty. */
+const BARE = /^[^\s"\\=\u0000-\u001f\u007f]+$/;
+
+/**
+ * One event as one line: the event name, then `key=value` for each field in order (logfmt). A value with a space, a
+ * quote, `=` or a newline is double-quoted with `\"`, `\\`, `\n` escaped, so the line never breaks. An `undefined`
+ * field is left out; an array is comma-joined; an object is compact JSON; an error is its code and message. With
+ * numeric `attempt` and `maxAttempts`, the two print as `attempt=2/5`.
+ */
+export function formatLogLine(
+  event: string,
+  fields: Readonly<Record<string, unknown>> = {},
+  options: LogFormatOptions = {},
+): string {
+  const parts = [event];
+  const { attempt, maxAttempts } = fields;
+  const folded = typeof attempt === 'number' && typeof maxAttempts === 'number';
+  for (const [key, value] of Object.entries(fields)) {
+    if (value === undefined || (folded && key === 'maxAttempts')) continue;
+    const text = folded && key === 'attempt' ? `${attempt}/${maxAttempts}` : textOf(value);
+    parts.push(`${key}=${quote(text)}`);
+    const stack = options.stacks ? stackOf(value) : undefined;
+    if (stack !== undefined) parts.push(`${key}Stack=${quote(stack)}`);
+  }
+  return parts.join(' ');
+}
+
+/**
+ * One event as a flat JSON-ready object: `time` (ISO), `level`, `event`, then every field (an error as its code and
+ * message, a bigint as a string). Those first three keys win over a field of the same name.
+ */
+export function logRecord(
+  level: LogLevel,
+  event: string,
+  fields: Readonly<Record<string, unknown>>,
+  nowMs: number,
+  options: LogFormatOptions = {},
+): Record<string, unknown> {
+  const record: Record<string, unknown> = { time: new Date(nowMs).toISOString(), level, event };
+  for (const [key, value] of Object.entries(fields)) {
+    if (key in record || value === undefined) continue;
+    record[key] = jsonOf(value);
+    const stack = options.stacks ? stackOf(value) : undefined;
+    if (stack !== undefined) record[`${key}Stack`] = stack;
+  }
+  return record;
+}
+
+/** {@link logRecord} as one line of JSON; a value `JSON.stringify` refuses (a cycle) prints as its text instead. */
+export function formatLogJson(
+  level: LogLevel,
+  event: string,
+  fields: Readonly<Record<string, unknown>>,
+  nowMs: number,
+  options: LogFormatOptions = {},
+): string {
+  const record = logRecord(level, event, fields, nowMs, options);
+  try {
+    return JSON.stringify(record);
+  } catch {
+    for (const [key, value] of Object.entries(record)) {
+      if (typeof value === 'object' && value !== null) record[key] = textOf(value);
+    }
+    return JSON.stringify(record);
+  }
+}
+
+/** An error as one line: `X_CODE: message` (the message alone when it already starts with its code). */
+export function errorLine(error: Error): string {
+  const code = errorCodeOf(error);
+  const message = error.message.length > 0 ? error.message : error.name;
+  return code === undefined || message.startsWith(code) ? message : `${code}: ${message}`;
+}
+
+function textOf(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value instanceof Error) return errorLine(value);
+  if (value instanceof Date)
+    return Number.isNaN(value.getTime()) ? 'Invalid Date' : value.toISOString();
+  if (Array.isArray(value)) return value.map((v) => (v === undefined ? '' : textOf(v))).join(',');
+  if (typeof value === 'object' && value !== null) {
+    try {
+      return JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v));
+    } catch {
+      return String(value);
+    }
+  }
+  return String(value);
+}
+
+function jsonOf(value: unknown): unknown {
+  if (value instanceof Error) return errorLine(value);
+  if (typeof value === 'bigint') return String(value);
+  if (Array.isArray(value)) return value.map(jsonOf);
+  return value;
+}
+
+function quote(text: string): string {
+  if (BARE.test(text)) return text;
+  return `"${text.replace(/[\\"\u0000-\u001f\u007f]/g, escape)}"`;
+}
+
+function escape(char: string): string {
+  switch (char) {
+    case '\\':
+      return '\\\\';
+    case '"':
+      return '\\"';
+    case '\n':
+      return '\\n';
+    case '\r':
+      return '\\r';
+    case '\t':
+      return '\\t';
+    default:
+      return `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
+  }
+}
+
+function stackOf(value: unknown): string | undefined {
+  return value instanceof Error && typeof value.stack === 'string' ? value.stack : undefined;
+}
