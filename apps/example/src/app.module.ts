@@ -1,12 +1,10 @@
 import { Module } from '@nestjs/common';
-import { APP_FILTER } from '@nestjs/core';
 import { getDataSourceToken, TypeOrmModule } from '@nestjs/typeorm';
 import { ExampleJobsModule } from '@ultimat3/example-jobs';
 import { JobsModule, OutboxModule, type JobsModuleOptions } from '@ultimat3/jobs';
 import type { DataSource } from 'typeorm';
 import { exampleOutboxStore, exampleTypeOrmOptions } from './database';
 import { JobsController } from './jobs.controller';
-import { JobsErrorFilter } from './jobs-error.filter';
 import { OnboardingController } from './onboarding.controller';
 import { Post } from './post.entity';
 import { PostsController } from './posts.controller';
@@ -26,6 +24,8 @@ import { TasksController } from './tasks.controller';
     TypeOrmModule.forRootAsync({ useFactory: () => exampleTypeOrmOptions() }),
     TypeOrmModule.forFeature([Post]),
     JobsModule.forRootAsync({
+      // a JobsError thrown by a handler answers its status (a bad input 400 with the issue paths), not a 500
+      httpErrors: true,
       inject: [getDataSourceToken()],
       useFactory: (dataSource: DataSource): JobsModuleOptions => ({
         driver: 'postgres',
@@ -42,6 +42,5 @@ import { TasksController } from './tasks.controller';
     }),
   ],
   controllers: [OnboardingController, PostsController, JobsController, TasksController],
-  providers: [{ provide: APP_FILTER, useClass: JobsErrorFilter }],
 })
 export class AppModule {}

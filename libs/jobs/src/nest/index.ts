@@ -1,6 +1,7 @@
 export * from './decorators/job.decorator';
 export * from './decorators/step.decorator';
 export * from './decorators/task.decorator';
+export * from './http';
 export type { JobsConfig } from './jobs.config';
 export * from './jobs.feature';
 export * from './jobs.module';

@@ -1,5 +1,16 @@
 import { ConfigurableModuleBuilder } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import { JobsErrorFilter } from './http/jobs-error.filter';
 import type { JobsModuleOptions } from './jobs.options';
+
+/** What `forRoot` / `forRootAsync` take beside the options, decided when the module is declared. */
+export interface JobsModuleExtras {
+  /**
+   * Register `JobsErrorFilter` for the whole app (`APP_FILTER`): a `JobsError` thrown by an HTTP handler is answered
+   * with the status its code maps to (400 with the issue paths, 409, 503, …) instead of a 500 (default false).
+   */
+  readonly httpErrors?: boolean;
+}
 
 /**
  * `forRoot` / `forRootAsync` (`useFactory | useClass | useExisting`) for `JobsModule`. The module is always global: one
@@ -12,7 +23,14 @@ export const {
   ASYNC_OPTIONS_TYPE: JOBS_ASYNC_OPTIONS_TYPE,
 } = new ConfigurableModuleBuilder<JobsModuleOptions>({ moduleName: 'Jobs' })
   .setClassMethodName('forRoot')
-  .setExtras({}, (definition) => ({ ...definition, global: true }))
+  .setExtras<JobsModuleExtras>({ httpErrors: false }, (definition, extras) => ({
+    ...definition,
+    global: true,
+    // only when asked: an app with its own error handling keeps it
+    providers: extras.httpErrors
+      ? [...(definition.providers ?? []), { provide: APP_FILTER, useClass: JobsErrorFilter }]
+      : definition.providers,
+  }))
   .build();
 
 /** What `JobsModule.forRootAsync()` takes. */

@@ -1,0 +1,66 @@
+import { randomUUID } from 'node:crypto';
+import type { INestApplication } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { JOBS_MODULE_OPTIONS, JobsService, recordingLogger } from '@ultimat3/jobs';
+import { frozenClock } from '@ultimat3/jobs/testing';
+import request from 'supertest';
+import type { TestDatabase } from '../../../libs/jobs-pg/test/test-database';
+import { AppModule } from '../src/app.module';
+import { exampleTestDatabase } from './support/example-database';
+
+describe('example app: POST /orgs/onboard (bulk) and the library error filter', () => {
+  let app: INestApplication;
+  let db: TestDatabase;
+
+  beforeAll(async () => {
+    db = await exampleTestDatabase();
+    const moduleRef = await Test.createTestingModule({ imports: [AppModule] })
+      .overrideProvider(JOBS_MODULE_OPTIONS)
+      .useValue({
+        driver: 'memory',
+        roles: ['web'],
+        clock: frozenClock(),
+        logger: recordingLogger(),
+      })
+      .compile();
+    app = moduleRef.createNestApplication({ logger: false });
+    await app.init();
+  });
+  afterAll(async () => {
+    await app?.close();
+    await db?.drop();
+  });
+
+  const queued = async (): Promise<number> =>
+    (await app.get(JobsService).stats()).reduce((sum, q) => sum + q.ready + q.delayed, 0);
+
+  it('queues one onboarding per org and answers their ids in order', async () => {
+    const orgIds = [randomUUID(), randomUUID(), randomUUID()];
+    const res = await request(app.getHttpServer())
+      .post('/orgs/onboard')
+      .send({ orgIds })
+      .expect(202);
+    expect(res.body).toHaveLength(3);
+    const rows = await Promise.all(
+      (res.body as { id: string }[]).map(({ id }) => app.get(JobsService).driver.get(id)),
+    );
+    expect(rows.map((row) => row?.tenantId)).toEqual(orgIds);
+  });
+
+  it('answers 400 naming every bad org id by index, and queues none of the list', async () => {
+    const before = await queued();
+    const res = await request(app.getHttpServer())
+      .post('/orgs/onboard')
+      .send({ orgIds: [randomUUID(), 'nope', randomUUID(), 7] })
+      .expect(400);
+    expect(res.body).toMatchObject({
+      statusCode: 400,
+      code: 'X_JOB_INPUT_INVALID',
+      issues: [
+        { index: 1, path: 'orgId' },
+        { index: 3, path: 'orgId' },
+      ],
+    });
+    expect(await queued()).toBe(before);
+  });
+});
