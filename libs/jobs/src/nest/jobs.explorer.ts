@@ -1,4 +1,4 @@
-import { Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper';
 import type { AnyJobHandle } from '../declare/handle';
@@ -7,14 +7,18 @@ import { JobRegistry } from '../registry/job-registry';
 import type { TaskMethodBinding } from './decorators/task.decorator';
 import { JobsFeature } from './jobs.feature';
 import { JobsMetadataAccessor } from './jobs-metadata.accessor';
+import { JOBS_MODULE_OPTIONS } from './jobs.module-definition';
+import type { JobsModuleOptions } from './jobs.options';
 import { JobsRuntime } from './jobs.runtime';
+import { jobsRolesSource, noticeTasksWithoutScheduler } from './schedule/task-role.notice';
 import { TaskRegistry } from './task.registry';
 
 /**
  * Fills the registries in `onModuleInit`: every job and task a `JobsModule.forFeature()` registered, then every `@Job`
  * and `@Task` method, bound with its provider as `this`. Request-scoped providers are warned about and skipped, as
- * `@nestjs/schedule` does: a job or a tick runs with no request to scope them to. At shutdown — after the scheduler
- * stopped — the `@Task` bindings are released.
+ * `@nestjs/schedule` does: a job or a tick runs with no request to scope them to. Tasks declared in a process without
+ * the `scheduler` role are reported once (`jobs.scheduler.no-role`). At shutdown — after the scheduler stopped — the
+ * `@Task` bindings are released.
  */
 @Injectable()
 export class JobsExplorer implements OnModuleInit, OnApplicationShutdown {
@@ -27,6 +31,7 @@ export class JobsExplorer implements OnModuleInit, OnApplicationShutdown {
     private readonly registry: JobRegistry,
     private readonly tasks: TaskRegistry,
     private readonly runtime: JobsRuntime,
+    @Inject(JOBS_MODULE_OPTIONS) private readonly options: JobsModuleOptions,
   ) {}
 
   onModuleInit(): void {
@@ -38,6 +43,13 @@ export class JobsExplorer implements OnModuleInit, OnApplicationShutdown {
       }
     }
     for (const wrapper of providers) this.bindMethods(wrapper);
+    const { roles, logger } = this.runtime.config;
+    noticeTasksWithoutScheduler({
+      tasks: this.tasks.all().map((task) => task.name),
+      roles,
+      source: jobsRolesSource(this.options),
+      logger,
+    });
   }
 
   onApplicationShutdown(): void {
