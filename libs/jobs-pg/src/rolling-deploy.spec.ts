@@ -1,0 +1,157 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { uuidv7, type EnqueueRequest, type WorkerStats } from '@ultimat3/jobs';
+import { until } from '../../../test/until';
+import { createTestDatabase, type TestDatabase } from '../test/test-database';
+import { postgresJobDriver } from './driver/pg-driver';
+
+const TEST_DIR = join(__dirname, '..', 'test');
+const EXISTING = 'deploy.existing';
+const ADDED = 'deploy.added';
+
+interface Stopped {
+  readonly stats: WorkerStats;
+  readonly claimedNames: readonly string[];
+  readonly events: readonly { level: string; event: string; fields: unknown }[];
+}
+
+interface Spawned {
+  readonly child: ChildProcess;
+  readonly ready: Promise<unknown>;
+  readonly stopped: Promise<Stopped | undefined>;
+}
+
+/** Starts one worker process of `build` from source (see `test/deploy-worker.ts`). */
+function spawnWorker(url: string, build: 'old' | 'new'): Spawned {
+  const child = fork(join(TEST_DIR, 'deploy-worker.ts'), [url, build], {
+    execArgv: ['-r', join(TEST_DIR, 'swc-register.js')],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const message = <T>(type: string): Promise<T | undefined> =>
+    new Promise((resolve, reject) => {
+      const onMessage = (m: { type: string } & T): void => {
+        if (m.type !== type) return;
+        child.off('exit', onExit);
+        resolve(m);
+      };
+      const onExit = (code: number | null): void => {
+        child.off('message', onMessage);
+        if (type === 'stopped') resolve(undefined);
+        else reject(new Error(`worker ${build} exited with ${code} before ${type}`));
+      };
+      child.on('message', onMessage);
+      child.once('exit', onExit);
+    });
+  return { child, ready: message('ready'), stopped: message<Stopped>('stopped') };
+}
+
+let seq = 0;
+function request(name: string): EnqueueRequest {
+  const n = seq++;
+  return {
+    id: uuidv7(),
+    runId: uuidv7(),
+    name,
+    queue: 'deploy',
+    input: { n },
+    idempotencyKey: `n:${n}`,
+    tenantId: null,
+    enqueuedBy: null,
+    runAt: Date.now(),
+    maxAttempts: 3,
+    priority: 0,
+    onConflict: 'dedupe',
+    concurrencyKey: null,
+    traceparent: null,
+  };
+}
+
+/**
+ * A rolling deploy that adds a job: the old build's worker and the new build's worker serve one queue of one real
+ * PostgreSQL, in two processes. Only the new worker ever claims the added job; the old one never attempts it, never
+ * dead-letters it, and leaves it waiting — visible per name in `stats()` — until a worker that knows it arrives.
+ */
+describe('rolling deploy: an old and a new worker process on one queue', () => {
+  let db: TestDatabase;
+  const workers: Spawned[] = [];
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    await db.pool.query(
+      'create table deploy_runs (job_id uuid not null, name text not null, build text not null, attempt int not null)',
+    );
+  });
+  afterAll(async () => {
+    for (const w of workers) if (w.child.exitCode === null) w.child.kill('SIGKILL');
+    await db?.drop();
+  });
+
+  const count = async (where: string): Promise<number> => {
+    const { rows } = await db.pool.query<{ n: number }>(
+      `select count(*)::int as n from x_jobs where ${where}`,
+    );
+    return rows[0]?.n ?? 0;
+  };
+
+  it('only the new worker claims the added job; the old one never attempts nor buries it', async () => {
+    const driver = postgresJobDriver({ executor: db.executor });
+    const old = spawnWorker(db.url, 'old');
+    workers.push(old);
+    await old.ready;
+
+    // the new build's web pods enqueue the added job before any new worker is up; its rows are first in line
+    await driver.enqueueMany(Array.from({ length: 40 }, () => request(ADDED)));
+    await driver.enqueueMany(Array.from({ length: 40 }, () => request(EXISTING)));
+    await until(async () => (await count(`name = '${EXISTING}' and state = 'done'`)) === 40);
+    // seconds of the old worker alone: its wake and idle polls claim over the added rows again and again
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    expect(
+      await db.pool.query(
+        `select state, attempt, worker_id, last_error, count(*)::int as n from x_jobs where name = $1
+         group by 1, 2, 3, 4`,
+        [ADDED],
+      ),
+    ).toMatchObject({
+      rows: [{ state: 'ready', attempt: 0, worker_id: null, last_error: null, n: 40 }],
+    });
+    const waiting = (await driver.stats()).find((s) => s.queue === 'deploy');
+    expect(waiting?.names.find((entry) => entry.name === ADDED)).toMatchObject({
+      ready: 40,
+      running: 0,
+    });
+
+    const next = spawnWorker(db.url, 'new');
+    workers.push(next);
+    await next.ready;
+    await until(async () => (await count(`name = '${ADDED}' and state = 'done'`)) === 40);
+
+    // the overlap: both builds serve the queue while both jobs keep arriving
+    for (let i = 0; i < 4; i++) {
+      await driver.enqueueMany(
+        Array.from({ length: 50 }, (_, k) => request(k % 2 === 0 ? ADDED : EXISTING)),
+      );
+    }
+    await until(async () => (await count(`state <> 'done'`)) === 0, 20_000);
+
+    old.child.kill('SIGTERM');
+    next.child.kill('SIGTERM');
+    const [fromOld, fromNew] = await Promise.all([old.stopped, next.stopped]);
+
+    expect(await count(`state <> 'done'`)).toBe(0);
+    // every added job ran once, on its first attempt, in the new build — the old one never attempted it
+    expect(await count(`name = '${ADDED}' and attempt <> 1`)).toBe(0);
+    const { rows: runs } = await db.pool.query<{ build: string; runs: number; jobs: number }>(
+      `select build, count(*)::int as runs, count(distinct job_id)::int as jobs from deploy_runs where name = $1
+       group by build`,
+      [ADDED],
+    );
+    expect(runs).toEqual([{ build: 'new', runs: 140, jobs: 140 }]);
+
+    expect(fromOld?.claimedNames).toEqual([EXISTING]);
+    expect(fromOld?.stats).toMatchObject({ deadLettered: 0, retried: 0, dropped: 0 });
+    expect(fromOld?.stats.completed).toBeGreaterThan(40);
+    expect(fromOld?.events.filter((e) => e.event.startsWith('jobs.attempt'))).toEqual([]);
+    expect(fromNew?.claimedNames).toEqual([ADDED, EXISTING]);
+    expect(fromNew?.stats.deadLettered).toBe(0);
+  }, 60_000);
+});
