@@ -17,7 +17,7 @@ import { memoryJobDriver } from '../../driver/memory';
 import { DriverUnavailableError } from '../../errors/runtime-errors';
 import { t } from '../../schema';
 import { frozenClock } from '../../testing/frozen-clock';
-import { recordingLogger } from '../../util/logger';
+import { recordingLogger, type RecordingLogger } from '../../util/logger';
 import { JobsModule } from '../jobs.module';
 import { JobsService } from '../jobs.service';
 import { JobsErrorFilter } from './jobs-error.filter';
@@ -76,6 +76,11 @@ class HandMadeFilterController {
   one(@Body() body: Signup) {
     return signup.enqueue(body);
   }
+
+  @Get('down')
+  down(): never {
+    throw new DriverUnavailableError();
+  }
 }
 
 /** Nest's log lines at `error`, as the app's logger received them. */
@@ -88,14 +93,15 @@ function capturingLogger(): LoggerService & { errors: string[] } {
 async function boot(
   httpErrors: boolean | undefined,
   controllers: (new (...args: never[]) => object)[],
-): Promise<{ app: INestApplication; errors: string[] }> {
+): Promise<{ app: INestApplication; errors: string[]; jobsLog: RecordingLogger }> {
   const clock = frozenClock();
+  const jobsLog = recordingLogger();
   const moduleRef = await Test.createTestingModule({
     imports: [
       JobsModule.forRoot({
         driver: memoryJobDriver({ clock }),
         clock,
-        logger: recordingLogger(),
+        logger: jobsLog,
         roles: ['web'],
         ...(httpErrors === undefined ? {} : { httpErrors }),
       }),
@@ -106,16 +112,16 @@ async function boot(
   const logger = capturingLogger();
   app.useLogger(logger);
   await app.init();
-  return { app, errors: logger.errors };
+  return { app, errors: logger.errors, jobsLog };
 }
 
 const valid = (email: string): Signup => ({ email, address: { city: 'Lyon' } });
 
 describe('JobsErrorFilter through JobsModule.forRoot({ httpErrors: true }) (Express)', () => {
   let app: INestApplication;
-  let errors: string[];
+  let jobsLog: RecordingLogger;
   beforeAll(async () => {
-    ({ app, errors } = await boot(true, [SignupController]));
+    ({ app, jobsLog } = await boot(true, [SignupController]));
   });
   afterAll(async () => {
     await app?.close();
@@ -173,16 +179,25 @@ describe('JobsErrorFilter through JobsModule.forRoot({ httpErrors: true }) (Expr
     expect(res.body).toMatchObject({ statusCode: 404, code: 'X_JOB_NOT_FOUND' });
   });
 
-  it('answers driver unavailable 503 with the code only, and logs the detail on one line', async () => {
+  it('answers driver unavailable 503 with the code only, and logs the detail through the module logger', async () => {
     const res = await request(app.getHttpServer()).get('/down').expect(503);
     expect(res.body).toEqual({
       statusCode: 503,
       code: 'X_DRIVER_UNAVAILABLE',
       message: 'Service Unavailable',
     });
-    const line = errors.find((e) => e.startsWith('jobs.http.failed status=503'));
-    expect(line).toContain('code=X_DRIVER_UNAVAILABLE GET /down');
-    expect(line).not.toContain('\n');
+    expect(jobsLog.named('jobs.http.failed')).toEqual([
+      {
+        level: 'error',
+        event: 'jobs.http.failed',
+        fields: {
+          status: 503,
+          method: 'GET',
+          path: '/down',
+          error: expect.any(DriverUnavailableError),
+        },
+      },
+    ]);
   });
 
   it('leaves errors that are not JobsErrors to Nest', async () => {
@@ -227,7 +242,7 @@ describe('JobsErrorFilter registration', () => {
   });
 
   it('applies where @UseFilters(JobsErrorFilter) puts it, injected or built by hand', async () => {
-    const { app } = await boot(false, [
+    const { app, errors } = await boot(false, [
       SignupController,
       ScopedController,
       HandMadeFilterController,
@@ -241,6 +256,11 @@ describe('JobsErrorFilter registration', () => {
           issues: [{ path: 'email' }, { path: 'address' }],
         });
       }
+      // built by hand, it has no module logger: the 5xx goes to Nest's Logger as one formatted line
+      await request(app.getHttpServer()).get('/hand-made/down').expect(503);
+      const line = errors.find((e) => e.startsWith('jobs.http.failed status=503'));
+      expect(line).toMatch(/method=GET path=\/hand-made\/down error="X_DRIVER_UNAVAILABLE: /);
+      expect(line).not.toContain('\n');
     } finally {
       await app.close();
     }

@@ -1,6 +1,8 @@
 import { Catch, Logger, Optional, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { JobsError } from '../../errors/jobs-error';
+import { formatLogLine } from '../../util/log-format';
+import { JobsRuntime } from '../jobs.runtime';
 import { jobsErrorBody, type JobsErrorBody } from './jobs-error.body';
 import { jobsErrorHttpStatus } from './jobs-error.status';
 
@@ -13,7 +15,8 @@ interface ReplyLike {
 /**
  * Answers a `JobsError` thrown by an HTTP handler with the status its code maps to (see `JOBS_ERROR_HTTP_STATUS`:
  * invalid input 400 with the issue paths, duplicate 409, driver unavailable 503, …) and a {@link JobsErrorBody},
- * instead of Nest's 500. A 5xx is logged on one line; its body carries the code, never the server's message.
+ * instead of Nest's 500. A 5xx is logged as `jobs.http.failed` (through the module's logger, in its format); its body
+ * carries the code, never the server's message.
  *
  * Register it for the whole app with `JobsModule.forRoot({ httpErrors: true, … })`, or per controller or route with
  * `@UseFilters(JobsErrorFilter)`. It replies through Nest's `HttpAdapterHost`, so it works on Express and Fastify
@@ -22,21 +25,26 @@ interface ReplyLike {
  */
 @Catch(JobsError)
 export class JobsErrorFilter implements ExceptionFilter<JobsError> {
-  private readonly logger = new Logger('Jobs');
-
-  constructor(@Optional() private readonly adapterHost?: HttpAdapterHost) {}
+  constructor(
+    @Optional() private readonly adapterHost?: HttpAdapterHost,
+    @Optional() private readonly runtime?: JobsRuntime,
+  ) {}
 
   catch(error: JobsError, host: ArgumentsHost): void {
     if (host.getType() !== 'http') throw error;
     const status = jobsErrorHttpStatus(error.code);
     const http = host.switchToHttp();
     if (status >= 500) {
-      const request = http.getRequest<{ method?: string; url?: string }>();
-      this.logger.error(
-        `jobs.http.failed status=${status} code=${error.code} ${request.method ?? ''} ${request.url ?? ''}: ${error.message}`,
-      );
+      const { method, url } = http.getRequest<{ method?: string; url?: string }>();
+      this.logFailure({ status, method, path: url, error });
     }
     this.reply(http.getResponse<unknown>(), jobsErrorBody(error, status), status);
+  }
+
+  private logFailure(fields: Readonly<Record<string, unknown>>): void {
+    const logger = this.runtime?.config.logger;
+    if (logger !== undefined) logger.log('error', 'jobs.http.failed', fields);
+    else new Logger('Jobs').error(formatLogLine('jobs.http.failed', fields));
   }
 
   private reply(response: unknown, body: JobsErrorBody, status: number): void {
