@@ -213,6 +213,31 @@ describe('a runId that is not a UUID', () => {
     expect(error['code']).toBe('X_JOB_OPTIONS_INVALID');
   });
 
+  it('shares the code with every bad option, each checked before the input and named', async () => {
+    const h = declare();
+    const cases: [Record<string, unknown>, string][] = [
+      [{ queue: '' }, 'options.queue'],
+      [{ queue: 'no spaces' }, 'options.queue'],
+      [{ priority: 1.5 }, 'options.priority'],
+      [{ onConflict: 'replace' }, 'options.onConflict'],
+      [{ runAt: Number.NaN }, 'options.runAt'],
+      [{ delay: '2 days' }, 'options.delay'],
+      [{ runAt: 0, delay: '1s' }, 'options'],
+    ];
+    for (const [options, field] of cases) {
+      for (const call of [
+        () => h.enqueue({ email: '' } as never, options),
+        () => h.enqueueMany([{ email: '' } as never], options),
+      ]) {
+        expect(await rejection(call())).toMatchObject({
+          code: 'X_JOB_OPTIONS_INVALID',
+          meta: { field },
+        });
+      }
+    }
+    expect(await driver.stats()).toEqual([]);
+  });
+
   it('accepts a UUID of any version or letter case', async () => {
     const h = declare();
     const upper = '0190A0A0-0000-4000-8000-0000000000AB';

@@ -5,99 +5,14 @@ import {
   JobPayloadTooLargeError,
   type JobInputIssue,
 } from '../errors/declaration-errors';
-import { parseDuration } from '../util/duration';
-import { isUuid, uuidv7 } from '../util/ids';
+import { uuidv7 } from '../util/ids';
 import { jsonProblem, type JsonValue } from '../util/json';
 import { jobsFacade } from './ambient';
 import type { EnqueueActor, EnqueueOptions, JobHandle } from './handle';
-import { assertName, MAX_QUEUE_NAME_LENGTH } from './names';
+import { resolveOptions, type ResolvedOptions } from './enqueue-options';
 
 /** The largest input an enqueue accepts, serialised (1 MiB). Large data belongs elsewhere, referenced by id. */
 export const MAX_INPUT_BYTES = 1_048_576;
-
-/** The largest priority an enqueue may set either way: the column is a 32-bit integer. */
-const MAX_PRIORITY = 2_147_483_647;
-
-/** The options of one enqueue, checked once and shared by every row of a batch. */
-interface ResolvedOptions {
-  /** The run every row is named by, or undefined: each row mints its own. */
-  readonly runId: string | undefined;
-  readonly queue: string;
-  readonly runAt: number;
-  readonly priority: number;
-  readonly onConflict: 'dedupe' | 'error';
-}
-
-/**
- * Checks the options of an enqueue before any input is looked at: each bad option is `X_JOB_OPTIONS_INVALID` naming
- * the field. A `runId` must be a UUID — it is stored in a `uuid` column, and a stray string used to surface as the
- * database's own cast error after the input had been parsed.
- */
-function resolveOptions(job: string, options: EnqueueOptions, nowMs: number): ResolvedOptions {
-  const { runId, priority, onConflict } = options;
-  if (runId !== undefined && (typeof runId !== 'string' || !isUuid(runId))) {
-    const got = typeof runId === 'string' ? `"${runId.slice(0, 64)}"` : typeof runId;
-    throw new EnqueueOptionsInvalidError(job, 'options.runId', `must be a UUID (got ${got})`);
-  }
-  if (
-    priority !== undefined &&
-    (!Number.isInteger(priority) || Math.abs(priority) > MAX_PRIORITY)
-  ) {
-    throw new EnqueueOptionsInvalidError(
-      job,
-      'options.priority',
-      `must be a whole number between -${MAX_PRIORITY} and ${MAX_PRIORITY} (got ${String(priority)})`,
-    );
-  }
-  if (onConflict !== undefined && onConflict !== 'dedupe' && onConflict !== 'error') {
-    throw new EnqueueOptionsInvalidError(
-      job,
-      'options.onConflict',
-      `must be 'dedupe' or 'error' (got ${String(onConflict)})`,
-    );
-  }
-  return {
-    runId,
-    queue: options.queue ?? '',
-    runAt: resolveRunAt(job, options, nowMs),
-    priority: priority ?? Number.NaN,
-    onConflict: onConflict ?? 'dedupe',
-  };
-}
-
-function resolveRunAt(job: string, options: EnqueueOptions, nowMs: number): number {
-  if (options.runAt !== undefined && options.delay !== undefined) {
-    throw new EnqueueOptionsInvalidError(job, 'options', 'takes runAt or delay, not both');
-  }
-  if (options.runAt !== undefined) {
-    const at = options.runAt instanceof Date ? options.runAt.getTime() : options.runAt;
-    if (!Number.isFinite(at))
-      throw new EnqueueOptionsInvalidError(
-        job,
-        'options.runAt',
-        'must be a valid Date or epoch ms',
-      );
-    return at;
-  }
-  if (options.delay !== undefined) {
-    const ms = parseDuration(options.delay);
-    if (ms === undefined)
-      throw new EnqueueOptionsInvalidError(
-        job,
-        'options.delay',
-        'must be a duration such as 5000 or "5s"',
-      );
-    return nowMs + ms;
-  }
-  return nowMs;
-}
-
-/** The declared queue, or the option's (checked as a name). */
-function queueOf(handle: JobHandle<never, unknown, unknown>, resolved: ResolvedOptions): string {
-  return resolved.queue === ''
-    ? handle.queue
-    : assertName(handle.name, 'options.queue', resolved.queue, MAX_QUEUE_NAME_LENGTH);
-}
 
 /**
  * The input a run will see, for an input stored in another form than it was parsed in (a DTO instance stored as plain
@@ -147,14 +62,14 @@ async function prepareRow<In, Out>(
     id: uuidv7(nowMs),
     runId: resolved.runId ?? uuidv7(nowMs),
     name: handle.name,
-    queue: queueOf(handle as JobHandle<never, unknown, unknown>, resolved),
+    queue: resolved.queue ?? handle.queue,
     input: input as JsonValue,
     idempotencyKey: handle.idempotencyKeyOf(value),
     tenantId: declaredTenant ?? actor?.orgId ?? null,
     enqueuedBy: actor?.id ?? null,
     runAt: resolved.runAt,
     maxAttempts: handle.retry.attempts,
-    priority: Number.isNaN(resolved.priority) ? handle.priority : resolved.priority,
+    priority: resolved.priority ?? handle.priority,
     onConflict: resolved.onConflict,
     concurrencyKey: handle.concurrencyKeyOf(value),
     traceparent: null,

@@ -7,20 +7,28 @@ export const MAX_QUEUE_NAME_LENGTH = 63;
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/;
 
+/** Builds the error a refused name throws (default `X_JOB_DECLARATION_INVALID`). */
+export type NameRefusal = (owner: string, field: string, reason: string) => Error;
+
+const declarationInvalid: NameRefusal = (owner, field, reason) =>
+  new JobDeclarationInvalidError(owner, field, reason);
+
 /** Refuses a name that is empty, too long, or not made of letters, digits and `. _ : -`. */
-export function assertName(owner: string, field: string, value: unknown, max: number): string {
+export function assertName(
+  owner: string,
+  field: string,
+  value: unknown,
+  max: number,
+  refuse: NameRefusal = declarationInvalid,
+): string {
   if (typeof value !== 'string' || value.length === 0) {
-    throw new JobDeclarationInvalidError(owner, field, 'must be a non-empty string');
+    throw refuse(owner, field, 'must be a non-empty string');
   }
   if (value.length > max) {
-    throw new JobDeclarationInvalidError(
-      owner,
-      field,
-      `is ${value.length} characters, over ${max}`,
-    );
+    throw refuse(owner, field, `is ${value.length} characters, over ${max}`);
   }
   if (!NAME.test(value)) {
-    throw new JobDeclarationInvalidError(
+    throw refuse(
       owner,
       field,
       'may hold only letters, digits and . _ : - (and not start with a symbol)',
