@@ -10,6 +10,11 @@ import { JobsMetadataAccessor } from './jobs-metadata.accessor';
 import { JOBS_MODULE_OPTIONS } from './jobs.module-definition';
 import type { JobsModuleOptions } from './jobs.options';
 import { JobsRuntime } from './jobs.runtime';
+import {
+  findSchedulerRegistry,
+  jobsTimers,
+  listJobsTimers,
+} from './schedule/schedule-registry.listing';
 import { jobsRolesSource, noticeTasksWithoutScheduler } from './schedule/task-role.notice';
 import { TaskRegistry } from './task.registry';
 
@@ -17,12 +22,14 @@ import { TaskRegistry } from './task.registry';
  * Fills the registries in `onModuleInit`: every job and task a `JobsModule.forFeature()` registered, then every `@Job`
  * and `@Task` method, bound with its provider as `this`. Request-scoped providers are warned about and skipped, as
  * `@nestjs/schedule` does: a job or a tick runs with no request to scope them to. Tasks declared in a process without
- * the `scheduler` role are reported once (`jobs.scheduler.no-role`). At shutdown — after the scheduler stopped — the
- * `@Task` bindings are released.
+ * the `scheduler` role are reported once (`jobs.scheduler.no-role`). When the app imports `@nestjs/schedule`'s
+ * `ScheduleModule`, the module's own timers are listed in its `SchedulerRegistry`. At shutdown — after the scheduler
+ * stopped — the `@Task` bindings are released and the listing removed.
  */
 @Injectable()
 export class JobsExplorer implements OnModuleInit, OnApplicationShutdown {
   readonly #unbinds: (() => void)[] = [];
+  #unlist: (() => void) | undefined;
 
   constructor(
     private readonly discovery: DiscoveryService,
@@ -43,16 +50,24 @@ export class JobsExplorer implements OnModuleInit, OnApplicationShutdown {
       }
     }
     for (const wrapper of providers) this.bindMethods(wrapper);
-    const { roles, logger } = this.runtime.config;
+    const { config } = this.runtime;
+    const tasks = this.tasks.all();
     noticeTasksWithoutScheduler({
-      tasks: this.tasks.all().map((task) => task.name),
-      roles,
+      tasks: tasks.map((task) => task.name),
+      roles: config.roles,
       source: jobsRolesSource(this.options),
-      logger,
+      logger: config.logger,
     });
+    // With ScheduleModule imported, the module's own timers are listed beside the app's @Cron/@Interval ones.
+    const registry = findSchedulerRegistry(providers);
+    if (registry !== undefined) {
+      this.#unlist = listJobsTimers(registry, jobsTimers(config, tasks.length), config.logger);
+    }
   }
 
   onApplicationShutdown(): void {
+    this.#unlist?.();
+    this.#unlist = undefined;
     this.#unbinds.splice(0).forEach((unbind) => unbind());
   }
 
