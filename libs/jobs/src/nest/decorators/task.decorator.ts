@@ -31,6 +31,19 @@ export interface TaskMethodBinding {
  * With several apps in one process (tests), the newest app's instance answers, as the newest facade takes
  * `handle.enqueue()`.
  *
+ * Where it differs from `@nestjs/schedule`'s `@Cron` (which takes the same expressions, `CronExpression` constants
+ * included):
+ * - **One leader across the fleet.** It fires only in a process holding the `scheduler` role, and there only while it
+ *   holds the scheduler lease — once per occurrence for the whole fleet, where `@Cron` fires in every replica.
+ * - **A durable watermark.** The last occurrence handled is stored under the task's `name`, and moves with the
+ *   occurrence's jobs in one step: a restart resumes from it and never fires an occurrence twice. Rename the task and
+ *   it starts afresh.
+ * - **Catch-up.** Occurrences missed while no scheduler ran are decided by `catchUp` (`'skip'`, the default, fires the
+ *   latest; `'run-once'` the earliest; `'run-all'` each); `@Cron` loses them.
+ * - **A required zone.** `tz` names the IANA zone the wall clock is read in; `@Cron` defaults to the server's clock.
+ * - **The method returns work, it does not do it.** The `[[job, input], …]` it answers are enqueued as jobs, each with
+ *   its retries and an occurrence-scoped idempotency key; the method itself stays synchronous and cheap.
+ *
  * @example
  * ```ts
  * @Task({ name: 'nightly-digest', cron: '0 2 * * *', tz: 'Europe/Berlin' })
