@@ -1,5 +1,5 @@
 import { EnqueueOptionsInvalidError } from '../errors/declaration-errors';
-import { parseDuration } from '../util/duration';
+import { DURATION_FORMS, describeDurationValue, parseDuration } from '../util/duration';
 import { isUuid } from '../util/ids';
 import type { EnqueueOptions } from './handle';
 import { assertName, MAX_QUEUE_NAME_LENGTH } from './names';
@@ -80,7 +80,11 @@ function resolveRunAt(job: string, options: EnqueueOptions, nowMs: number): numb
   if (options.delay !== undefined) {
     const ms = parseDuration(options.delay);
     if (ms === undefined) {
-      throw optionsInvalid(job, 'options.delay', 'must be a duration such as 5000 or "5s"');
+      throw optionsInvalid(
+        job,
+        'options.delay',
+        `${describeDurationValue(options.delay)} is not a duration: pass ${DURATION_FORMS}`,
+      );
     }
     return nowMs + ms;
   }

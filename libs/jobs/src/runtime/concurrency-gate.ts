@@ -5,6 +5,7 @@ import { ConcurrencyUnenforceableError } from '../errors/operator-errors';
 import { JobSlotLostError } from '../errors/runtime-errors';
 import type { Clock, TimerHandle } from '../util/clock';
 import type { JobsLogger } from '../util/logger';
+import { logError } from '../util/log-format';
 
 /** What the gate decided for one claimed run. */
 export type GateVerdict =
@@ -77,7 +78,7 @@ export async function enterConcurrencyGate(o: GateOptions): Promise<GateVerdict>
           job: o.handle.name,
           jobId: o.jobId,
           key,
-          error: error instanceof Error ? error.message : String(error),
+          error: logError(error),
         });
         arm();
       },

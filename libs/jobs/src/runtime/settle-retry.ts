@@ -1,5 +1,6 @@
 import { JobsError } from '../errors/jobs-error';
 import type { Attempt } from './attempt-settle';
+import { logError } from '../util/log-format';
 
 /** The first wait before a settle the driver threw on is sent again; each later wait doubles. */
 export const SETTLE_RETRY_FIRST_MS = 100;
@@ -38,7 +39,7 @@ export async function resendSettle(
       settle,
       tries,
       retryInMs: wait,
-      error: error instanceof Error ? error.message : String(error),
+      error: logError(error),
     });
     await new Promise<void>((resolve) => o.clock.setTimeout(resolve, wait));
     try {

@@ -122,9 +122,11 @@ describe('durations fixed where they are declared or enqueued', () => {
     });
     const h = await runJobs({ jobs: [handle] });
     try {
-      await expect(handle.enqueue({ n: 1 }, { delay: '5 minutes' as Duration })).rejects.toThrow(
-        expect.objectContaining({ code: 'X_JOB_DECLARATION_INVALID' }),
+      const refused = handle.enqueue({ n: 1 }, { delay: '5 minutes' as Duration });
+      await expect(refused).rejects.toThrow(
+        expect.objectContaining({ code: 'X_JOB_OPTIONS_INVALID' }),
       );
+      await expect(refused).rejects.toThrow('options.delay "5 minutes" is not a duration: pass');
       const queued = (await h.driver.stats()).reduce((n, q) => n + q.ready + q.delayed, 0);
       expect(queued).toBe(0);
     } finally {

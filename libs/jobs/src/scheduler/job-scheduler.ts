@@ -18,6 +18,7 @@ import {
   type DispatchContext,
   type TaskSlot,
 } from './task-dispatch';
+import { logError } from '../util/log-format';
 
 /** Where a scheduler is in its life. */
 export type JobSchedulerStatus = 'idle' | 'running' | 'stopping' | 'stopped';
@@ -136,7 +137,7 @@ class SchedulerLoop implements JobScheduler {
         await this.#leader.release();
       } catch (error) {
         this.#ctx.logger.log('warn', 'jobs.scheduler.lease.release-failed', {
-          error: String(error),
+          error: logError(error),
         });
       }
     }
@@ -155,7 +156,7 @@ class SchedulerLoop implements JobScheduler {
     this.#round = this.#runRound()
       .catch((error: unknown) => {
         failed = true;
-        this.#ctx.logger.log('warn', 'jobs.scheduler.round.failed', { error: String(error) });
+        this.#ctx.logger.log('warn', 'jobs.scheduler.round.failed', { error: logError(error) });
       })
       .finally(() => {
         this.#round = undefined;
@@ -208,7 +209,7 @@ class SchedulerLoop implements JobScheduler {
     try {
       leads = await this.#leader.acquire();
     } catch (error) {
-      this.#ctx.logger.log('warn', 'jobs.scheduler.lease.failed', { error: String(error) });
+      this.#ctx.logger.log('warn', 'jobs.scheduler.lease.failed', { error: logError(error) });
     }
     if (leads && !this.#leading) {
       // another leader may have moved every watermark since this node last led

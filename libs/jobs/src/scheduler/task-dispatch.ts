@@ -5,6 +5,7 @@ import type { JobsLogger } from '../util/logger';
 import { planCatchUp } from './catch-up';
 import { occurrenceRequests } from './occurrence-requests';
 import type { SchedulerState } from './scheduler-state';
+import { logError } from '../util/log-format';
 
 /** What a leader holds in memory for one task, so an idle round reads no store and resolves no cron. */
 export interface TaskSlot {
@@ -83,7 +84,7 @@ export async function dispatchTask(
     // a run-all walk that stopped at maxCatchUp goes on next tick, not in a busy loop
     slot.wakeMs = plan.nextMs > nowMs ? plan.nextMs : nowMs + ctx.tickIntervalMs;
   } catch (error) {
-    ctx.logger.log('warn', 'jobs.scheduler.task.failed', { task: name, error: String(error) });
+    ctx.logger.log('warn', 'jobs.scheduler.task.failed', { task: name, error: logError(error) });
     slot.loaded = false;
     slot.wakeMs = nowMs + ctx.tickIntervalMs;
   }
@@ -123,7 +124,7 @@ async function fireOne(
     ctx.logger.log('error', 'jobs.scheduler.task.invalid', {
       task: name,
       occurrenceMs,
-      error: String(error),
+      error: logError(error),
     });
     return moved(slot, await ctx.state.skipTo(name, watermarkMs, previous), watermarkMs);
   }

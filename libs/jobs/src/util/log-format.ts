@@ -87,6 +87,11 @@ export function errorLine(error: Error): string {
   return code === undefined || message.startsWith(code) ? message : `${code}: ${message}`;
 }
 
+/** Any thrown value as a log field: an error's {@link errorLine}, anything else as text. */
+export function logError(error: unknown): string {
+  return error instanceof Error ? errorLine(error) : String(error);
+}
+
 function textOf(value: unknown): string {
   if (typeof value === 'string') return value;
   if (value instanceof Error) return errorLine(value);

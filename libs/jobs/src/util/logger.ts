@@ -3,6 +3,7 @@ export {
   formatLogJson,
   formatLogLine,
   JOBS_LOG_FORMATS,
+  logError,
   logRecord,
   type JobsLogFormat,
   type LogFormatOptions,

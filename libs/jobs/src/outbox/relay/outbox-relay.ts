@@ -9,6 +9,7 @@ import {
   type ResolvedRelayOptions,
 } from './relay-options';
 import { relayStop, type RelayStopState } from './relay-stop';
+import { logError } from '../../util/log-format';
 
 /** What a relay has done since it was created. */
 export interface OutboxRelayStats {
@@ -98,7 +99,7 @@ export function outboxRelay(options: OutboxRelayOptions): OutboxRelay {
       return await pass();
     } catch (error) {
       stats.tickFailures++;
-      logger.log('error', 'jobs.outbox.tick-failed', { relay: claimant, error: String(error) });
+      logger.log('error', 'jobs.outbox.tick-failed', { relay: claimant, error: logError(error) });
       return 'failed';
     }
   };
