@@ -1,5 +1,5 @@
 import { JobKeyBusyError } from '../errors/operator-errors';
-import { formatLogJson, formatLogLine, logRecord } from './log-format';
+import { formatLogJson, formatLogLine, logError, logRecord } from './log-format';
 
 const AT = Date.UTC(2026, 0, 2, 3, 4, 5, 6);
 
@@ -111,5 +111,14 @@ describe('formatLogJson', () => {
     expect(JSON.parse(formatLogJson('info', 'e', { cyclic }, AT))).toMatchObject({
       cyclic: '[object Object]',
     });
+  });
+});
+
+describe('logError', () => {
+  it('renders a thrown value as one field: code and message for an error, text for anything else', () => {
+    expect(logError(new JobKeyBusyError('sync', 'k'))).toMatch(/^X_JOB_KEY_BUSY: Job "sync"/);
+    expect(logError(new Error('plain'))).toBe('plain');
+    expect(logError('a string')).toBe('a string');
+    expect(logError(42)).toBe('42');
   });
 });
