@@ -96,7 +96,10 @@ export class JobsService {
     return this.runtime.config.driver;
   }
 
-  /** Counts per queue. */
+  /**
+   * Counts per queue and state, with each queue's live rows per job name (`names`): where rows of a job no running
+   * worker serves show up — they wait, and their `oldestReadyMs` grows.
+   */
   stats(): Promise<readonly QueueStats[]> {
     return this.runtime.config.driver.stats();
   }
