@@ -25,15 +25,18 @@
  * Names: a worker names the jobs it serves, so a row of a job it does not know — one a newer build added, mid rolling
  * deploy — stays waiting for a worker that does, never attempted nor buried by this one. The waiting rows are read
  * through `x_jobs_claim_name_idx` (queue, name, priority, run_at, id), one ordered range scan per served name, so a
- * backlog of other names is never stepped over. Merging those scans must not lock rows the claim then drops (a lock
- * is a heap write, and other claims skip the row): when a slot serves more than one name, `shares` first reads, without
- * locking, each name's first `lim + ahead` due rows, merges them in claim order and counts how many of the first
- * `lim + ahead` each name holds; each name's locked scan then takes that many. Without a concurrent claim that is the
- * exact merged order; with one, a name's scan skips the rows it holds and takes that name's next ones. A slot serving
- * one name skips `shares` (a one-time filter). A slot taking every name is one scan of the queue sorted by claim order:
- * fine for a tool or a test, not for a worker's hot path. The lapsed arm re-takes only served names. The exhausted arm
- * buries a served name's row at once, and any other once its lease lapsed `$5` ms more — a worker serving it would
- * have buried it long before, with its declaration; a row whose every serving worker is gone must not stay running.
+ * backlog of other names is never stepped over. Merging those scans must not lock rows the claim then drops (a lock is
+ * a heap write, and other claims skip the row): when a slot serves more than one name, `shares` first reads, without
+ * locking, each name's first `lim + ahead` due rows, merges them in claim order and counts how many of the first `lim +
+ * ahead` each name holds; each name's locked scan then takes that many. Without a concurrent claim that is the exact
+ * merged order; with one, a name's scan skips the rows it holds and takes that name's next ones. A slot serving one
+ * name skips `shares` (a one-time filter), and claims as fast as before names (measured interleaved, ±5 %, noise); five
+ * names all with due backlogs cost 7–20 % more per row, and each served name one index probe per claim (~6 µs: 200
+ * names, one with rows, add ~1.2 ms to a claim; a name whose share is 0 is not scanned again). A slot taking every name
+ * is one scan of the queue sorted by claim order: fine for a tool or a test, not for a worker's hot path. The lapsed
+ * arm re-takes only served names. The exhausted arm buries a served name's row at once, and any other once its lease
+ * lapsed `$5` ms more — a worker serving it would have buried it long before, with its declaration; a row whose every
+ * serving worker is gone must not stay running.
  *
  * The low water is why a held snapshot (a session idle in a transaction) no longer drags the claim down: every row
  * claimed since that snapshot leaves an entry in `x_jobs_claim_name_idx` whose heap tuple can be neither pruned nor
