@@ -201,12 +201,12 @@ export function startQueueWake(options: StartQueueWakeOptions): QueueWake {
     if (stopped || session !== current) return;
     if (proven) {
       redialMs = firstRedialMs;
-      logger.log('info', 'jobs.wake.live', { channel: WAKE_CHANNEL });
+      logger.log('info', 'jobs.wake.live', { channel });
       setLive(true);
     } else if (!warnedUnverified) {
       warnedUnverified = true;
       logger.log('warn', 'jobs.wake.unverified', {
-        channel: WAKE_CHANNEL,
+        channel,
         probeTimeoutMs,
         fix:
           'give the worker a direct or session-pooled DATABASE_URL (not PgBouncer pool_mode = transaction): ' +

@@ -22,6 +22,8 @@ export interface OutboxRelayStats {
   readonly publishFailures: number;
   /** Passes that threw (`jobs.outbox.tick-failed`). */
   readonly tickFailures: number;
+  /** Whether a proven cross-process wake is live now ({@link OutboxRelay.setWakeLive}): the idle ceiling is 5 s. */
+  readonly wakeLive: boolean;
 }
 
 /** A running outbox relay. */
@@ -204,7 +206,7 @@ export function outboxRelay(options: OutboxRelayOptions): OutboxRelay {
         logger.log('info', 'jobs.outbox.relay-stopped', { relay: claimant });
       }
     },
-    stats: () => ({ ...stats }),
+    stats: () => ({ ...stats, wakeLive }),
   };
 }
 

@@ -1,0 +1,52 @@
+import 'reflect-metadata';
+import { Test, type TestingModule } from '@nestjs/testing';
+import { getDataSourceToken, TypeOrmModule } from '@nestjs/typeorm';
+import { JobsModule, OutboxHost, OutboxModule, recordingLogger } from '@ultimat3/jobs';
+import { until } from '../../../../test/until';
+import { createTestDatabase, type TestDatabase } from '../../test/test-database';
+import { postgresOutboxStore } from './pg-outbox-store';
+import { OUTBOX_WAKE_CHANNEL } from './wake-channel';
+
+/**
+ * The relay's idle ceiling follows its wake through the module: `driver: 'postgres'` starts the LISTEN on
+ * `x_outbox_wake` for a `relay` process, and once the probe proves it, the relay idles at 5 s (12 claims a minute).
+ */
+describe('OutboxModule relay on PostgreSQL: the proven wake reaches the relay', () => {
+  let db: TestDatabase;
+  let app: TestingModule | undefined;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await app?.close();
+    await db?.drop();
+  });
+
+  it('marks the relay wake-live once the probe comes back, and logs which channel', async () => {
+    const logger = recordingLogger();
+    app = await Test.createTestingModule({
+      imports: [
+        TypeOrmModule.forRoot({ type: 'postgres', url: db.url, entities: [] }),
+        JobsModule.forRoot({
+          driver: 'postgres',
+          postgres: { url: db.url },
+          roles: ['relay'],
+          logger,
+        }),
+        OutboxModule.forRoot({
+          dataSource: getDataSourceToken(),
+          store: postgresOutboxStore({ executor: db.executor }),
+        }),
+      ],
+    }).compile();
+    await app.init();
+
+    const relay = app.get(OutboxHost).relay;
+    expect(relay).toBeDefined();
+    await until(() => relay?.stats().wakeLive === true);
+    expect(logger.named('jobs.wake.live')).toMatchObject([
+      { level: 'info', fields: { channel: OUTBOX_WAKE_CHANNEL } },
+    ]);
+  });
+});
