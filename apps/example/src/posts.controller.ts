@@ -16,7 +16,7 @@ import {
 import { InjectRepository } from '@nestjs/typeorm';
 import { notifySubscribers } from '@ultimat3/example-jobs';
 import { currentEntityManager, JobsService, OutboxInterceptor } from '@ultimat3/jobs';
-import type { Repository } from 'typeorm';
+import type { EntityManager, Repository } from 'typeorm';
 import { Post } from './post.entity';
 
 /** The body of `POST /orgs/:orgId/posts`. */
@@ -63,7 +63,7 @@ export class PostsController {
     @Body() body: PublishPostBody | undefined,
     @Query('fail') fail?: string,
   ): Promise<PublishedPost> {
-    const manager = currentEntityManager();
+    const manager = currentEntityManager<EntityManager>();
     if (manager === undefined) {
       throw new InternalServerErrorException('No ambient transaction: is OutboxInterceptor bound?');
     }

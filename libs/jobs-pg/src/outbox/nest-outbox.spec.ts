@@ -53,7 +53,7 @@ const notifySubscribers = job({
 class PostsController {
   @HttpPost()
   async publish(@Body() body: { title: string; fail?: boolean }) {
-    const manager = currentEntityManager();
+    const manager = currentEntityManager<EntityManager>();
     if (manager === undefined) throw new Error('no ambient transaction');
     const post = await manager.getRepository(Post).save({ id: randomUUID(), title: body.title });
     const queued = await notifySubscribers.enqueue({ postId: post.id });

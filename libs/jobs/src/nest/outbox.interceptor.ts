@@ -6,11 +6,11 @@ import {
   type NestInterceptor,
 } from '@nestjs/common';
 import { defer, from, lastValueFrom, mergeMap, toArray, type Observable } from 'rxjs';
-import type { DataSource, QueryRunner } from 'typeorm';
 import { currentOutboxTx, runInOutboxTx } from '../outbox/ambient-tx';
 import { OUTBOX_DATA_SOURCE } from './outbox/outbox.tokens';
+import type { OutboxDataSource, OutboxQueryRunner } from './outbox/typeorm-like';
 
-async function rollbackQuietly(runner: QueryRunner): Promise<void> {
+async function rollbackQuietly(runner: OutboxQueryRunner): Promise<void> {
   try {
     if (runner.isTransactionActive) await runner.rollbackTransaction();
   } catch {
@@ -30,7 +30,7 @@ async function rollbackQuietly(runner: QueryRunner): Promise<void> {
  */
 @Injectable()
 export class OutboxInterceptor implements NestInterceptor {
-  constructor(@Inject(OUTBOX_DATA_SOURCE) private readonly dataSource: DataSource) {}
+  constructor(@Inject(OUTBOX_DATA_SOURCE) private readonly dataSource: OutboxDataSource) {}
 
   intercept(_context: ExecutionContext, next: CallHandler): Observable<unknown> {
     if (currentOutboxTx() !== undefined) return next.handle();

@@ -5,6 +5,8 @@ export { OutboxModule } from './outbox.module';
 export type {
   OutboxModuleOptions,
   OutboxModuleRelayOptions,
+  OutboxStoreFactory,
   ResolvedOutboxModuleOptions,
 } from './outbox-module.options';
 export { OUTBOX_DATA_SOURCE, OUTBOX_MODULE_OPTIONS } from './outbox.tokens';
+export type { OutboxDataSource, OutboxEntityManager, OutboxQueryRunner } from './typeorm-like';

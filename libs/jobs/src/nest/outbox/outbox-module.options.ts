@@ -1,8 +1,8 @@
 import type { InjectionToken } from '@nestjs/common';
-import type { DataSource } from 'typeorm';
 import type { OutboxMode } from '../../outbox/outbox-facade';
 import type { OutboxStore } from '../../outbox/outbox-store';
 import type { OutboxRelayOptions } from '../../outbox/relay/relay-options';
+import type { OutboxDataSource } from './typeorm-like';
 
 /** The relay knobs `OutboxModule.forRoot({ relay })` passes on to `outboxRelay()`. */
 export type OutboxModuleRelayOptions = Pick<
@@ -10,15 +10,24 @@ export type OutboxModuleRelayOptions = Pick<
   'intervalMs' | 'idlePollMaxMs' | 'batch' | 'claimLeaseMs' | 'claimant'
 >;
 
+/**
+ * Builds the store from the resolved `DataSource`. A method type on purpose: its parameter is checked bivariantly, so a
+ * factory annotated with TypeORM's own `DataSource` is accepted as well as one typed {@link OutboxDataSource}.
+ */
+export type OutboxStoreFactory = {
+  bivarianceHack(dataSource: OutboxDataSource): OutboxStore;
+}['bivarianceHack'];
+
 /** Options of `OutboxModule.forRoot()`. */
 export interface OutboxModuleOptions {
   /** The app's `DataSource` token: `getDataSourceToken()` (or `getDataSourceToken('name')`) from `@nestjs/typeorm`. */
   readonly dataSource: InjectionToken;
   /**
    * Where enqueues inside a transaction are staged: a store, or a factory given the resolved `DataSource` —
-   * `(dataSource) => postgresOutboxStore({ executor: typeormExecutor(dataSource) })`.
+   * `(dataSource) => postgresOutboxStore({ executor: typeormExecutor(dataSource) })`. The `DataSource` is typed
+   * structurally ({@link OutboxDataSource}): `typeorm` stays an optional peer.
    */
-  readonly store: OutboxStore | ((dataSource: DataSource) => OutboxStore);
+  readonly store: OutboxStore | OutboxStoreFactory;
   /** An enqueue outside any transaction: publish directly (`optional`, the default) or `X_OUTBOX_NO_TX`. */
   readonly mode?: OutboxMode;
   /** Install `OutboxInterceptor` on every route (`APP_INTERCEPTOR`; default true). */

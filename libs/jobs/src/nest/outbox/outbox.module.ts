@@ -1,15 +1,15 @@
 import { Module, type DynamicModule, type Provider } from '@nestjs/common';
 import { APP_INTERCEPTOR } from '@nestjs/core';
-import type { DataSource } from 'typeorm';
 import { InvariantError } from '../../errors/runtime-errors';
 import { OutboxInterceptor } from '../outbox.interceptor';
 import type { OutboxModuleOptions, ResolvedOutboxModuleOptions } from './outbox-module.options';
 import { OutboxHost } from './outbox.host';
 import { OUTBOX_DATA_SOURCE, OUTBOX_MODULE_OPTIONS } from './outbox.tokens';
+import type { OutboxDataSource } from './typeorm-like';
 
 function resolve(
   options: OutboxModuleOptions,
-  dataSource: DataSource,
+  dataSource: OutboxDataSource,
 ): ResolvedOutboxModuleOptions {
   const store = typeof options.store === 'function' ? options.store(dataSource) : options.store;
   return { store, mode: options.mode ?? 'optional', relay: options.relay ?? {} };
@@ -42,7 +42,7 @@ export class OutboxModule {
       { provide: OUTBOX_DATA_SOURCE, useExisting: options.dataSource },
       {
         provide: OUTBOX_MODULE_OPTIONS,
-        useFactory: (dataSource: DataSource) => resolve(options, dataSource),
+        useFactory: (dataSource: OutboxDataSource) => resolve(options, dataSource),
         inject: [OUTBOX_DATA_SOURCE],
       },
       OutboxInterceptor,

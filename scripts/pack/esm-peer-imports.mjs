@@ -1,0 +1,81 @@
+/**
+ * Rewrites a package's emitted declarations so an ES-module consumer can read them: every import of a Nest package
+ * (`@nestjs/*`) becomes type-only with `resolution-mode: import`.
+ *
+ * Why: this package is CommonJS, so TypeScript reads its `.d.ts` files as CommonJS. Nest 12 ships ES modules only, and
+ * under `module: node16` a CommonJS file may not import one (TS1479) — an app compiled with `skipLibCheck: false`
+ * would fail inside these declarations. In a `.d.ts` every import is a type import already, and `resolution-mode`
+ * (TypeScript ≥ 5.3, every `moduleResolution`) says how to resolve it; Nest 11, which is CommonJS, resolves the same
+ * way. Idempotent. Run by each library's `prepack`, so `npm pack` and `npm publish` never ship the raw files.
+ *
+ * Usage: `node esm-peer-imports.mjs <dist directory>`.
+ */
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const ESM_PEER = /^@nestjs\//;
+const MODE = `with { 'resolution-mode': 'import' }`;
+
+/** `import { type A, B } from '@nestjs/x';` → `import type { A, B } from '@nestjs/x' with { … };` */
+const IMPORT_DECLARATION =
+  /^import\s+(type\s+)?(\{[^}]*\}|\*\s+as\s+[\w$]+)\s+from\s+(['"])([^'"]+)\3(\s+with\s*\{[^}]*\})?\s*;/gm;
+
+/** `import("@nestjs/x")` in a type position, which TypeScript emits with the attribute only when it needs one. */
+const IMPORT_TYPE = /\bimport\((['"])([^'"]+)\1\)/g;
+
+/** Any other shape of import naming a Nest package (a default import, a re-export): refused, not silently left. */
+const ANY_REFERENCE = /(?:from|import\()\s*(['"])(@nestjs\/[^'"]+)\1(?!\s*,\s*\{\s*with)/;
+
+export function rewriteDeclaration(text, file) {
+  let out = text.replace(
+    IMPORT_DECLARATION,
+    (whole, _type, clause, quote, specifier, attributes) => {
+      if (!ESM_PEER.test(specifier) || attributes !== undefined) return whole;
+      const names = clause.startsWith('{') ? clause.replace(/\btype\s+/g, '') : clause;
+      return `import type ${names} from ${quote}${specifier}${quote} ${MODE};`;
+    },
+  );
+  out = out.replace(IMPORT_TYPE, (whole, quote, specifier) =>
+    ESM_PEER.test(specifier)
+      ? `import(${quote}${specifier}${quote}, { with: { "resolution-mode": "import" } })`
+      : whole,
+  );
+  for (const line of out.split('\n')) {
+    if (!ANY_REFERENCE.test(line) || line.includes("'resolution-mode'")) continue;
+    throw new Error(
+      `${file}: an import of a Nest package this script cannot rewrite: ${line.trim()}`,
+    );
+  }
+  return out;
+}
+
+function* declarations(dir) {
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) yield* declarations(path);
+    else if (name.endsWith('.d.ts')) yield path;
+  }
+}
+
+function main(dir) {
+  if (dir === undefined) throw new Error('usage: esm-peer-imports.mjs <dist directory>');
+  try {
+    statSync(join(dir, 'index.d.ts'));
+  } catch {
+    throw new Error(
+      `${dir}/index.d.ts is missing: build first (npm run build at the repository root).`,
+    );
+  }
+  let changed = 0;
+  for (const file of declarations(dir)) {
+    const text = readFileSync(file, 'utf8');
+    const out = rewriteDeclaration(text, file);
+    if (out !== text) {
+      writeFileSync(file, out);
+      changed += 1;
+    }
+  }
+  console.log(`esm-peer-imports: ${changed} declaration file(s) rewritten under ${dir}`);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) main(process.argv[2]);
