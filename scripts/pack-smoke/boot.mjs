@@ -50,36 +50,41 @@ export function bootVariant({ dir, main, format, enqueue, env }) {
   const started = Date.now();
   let enqueuedAt = 0;
   let ranAt = 0;
+  let settled = false;
+  let alone;
   return new Promise((resolve) => {
+    let deadline;
     const finish = (ok, note) => {
+      if (settled) return;
+      settled = true;
       clearTimeout(deadline);
       clearTimeout(alone);
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       resolve({ ok, note, output, earlyExit: phase === 'alone' });
     };
-    const deadline = setTimeout(
+    deadline = setTimeout(
       () => finish(false, `timed out ${phase} after ${BOOT_TIMEOUT_MS} ms\n${tail(output)}`),
       BOOT_TIMEOUT_MS,
     );
-    let alone;
+    const release = () => {
+      phase = 'alone';
+      child.stdin.end(); // the harness lets go: from here the worker holds itself up, or not
+      alone = setTimeout(() => {
+        phase = 'draining';
+        child.kill('SIGTERM');
+      }, ALONE_MS);
+    };
     const onLine = (line) => {
       if (phase === 'booting') {
         phase = 'enqueueing';
         child.stdin.write('enqueue\n');
       }
       if (line.startsWith('[pack-smoke] enqueue failed')) finish(false, `${line}\n${tail(output)}`);
-      if (line.startsWith('[pack-smoke] enqueued')) {
-        phase = 'waiting for the job';
-        enqueuedAt = Date.now();
-      } else if (phase === 'waiting for the job' && marker !== undefined && line.includes(marker)) {
+      else if (line.startsWith('[pack-smoke] enqueued')) enqueuedAt = Date.now();
+      else if (phase === 'enqueueing' && marker !== undefined && line.includes(marker))
         ranAt = Date.now();
-        phase = 'alone';
-        child.stdin.end(); // the harness lets go: from here the worker holds itself up, or not
-        alone = setTimeout(() => {
-          phase = 'draining';
-          child.kill('SIGTERM');
-        }, ALONE_MS);
-      }
+      // the job may log before the enqueue's answer reaches the harness: wait for both, in either order
+      if (phase === 'enqueueing' && enqueuedAt > 0 && ranAt > 0) release();
     };
     let partial = '';
     child.stdout.setEncoding('utf8').on('data', (chunk) => {
@@ -91,7 +96,7 @@ export function bootVariant({ dir, main, format, enqueue, env }) {
     child.stderr.setEncoding('utf8').on('data', (chunk) => (output += chunk));
     child.on('close', (code, signal) => {
       const how = code === null ? `signal ${signal}` : `code ${code}`;
-      const timing = `booted+enqueued in ${enqueuedAt - started} ms, job ran ${ranAt - enqueuedAt} ms after enqueue`;
+      const timing = `since start: enqueue answered at ${enqueuedAt - started} ms, job logged at ${ranAt - started} ms`;
       if (phase === 'draining') {
         if (code === 0) finish(true, `${timing}; exit 0 on SIGTERM`);
         else finish(false, `exited with ${how} on SIGTERM (expected 0)\n${tail(output)}`);

@@ -6,9 +6,7 @@
  * under `module: node16` a CommonJS file may not import one (TS1479) — an app compiled with `skipLibCheck: false`
  * would fail inside these declarations. In a `.d.ts` every import is a type import already, and `resolution-mode`
  * (TypeScript ≥ 5.3, every `moduleResolution`) says how to resolve it; Nest 11, which is CommonJS, resolves the same
- * way. Idempotent. Run by each library's `prepack`, so `npm pack` and `npm publish` never ship the raw files.
- *
- * Usage: `node esm-peer-imports.mjs <dist directory>`.
+ * way. Idempotent; run by `prepack.mjs`, so `npm pack` and `npm publish` never ship the raw files.
  */
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -57,15 +55,8 @@ function* declarations(dir) {
   }
 }
 
-function main(dir) {
-  if (dir === undefined) throw new Error('usage: esm-peer-imports.mjs <dist directory>');
-  try {
-    statSync(join(dir, 'index.d.ts'));
-  } catch {
-    throw new Error(
-      `${dir}/index.d.ts is missing: build first (npm run build at the repository root).`,
-    );
-  }
+/** Rewrites every `.d.ts` under `dir`; answers how many changed. */
+export function rewriteDeclarations(dir) {
   let changed = 0;
   for (const file of declarations(dir)) {
     const text = readFileSync(file, 'utf8');
@@ -75,7 +66,5 @@ function main(dir) {
       changed += 1;
     }
   }
-  console.log(`esm-peer-imports: ${changed} declaration file(s) rewritten under ${dir}`);
+  return changed;
 }
-
-if (import.meta.url === `file://${process.argv[1]}`) main(process.argv[2]);
