@@ -10,6 +10,7 @@ export * from './jobs.options';
 export * from './jobs.runtime';
 export * from './jobs.service';
 export * from './nest-jobs.logger';
+export { JobsTimerListing } from './schedule/schedule-registry.listing';
 export * from './scheduler.host';
 export { driverSchedulerState } from './scheduler.config';
 export * from './task.registry';
