@@ -7,8 +7,10 @@ import { postgresEventBus } from '../events/pg-event-bus';
 import type { PgExecutor } from '../executor/pg-executor';
 import { pgPoolExecutor } from '../executor/pg-pool-executor';
 import { typeormExecutor, type TypeormDataSourceLike } from '../executor/typeorm-executor';
-import { migrate } from '../migrations/migrate';
 import { postgresSchedulerState } from '../scheduler/pg-scheduler-state';
+import { quoteSchema } from '../schema';
+import { bootOverExecutor, bootOverUrl, resolveConnectTimeout } from './boot-check';
+import { connectionTarget, dataSourceTarget } from './connection-target';
 
 /** Where the backend's statements go: a URL (a pool is built and owned), the app's TypeORM DataSource, or an executor. */
 export type PostgresBackendSource =
@@ -35,6 +37,12 @@ export interface PostgresBackendOptions {
   readonly schema?: string;
   /** Apply the migrations the database lacks before answering (default true; safe when many processes boot at once). */
   readonly migrate?: boolean;
+  /**
+   * How long one wait on the database may take (default 10 000 ms): the boot's connect and its migration each, then
+   * every connection the pool or a LISTEN session opens. A boot that cannot connect in time fails with
+   * `X_DRIVER_UNAVAILABLE` naming the host, port and database — a host that accepts TCP and never answers included.
+   */
+  readonly connectTimeoutMs?: number;
   /** Told of an error on an idle pooled connection (the server restarted); the pool drops that connection. */
   readonly onPoolError?: (error: Error) => void;
 }
@@ -74,42 +82,48 @@ function isSource<K extends string>(source: unknown, key: K): source is Record<K
 }
 
 /**
- * Opens the PostgreSQL backend: a pool from `url` (or a `typeormExecutor` over the app's DataSource, or the executor
- * given), `migrate()` unless told not to, and a {@link PostgresBackendDriver} on it — the driver augmented with its
- * `schedulerState`. A failed migration ends the pool it built before the error surfaces.
+ * Opens the PostgreSQL backend: checks the database and migrates (unless told not to) within `connectTimeoutMs` per
+ * step, then builds a pool from `url` (or a `typeormExecutor` over the app's DataSource, or takes the executor given)
+ * and a {@link PostgresBackendDriver} on it — the driver augmented with its `schedulerState`. Every way the database
+ * can be wrong at boot is `X_DRIVER_UNAVAILABLE` (`DatabaseUnreachableError`) naming the host, port and database.
  */
 export async function postgresBackend(
   source: PostgresBackendSource,
   options: PostgresBackendOptions = {},
 ): Promise<PostgresBackend> {
+  // options first: a bad one is refused before anything connects
+  const connectTimeoutMs = resolveConnectTimeout(options.connectTimeoutMs);
+  if (options.schema !== undefined) quoteSchema(options.schema);
+  const step = {
+    timeoutMs: connectTimeoutMs,
+    migrate: options.migrate !== false,
+    ...(options.schema === undefined ? {} : { schema: options.schema }),
+  };
   let pool: Pool | undefined;
   let executor: PgExecutor;
   if (isSource(source, 'url') && typeof source.url === 'string' && source.url !== '') {
+    // the boot runs on a session of its own, so a failure leaves no pool behind
+    await bootOverUrl(source.url, connectionTarget(source.url), step);
     pool = new Pool({
       connectionString: source.url,
       max: source.poolSize ?? 10,
       application_name: 'ultimat3-jobs',
+      connectionTimeoutMillis: connectTimeoutMs,
     });
     pool.on('error', (error) => options.onPoolError?.(error));
     executor = pgPoolExecutor(pool);
   } else if (isSource(source, 'dataSource') && typeof source.dataSource === 'object') {
     executor = typeormExecutor(source.dataSource as TypeormDataSourceLike);
+    await bootOverExecutor(executor, dataSourceTarget(source.dataSource as object), step);
   } else if (isSource(source, 'executor') && typeof source.executor === 'object') {
     executor = source.executor as PgExecutor;
+    await bootOverExecutor(executor, undefined, step);
   } else {
     throw new TypeError('postgresBackend needs { url }, { dataSource } or { executor }.');
   }
 
   let closed: Promise<void> | undefined;
   const close = (): Promise<void> => (closed ??= pool ? pool.end() : Promise.resolve());
-  try {
-    if (options.migrate !== false) {
-      await migrate(executor, options.schema === undefined ? {} : { schema: options.schema });
-    }
-  } catch (error) {
-    await close().catch(() => undefined);
-    throw error;
-  }
 
   const settings = {
     executor,
@@ -130,7 +144,11 @@ export async function postgresBackend(
       : (target: WakeTarget, logger: JobsLogger): QueueWake =>
           startQueueWake({
             listener: () =>
-              new Client({ connectionString: url, application_name: 'ultimat3-jobs-wake' }),
+              new Client({
+                connectionString: url,
+                application_name: 'ultimat3-jobs-wake',
+                connectionTimeoutMillis: connectTimeoutMs,
+              }),
             executor,
             target,
             logger,
@@ -141,7 +159,11 @@ export async function postgresBackend(
       : (onWake: () => void, logger: JobsLogger, onLive?: (live: boolean) => void): QueueWake =>
           startQueueWake({
             listener: () =>
-              new Client({ connectionString: url, application_name: 'ultimat3-jobs-wake' }),
+              new Client({
+                connectionString: url,
+                application_name: 'ultimat3-jobs-wake',
+                connectionTimeoutMillis: connectTimeoutMs,
+              }),
             executor,
             channel: OUTBOX_WAKE_CHANNEL,
             onWake: () => onWake(),

@@ -5,6 +5,7 @@ import type {
   JobIntrospection,
   LeaseStore,
 } from '@ultimat3/jobs';
+import { mapConnectionFailures } from '../backend/connection-failure';
 import type { PgExecutor } from '../executor/pg-executor';
 import { quoteSchema } from '../schema';
 import { claimRows } from './pg-claim';
@@ -53,14 +54,20 @@ export interface PostgresJobDriver extends JobDriver {
 export function postgresJobDriver(options: PostgresJobDriverOptions): PostgresJobDriver {
   if (options.schema !== undefined) quoteSchema(options.schema); // refuse a bad name at construction
   const ctx = pgContext(options.executor, statementsFor(options.schema), options.clock);
-  const enqueue = options.executor.shared
-    ? coalescingEnqueue(ctx)
-    : (request: EnqueueRequest) => enqueueOne(ctx, request);
+  // a database out of reach is X_DRIVER_UNAVAILABLE to the caller, never a raw pg error
+  const enqueue = mapConnectionFailures(
+    options.executor.shared
+      ? coalescingEnqueue(ctx)
+      : (request: EnqueueRequest) => enqueueOne(ctx, request),
+  );
+  const enqueueBatch = mapConnectionFailures((requests: readonly EnqueueRequest[]) =>
+    enqueueMany(ctx, requests),
+  );
 
   return {
     kind: 'postgres',
     enqueue,
-    enqueueMany: async (requests) => (requests.length === 0 ? [] : enqueueMany(ctx, requests)),
+    enqueueMany: async (requests) => (requests.length === 0 ? [] : enqueueBatch(requests)),
     claim: (claimOptions) => claimRows(ctx, claimOptions),
     ack: (jobId, ackOptions) => ackRow(ctx, jobId, ackOptions),
     ackMany: (items) => ackRows(ctx, items),

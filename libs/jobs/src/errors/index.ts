@@ -2,3 +2,4 @@ export * from './jobs-error';
 export * from './declaration-errors';
 export * from './runtime-errors';
 export * from './operator-errors';
+export * from './connection-errors';

@@ -41,7 +41,12 @@ export interface BackendWakeTarget {
 export interface PostgresPackage {
   postgresBackend(
     source: { readonly url: string; readonly poolSize?: number } | { readonly dataSource: object },
-    options: { readonly clock?: Clock; readonly schema?: string; readonly migrate?: boolean },
+    options: {
+      readonly clock?: Clock;
+      readonly schema?: string;
+      readonly migrate?: boolean;
+      readonly connectTimeoutMs?: number;
+    },
   ): Promise<JobsBackend>;
 }
 
@@ -161,10 +166,11 @@ export async function openJobsBackend(
   if (options.driver !== 'postgres') throw unknownDriver(options.driver);
   const source = postgresSource(options.postgres, context.env);
   const pg = postgresPackage(context.load ?? loadPostgresPackage);
-  const { schema, migrate } = options.postgres ?? {};
+  const { schema, migrate, connectTimeoutMs } = options.postgres ?? {};
   return pg.postgresBackend(source, {
     ...(context.clock === undefined ? {} : { clock: context.clock }),
     ...(schema === undefined ? {} : { schema }),
     ...(migrate === undefined ? {} : { migrate }),
+    ...(connectTimeoutMs === undefined ? {} : { connectTimeoutMs }),
   });
 }

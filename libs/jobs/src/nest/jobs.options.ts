@@ -63,6 +63,13 @@ interface JobsPostgresCommonOptions {
   readonly schema?: string;
   /** Apply the migrations the database lacks at boot (default true; safe when many processes boot at once). */
   readonly migrate?: boolean;
+  /**
+   * How long one wait on the database may take, in ms (default 10 000): the boot's connect and its migration each,
+   * then every connection the pool or a LISTEN session opens. Whatever is wrong with the database at boot — a refused
+   * port, an unknown host or database, bad credentials, a malformed URL, a host that accepts TCP and never answers —
+   * fails the boot within it with `X_DRIVER_UNAVAILABLE` naming the host, port and database (never the password).
+   */
+  readonly connectTimeoutMs?: number;
 }
 
 /**

@@ -1,0 +1,153 @@
+import { Client } from 'pg';
+import {
+  DatabaseUnreachableError,
+  errorCodeOf,
+  InvariantError,
+  JobsError,
+  type DatabaseTarget,
+  type DatabaseUnreachableReason,
+} from '@ultimat3/jobs';
+import type { PgExecutor } from '../executor/pg-executor';
+import { pgPoolExecutor } from '../executor/pg-pool-executor';
+import { migrate } from '../migrations/migrate';
+import { bootFailureReason, connectionFailure, messageOf } from './connection-failure';
+
+/** How long each boot step may wait on the database — the connect, the migration — and every later connect. */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+
+/** `postgres.connectTimeoutMs`, checked: a positive number of milliseconds (default 10 000). */
+export function resolveConnectTimeout(ms: unknown): number {
+  if (ms === undefined) return DEFAULT_CONNECT_TIMEOUT_MS;
+  if (typeof ms !== 'number' || !Number.isFinite(ms) || ms <= 0) {
+    throw new InvariantError(
+      'postgres.connectTimeoutMs must be a positive number of milliseconds.',
+      `Omit it for the default (${DEFAULT_CONNECT_TIMEOUT_MS} ms), or pass e.g. 5_000.`,
+    );
+  }
+  return ms;
+}
+
+/** SQLSTATE of a statement that gave up waiting for a lock (`lock_timeout`). */
+const LOCK_NOT_AVAILABLE = '55P03';
+
+/** A step's wait past its timeout before giving up on a server that stopped answering altogether. */
+const UNANSWERED_GRACE_MS = 1_000;
+
+/** What one boot step answered: its value, or that `ms` passed first. */
+async function within<T>(
+  work: Promise<T>,
+  ms: number,
+): Promise<{ readonly done: true; readonly value: T } | { readonly done: false }> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<{ done: false }>((resolve) => {
+    timer = setTimeout(() => resolve({ done: false }), ms);
+  });
+  try {
+    return await Promise.race([work.then((value) => ({ done: true as const, value })), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** What a boot does once connected: migrate, or (told not to) one round trip. */
+export interface BootStep {
+  readonly timeoutMs: number;
+  readonly migrate: boolean;
+  readonly schema?: string;
+}
+
+/**
+ * A failed boot step as the coded error: a connect's failure says why the session was refused; a statement's is the
+ * database out of reach, else the migration's own failure.
+ */
+function stepFailure(
+  error: unknown,
+  target: DatabaseTarget | undefined,
+  step: BootStep,
+  connecting: boolean,
+): DatabaseUnreachableError {
+  // our own coded errors (a schema name refused before any statement) are answered as they are
+  if (error instanceof JobsError) return error;
+  const reason: DatabaseUnreachableReason =
+    connecting || connectionFailure(error) !== undefined || !step.migrate
+      ? bootFailureReason(error)
+      : errorCodeOf(error) === LOCK_NOT_AVAILABLE
+        ? 'migrate-timeout'
+        : 'migrate-failed';
+  return new DatabaseUnreachableError(reason, target, {
+    timeoutMs: step.timeoutMs,
+    detail: messageOf(error),
+    cause: error,
+  });
+}
+
+/** Migrates through `executor` (or, with `migrate: false`, asks one `select 1`), within the step's timeout. */
+async function runStep(
+  executor: PgExecutor,
+  target: DatabaseTarget | undefined,
+  step: BootStep,
+): Promise<void> {
+  const work = step.migrate
+    ? migrate(executor, step.schema === undefined ? {} : { schema: step.schema })
+    : executor.query('select 1', []).then(() => undefined);
+  // the server bounds the lock wait (lock_timeout) on a session of ours; this bounds a server that went silent
+  const answered = await within(work, step.timeoutMs + UNANSWERED_GRACE_MS);
+  if (!answered.done) {
+    throw new DatabaseUnreachableError(step.migrate ? 'migrate-timeout' : 'timeout', target, {
+      timeoutMs: step.timeoutMs,
+    });
+  }
+}
+
+/**
+ * The boot over a URL: ONE dedicated session, opened within `timeoutMs` (a refused port, an unknown host or database
+ * and bad credentials fail at once; a host that accepts TCP and never answers, at the timeout), that then migrates
+ * within `timeoutMs` again, and is ended either way — destroyed when a step is still waiting, so nothing is left
+ * hanging on the server or in this process. Every failure is `DatabaseUnreachableError` naming `target`.
+ */
+export async function bootOverUrl(
+  url: string,
+  target: DatabaseTarget,
+  step: BootStep,
+): Promise<void> {
+  // pg's own connect timeout destroys the socket: a host that accepts TCP and never answers is let go at once
+  const client = new Client({
+    connectionString: url,
+    application_name: 'ultimat3-jobs-boot',
+    connectionTimeoutMillis: step.timeoutMs,
+  });
+  // a session that dies under a step is reported by that step's promise
+  client.on('error', () => undefined);
+  let connecting = true;
+  try {
+    await client.connect();
+    connecting = false;
+    const executor = pgPoolExecutor(client, { shared: false, prepare: false });
+    // the server gives up a wait for the migration lock itself, so no backend is left queued on it
+    await executor.query(`select set_config('lock_timeout', $1::text, false)`, [
+      `${Math.ceil(step.timeoutMs)}ms`,
+    ]);
+    await runStep(executor, target, step);
+  } catch (error) {
+    throw stepFailure(error, target, step, connecting);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/**
+ * The boot over an executor the caller owns (a TypeORM DataSource's): the migration, within `timeoutMs`. A statement
+ * still waiting at the timeout cannot be cancelled from here; the boot fails all the same, naming `target`.
+ */
+export async function bootOverExecutor(
+  executor: PgExecutor,
+  target: DatabaseTarget | undefined,
+  step: BootStep,
+): Promise<void> {
+  if (!step.migrate) return;
+  try {
+    await runStep(executor, target, step);
+  } catch (error) {
+    throw stepFailure(error, target, step, false);
+  }
+}

@@ -1,0 +1,124 @@
+import { JobsError } from './jobs-error';
+
+/** Where a driver connects, as an error may name it: never the password. */
+export interface DatabaseTarget {
+  readonly host: string;
+  readonly port: number;
+  readonly database: string;
+  readonly user?: string;
+}
+
+/** Why the database could not be used at boot. */
+export type DatabaseUnreachableReason =
+  | 'url'
+  | 'refused'
+  | 'unknown-host'
+  | 'unreachable'
+  | 'timeout'
+  | 'unknown-database'
+  | 'auth'
+  | 'migrate-timeout'
+  | 'migrate-failed'
+  | 'other';
+
+/** The option a user sets the connection through, as the messages name it. */
+const URL_OPTION = 'postgres.url (default DATABASE_URL)';
+const TIMEOUT_OPTION = 'postgres.connectTimeoutMs';
+
+function what(reason: DatabaseUnreachableReason, target: DatabaseTarget, ms: number): string {
+  switch (reason) {
+    case 'refused':
+      return `nothing accepts connections on ${target.host}:${target.port}`;
+    case 'unknown-host':
+      return `the host ${target.host} does not resolve`;
+    case 'unreachable':
+      return `the network has no route to ${target.host}:${target.port}`;
+    case 'timeout':
+      return `no PostgreSQL session opened within ${ms} ms (the host may accept TCP and never answer)`;
+    case 'unknown-database':
+      return `the server has no database "${target.database}"`;
+    case 'auth':
+      return `the server refused the credentials of user "${target.user ?? '?'}"`;
+    case 'migrate-timeout':
+      return `the schema migration did not finish within ${ms} ms (another process may hold the migration lock)`;
+    case 'migrate-failed':
+      return 'the schema migration failed';
+    default:
+      return 'the server refused the session';
+  }
+}
+
+function fixFor(reason: DatabaseUnreachableReason, target: DatabaseTarget): string {
+  switch (reason) {
+    case 'url':
+      return `Set ${URL_OPTION} to a URL of the form postgres://user:password@host:5432/database.`;
+    case 'refused':
+      return `Start PostgreSQL on ${target.host}:${target.port}, or point ${URL_OPTION} at the server that runs.`;
+    case 'unknown-host':
+    case 'unreachable':
+      return `Check the host and port in ${URL_OPTION}, and that this machine can reach them.`;
+    case 'timeout':
+      return `Check that ${URL_OPTION} names a PostgreSQL server this machine can reach (a firewall that drops packets, or another service on the port, looks like this); raise ${TIMEOUT_OPTION} for a server that is slow to answer.`;
+    case 'unknown-database':
+      return `Create it (createdb ${target.database}), or name an existing database in ${URL_OPTION}.`;
+    case 'auth':
+      return `Fix the user and password in ${URL_OPTION} (and the server's pg_hba.conf rule for this host).`;
+    case 'migrate-timeout':
+      return `Look for a session holding the migration lock (pg_locks, locktype 'advisory'), raise ${TIMEOUT_OPTION}, or migrate ahead (SQL_JOBS_TABLE or JobsMigration1700000000000) and pass postgres.migrate: false.`;
+    case 'migrate-failed':
+      return `Grant user "${target.user ?? '?'}" what the migration needs (CREATE on the database and schema), or migrate ahead as an owner (SQL_JOBS_TABLE or JobsMigration1700000000000) and pass postgres.migrate: false.`;
+    default:
+      return `Check ${URL_OPTION} and the server's log for the session.`;
+  }
+}
+
+/**
+ * The database cannot be used at boot: a malformed URL, a refused port, an unknown host or database, bad credentials,
+ * a host that never answers, a migration that never finishes. The message names the host, port and database (never the
+ * password), and the fix names the option to change. Code `X_DRIVER_UNAVAILABLE`; `meta.reason` says which case.
+ */
+export class DatabaseUnreachableError extends JobsError {
+  constructor(
+    reason: DatabaseUnreachableReason,
+    target: DatabaseTarget | undefined,
+    options: {
+      readonly timeoutMs?: number;
+      readonly detail?: string;
+      readonly cause?: unknown;
+    } = {},
+  ) {
+    const where =
+      target === undefined
+        ? 'PostgreSQL'
+        : `PostgreSQL at ${target.host}:${target.port}, database "${target.database}"`;
+    const because =
+      reason === 'url'
+        ? `${URL_OPTION} is not a PostgreSQL URL`
+        : `${where}: ${what(reason, target ?? UNKNOWN, options.timeoutMs ?? 0)}`;
+    const detail = options.detail === undefined ? '' : ` (${options.detail})`;
+    super('X_DRIVER_UNAVAILABLE', `${because}${detail}.`, {
+      fix: fixFor(reason, target ?? UNKNOWN),
+      ...(options.cause === undefined ? {} : { cause: options.cause }),
+      meta: { reason, ...(target === undefined ? {} : { target: { ...target } }) },
+    });
+  }
+}
+
+const UNKNOWN: DatabaseTarget = { host: '?', port: 0, database: '?' };
+
+/**
+ * The connection dropped while an enqueue was on the wire: the row may or may not have committed. Code
+ * `X_DRIVER_UNAVAILABLE`. Enqueueing again is safe — the idempotency key answers the row if it exists.
+ */
+export class DriverConnectionLostError extends JobsError {
+  constructor(detail: string, cause?: unknown) {
+    super(
+      'X_DRIVER_UNAVAILABLE',
+      `The connection to the database dropped while the enqueue was in flight (${detail}); the job may or may not be queued.`,
+      {
+        fix: 'Enqueue it again once the database is back: its idempotency key answers the existing run if the first one landed.',
+        cause,
+      },
+    );
+  }
+}
