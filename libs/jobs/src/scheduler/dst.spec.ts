@@ -4,7 +4,7 @@ import { t } from '../schema';
 import { compileCron } from './cron-schedule';
 import { schedulerFleet } from './testing/scheduler-fleet';
 
-/** The table documented in DST.md: what fires on each 2026 switch day, as UTC instants. */
+/** The table documented in docs/dst.md: what fires on each 2026 switch day, as UTC instants. */
 const TABLE: readonly (readonly [zone: string, day: string, cron: string, fires: string[]])[] = [
   // spring forward: a wall time the gap skips fires shifted forward by the gap — 02:00 at 03:00, 02:30 at 03:30
   ['America/New_York', '2026-03-08', '0 2 * * *', ['2026-03-08T07:00:00.000Z']],
