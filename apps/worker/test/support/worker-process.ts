@@ -43,11 +43,12 @@ export function spawnProbeWorker(
 
 /**
  * Spawns `entry` (a `.ts` or `.js` file, compiled on load through `swc-register.js`) with `env` over this process's
- * environment. READY is the line `READY <pid>` it prints once bootstrapped.
+ * environment. `ready` is what it prints once bootstrapped (default `READY `).
  */
 export function spawnWorkerEntry(
   entry: string,
   env: Readonly<Record<string, string>> = {},
+  readyText = 'READY ',
 ): WorkerProcess {
   const child = spawn(process.execPath, ['-r', REGISTER, entry], {
     env: { ...process.env, ...env, NO_COLOR: '1' },
@@ -60,12 +61,12 @@ export function spawnWorkerEntry(
   const ready = new Promise<void>((resolve, reject) => {
     const take = (chunk: Buffer): void => {
       output += chunk.toString();
-      if (output.includes('READY ')) resolve();
+      if (output.includes(readyText)) resolve();
     };
     child.stdout?.on('data', take);
     child.stderr?.on('data', take);
     void exited.then(({ code, signal }) =>
-      reject(new Error(`worker ${child.pid} exited (${signal ?? code}) before READY:\n${output}`)),
+      reject(new Error(`worker ${child.pid} exited (${signal ?? code}) before ready:\n${output}`)),
     );
   });
   ready.catch(() => undefined);
