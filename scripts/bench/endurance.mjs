@@ -1,5 +1,5 @@
 /**
- * The two traps LESSONS.md names for queue tables, measured rather than assumed:
+ * Two known traps of queue tables, measured rather than assumed:
  * - a big table: the drain with a million FINISHED rows present (the hot index covers live rows only, so it should
  *   not notice them);
  * - a held snapshot: a steady producer and one worker for BENCH_HOLD_S seconds (default 90) while another session sits

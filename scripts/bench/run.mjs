@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `npm run bench`: the figures issue 4 asks for, printed with their units and targets. Not a test: it measures.
+ * `npm run bench`: throughput and latency figures, printed with their units, floors and targets (docs/performance.md). Not a test: it measures.
  *
  * Needs `npm run build` first (it reads libs/*\/dist). Uses DATABASE_URL when set; otherwise starts an embedded
  * PostgreSQL with its defaults — fsync and synchronous_commit ON — in a temporary directory it removes afterwards.

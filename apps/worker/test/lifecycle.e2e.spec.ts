@@ -4,7 +4,7 @@ import { spawnWorkerEntry, type WorkerProcess } from './support/worker-process';
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * LESSONS.md: a Nest worker must hold its own process. `createApplicationContext` + `enableShutdownHooks()` used to
+ * A Nest worker must hold its own process. `createApplicationContext` + `enableShutdownHooks()` used to
  * exit 0 as soon as bootstrap ended (every runtime timer is unref'd, and a context has no server socket) — an exit a
  * supervisor does not restart. The process is real and so is the wait: what is under test is the event loop's life.
  */

@@ -8,8 +8,8 @@ import { pgPoolExecutor } from './executor/pg-pool-executor';
 import { startQueueWake, type QueueWake } from './wake/queue-wake';
 
 /**
- * LESSONS.md: after a database outage or failover, workers must come back by themselves (graphile-worker stopped
- * polling forever; BullMQ workers stayed silently dead while the process lived on). Here the database refuses
+ * After a database outage or failover, workers must come back by themselves (queues have been known to stop polling
+ * forever, or to leave workers silently dead while the process lived on). Here the database refuses
  * connections and every session the worker held is killed — the pool, the wake's LISTEN — then it comes back.
  */
 describe('a worker on PostgreSQL through an outage', () => {

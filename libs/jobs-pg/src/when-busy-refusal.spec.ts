@@ -4,8 +4,8 @@ import { createTestDatabase, type TestDatabase } from '../test/test-database';
 import { postgresJobDriver } from './driver/pg-driver';
 
 /**
- * The spec's table of endings — "whenBusy: 'fail' over a busy concurrency key — the body never started | refused |
- * attempt counted: no" — on the statements that carry it: SQL_CLAIM counts the claim, SQL_NACK hands it back.
+ * A `whenBusy: 'fail'` refusal over a busy concurrency key: the body never started, the outcome is `refused`, and
+ * no attempt is counted — on the statements that carry it: SQL_CLAIM counts the claim, SQL_NACK hands it back.
  */
 describe("a whenBusy: 'fail' refusal on PostgreSQL", () => {
   let db: TestDatabase;

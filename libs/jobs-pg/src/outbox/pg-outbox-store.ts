@@ -50,8 +50,8 @@ const toRecord = (row: ClaimedRow): OutboxRecord => ({
 /**
  * The transactional outbox over `x_outbox`. `stage()` writes on the caller's connection (see `txExecutor`), so the row
  * commits or rolls back with the caller's business rows; the relay's statements run on `executor`. Every statement is
- * one of `src/outbox/sql/*.sql.ts`, verbatim. Published rows are kept with `published_at` as the audit trail (a
- * retention sweep may delete them). Passes `outboxStoreConformance`.
+ * one of `src/outbox/sql/*.sql.ts`, verbatim. Published rows are kept with `published_at` as the audit trail: nothing
+ * here deletes them. Passes `outboxStoreConformance`.
  */
 export function postgresOutboxStore(options: PostgresOutboxStoreOptions): OutboxStore {
   if (options.schema !== undefined) quoteSchema(options.schema); // refuse a bad name at construction

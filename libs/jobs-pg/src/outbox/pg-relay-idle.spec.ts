@@ -12,7 +12,7 @@ import { OUTBOX_WAKE_CHANNEL } from './wake-channel';
 const MINUTE = 60_000;
 
 /**
- * The spec's "Idle cost" table, counted in statements on a real PostgreSQL: the outbox relay makes 12 claims per idle
+ * The relay's idle cost, counted in statements on a real PostgreSQL: the outbox relay makes 12 claims per idle
  * minute with a proven wake (the LISTEN on `x_outbox_wake`, probed through the pool), 30 without. The relay runs on a
  * frozen clock driven a second at a time; each step waits for the statement in flight before the next.
  */

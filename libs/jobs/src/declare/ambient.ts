@@ -3,8 +3,8 @@
  *
  * 1. the jobs facade — what `handle.enqueue()` routes through. `JobsModule` installs it at bootstrap and removes it at
  *    close; `JobsService` is the DI path to the same thing.
- * 2. the declaration table — which declaration holds which durable name. A job name is a queue key, and the spec
- *    refuses two definitions of one name at `job()`, before either can seat the other out; only a table every
+ * 2. the declaration table — which declaration holds which durable name. A job name is a queue key, and two
+ *    definitions of one name are refused at `job()`, before either can seat the other out; only a table every
  *    declaration sees can decide that at declaration time. It also numbers anonymous declarations.
  * 3. the error-retry table — how app error codes are retried (`registerErrorRetry`). A code is declared once, beside
  *    the module that throws it, and every worker reads the same answer.

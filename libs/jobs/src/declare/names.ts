@@ -1,6 +1,6 @@
 import { JobDeclarationInvalidError } from '../errors/declaration-errors';
 
-/** Longest job or task name. Names reach SQL and metrics labels; Postgres truncates identifiers at 63. */
+/** Longest job or task name. */
 export const MAX_JOB_NAME_LENGTH = 128;
 /** Longest queue name. */
 export const MAX_QUEUE_NAME_LENGTH = 63;

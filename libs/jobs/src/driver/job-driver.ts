@@ -183,7 +183,7 @@ export interface StepStore {
  * not guaranteed.
  */
 export interface JobDriver {
-  /** A short name for logs (`memory`, `postgres`, `redis`). */
+  /** A short name for logs (`memory`, `postgres`). */
   readonly kind: string;
   /** Inserts one row, or answers the row that holds its id or live key. */
   enqueue(request: EnqueueRequest): Promise<EnqueueResult>;

@@ -30,7 +30,7 @@ export interface JobProgress {
 export interface JobRow {
   /** The job id (UUIDv7); stable across attempts. */
   readonly id: string;
-  /** The run id (UUIDv7 unless the caller named it); events and traces are keyed by it. */
+  /** The run id (UUIDv7 unless the caller named it); log lines of its attempts carry it. */
   readonly runId: string;
   /** The job's durable name. */
   readonly name: string;
@@ -62,7 +62,7 @@ export interface JobRow {
   readonly progress: JobProgress | null;
   /** The fleet concurrency key this run counts under, if the job declares a keyed cap. */
   readonly concurrencyKey: string | null;
-  /** The W3C traceparent of the span that enqueued it. */
+  /** A W3C traceparent stored with the row, as the enqueue request carried it (`prepareEnqueue` sets none). */
   readonly traceparent: string | null;
   /** When the row reached a finished state. */
   readonly finishedAt: number | null;

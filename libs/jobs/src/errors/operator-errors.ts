@@ -1,6 +1,9 @@
 import { JobsError } from './jobs-error';
 
-/** cancel reached a job that is not live, an id no queue holds, or a driver with no cancel. */
+/**
+ * For code that treats a refused cancel as an error: `JobIntrospection.cancel` itself answers `undefined` for a job
+ * that is not live or an id no queue holds, and throws nothing.
+ */
 export class JobNotCancellableError extends JobsError {
   constructor(id: string, state?: string) {
     super(
@@ -13,7 +16,7 @@ export class JobNotCancellableError extends JobsError {
   }
 }
 
-/** requeue was asked for an id the queue does not hold. */
+/** `remove`, `requeue` or `promote` named an id no queue holds. */
 export class JobNotFoundError extends JobsError {
   constructor(id: string) {
     super('X_JOB_NOT_FOUND', `No job with id ${id}.`, {
@@ -23,7 +26,7 @@ export class JobNotFoundError extends JobsError {
   }
 }
 
-/** requeue reached a live job; only finished jobs can be requeued. */
+/** `requeue` reached a live job; only finished jobs can be requeued. */
 export class JobNotRequeueableError extends JobsError {
   constructor(id: string, state: string) {
     super('X_JOB_NOT_REQUEUEABLE', `Job ${id} is ${state}; only a finished job can be requeued.`, {
@@ -32,7 +35,7 @@ export class JobNotRequeueableError extends JobsError {
   }
 }
 
-/** remove reached a running job. */
+/** `remove` reached a running job. */
 export class JobNotRemovableError extends JobsError {
   constructor(id: string) {
     super('X_JOB_NOT_REMOVABLE', `Job ${id} is running and cannot be removed.`, {
@@ -42,14 +45,14 @@ export class JobNotRemovableError extends JobsError {
   }
 }
 
-/** promote reached a job that is not waiting on its run time. */
+/** `promote` reached a job that is not waiting on its run time. */
 export class JobNotPromotableError extends JobsError {
   constructor(id: string) {
     super('X_JOB_NOT_PROMOTABLE', `Job ${id} is not waiting on its run time.`, { meta: { id } });
   }
 }
 
-/** list() was asked for more than the page maximum, or handed a cursor no page produced. */
+/** `list()` was asked for more than the page maximum, or handed a cursor no page produced. */
 export class JobPageInvalidError extends JobsError {
   constructor(reason: string) {
     super('X_JOB_PAGE_INVALID', `Invalid job page request: ${reason}.`, {

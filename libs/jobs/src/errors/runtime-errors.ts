@@ -73,7 +73,10 @@ export class JobTimeoutError extends JobsError {
   }
 }
 
-/** Retries are exhausted; the job is dead-lettered. */
+/**
+ * For code that reports a job out of attempts: the runtime itself buries such a row (`dead`, or `failed` under
+ * `retry.deadLetter: false`) with the last attempt's error, and throws nothing.
+ */
 export class JobMaxAttemptsError extends JobsError {
   constructor(job: string, attempts: number) {
     super('X_JOB_MAX_ATTEMPTS', `Job "${job}" failed ${attempts} attempts and was dead-lettered.`, {
@@ -141,7 +144,7 @@ export class InvariantError extends JobsError {
   }
 }
 
-/** An operation is not available on this driver. */
+/** An operation this driver does not implement; the memory and PostgreSQL drivers implement every one. */
 export class NotImplementedError extends JobsError {
   constructor(what: string) {
     super('X_NOT_IMPLEMENTED', `${what} is not implemented by this driver.`, {

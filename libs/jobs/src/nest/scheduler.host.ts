@@ -39,7 +39,7 @@ export class SchedulerHost implements JobsRoleHost {
       return Promise.resolve();
     }
     const wiring = schedulerWiring(driver, clock, options);
-    // On the memory driver, memory defaults are all there is; on any other they fail silently, as the spec warns.
+    // On the memory driver, memory defaults are all there is; on any other they fail silently: say so.
     if (
       driver.kind !== 'memory' &&
       (wiring.stateSource === 'memory' || wiring.leaderSource === 'memory')

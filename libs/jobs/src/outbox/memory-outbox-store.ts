@@ -79,12 +79,12 @@ function recordOf(row: Row): OutboxRecord {
 }
 
 /**
- * The outbox over in-process maps, for `x dev` and tests; it passes `outboxStoreConformance` like the pg store. A
+ * The outbox over in-process maps, for tests and single-process apps; it passes `outboxStoreConformance` like the pg store. A
  * published row is DROPPED (`retained()` is the relay's backlog, not a running total — the pg store keeps
  * `published_at` as the audit trail this map is not).
  *
  * `stage(request, tx)`: a transaction from `begin()` holds the row until it commits; any other `tx` value (a TypeORM
- * `EntityManager` in `x dev`) stages at once, grouped with the other rows of that `tx` for ordering — memory has no
+ * `EntityManager` beside the memory store) stages at once, grouped with the other rows of that `tx` for ordering — memory has no
  * transactions to join.
  */
 export function memoryOutboxStore(options: MemoryOutboxStoreOptions = {}): MemoryOutboxStore {

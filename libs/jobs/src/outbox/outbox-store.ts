@@ -34,7 +34,7 @@ export interface OutboxPublishFailure {
 
 /**
  * Where the transactional outbox keeps staged requests until a relay publishes them. Implementations:
- * `memoryOutboxStore` (tests, `x dev`) and `postgresOutboxStore` (`@ultimat3/jobs-pg`). Both pass
+ * `memoryOutboxStore` (tests, single-process apps) and `postgresOutboxStore` (`@ultimat3/jobs-pg`). Both pass
  * `outboxStoreConformance`.
  *
  * Ordering: `claim()` answers rows in `stagedAt, id` order, and never a row staged in the same transaction AFTER an

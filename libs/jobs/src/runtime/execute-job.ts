@@ -187,8 +187,9 @@ async function attempt(a: Attempt, abort: RunAbort): Promise<JobExecution> {
         if (stopsTheWait(reason)) reject(reason);
       });
       // A drain aborts the run without ending the wait, so its body may unwind; but a body that ignores the drain
-      // is still torn down at the attempt's deadline, where the job is handed on (the spec's "Set timeout below the
-      // drain budget"), rather than held until the drain budget is spent and the lease lapses as a counted attempt.
+      // is still torn down at the attempt's deadline, where the job is handed on (hence the README's "Set
+      // `timeout` below the shutdown deadline"), rather than held until the drain budget is spent and the lease
+      // lapses as a counted attempt.
       endWaitAtDeadline = reject;
       if (deadlinePassed) reject(abort.reason);
     });

@@ -1,7 +1,10 @@
 /** The outcome label of `jobs_total`. */
 export type JobsTotalOutcome = 'ok' | 'failed' | 'dead';
 
-/** What the runtime counts. The Nest module adapts it to prom-client when installed. */
+/**
+ * What a worker counts, when one is handed to it (`jobWorker({ metrics })`; `JobsModule` hands none). The method docs
+ * name the Prometheus-style series a sink would keep.
+ */
 export interface JobMetrics {
   /** `jobs_total{queue,outcome}`. */
   jobsTotal(queue: string, outcome: JobsTotalOutcome): void;
@@ -9,7 +12,7 @@ export interface JobMetrics {
   leaseLost(queue: string): void;
 }
 
-/** Metrics kept in memory: what tests read, and what `/metrics` renders without prom-client. */
+/** Metrics kept in memory: what `runJobs` hands its worker, for a test to read. */
 export interface MemoryJobMetrics extends JobMetrics {
   /** `jobs_total` by `queue|outcome`. */
   readonly totals: Map<string, number>;

@@ -177,7 +177,7 @@ describe('onSettled: told once per ending, after the settle, under the tenant', 
     h.worker.signalEnqueued('default');
     await h.settle();
 
-    // The spec: the attempt fails without the body running and takes the ordinary retry path.
+    // The attempt fails without the body running and takes the ordinary retry path.
     expect(await h.driver.get(request.id)).toMatchObject({ state: 'delayed', attempt: 1 });
     expect(settled).toHaveLength(0);
     await h.advance(1_000);

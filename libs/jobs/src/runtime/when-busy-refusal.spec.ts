@@ -5,8 +5,8 @@ import { runJobs, type JobsHarness } from '../testing/run-jobs';
 const input = t.object({ account: t.string, n: t.number });
 
 /**
- * The spec's table of endings: "whenBusy: 'fail' over a busy concurrency key — the body never started | refused |
- * attempt counted: no". The row keeps the attempts its body actually had.
+ * A `whenBusy: 'fail'` refusal over a busy concurrency key: the body never started, the outcome is `refused`, and
+ * no attempt is counted. The row keeps the attempts its body actually had.
  */
 describe("a whenBusy: 'fail' refusal counts no attempt (memory driver)", () => {
   let h: JobsHarness | undefined;

@@ -13,7 +13,7 @@ export {
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 /**
- * Where the runtime reports what happened, as structured events with the spec's names (`jobs.lease.lost`,
+ * Where the runtime reports what happened, as structured events with stable names (`jobs.lease.lost`,
  * `jobs.attempt.failed`, …) so an app's log pipeline can alert on them. Fields are flat facts — ids, codes, counts,
  * an error's one-line text — that a formatter prints as `key=value` or JSON ({@link formatLogLine},
  * {@link formatLogJson}). The Nest module's default prints one line per event through Nest's `Logger`.

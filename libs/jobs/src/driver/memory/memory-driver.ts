@@ -25,7 +25,8 @@ export interface MemoryJobDriver extends JobDriver {
 }
 
 /**
- * A real job driver over in-process maps, for `x dev` and tests: it passes `jobDriverConformance` like the pg driver.
+ * A real job driver over in-process maps, for tests and single-process apps: it passes `jobDriverConformance` like the
+ * PostgreSQL driver.
  * Every operation is one synchronous pass over the maps, so each is atomic the way one statement is. State lives as
  * long as the driver object, and `close()` keeps it, so a test can start a second worker on the same driver to play
  * a restart.

@@ -42,7 +42,7 @@ function countedRelay(overrides: Partial<OutboxRelayOptions> = {}): {
 const within = (claims: readonly number[], from: number, ms: number): number =>
   claims.filter((at) => at > from && at <= from + ms).length;
 
-/** The spec's "Idle cost" table: outbox relay, 12 claims per idle minute with a proven wake, 30 without. */
+/** The relay's idle cost: 12 claims per idle minute with a proven wake, 30 without. */
 describe('outbox relay idle cost', () => {
   let relay: OutboxRelay | undefined;
   afterEach(async () => {

@@ -19,7 +19,7 @@ export type {
 } from './harness';
 
 /**
- * The suite every job driver passes (River's `riverdrivertest.Exercise`): call it from the driver's own spec file.
+ * The suite every job driver passes: call it from the driver's own spec file.
  * `makeDriver` is called once per test with a fresh frozen clock and must answer a driver over EMPTY storage, reading
  * every time from that clock; each driver is closed after its test. The operator surface and the lease store are
  * expected present unless `options.capabilities` declares them absent (`introspect: false`, `leases: false`), in
