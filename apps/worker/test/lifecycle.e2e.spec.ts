@@ -1,22 +1,36 @@
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { spawnWorkerEntry, type WorkerProcess } from './support/worker-process';
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const PASSWORD = 'never-printed';
+
+/** A loopback port nothing listens on. */
+function closedPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
 
 /**
  * A Nest worker must hold its own process. `createApplicationContext` + `enableShutdownHooks()` used to
  * exit 0 as soon as bootstrap ended (every runtime timer is unref'd, and a context has no server socket) — an exit a
  * supervisor does not restart. The process is real and so is the wait: what is under test is the event loop's life.
  */
-describe('a worker process on the memory driver, booted the standard way, with no keep-alive of its own', () => {
+describe('a worker process booted the standard way, with no keep-alive of its own', () => {
   let child: WorkerProcess | undefined;
 
   afterAll(() => {
     if (child?.child.exitCode === null) child.child.kill('SIGKILL');
   });
 
-  it('is alive and running jobs 10 s after boot, and exits 0 on SIGTERM', async () => {
-    child = spawnWorkerEntry(join(__dirname, 'support', 'memory-worker.ts'));
+  it('on the memory driver: is alive and running jobs 10 s after boot, and exits 0 on SIGTERM', async () => {
+    child = spawnWorkerEntry(join(__dirname, 'support', 'standard-worker.ts'));
     await child.ready;
     const ranBy = (): number => child!.output().match(/^RAN /gm)?.length ?? 0;
 
@@ -35,4 +49,17 @@ describe('a worker process on the memory driver, booted the standard way, with n
       output: '',
     });
   }, 30_000);
+
+  it('exits non-zero with the coded error when its database cannot be reached, never 0', async () => {
+    const port = await closedPort();
+    const failed = spawnWorkerEntry(join(__dirname, 'support', 'standard-worker.ts'), {
+      DATABASE_URL: `postgres://jobs:${PASSWORD}@127.0.0.1:${port}/jobs`,
+    });
+    const exit = await failed.exited;
+    expect(exit.code).not.toBe(0);
+    expect(failed.output()).toContain('X_DRIVER_UNAVAILABLE');
+    expect(failed.output()).toContain(`127.0.0.1:${port}`);
+    expect(failed.output()).not.toContain(PASSWORD);
+    expect(failed.output()).not.toContain('READY');
+  });
 });
