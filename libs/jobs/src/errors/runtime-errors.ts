@@ -1,6 +1,9 @@
 import { JobsError } from './jobs-error';
 
-/** No driver (and no facade) is installed, so an enqueue has nowhere to go. Never a silently dropped job. */
+/**
+ * An enqueue found nowhere to go: no facade is installed (before the module bootstrapped, after it closed, or none at
+ * all), or the database is out of reach. The row certainly was not written; never a silently dropped job.
+ */
 export class DriverUnavailableError extends JobsError {
   constructor(
     detail = 'No jobs facade is installed',
