@@ -1,6 +1,6 @@
 /**
  * Rewrites a package's emitted declarations so an ES-module consumer can read them: every import of a Nest package
- * (`@nestjs/*`) becomes type-only with `resolution-mode: import`.
+ * (`@nestjs/*`) becomes type-only with `resolution-mode: import`, a deep path with its `.js`.
  *
  * Why: this package is CommonJS, so TypeScript reads its `.d.ts` files as CommonJS. Nest 12 ships ES modules only, and
  * under `module: node16` a CommonJS file may not import one (TS1479) — an app compiled with `skipLibCheck: false`
@@ -18,24 +18,31 @@ const MODE = `with { 'resolution-mode': 'import' }`;
 const IMPORT_DECLARATION =
   /^import\s+(type\s+)?(\{[^}]*\}|\*\s+as\s+[\w$]+)\s+from\s+(['"])([^'"]+)\3(\s+with\s*\{[^}]*\})?\s*;/gm;
 
-/** `import("@nestjs/x")` in a type position, which TypeScript emits with the attribute only when it needs one. */
-const IMPORT_TYPE = /\bimport\((['"])([^'"]+)\1\)/g;
+/** `import("@nestjs/x")` in a type position (TypeScript adds the attribute itself only where it sees the need). */
+const IMPORT_TYPE = /\bimport\((['"])([^'"]+)\1(?:\s*,\s*\{\s*with:\s*\{[^}]*\}\s*\})?\)/g;
 
 /** Any other shape of import naming a Nest package (a default import, a re-export): refused, not silently left. */
 const ANY_REFERENCE = /(?:from|import\()\s*(['"])(@nestjs\/[^'"]+)\1(?!\s*,\s*\{\s*with)/;
 
+/**
+ * An ES-module resolution adds no extension: a deep path (`@nestjs/core/injector/instance-wrapper`) needs its `.js`,
+ * which both Nest 12's `exports` (`./*.js`) and Nest 11's plain files answer.
+ */
+const withExtension = (specifier) =>
+  /^@nestjs\/[^/]+\/.+/.test(specifier) && !specifier.endsWith('.js')
+    ? `${specifier}.js`
+    : specifier;
+
 export function rewriteDeclaration(text, file) {
-  let out = text.replace(
-    IMPORT_DECLARATION,
-    (whole, _type, clause, quote, specifier, attributes) => {
-      if (!ESM_PEER.test(specifier) || attributes !== undefined) return whole;
-      const names = clause.startsWith('{') ? clause.replace(/\btype\s+/g, '') : clause;
-      return `import type ${names} from ${quote}${specifier}${quote} ${MODE};`;
-    },
-  );
+  // rebuilt whole even when already rewritten: the same output again, so the rewrite is idempotent
+  let out = text.replace(IMPORT_DECLARATION, (whole, _type, clause, quote, specifier) => {
+    if (!ESM_PEER.test(specifier)) return whole;
+    const names = clause.startsWith('{') ? clause.replace(/\btype\s+/g, '') : clause;
+    return `import type ${names} from ${quote}${withExtension(specifier)}${quote} ${MODE};`;
+  });
   out = out.replace(IMPORT_TYPE, (whole, quote, specifier) =>
     ESM_PEER.test(specifier)
-      ? `import(${quote}${specifier}${quote}, { with: { "resolution-mode": "import" } })`
+      ? `import(${quote}${withExtension(specifier)}${quote}, { with: { "resolution-mode": "import" } })`
       : whole,
   );
   for (const line of out.split('\n')) {
