@@ -1,6 +1,7 @@
 import { MIGRATION_0001_JOBS } from './0001_jobs.sql';
 import { MIGRATION_0002_OUTBOX } from './0002_outbox.sql';
 import { MIGRATION_0003_CLAIM_BY_NAME } from './0003_claim_by_name.sql';
+import { MIGRATION_0004_INTEGRITY } from './0004_integrity.sql';
 
 /** One numbered, append-only migration. */
 export interface JobsMigration {
@@ -16,4 +17,5 @@ export const JOBS_MIGRATIONS: readonly JobsMigration[] = [
   { id: 1, name: '0001_jobs', sql: MIGRATION_0001_JOBS },
   { id: 2, name: '0002_outbox', sql: MIGRATION_0002_OUTBOX },
   { id: 3, name: '0003_claim_by_name', sql: MIGRATION_0003_CLAIM_BY_NAME },
+  { id: 4, name: '0004_integrity', sql: MIGRATION_0004_INTEGRITY },
 ];

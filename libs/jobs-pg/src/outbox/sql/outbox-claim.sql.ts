@@ -21,6 +21,7 @@ candidates as (
   select o.id, o.tx_id, o.staged_at
   from x_outbox o
   where o.published_at is null
+    and o.quarantined_at is null
     and (o.claimed_at is null or o.claimed_at <= (select k.now from clock k) - $4::int * interval '1 millisecond')
   order by o.staged_at, o.id
   limit $3::int
