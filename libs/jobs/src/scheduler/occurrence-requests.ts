@@ -16,23 +16,43 @@ export function occurrenceKey(
   return `task:${task}:${occurrenceMs}:${index}:${jobKey}`;
 }
 
+/** An entry of an occurrence its job refused: its place in the task's list, the job, and what was thrown. */
+export interface RefusedEntry {
+  readonly index: number;
+  readonly job: string;
+  readonly error: unknown;
+}
+
+/** The rows one occurrence enqueues, and the entries refused on the way. */
+export interface OccurrenceRequests {
+  readonly requests: EnqueueRequest[];
+  readonly refused: RefusedEntry[];
+}
+
 /**
  * Builds the rows one occurrence enqueues: each entry prepared exactly as `handle.enqueue()` would (schema, tenant,
- * ids, due now), then re-keyed to the occurrence. Throws what `prepareEnqueue` throws (`X_JOB_INPUT_INVALID`, …).
+ * ids, due now), then re-keyed to the occurrence. Each entry on its own: one the job refuses (`X_JOB_INPUT_INVALID`,
+ * …) is answered in `refused` and the others are still built — one bad entry must not cost the others their
+ * occurrence. A task whose `enqueue` itself throws throws (there are no entries to keep).
  */
 export async function occurrenceRequests(
   task: TaskHandle,
   occurrenceMs: number,
   nowMs: number,
-): Promise<EnqueueRequest[]> {
+): Promise<OccurrenceRequests> {
   const entries = task.entries(occurrenceMs);
   const requests: EnqueueRequest[] = [];
+  const refused: RefusedEntry[] = [];
   for (const [index, [handle, input]] of entries.entries()) {
-    const request = await prepareEnqueue(handle, input as never, {}, undefined, nowMs);
-    requests.push({
-      ...request,
-      idempotencyKey: occurrenceKey(task.name, occurrenceMs, index, request.idempotencyKey),
-    });
+    try {
+      const request = await prepareEnqueue(handle, input as never, {}, undefined, nowMs);
+      requests.push({
+        ...request,
+        idempotencyKey: occurrenceKey(task.name, occurrenceMs, index, request.idempotencyKey),
+      });
+    } catch (error) {
+      refused.push({ index, job: handle.name, error });
+    }
   }
-  return requests;
+  return { requests, refused };
 }

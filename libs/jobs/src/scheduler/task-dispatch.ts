@@ -116,16 +116,34 @@ async function fireOne(
   const name = slot.task.name;
   const previous = slot.watermarkMs as number;
   let requests: EnqueueRequest[];
+  let refused = 0;
   try {
-    requests = await occurrenceRequests(slot.task, occurrenceMs, nowMs);
+    const built = await occurrenceRequests(slot.task, occurrenceMs, nowMs);
+    requests = built.requests;
+    refused = built.refused.length;
+    // An entry the job's schema refuses is an authoring bug: retrying this occurrence cannot help, so that entry is
+    // reported and the others fire.
+    for (const { index, job, error } of built.refused) {
+      ctx.logger.log('error', 'jobs.scheduler.task.invalid', {
+        task: name,
+        occurrenceMs,
+        index,
+        job,
+        error: logError(error),
+      });
+    }
   } catch (error) {
-    // An entry the job's schema refuses, or an enqueue() that throws, is an authoring bug: retrying this occurrence
-    // cannot help, so it is passed (and reported) and the next one tries again.
+    // an enqueue() that throws: no entry to fire
     ctx.logger.log('error', 'jobs.scheduler.task.invalid', {
       task: name,
       occurrenceMs,
       error: logError(error),
     });
+    requests = [];
+    refused = 1;
+  }
+  if (requests.length === 0 && refused > 0) {
+    // nothing left to fire: the occurrence is passed and the next one tries again
     return moved(slot, await ctx.state.skipTo(name, watermarkMs, previous), watermarkMs);
   }
   const result = await ctx.state.fire({
