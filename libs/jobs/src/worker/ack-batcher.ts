@@ -1,4 +1,5 @@
 import type { AckManyItem, AckOptions, JobDriver } from '../driver/job-driver';
+import { errorCodeOf } from '../errors/jobs-error';
 
 /** The most acks one statement settles. */
 export const ACK_BATCH_MAX = 500;
@@ -24,8 +25,9 @@ export interface AckBatcher {
  * {@link ACK_BATCHES_IN_FLIGHT} batches are on the wire, so a lone ack is never delayed; acks arriving while that many
  * are out queue up and leave together, up to {@link ACK_BATCH_MAX} per statement, when one comes back. The batch grows
  * with the database's latency, which is what makes it worth having: a commit costs ~0.7 ms of WAL flush on a 2-core VM
- * whatever it settles. Each item stays fenced on its own claim (`ackMany`). A driver without `ackMany` gets its acks
- * one by one, unchanged.
+ * whatever it settles. Each item stays fenced on its own claim (`ackMany`). A batch the driver threw on is sent again
+ * item by item (`ack`), so one ack it cannot take fails alone. A driver without `ackMany` gets its acks one by one,
+ * unchanged.
  */
 export function ackBatcher(driver: JobDriver): AckBatcher {
   const ackMany = driver.ackMany?.bind(driver);
@@ -45,7 +47,15 @@ export function ackBatcher(driver: JobDriver): AckBatcher {
             batch.forEach((p, i) => p.resolve(answers[i] === true));
           },
           (error: unknown) => {
-            for (const p of batch) p.reject(error);
+            // One item the statement cannot take must not fail the others: a batch that threw is sent again one ack
+            // at a time, so the bad one fails alone. The database out of reach fails them all at once instead.
+            if (batch.length === 1 || errorCodeOf(error) === 'X_DRIVER_UNAVAILABLE') {
+              for (const p of batch) p.reject(error);
+              return undefined;
+            }
+            return Promise.all(
+              batch.map((p) => driver.ack(p.item.jobId, p.item).then(p.resolve, p.reject)),
+            );
           },
         )
         .finally(() => {
