@@ -5,6 +5,7 @@ import {
   JobPayloadTooLargeError,
   type JobInputIssue,
 } from '../errors/declaration-errors';
+import { activeTraceparent } from '../tracing/run-span';
 import { uuidv7 } from '../util/ids';
 import { jsonProblem, type JsonValue } from '../util/json';
 import { jobsFacade } from './ambient';
@@ -72,7 +73,8 @@ async function prepareRow<In, Out>(
     priority: resolved.priority ?? handle.priority,
     onConflict: resolved.onConflict,
     concurrencyKey: handle.concurrencyKeyOf(value),
-    traceparent: null,
+    // the span active at the enqueue (an HTTP request's, say): the run opens its own as that span's child
+    traceparent: activeTraceparent(),
   };
 }
 

@@ -34,6 +34,7 @@ import { AttemptArgs, AttemptContext } from './attempt-args';
 import { RunAbort } from './run-abort';
 import { withRunScope } from './run-context';
 import { StepSuspension } from './step-suspension';
+import { traceRun, tracingOn } from '../tracing/run-span';
 
 /** What one attempt needs. */
 export interface ExecuteJobOptions {
@@ -112,6 +113,13 @@ export function executeJob(o: ExecuteJobOptions): Promise<JobExecution> {
     retry,
     ctx: new AttemptContext(claimed, abort, null),
   };
+  // tracing off (no API, no provider) costs this check and nothing else
+  if (tracingOn()) return traceRun(claimed, () => settledAttempt(a, abort, dispose));
+  return settledAttempt(a, abort, dispose);
+}
+
+/** The attempt, with the run abort's link to the caller's signal undone once it ends. */
+function settledAttempt(a: Attempt, abort: RunAbort, dispose: () => void): Promise<JobExecution> {
   return dispose === noop ? attempt(a, abort) : attempt(a, abort).finally(dispose);
 }
 

@@ -20,6 +20,8 @@ import {
 import { jsonProblem, stripNul, type JsonValue } from '../util/json';
 import { abortedPromise, armDeadline, childController } from './deadlines';
 import { StepSuspension } from './step-suspension';
+import { tracingOn } from '../tracing/run-span';
+import { traceReplayedStep, traceStep, tracedStepApi } from '../tracing/step-spans';
 
 /** What the step API of one attempt works on. */
 export interface StepRuntime {
@@ -90,7 +92,18 @@ export function createStepApi(rt: StepRuntime): StepApi {
     claimName(name);
     await ensureLoaded();
     const done = stored.get(name);
-    if (done !== undefined) return done.output as T;
+    if (done !== undefined) {
+      if (tracingOn()) traceReplayedStep(name, done.attempt);
+      return done.output as T;
+    }
+    return tracingOn() ? traceStep('run', name, {}, () => execute(name, fn)) : execute(name, fn);
+  };
+
+  /** Runs a step no earlier attempt stored, and stores its output. */
+  const execute = async <T>(
+    name: string,
+    fn: (signal: AbortSignal) => T | Promise<T>,
+  ): Promise<T> => {
     refuseIfAborted(name);
     const startedAt = rt.clock.now();
     const { controller, dispose } = childController(rt.signal);
@@ -183,11 +196,12 @@ export function createStepApi(rt: StepRuntime): StepApi {
     throw new StepSuspension(rt.clock.now() + Math.max(1, park), name);
   };
 
-  return {
+  const api: StepApi = {
     run,
     sleep: sleep as StepApi['sleep'],
     waitForEvent,
   };
+  return tracingOn() ? tracedStepApi(api) : api;
 }
 
 /** Milliseconds in a duration a step was handed, or `X_STEP_DURATION_INVALID` naming the value and the forms. */
