@@ -66,7 +66,8 @@ export async function createTestDatabase(options: TestDatabaseOptions = {}): Pro
 /** Empties the tables one driver test touches: faster than a database per test, and as isolating. */
 export async function resetJobTables(executor: PgExecutor): Promise<void> {
   await executor.query(
-    'delete from x_job_steps; delete from x_jobs; delete from x_job_leases; delete from x_queue_pauses;',
+    'delete from x_job_steps; delete from x_jobs; delete from x_job_leases; delete from x_queue_pauses; ' +
+      'delete from x_job_counters; delete from x_workers;',
     [],
   );
 }

@@ -20,6 +20,8 @@ export { MAX_JOB_NAME_LENGTH, MAX_QUEUE_NAME_LENGTH } from './declare/names';
 export * from './driver/job-row';
 export * from './driver/job-driver';
 export * from './driver/introspection';
+export * from './driver/counters';
+export * from './driver/workers';
 export * from './driver/lease-store';
 export * from './driver/memory';
 export * from './events/event-bus';

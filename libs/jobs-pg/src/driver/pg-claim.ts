@@ -79,6 +79,7 @@ async function handBack(ctx: PgContext, claimed: readonly ClaimedJob[]): Promise
       row.lastError,
       null,
       true,
+      null,
     ]);
   }
 }

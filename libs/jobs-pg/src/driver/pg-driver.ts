@@ -13,6 +13,7 @@ import { isUuid, pgContext } from './pg-context';
 import { enqueueMany, enqueueOne } from './pg-enqueue';
 import { coalescingEnqueue } from './pg-enqueue-coalescer';
 import { pgIntrospection } from './pg-introspect';
+import { pgWorkerRegistry } from './pg-counters';
 import { pgLeases } from './pg-leases';
 import { toJobRow, type JobRecord } from './pg-rows';
 import { ackRow, ackRows, heartbeatRow, nackRow, recordProgressRow } from './pg-settle';
@@ -84,6 +85,7 @@ export function postgresJobDriver(options: PostgresJobDriverOptions): PostgresJo
     steps: pgSteps(ctx),
     introspect: pgIntrospection(ctx),
     leases: pgLeases(ctx),
+    workerRegistry: pgWorkerRegistry(ctx),
     close: () => Promise.resolve(),
   };
 }

@@ -11,6 +11,7 @@ import {
   type JobState,
 } from '@ultimat3/jobs';
 import { isUuid, type PgContext } from './pg-context';
+import { pgCounterIntrospection } from './pg-counters';
 import { listRows } from './pg-list';
 import { toJobRow, type JobRecord } from './pg-rows';
 
@@ -107,5 +108,7 @@ export function pgIntrospection(ctx: PgContext): JobIntrospection {
       const { rows } = await ctx.executor.query<{ queue: string }>(ctx.sql.queuesPaused, []);
       return rows.map((row) => row.queue);
     },
+
+    ...pgCounterIntrospection(ctx),
   };
 }

@@ -14,6 +14,10 @@ import { jsonText } from './pg-rows';
 /** Whether `ref` can hold any row: a claim that is not a uuid never does, so no statement is needed. */
 const canHold = (jobId: string, ref: ClaimRef): boolean => isUuid(jobId) && isUuid(ref.claim);
 
+/** A run's duration as the counters store it: whole, non-negative ms (absent: 0). */
+const durationOf = (ms: number | undefined): number =>
+  ms === undefined || !Number.isFinite(ms) ? 0 : Math.max(0, Math.round(ms));
+
 /** Settles a run done, fenced on its claim (see `SQL_ACK`). */
 export async function ackRow(ctx: PgContext, jobId: string, options: AckOptions): Promise<boolean> {
   const [landed] = await ackRows(ctx, [{ jobId, ...options }]);
@@ -32,6 +36,7 @@ export async function ackRows(ctx: PgContext, items: readonly AckManyItem[]): Pr
   const ids: string[] = [];
   const workers: string[] = [];
   const fences: string[] = [];
+  const durations: number[] = [];
   items.forEach((item, i) => {
     if (!canHold(item.jobId, item)) return;
     const id = item.jobId.toLowerCase();
@@ -40,6 +45,7 @@ export async function ackRows(ctx: PgContext, items: readonly AckManyItem[]): Pr
     ids.push(id);
     if (!workers.includes(item.workerId)) workers.push(item.workerId);
     fences.push(item.claim.toLowerCase() + id);
+    durations.push(durationOf(item.durationMs));
   });
   if (ids.length === 0) return answers;
   const { rows } = await ctx.executor.query<{ id: string }>(ctx.sql.ack, [
@@ -47,6 +53,7 @@ export async function ackRows(ctx: PgContext, items: readonly AckManyItem[]): Pr
     ids,
     workers,
     fences,
+    durations,
   ]);
   for (const { id } of rows) {
     const index = sent.get(id);
@@ -62,7 +69,7 @@ export async function nackRow(
   options: NackOptions,
 ): Promise<boolean> {
   if (!canHold(jobId, options)) return false;
-  const { rowCount } = await ctx.executor.query(ctx.sql.nack, [
+  const { rows } = await ctx.executor.query(ctx.sql.nack, [
     ctx.now(),
     jobId,
     options.workerId,
@@ -71,8 +78,9 @@ export async function nackRow(
     options.error === null ? null : stripNul(options.error),
     options.runAt === undefined ? null : iso(options.runAt),
     options.uncounted === true,
+    durationOf(options.durationMs),
   ]);
-  return rowCount === 1;
+  return rows.length === 1;
 }
 
 /** Renews the lease to `visibilityTimeoutMs` from now, fenced on the claim (see `SQL_HEARTBEAT`). */

@@ -1,6 +1,9 @@
 import { qualify } from '../schema';
 import { SQL_ACK } from '../sql/ack.sql';
 import { SQL_CLAIM } from '../sql/claim.sql';
+import { SQL_COUNTER_TOTALS } from '../sql/counter-totals.sql';
+import { SQL_COUNTERS_ROLLUP } from '../sql/counters-rollup.sql';
+import { SQL_COUNTERS } from '../sql/counters.sql';
 import { SQL_ENQUEUE_FRESH } from '../sql/enqueue-fresh.sql';
 import { SQL_ENQUEUE_MANY } from '../sql/enqueue-many.sql';
 import { SQL_ENQUEUE } from '../sql/enqueue.sql';
@@ -24,10 +27,16 @@ import { SQL_QUEUES_PAUSED } from '../sql/queues-paused.sql';
 import { SQL_STATS } from '../sql/stats.sql';
 import { SQL_STEPS_LOAD } from '../sql/steps-load.sql';
 import { SQL_STEPS_SAVE } from '../sql/steps-save.sql';
+import { SQL_WORKER_BEAT } from '../sql/worker-beat.sql';
+import { SQL_WORKER_LEAVE } from '../sql/worker-leave.sql';
+import { SQL_WORKERS } from '../sql/workers.sql';
 
 const STATEMENTS = {
   ack: SQL_ACK,
   claim: SQL_CLAIM,
+  counters: SQL_COUNTERS,
+  counterTotals: SQL_COUNTER_TOTALS,
+  countersRollup: SQL_COUNTERS_ROLLUP,
   enqueue: SQL_ENQUEUE,
   enqueueFresh: SQL_ENQUEUE_FRESH,
   enqueueMany: SQL_ENQUEUE_MANY,
@@ -51,6 +60,9 @@ const STATEMENTS = {
   stats: SQL_STATS,
   stepsLoad: SQL_STEPS_LOAD,
   stepsSave: SQL_STEPS_SAVE,
+  workerBeat: SQL_WORKER_BEAT,
+  workerLeave: SQL_WORKER_LEAVE,
+  workers: SQL_WORKERS,
 } as const;
 
 /** Every statement the driver runs, by name, with its tables placed in the driver's schema. */

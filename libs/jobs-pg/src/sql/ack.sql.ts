@@ -5,10 +5,15 @@
  *
  * $1 now (timestamptz; null = the database's `now()`), $2 ids uuid[] (an id appears at most once), $3 worker_ids
  * text[] (the distinct workers of the batch), $4 fences text[] (per item, its claim token then its id, as uuid text:
- * lower case, no separator).
+ * lower case, no separator), $5 durations int8[] (per id of $2, in the same order: the run's duration in ms).
  *
  * Returns the `id` of every row that moved; an item whose id is missing is a settle that did not land (the lease
  * lapsed and the row was re-claimed, or it was cancelled).
+ *
+ * The counters move in this statement (`counted`): per job name of the rows that moved, `done` and the summed
+ * duration are added to the name's current 1-minute bucket of `x_job_counters`, so a count never disagrees with the
+ * rows and costs no second round trip. One upsert per name per batch, in name order so two batches lock the shared
+ * buckets in the same order.
  *
  * Why it is written this way — each choice measured on a 2-core VM:
  * - the rows are reached by primary key (`j.id = any($2)`) and the state is compared as `coalesce(j.state, '')`:
@@ -22,18 +27,33 @@
 export const SQL_ACK = `
 with clock as not materialized (
   select coalesce($1::timestamptz, now()) as now
+),
+settled as (
+  update x_jobs j set
+    state = 'done',
+    worker_id = null,
+    claim = null,
+    lease_expires_at = null,
+    finished_at = k.now,
+    updated_at = k.now
+  from clock k
+  where j.id = any($2::uuid[])
+    and coalesce(j.state, '') = 'running'
+    and j.worker_id = any($3::text[])
+    and (j.claim::text || j.id::text) = any($4::text[])
+  returning j.id, j.name
+),
+counted as (
+  insert into x_job_counters as c (name, bucket_ms, bucket_start, done, duration_ms)
+  select s.name, 60000, to_timestamp(floor(extract(epoch from k.now) / 60) * 60), count(*), coalesce(sum(d.ms), 0)
+  from settled s
+  cross join clock k
+  left join unnest($2::uuid[], $5::int8[]) as d(id, ms) on d.id = s.id
+  group by s.name, k.now
+  order by s.name
+  on conflict (name, bucket_ms, bucket_start) do update set
+    done = c.done + excluded.done,
+    duration_ms = c.duration_ms + excluded.duration_ms
 )
-update x_jobs j set
-  state = 'done',
-  worker_id = null,
-  claim = null,
-  lease_expires_at = null,
-  finished_at = k.now,
-  updated_at = k.now
-from clock k
-where j.id = any($2::uuid[])
-  and coalesce(j.state, '') = 'running'
-  and j.worker_id = any($3::text[])
-  and (j.claim::text || j.id::text) = any($4::text[])
-returning j.id
+select s.id from settled s
 `;

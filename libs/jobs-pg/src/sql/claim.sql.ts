@@ -20,6 +20,8 @@
  * this worker, a fresh claim token, leased until now + $5), arm `buried` for each running row whose lease lapsed on
  * its final attempt — settled `dead` (or `failed` when its name is in $6) with LEASE_LAPSED_FINAL_ATTEMPT, never
  * handed out, and arm `low-water` for each queue asked to report one: `queue`, and in `run_at` its low water.
+ * A buried row is counted (`buried_counted`: `dead` or `failed` in its name's current 1-minute bucket of
+ * `x_job_counters`) by this same statement, so the counters never disagree with the rows.
  * Paused queues (`x_queue_pauses`) are skipped by every arm.
  *
  * Names: a worker names the jobs it serves, so a row of a job it does not know — one a newer build added, mid rolling
@@ -119,6 +121,17 @@ buried as (
   from clock k
   where j.id = any(array(select e.id from exhausted e)) and coalesce(j.state, '') = 'running'
   returning j.*
+),
+buried_counted as (
+  insert into x_job_counters as c (name, bucket_ms, bucket_start, failed, dead)
+  select b.name, 60000, to_timestamp(floor(extract(epoch from k.now) / 60) * 60),
+    count(*) filter (where b.state = 'failed'), count(*) filter (where b.state = 'dead')
+  from buried b cross join clock k
+  group by b.name, k.now
+  order by b.name
+  on conflict (name, bucket_ms, bucket_start) do update set
+    failed = c.failed + excluded.failed,
+    dead = c.dead + excluded.dead
 ),
 shares as materialized (
   select v.queue, v.name, count(*)::int as share

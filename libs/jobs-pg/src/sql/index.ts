@@ -5,6 +5,9 @@
  */
 export { SQL_ACK } from './ack.sql';
 export { SQL_CLAIM } from './claim.sql';
+export { SQL_COUNTER_TOTALS } from './counter-totals.sql';
+export { SQL_COUNTERS_ROLLUP } from './counters-rollup.sql';
+export { SQL_COUNTERS } from './counters.sql';
 export { SQL_ENQUEUE_FRESH } from './enqueue-fresh.sql';
 export { SQL_ENQUEUE_MANY } from './enqueue-many.sql';
 export { SQL_ENQUEUE } from './enqueue.sql';
@@ -28,3 +31,6 @@ export { SQL_QUEUES_PAUSED } from './queues-paused.sql';
 export { SQL_STATS } from './stats.sql';
 export { SQL_STEPS_LOAD } from './steps-load.sql';
 export { SQL_STEPS_SAVE } from './steps-save.sql';
+export { SQL_WORKER_BEAT } from './worker-beat.sql';
+export { SQL_WORKER_LEAVE } from './worker-leave.sql';
+export { SQL_WORKERS } from './workers.sql';

@@ -1,4 +1,6 @@
+import type { CounterBucket, CounterQuery, CounterTotals } from './counters';
 import type { JobRow, JobState } from './job-row';
+import type { WorkerInfo } from './workers';
 
 /** The largest page `list()` answers. */
 export const MAX_JOB_PAGE = 200;
@@ -39,4 +41,15 @@ export interface JobIntrospection {
   pauseQueue(queue: string): Promise<void>;
   resumeQueue(queue: string): Promise<void>;
   pausedQueues(): Promise<readonly string[]>;
+  /** Every live worker (its row was renewed within one visibility timeout), by id. */
+  workers(): Promise<readonly WorkerInfo[]>;
+  /** One job's history: every bucket of every tier starting at or after `sinceMs`, oldest first. */
+  counters(query: CounterQuery): Promise<readonly CounterBucket[]>;
+  /** Per job name, its buckets starting at or after `sinceMs` (default 0: all) summed; by name. */
+  counterTotals(sinceMs?: number): Promise<readonly CounterTotals[]>;
+  /**
+   * Folds every bucket past its tier into the next tier (`COUNTER_TIERS`); answers how many buckets it folded.
+   * Idempotent: a second call folds nothing, and two at once never count a bucket twice.
+   */
+  rollupCounters(): Promise<number>;
 }

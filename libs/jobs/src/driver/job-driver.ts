@@ -2,6 +2,7 @@ import type { JsonValue } from '../util/json';
 import type { ClaimedJob, ClaimRef, JobProgress, JobRow, JobState } from './job-row';
 import type { JobIntrospection } from './introspection';
 import type { LeaseStore } from './lease-store';
+import type { WorkerRegistry } from './workers';
 
 /** One row to enqueue. Ids are minted by the caller, so they are known before the write lands. */
 export interface EnqueueRequest {
@@ -215,6 +216,8 @@ export interface JobDriver {
   readonly introspect?: JobIntrospection;
   /** The fleet lease store, when the driver has one. */
   readonly leases?: LeaseStore;
+  /** Where workers record that they are alive (`workers()` reads it), when the driver has one. */
+  readonly workerRegistry?: WorkerRegistry;
   /** Releases connections. Idempotent. */
   close(): Promise<void>;
 }

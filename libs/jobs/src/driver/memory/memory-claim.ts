@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ClaimQueuesEmptyError } from '../../errors/runtime-errors';
 import type { ClaimOptions, ClaimSlot } from '../job-driver';
 import type { ClaimedJob, JobRow } from '../job-row';
+import { countSettle } from './memory-counters';
 import { copyRow, UNCLAIMED, type MemoryStore } from './memory-store';
 
 /** The `lastError` of a row the claim buried because its lease lapsed on its final attempt. */
@@ -81,6 +82,7 @@ export function claimRows(store: MemoryStore, options: ClaimOptions): ClaimedJob
         updatedAt: now,
       };
       store.put(dead);
+      countSettle(store, row.name, dead.state, {});
       buried.push(copyRow(dead));
     }
   }

@@ -5,6 +5,7 @@ import type { LeaseStore } from '../lease-store';
 import { claimRows } from './memory-claim';
 import { enqueueBatch, enqueueOne } from './memory-enqueue';
 import { memoryIntrospection } from './memory-introspect';
+import { memoryWorkerRegistry } from './memory-counters';
 import { memoryLeases } from './memory-leases';
 import { ackRow, heartbeatRow, nackRow, recordProgressRow } from './memory-settle';
 import { queueStats } from './memory-stats';
@@ -63,6 +64,7 @@ export function memoryJobDriver(options: MemoryJobDriverOptions = {}): MemoryJob
     steps: memorySteps(store),
     introspect: memoryIntrospection(store),
     leases: memoryLeases(store),
+    workerRegistry: memoryWorkerRegistry(store),
     close: () => Promise.resolve(),
   };
 }

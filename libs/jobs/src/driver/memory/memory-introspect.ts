@@ -9,6 +9,7 @@ import { stripNul } from '../../util/json';
 import type { JobIntrospection } from '../introspection';
 import { isLiveState, type JobRow } from '../job-row';
 import { listRows } from './memory-list';
+import { memoryCounterIntrospection } from './memory-counters';
 import { copyRow, UNCLAIMED, type MemoryStore } from './memory-store';
 
 function requeueConflict(row: JobRow, holder: JobRow): JobDuplicateError {
@@ -112,5 +113,6 @@ export function memoryIntrospection(store: MemoryStore): JobIntrospection {
       return Promise.resolve();
     },
     pausedQueues: () => Promise.resolve([...store.paused].sort()),
+    ...memoryCounterIntrospection(store),
   };
 }

@@ -1,6 +1,7 @@
 import { stripNul } from '../../util/json';
 import { nackState, type AckOptions, type NackOptions } from '../job-driver';
 import { isLiveState, type ClaimRef, type JobProgress } from '../job-row';
+import { countSettle } from './memory-counters';
 import { holdsClaim, UNCLAIMED, type MemoryStore } from './memory-store';
 
 /** Settles a run done; lands only while `options` is the row's current claim. */
@@ -9,6 +10,7 @@ export function ackRow(store: MemoryStore, jobId: string, options: AckOptions): 
   if (!holdsClaim(row, options)) return false;
   const now = store.now();
   store.put({ ...row, ...UNCLAIMED, state: 'done', finishedAt: now, updatedAt: now });
+  countSettle(store, row.name, 'done', options);
   return true;
 }
 
@@ -28,6 +30,7 @@ export function nackRow(store: MemoryStore, jobId: string, options: NackOptions)
     finishedAt: isLiveState(state) ? null : now,
     updatedAt: now,
   });
+  countSettle(store, row.name, state, options);
   return true;
 }
 

@@ -1,4 +1,5 @@
 import { claimSuite } from './claim.suite';
+import { countersSuite } from './counters.suite';
 import { enqueueSuite } from './enqueue.suite';
 import {
   useHarness,
@@ -54,6 +55,7 @@ export function jobDriverConformance(
       });
     } else {
       introspectionSuite(h);
+      countersSuite(h);
     }
 
     if (capabilities.leases === false) {

@@ -1,0 +1,41 @@
+/** The most in-flight job ids a worker row carries: a worker holding more lists its first 100. */
+export const MAX_WORKER_IN_FLIGHT = 100;
+
+/** What a worker's registry heartbeat writes about it. */
+export interface WorkerBeat {
+  /** The worker id (`jobWorker`'s `id`). */
+  readonly id: string;
+  readonly host: string;
+  readonly pid: number | null;
+  /** Epoch ms the worker started. */
+  readonly startedAt: number;
+  /** The queues it serves, each with its concurrency. */
+  readonly slots: Readonly<Record<string, number>>;
+  /** Ids of the runs it holds; at most {@link MAX_WORKER_IN_FLIGHT} are stored. */
+  readonly inFlight: readonly string[];
+}
+
+/** One live worker, as `workers()` answers it. */
+export interface WorkerInfo extends WorkerBeat {
+  readonly queues: readonly string[];
+  /** Epoch ms of its last registry heartbeat. */
+  readonly heartbeatAt: number;
+  /** Epoch ms the row stops counting as live: one visibility timeout after the last heartbeat. */
+  readonly expiresAt: number;
+}
+
+/**
+ * Where workers say they are alive: one write per worker per heartbeat interval (never per job), read back by
+ * `JobIntrospection.workers()`. A row nobody renews expires one visibility timeout after its last beat.
+ */
+export interface WorkerRegistry {
+  /** Upserts the worker's row, live until `visibilityTimeoutMs` from now. */
+  beat(beat: WorkerBeat, visibilityTimeoutMs: number): Promise<void>;
+  /** Removes the worker's row (a clean stop). */
+  leave(workerId: string): Promise<void>;
+}
+
+/** `ids` bounded to {@link MAX_WORKER_IN_FLIGHT}. */
+export function boundInFlight(ids: readonly string[]): readonly string[] {
+  return ids.length > MAX_WORKER_IN_FLIGHT ? ids.slice(0, MAX_WORKER_IN_FLIGHT) : ids;
+}
