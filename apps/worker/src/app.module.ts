@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { getDataSourceToken, TypeOrmModule } from '@nestjs/typeorm';
 import { ExampleJobsModule, exampleDatabaseUrl } from '@ultimat3/example-jobs';
-import { JobsModule, OutboxModule, type JobsModuleOptions } from '@ultimat3/jobs';
+import { JobsHealthModule, JobsModule, OutboxModule, type JobsModuleOptions } from '@ultimat3/jobs';
 import { postgresOutboxStore, typeormExecutor } from '@ultimat3/jobs-pg';
 import type { DataSource } from 'typeorm';
 
@@ -13,9 +13,12 @@ import type { DataSource } from 'typeorm';
  *
  * One pool: a TypeORM DataSource with no entities (this process writes no business rows), which `JobsModule` reuses
  * and the outbox store's relay statements run on. `OutboxModule` needs it anyway — its interceptor is bound to one —
- * though with no HTTP here, `interceptAll: false`. No keep-alive: `JobsModule` holds the process open while it runs a
+ * though with no business routes here, `interceptAll: false`. No keep-alive: `JobsModule` holds the process open while it runs a
  * long-running role. Shutdown: the scheduler, the relay (joining its pass in flight) and the worker stop, in that
  * order, under one deadline; the driver closes, then TypeORM destroys the DataSource, after.
+ *
+ * Its HTTP routes are the platform's only: `/health/live` (the claim loop turns), `/health/ready` (the database
+ * answers, each role runs) through Terminus, and `/metrics` for Prometheus.
  */
 @Module({
   imports: [
@@ -43,6 +46,7 @@ import type { DataSource } from 'typeorm';
       store: (dataSource) => postgresOutboxStore({ executor: typeormExecutor(dataSource) }),
       interceptAll: false,
     }),
+    JobsHealthModule.forRoot({ path: 'health' }),
   ],
 })
 export class WorkerModule {}

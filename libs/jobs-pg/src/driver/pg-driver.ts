@@ -18,6 +18,7 @@ import { pgLeases } from './pg-leases';
 import { toJobRow, type JobRecord } from './pg-rows';
 import { ackRow, ackRows, heartbeatRow, nackRow, recordProgressRow } from './pg-settle';
 import { queueStats } from './pg-stats';
+import { SQL_PING } from '../sql/ping.sql';
 import { pgSteps } from './pg-steps';
 import { statementsFor } from './statements';
 
@@ -77,6 +78,9 @@ export function postgresJobDriver(options: PostgresJobDriverOptions): PostgresJo
       heartbeatRow(ctx, jobId, claim, visibilityTimeoutMs),
     recordProgress: (jobId, claim, progress) => recordProgressRow(ctx, jobId, claim, progress),
     stats: () => queueStats(ctx),
+    ping: mapConnectionFailures(async () => {
+      await ctx.executor.query(SQL_PING, []);
+    }),
     async get(jobId) {
       if (!isUuid(jobId)) return undefined;
       const { rows } = await ctx.executor.query<JobRecord>(ctx.sql.get, [jobId]);

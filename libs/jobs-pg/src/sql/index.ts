@@ -24,6 +24,7 @@ export { SQL_LEASE_RENEW } from './lease-renew.sql';
 export { SQL_LIST_BEFORE } from './list-before.sql';
 export { SQL_LIST } from './list.sql';
 export { SQL_NACK } from './nack.sql';
+export { SQL_PING } from './ping.sql';
 export { SQL_PROGRESS } from './progress.sql';
 export { SQL_QUEUE_PAUSE } from './queue-pause.sql';
 export { SQL_QUEUE_RESUME } from './queue-resume.sql';

@@ -208,6 +208,12 @@ export interface JobDriver {
   recordProgress(jobId: string, claim: ClaimRef, progress: JobProgress): Promise<boolean>;
   /** Counts per queue, with each queue's live rows per job name. */
   stats(): Promise<readonly QueueStats[]>;
+  /**
+   * Proves the backend answers with its cheapest statement (PostgreSQL `select 1`); rejects while it is out of reach.
+   * Optional: a health check on a driver without it reads `stats()` instead. It sets no timeout of its own — the
+   * caller bounds it.
+   */
+  ping?(): Promise<void>;
   /** One row by id. */
   get(jobId: string): Promise<JobRow | undefined>;
   /** Durable steps. */

@@ -2,6 +2,7 @@ export * from './decorators/job.decorator';
 export * from './decorators/step.decorator';
 export * from './decorators/task.decorator';
 export * from './http';
+export * from './health';
 export type { JobsConfig } from './jobs.config';
 export * from './jobs.feature';
 export * from './jobs.module';

@@ -141,6 +141,9 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
     inFlight: 0,
     claims: 0,
     leasesLost: 0,
+    lastPassAt: 0,
+    wakeLive: false,
+    slots: 0,
   };
 
   let state: 'new' | 'running' | 'draining' | 'stopped' = 'new';
@@ -292,6 +295,7 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
   /** Hands stale held rows back and sends the claim the queues need, if any. */
   const pass = (): void => {
     const now = clock.now();
+    stats.lastPassAt = now;
     releaseHeld(held.takeStale(now));
     const free = claimSlots(now).map((slot) => ({
       ...slot,
@@ -617,6 +621,7 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
         lowWater: (queue) => lowWater.bound(queue),
       });
       state = 'running';
+      stats.lastPassAt = clock.now();
       logger.log('info', 'jobs.worker.started', { workerId: id, queues: [...slots.keys()] });
       kick();
       unserved.start();
@@ -655,6 +660,11 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
       state = 'stopped';
       logger.log('info', 'jobs.worker.stopped', { workerId: id });
     },
-    stats: () => ({ ...stats, inFlight: runs.size }),
+    stats: () => ({
+      ...stats,
+      inFlight: runs.size,
+      wakeLive,
+      slots: [...slots.values()].reduce((sum, n) => sum + n, 0),
+    }),
   };
 }

@@ -74,6 +74,12 @@ export interface WorkerStats {
   /** Claim statements issued. */
   readonly claims: number;
   readonly leasesLost: number;
+  /** When the claim loop last ran a pass (epoch ms, this worker's clock; its start before the first; 0 unstarted). */
+  readonly lastPassAt: number;
+  /** Whether a proven cross-process wake is live ({@link JobWorker.setWakeLive}); false while it only polls. */
+  readonly wakeLive: boolean;
+  /** Run slots over every served queue (the sum of its concurrency); `inFlight` of them are busy. */
+  readonly slots: number;
 }
 
 /** A running worker. */

@@ -56,6 +56,8 @@ export function memoryJobDriver(options: MemoryJobDriverOptions = {}): MemoryJob
     recordProgress: (jobId, claim, progress) =>
       run(() => recordProgressRow(store, jobId, claim, progress)),
     stats: () => run(() => queueStats(store)),
+    // the store is this process's memory: always within reach
+    ping: () => Promise.resolve(),
     get: (jobId) =>
       run(() => {
         const row = store.get(jobId);

@@ -21,6 +21,12 @@ export function statsSuite(h: Harness): void {
       expect(await h.driver().stats()).toEqual([]);
     });
 
+    it('answers a ping, when it has one, while its storage is within reach', async () => {
+      const driver = h.driver();
+      if (driver.ping === undefined) return expect(driver.ping).toBeUndefined();
+      await expect(driver.ping()).resolves.toBeUndefined();
+    });
+
     it('counts every state per queue', async () => {
       // rows a claim must move come first: a claim takes the oldest due row of the queue
       const states: readonly JobState[] = ['running', 'suspended', 'done', 'ready', 'delayed'];

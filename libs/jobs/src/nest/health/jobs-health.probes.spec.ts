@@ -1,0 +1,139 @@
+import { job } from '../../declare/job';
+import { prepareEnqueue } from '../../declare/enqueue';
+import { t } from '../../schema';
+import { memoryJobDriver } from '../../driver/memory/memory-driver';
+import type { JobDriver } from '../../driver/job-driver';
+import { frozenClock, type FrozenClock } from '../../testing/frozen-clock';
+import type { WorkerStats } from '../../worker/worker-options';
+import { QueueStatsCache } from '../metrics/queue-stats.cache';
+import type { JobsRole } from '../jobs.options';
+import { resolveJobsHealthOptions, type JobsHealthOptions } from './jobs-health.options';
+import { probeLive, probeReady, type JobsHealthSources } from './jobs-health.probes';
+
+const idle: WorkerStats = {
+  claimed: 0,
+  completed: 0,
+  retried: 0,
+  deadLettered: 0,
+  dropped: 0,
+  suspended: 0,
+  interrupted: 0,
+  refused: 0,
+  deferred: 0,
+  inFlight: 0,
+  claims: 0,
+  leasesLost: 0,
+  lastPassAt: 0,
+  wakeLive: false,
+  slots: 4,
+};
+
+function sources(
+  clock: FrozenClock,
+  over: Partial<JobsHealthSources> & { driver?: JobDriver } = {},
+): JobsHealthSources {
+  const driver = over.driver ?? memoryJobDriver({ clock });
+  return {
+    driver,
+    clock,
+    roles: new Set<JobsRole>(['worker']),
+    wakes: false,
+    stats: new QueueStatsCache(driver, clock),
+    worker: () => ({ ...idle, lastPassAt: clock.now() }),
+    scheduler: () => undefined,
+    relay: () => undefined,
+    serves: () => true,
+    ...over,
+  };
+}
+
+const opts = (o: JobsHealthOptions = {}) => resolveJobsHealthOptions(o);
+
+describe('health probes', () => {
+  it('live: a claim loop silent past loopStaleMs with a free slot is down; a full worker is alive', () => {
+    const clock = frozenClock();
+    const at = clock.now();
+    const stale = { ...idle, lastPassAt: at - 60_001 };
+    expect(probeLive(sources(clock, { worker: () => stale }), opts()).failing).toEqual(['worker']);
+    expect(
+      probeLive(sources(clock, { worker: () => ({ ...stale, inFlight: 4 }) }), opts()).failing,
+    ).toEqual([]);
+    expect(
+      probeLive(sources(clock, { worker: () => ({ ...idle, lastPassAt: at - 60_000 }) }), opts())
+        .failing,
+    ).toEqual([]);
+  });
+
+  it('ready: a ping that does not answer within pingTimeoutMs is the driver down', async () => {
+    const clock = frozenClock();
+    const driver = memoryJobDriver({ clock });
+    const hung: JobDriver = { ...driver, ping: () => new Promise<void>(() => undefined) };
+    const probe = probeReady(sources(clock, { driver: hung }), opts({ pingTimeoutMs: 500 }));
+    await clock.advance(500);
+    const report = await probe;
+    expect(report.failing).toEqual(['driver']);
+    expect(report.checks['driver']).toMatchObject({
+      status: 'down',
+      error: 'no answer within 500 ms',
+    });
+  });
+
+  it('ready: a rejected ping names its error; a worker role not running is down, one with nothing to serve is not', async () => {
+    const clock = frozenClock();
+    const driver = memoryJobDriver({ clock });
+    const broken: JobDriver = { ...driver, ping: () => Promise.reject(new Error('refused')) };
+    const report = await probeReady(
+      sources(clock, { driver: broken, worker: () => undefined }),
+      opts(),
+    );
+    expect(report.failing).toEqual(['driver', 'worker']);
+    expect(report.checks['driver']).toMatchObject({ error: 'refused' });
+    const unserved = await probeReady(
+      sources(clock, { worker: () => undefined, serves: () => false }),
+      opts(),
+    );
+    expect(unserved.failing).toEqual([]);
+  });
+
+  it('ready: a worker whose cross-process wake is unproven is degraded, not down', async () => {
+    const clock = frozenClock();
+    const report = await probeReady(sources(clock, { wakes: true }), opts());
+    expect(report.failing).toEqual([]);
+    expect(report.checks['worker']).toMatchObject({ status: 'degraded', wake: 'polling' });
+  });
+
+  it('ready: per-queue thresholds on the oldest ready age and the dead count, read from the stats', async () => {
+    const clock = frozenClock();
+    const driver = memoryJobDriver({ clock });
+    const payment = job({
+      name: 'health.payment',
+      queue: 'payments',
+      input: t.object({ n: t.number.int() }),
+      idempotencyKey: ({ n }) => `payment:${n}`,
+      tenant: 'none',
+      run: () => undefined,
+    });
+    await driver.enqueue(await prepareEnqueue(payment, { n: 1 }, {}, undefined, clock.now()));
+    await clock.advance(300_001);
+    const s = sources(clock, { driver });
+    const report = await probeReady(
+      s,
+      opts({ queues: { payments: { maxOldestReadyMs: 300_000 }, mail: { maxDead: 0 } } }),
+    );
+    expect(report.failing).toEqual(['queue:payments']);
+    expect(report.checks['queue:payments']).toMatchObject({
+      status: 'down',
+      oldestReadyMs: 300_001,
+    });
+    expect(report.checks['queue:mail']).toMatchObject({ status: 'up', dead: 0 });
+  });
+
+  it('refuses a bound that is not a whole number with X_INVARIANT', () => {
+    expect(() => opts({ pingTimeoutMs: 0 })).toThrow(
+      expect.objectContaining({ code: 'X_INVARIANT' }),
+    );
+    expect(() => opts({ queues: { q: { maxDead: -1 } } })).toThrow(
+      expect.objectContaining({ code: 'X_INVARIANT' }),
+    );
+  });
+});
