@@ -62,7 +62,10 @@ export interface JobRow {
   readonly progress: JobProgress | null;
   /** The fleet concurrency key this run counts under, if the job declares a keyed cap. */
   readonly concurrencyKey: string | null;
-  /** A W3C traceparent stored with the row, as the enqueue request carried it (`prepareEnqueue` sets none). */
+  /**
+   * The W3C traceparent of the span active at the enqueue (null without `@opentelemetry/api` or an active span): the
+   * run's span is opened as its child.
+   */
   readonly traceparent: string | null;
   /** When the row reached a finished state. */
   readonly finishedAt: number | null;

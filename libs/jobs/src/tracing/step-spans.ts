@@ -1,14 +1,17 @@
-import type { Attributes, Span } from '@opentelemetry/api';
+import type { Span } from '@opentelemetry/api';
 import type { StepApi } from '../declare/run-args';
 import { StepSuspension } from '../runtime/step-suspension';
 import type { Duration } from '../util/duration';
 import { activeTracer, otelApi } from './otel';
 import { endSpan, recordFailure } from './span-status';
 
+/** Attributes a step span starts with (plain values: no type of the optional peer in a declaration). */
+type StepAttributes = Readonly<Record<string, string | number | boolean>>;
+
 /** The step calls a span is opened for. */
 type StepKind = 'run' | 'sleep' | 'waitForEvent';
 
-function startStep(kind: StepKind, name: string, attributes: Attributes): Span | undefined {
+function startStep(kind: StepKind, name: string, attributes: StepAttributes): Span | undefined {
   const otel = otelApi();
   const tracer = activeTracer();
   if (otel === undefined || tracer === undefined) return undefined;
@@ -31,7 +34,7 @@ function startStep(kind: StepKind, name: string, attributes: Attributes): Span |
 export async function traceStep<T>(
   kind: StepKind,
   name: string,
-  attributes: Attributes,
+  attributes: StepAttributes,
   call: () => Promise<T>,
 ): Promise<T> {
   const otel = otelApi();
