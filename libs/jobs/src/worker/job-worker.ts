@@ -20,6 +20,7 @@ import { PREFETCH_PER_SLOT, prefetchBuffer } from './prefetch';
 import { RescueCadence } from './rescue-cadence';
 import { resolveSlots } from './slots';
 import { UnservedNames } from './unserved-names';
+import { WorkerPresence } from './worker-presence';
 import {
   DEFAULT_VISIBILITY_TIMEOUT_MS,
   DUE_TIMER_HORIZON_MS,
@@ -108,6 +109,7 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
   /** Per served queue, the job names this worker serves there: all its claims hand out (`ClaimSlot.names`). */
   let served: ReadonlyMap<string, readonly string[]> = new Map();
   let unserved: UnservedNames | undefined;
+  let presence: WorkerPresence | undefined;
   const inFlight = new Map<string, number>();
   const runs = new Map<string, HeldRun>();
   const handingBack = new Set<Promise<void>>();
@@ -625,6 +627,19 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
       logger.log('info', 'jobs.worker.started', { workerId: id, queues: [...slots.keys()] });
       kick();
       unserved.start();
+      if (driver.workerRegistry) {
+        presence = new WorkerPresence({
+          registry: driver.workerRegistry,
+          clock,
+          logger,
+          workerId: id,
+          slots: () => slots,
+          inFlight: () => runs.keys(),
+          intervalMs: heartbeatIntervalMs,
+          visibilityTimeoutMs,
+        });
+        presence.start();
+      }
     },
     signalEnqueued(queue) {
       if (state !== 'running' || !slots.has(queue)) return;
@@ -657,6 +672,7 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
       releaseHeld(held.takeAll());
       await waitForRuns(deadlineAt);
       await unserved?.stop();
+      await presence?.stop();
       state = 'stopped';
       logger.log('info', 'jobs.worker.stopped', { workerId: id });
     },
