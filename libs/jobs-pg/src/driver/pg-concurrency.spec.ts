@@ -70,10 +70,13 @@ describe('postgres driver under concurrency, on the database clock', () => {
     ).toBe(true);
     expect(await driver.heartbeat(queued.id, ref, 60_000)).toBe(true);
     expect(await driver.ack(queued.id, ref)).toBe(true);
-    expect(await driver.steps.load(queued.id)).toEqual([{ ...step, output: { k: 'v' } }]);
+    // a step output is stored exactly (json keeps NUL); a progress note is free text, NUL replaced
+    expect(await driver.steps.load(queued.id)).toEqual([
+      { ...step, output: { 'k\u0000': 'v\u0000' } },
+    ]);
     expect(await driver.get(queued.id)).toMatchObject({
       state: 'done',
-      progress: { done: 1, total: 2, note: 'n' },
+      progress: { done: 1, total: 2, note: 'n\ufffd' },
     });
   });
 

@@ -1,9 +1,14 @@
-import type {
-  Clock,
-  EnqueueRequest,
-  JobDriver,
-  JobIntrospection,
-  LeaseStore,
+import {
+  assertEnqueueRequest,
+  assertEnqueueRequests,
+  assertStepRecord,
+  checkedIntrospection,
+  type Clock,
+  type EnqueueRequest,
+  type JobDriver,
+  type JobIntrospection,
+  type LeaseStore,
+  type StepStore,
 } from '@ultimat3/jobs';
 import { mapConnectionFailures } from '../backend/connection-failure';
 import type { PgExecutor } from '../executor/pg-executor';
@@ -65,11 +70,19 @@ export function postgresJobDriver(options: PostgresJobDriverOptions): PostgresJo
   const enqueueBatch = mapConnectionFailures((requests: readonly EnqueueRequest[]) =>
     enqueueMany(ctx, requests),
   );
+  const steps = pgSteps(ctx);
 
   return {
     kind: 'postgres',
-    enqueue,
-    enqueueMany: async (requests) => (requests.length === 0 ? [] : enqueueBatch(requests)),
+    // the value contract before any statement: refused alike on every driver, never a raw 22021 or a silent merge
+    async enqueue(request) {
+      assertEnqueueRequest(request);
+      return enqueue(request);
+    },
+    async enqueueMany(requests) {
+      assertEnqueueRequests(requests);
+      return requests.length === 0 ? [] : enqueueBatch(requests);
+    },
     claim: (claimOptions) => claimRows(ctx, claimOptions),
     ack: (jobId, ackOptions) => ackRow(ctx, jobId, ackOptions),
     ackMany: (items) => ackRows(ctx, items),
@@ -86,10 +99,21 @@ export function postgresJobDriver(options: PostgresJobDriverOptions): PostgresJo
       const { rows } = await ctx.executor.query<JobRecord>(ctx.sql.get, [jobId]);
       return rows[0] && toJobRow(rows[0]);
     },
-    steps: pgSteps(ctx),
-    introspect: pgIntrospection(ctx),
+    steps: checkedSteps(steps),
+    introspect: checkedIntrospection(pgIntrospection(ctx)),
     leases: pgLeases(ctx),
     workerRegistry: pgWorkerRegistry(ctx),
     close: () => Promise.resolve(),
+  };
+}
+
+/** `steps` with each record checked against the value contract before it is saved. */
+function checkedSteps(steps: StepStore): StepStore {
+  return {
+    load: (jobId) => steps.load(jobId),
+    async save(jobId, claim, step) {
+      assertStepRecord(step);
+      return steps.save(jobId, claim, step);
+    },
   };
 }

@@ -4,6 +4,9 @@ import { pgPoolExecutor } from '../executor/pg-pool-executor';
 import { createTestDatabase, resetJobTables, type TestDatabase } from '../../test/test-database';
 import { request } from '../../test/requests';
 import { postgresJobDriver } from './pg-driver';
+import { pgContext } from './pg-context';
+import { coalescingEnqueue } from './pg-enqueue-coalescer';
+import { statementsFor } from './statements';
 
 /** How many requests a statement carried: the length of its id array, or 1 for the single-row statement. */
 const rowsOf = (values: readonly unknown[]): number =>
@@ -149,7 +152,9 @@ describe('postgres enqueue coalescing (a shared pool)', () => {
 
   it('keeps a bad value its own caller’s error: the batch it broke is re-run one by one', async () => {
     const executor = recording(db.executor);
-    const driver = postgresJobDriver({ executor });
+    // the driver refuses these values before any statement (the value contract); the coalescer's own isolation,
+    // for a failure nothing checked ahead, is what this proves — so it is driven directly
+    const driver = { enqueue: coalescingEnqueue(pgContext(executor, statementsFor())) };
     const lone = request();
     const good = request();
     const badInput = request({ input: { n: 1n } as unknown as EnqueueRequest['input'] });
@@ -168,6 +173,10 @@ describe('postgres enqueue coalescing (a shared pool)', () => {
     expect(settled[2]).toMatchObject({ reason: expect.any(TypeError) });
     expect(settled[3]).toMatchObject({ reason: { code: '22P02' } });
     expect(await count()).toBe(3);
+    const checked = postgresJobDriver({ executor });
+    for (const bad of [badInput, badId]) {
+      await expect(checked.enqueue(bad)).rejects.toMatchObject({ code: 'X_VALUE_INVALID' });
+    }
   });
 
   it('does not hold every enqueue behind one waiting on another transaction’s key', async () => {

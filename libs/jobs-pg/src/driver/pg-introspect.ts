@@ -1,4 +1,5 @@
 import {
+  boundedText,
   errorCodeOf,
   JobDuplicateError,
   JobNotFoundError,
@@ -6,7 +7,6 @@ import {
   JobNotRemovableError,
   JobNotRequeueableError,
   isLiveState,
-  stripNul,
   type JobIntrospection,
   type JobState,
 } from '@ultimat3/jobs';
@@ -42,7 +42,7 @@ export function pgIntrospection(ctx: PgContext): JobIntrospection {
       const { rows } = await ctx.executor.query<JobRecord>(ctx.sql.jobCancel, [
         ctx.now(),
         id,
-        reason === undefined ? null : stripNul(reason),
+        reason === undefined ? null : boundedText(reason),
       ]);
       return rows[0] && toJobRow(rows[0]);
     },

@@ -1,6 +1,5 @@
 import {
   InvariantError,
-  stripNul,
   type ClaimedJob,
   type JobProgress,
   type JobRow,
@@ -11,7 +10,7 @@ import {
 /** A timestamp as a client decodes it: pg answers `Date`; other clients may answer text or epoch ms. */
 export type PgTime = Date | string | number;
 
-/** An `x_jobs` row as the executor answers it (jsonb decoded). */
+/** An `x_jobs` row as the executor answers it (json and jsonb decoded by `JSON.parse`). */
 export interface JobRecord {
   readonly id: string;
   readonly run_id: string;
@@ -111,23 +110,4 @@ export function toClaimedJob(r: JobRecord): ClaimedJob {
     traceparent: r.traceparent,
     finishedAt: toMsOrNull(r.finished_at),
   };
-}
-
-/** `value` with NUL removed from every string and object key (jsonb refuses `\u0000`). */
-export function withoutNul(value: JsonValue): JsonValue {
-  if (typeof value === 'string') return stripNul(value);
-  if (Array.isArray(value)) return value.map(withoutNul);
-  if (value === null || typeof value !== 'object') return value;
-  const out: { [key: string]: JsonValue } = {};
-  for (const [key, item] of Object.entries(value)) out[stripNul(key)] = withoutNul(item);
-  return out;
-}
-
-/**
- * `value` as NUL-free JSON text, the form every jsonb parameter is sent in (a JS array passed bare would be encoded
- * as a PostgreSQL array). NUL is stripped because a step output or a progress note that cannot be written would fail
- * the attempt on every retry.
- */
-export function jsonText(value: JsonValue): string {
-  return JSON.stringify(withoutNul(value));
 }

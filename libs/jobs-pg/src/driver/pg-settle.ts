@@ -1,6 +1,6 @@
 import {
+  boundedText,
   nackState,
-  stripNul,
   type AckManyItem,
   type AckOptions,
   type ClaimRef,
@@ -9,7 +9,6 @@ import {
   type NackOptions,
 } from '@ultimat3/jobs';
 import { iso, isUuid, type PgContext } from './pg-context';
-import { jsonText } from './pg-rows';
 
 /** Whether `ref` can hold any row: a claim that is not a uuid never does, so no statement is needed. */
 const canHold = (jobId: string, ref: ClaimRef): boolean => isUuid(jobId) && isUuid(ref.claim);
@@ -75,7 +74,7 @@ export async function nackRow(
     options.workerId,
     options.claim,
     nackState(options, ctx.nowMs()),
-    options.error === null ? null : stripNul(options.error),
+    options.error === null ? null : boundedText(options.error),
     options.runAt === undefined ? null : iso(options.runAt),
     options.uncounted === true,
     durationOf(options.durationMs),
@@ -112,13 +111,13 @@ export async function recordProgressRow(
   const stored: JsonValue =
     progress.note === undefined
       ? { done: progress.done, total: progress.total }
-      : { done: progress.done, total: progress.total, note: progress.note };
+      : { done: progress.done, total: progress.total, note: boundedText(progress.note) };
   const { rowCount } = await ctx.executor.query(ctx.sql.progress, [
     ctx.now(),
     jobId,
     claim.workerId,
     claim.claim,
-    jsonText(stored),
+    JSON.stringify(stored),
   ]);
   return rowCount === 1;
 }

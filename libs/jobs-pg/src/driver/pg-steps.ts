@@ -1,6 +1,6 @@
 import type { ClaimRef, JsonValue, StepRecord, StepStore } from '@ultimat3/jobs';
 import { iso, isUuid, type PgContext } from './pg-context';
-import { jsonText, toMs, type PgTime } from './pg-rows';
+import { toMs, type PgTime } from './pg-rows';
 
 interface StepRow {
   readonly name: string;
@@ -39,7 +39,8 @@ export function pgSteps(ctx: PgContext): StepStore {
         claim.workerId,
         claim.claim,
         step.name,
-        step.output === undefined ? null : jsonText(step.output),
+        // the exact text: the json column keeps it verbatim, and JSON.parse gives the same value back
+        step.output === undefined ? null : JSON.stringify(step.output),
         step.attempt,
         iso(step.startedAt),
         iso(step.completedAt),

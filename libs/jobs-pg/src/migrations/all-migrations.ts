@@ -2,6 +2,8 @@ import { MIGRATION_0001_JOBS } from './0001_jobs.sql';
 import { MIGRATION_0002_OUTBOX } from './0002_outbox.sql';
 import { MIGRATION_0003_CLAIM_BY_NAME } from './0003_claim_by_name.sql';
 import { MIGRATION_0004_INTEGRITY } from './0004_integrity.sql';
+import { MIGRATION_0005_EXACT_JSON } from './0005_exact_json.sql';
+import { MIGRATION_0006_RETENTION } from './0006_retention.sql';
 
 /** One numbered, append-only migration. */
 export interface JobsMigration {
@@ -18,4 +20,6 @@ export const JOBS_MIGRATIONS: readonly JobsMigration[] = [
   { id: 2, name: '0002_outbox', sql: MIGRATION_0002_OUTBOX },
   { id: 3, name: '0003_claim_by_name', sql: MIGRATION_0003_CLAIM_BY_NAME },
   { id: 4, name: '0004_integrity', sql: MIGRATION_0004_INTEGRITY },
+  { id: 5, name: '0005_exact_json', sql: MIGRATION_0005_EXACT_JSON },
+  { id: 6, name: '0006_retention', sql: MIGRATION_0006_RETENTION },
 ];

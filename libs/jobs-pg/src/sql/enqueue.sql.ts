@@ -2,7 +2,7 @@
  * Inserts one job, unless a row already holds its id (live or finished) or a LIVE row holds its
  * `(name, tenant, idempotency key)`.
  *
- * $1 now (timestamptz; null = the database's `now()`), $2 id, $3 run_id, $4 name, $5 queue, $6 input (JSON text),
+ * $1 now (timestamptz; null = the database's `now()`), $2 id, $3 run_id, $4 name, $5 queue, $6 input (JSON text, stored verbatim as json),
  * $7 idempotency_key, $8 tenant_id, $9 enqueued_by, $10 run_at, $11 max_attempts, $12 priority, $13 concurrency_key,
  * $14 traceparent.
  *
@@ -39,7 +39,7 @@ inserted as (
     max_attempts, priority, run_at, created_at, updated_at, concurrency_key, traceparent
   )
   select
-    $2::uuid, $3::uuid, $4::text, $5::text, $6::jsonb, $7::text, $8::text, $9::text,
+    $2::uuid, $3::uuid, $4::text, $5::text, $6::json, $7::text, $8::text, $9::text,
     case when $10::timestamptz > k.now then 'delayed' else 'ready' end, 0,
     $11::int, $12::int, $10::timestamptz, k.now, k.now, $13::text, $14::text
   from clock k

@@ -1,3 +1,4 @@
+import { identifierProblem } from '../values/text';
 import { JobDeclarationInvalidError } from '../errors/declaration-errors';
 import { wholeNumber } from './validate';
 
@@ -47,7 +48,10 @@ export function resolveConcurrency(job: string, value: unknown): ResolvedConcurr
   return { limit: wholeNumber(job, 'concurrency.limit', c.limit, 1), keyed: true, whenBusy };
 }
 
-/** Checks a key a keyed cap answered at enqueue: a non-empty string of at most 200 characters. */
+/**
+ * Checks a key a keyed cap answered at enqueue: a non-empty string of at most 200 characters, with no NUL and no lone
+ * surrogate (the value contract's identifier rule: two keys differing only there would share one slot).
+ */
 export function assertConcurrencyKey(job: string, key: unknown): string {
   if (typeof key !== 'string' || key.length === 0) {
     throw new JobDeclarationInvalidError(
@@ -56,11 +60,12 @@ export function assertConcurrencyKey(job: string, key: unknown): string {
       `must answer a non-empty string (got ${typeof key === 'string' ? "''" : typeof key})`,
     );
   }
-  if (key.length > MAX_CONCURRENCY_KEY_LENGTH) {
+  const problem = identifierProblem(key, MAX_CONCURRENCY_KEY_LENGTH);
+  if (problem !== undefined) {
     throw new JobDeclarationInvalidError(
       job,
       'concurrency.key(input)',
-      `answered ${key.length} characters, over ${MAX_CONCURRENCY_KEY_LENGTH}`,
+      `answered a key that ${problem}`,
     );
   }
   return key;

@@ -238,10 +238,10 @@ describe('a runId that is not a UUID', () => {
     expect(await driver.stats()).toEqual([]);
   });
 
-  it('accepts a UUID of any version or letter case', async () => {
+  it('accepts a UUID of any version or letter case, and stores it in lower case as every driver reads it back', async () => {
     const h = declare();
     const upper = '0190A0A0-0000-4000-8000-0000000000AB';
-    expect((await h.enqueue(ok('v@x.io'), { runId: upper })).runId).toBe(upper);
+    expect((await h.enqueue(ok('v@x.io'), { runId: upper })).runId).toBe(upper.toLowerCase());
   });
 });
 

@@ -1,11 +1,17 @@
 import { EnqueueOptionsInvalidError } from '../errors/declaration-errors';
 import { DURATION_FORMS, describeDurationValue, parseDuration } from '../util/duration';
 import { isUuid } from '../util/ids';
-import type { EnqueueOptions } from './handle';
+import {
+  MAX_ACTOR_LENGTH,
+  MAX_DURATION_MS,
+  MAX_PRIORITY,
+  MAX_TENANT_LENGTH,
+  MIN_PRIORITY,
+} from '../values/bounds';
+import { integerProblem, timeProblem } from '../values/scalars';
+import { identifierProblem } from '../values/text';
+import type { EnqueueActor, EnqueueOptions } from './handle';
 import { assertName, MAX_QUEUE_NAME_LENGTH } from './names';
-
-/** The largest priority an enqueue may set either way: the column is a 32-bit integer. */
-const MAX_PRIORITY = 2_147_483_647;
 
 /** The options of one enqueue, checked once and shared by every row of a batch. */
 export interface ResolvedOptions {
@@ -37,16 +43,9 @@ export function resolveOptions(
     const got = typeof runId === 'string' ? `"${runId.slice(0, 64)}"` : typeof runId;
     throw optionsInvalid(job, 'options.runId', `must be a UUID (got ${got})`);
   }
-  if (
-    priority !== undefined &&
-    (!Number.isInteger(priority) || Math.abs(priority) > MAX_PRIORITY)
-  ) {
-    throw optionsInvalid(
-      job,
-      'options.priority',
-      `must be a whole number between -${MAX_PRIORITY} and ${MAX_PRIORITY} (got ${String(priority)})`,
-    );
-  }
+  const badPriority =
+    priority === undefined ? undefined : integerProblem(priority, MIN_PRIORITY, MAX_PRIORITY);
+  if (badPriority !== undefined) throw optionsInvalid(job, 'options.priority', badPriority);
   if (onConflict !== undefined && onConflict !== 'dedupe' && onConflict !== 'error') {
     throw optionsInvalid(
       job,
@@ -55,7 +54,8 @@ export function resolveOptions(
     );
   }
   return {
-    runId,
+    // lower case: the form every driver stores and reads back
+    runId: runId?.toLowerCase(),
     queue:
       queue === undefined
         ? undefined
@@ -66,16 +66,19 @@ export function resolveOptions(
   };
 }
 
-/** When the row is due: `runAt`, `delay` from now, or now. */
+/**
+ * When the row is due: `runAt`, `delay` from now, or now — whole milliseconds (a fractional `runAt` is rounded) within
+ * years 0001–9999, the times every driver stores. A `delay` is at most 100 years.
+ */
 function resolveRunAt(job: string, options: EnqueueOptions, nowMs: number): number {
   if (options.runAt !== undefined && options.delay !== undefined) {
     throw optionsInvalid(job, 'options', 'takes runAt or delay, not both');
   }
   if (options.runAt !== undefined) {
     const at = options.runAt instanceof Date ? options.runAt.getTime() : options.runAt;
-    if (!Number.isFinite(at))
+    if (typeof at !== 'number' || !Number.isFinite(at))
       throw optionsInvalid(job, 'options.runAt', 'must be a valid Date or epoch ms');
-    return at;
+    return withinTimes(job, 'options.runAt', Math.round(at));
   }
   if (options.delay !== undefined) {
     const ms = parseDuration(options.delay);
@@ -86,7 +89,41 @@ function resolveRunAt(job: string, options: EnqueueOptions, nowMs: number): numb
         `${describeDurationValue(options.delay)} is not a duration: pass ${DURATION_FORMS}`,
       );
     }
-    return nowMs + ms;
+    if (ms > MAX_DURATION_MS) {
+      throw optionsInvalid(
+        job,
+        'options.delay',
+        `is ${ms} ms, over the ${MAX_DURATION_MS} ms (100 years) allowed`,
+      );
+    }
+    return withinTimes(job, 'options.delay', nowMs + ms);
   }
   return nowMs;
+}
+
+function withinTimes(job: string, field: string, at: number): number {
+  const problem = timeProblem(at);
+  if (problem !== undefined)
+    throw optionsInvalid(job, field, `puts the run time at ${at}, which ${problem}`);
+  return at;
+}
+
+/**
+ * Checks the actor of `handle.as(actor, …)`: its id (recorded as `enqueuedBy`) and its org (the row's tenant when the
+ * declaration derives none) follow the identifier rule, or the enqueue is `X_JOB_OPTIONS_INVALID` naming the field.
+ */
+export function assertActor(job: string, actor: EnqueueActor | undefined): void {
+  if (actor === undefined) return;
+  if (typeof actor !== 'object' || actor === null) {
+    throw optionsInvalid(job, 'actor', 'must be an object { id?, orgId? }');
+  }
+  const fields: [string, unknown, number][] = [
+    ['actor.id', actor.id, MAX_ACTOR_LENGTH],
+    ['actor.orgId', actor.orgId, MAX_TENANT_LENGTH],
+  ];
+  for (const [field, value, max] of fields) {
+    if (value === undefined || value === null || value === '') continue; // '': none, as null
+    const problem = identifierProblem(value, max);
+    if (problem !== undefined) throw optionsInvalid(job, field, problem);
+  }
 }

@@ -10,7 +10,7 @@ import { uuidv7 } from '../util/ids';
 import { jsonProblem, type JsonValue } from '../util/json';
 import { jobsFacade } from './ambient';
 import type { EnqueueActor, EnqueueOptions, JobHandle } from './handle';
-import { resolveOptions, type ResolvedOptions } from './enqueue-options';
+import { assertActor, resolveOptions, type ResolvedOptions } from './enqueue-options';
 
 /** The largest input an enqueue accepts, serialised (1 MiB). Large data belongs elsewhere, referenced by id. */
 export const MAX_INPUT_BYTES = 1_048_576;
@@ -50,7 +50,7 @@ async function prepareRow<In, Out>(
   const problem = jsonProblem(input);
   if (problem !== undefined) {
     throw new JobInputInvalidError(handle.name, [
-      { path: '', message: `the parsed input is not JSON: ${problem}` },
+      { path: '', message: `the parsed input is not storable JSON: ${problem}` },
     ]);
   }
   const bytes = Buffer.byteLength(JSON.stringify(input));
@@ -91,6 +91,7 @@ export async function prepareEnqueue<In, Out>(
   nowMs: number,
 ): Promise<EnqueueRequest> {
   const resolved = resolveOptions(handle.name, options, nowMs);
+  assertActor(handle.name, actor);
   return prepareRow(handle, raw, resolved, actor, nowMs);
 }
 
@@ -123,6 +124,7 @@ export async function prepareEnqueueMany<In, Out>(
     throw new EnqueueOptionsInvalidError(handle.name, 'inputs', 'must be an array of inputs');
   }
   const resolved = resolveOptions(handle.name, options, nowMs);
+  assertActor(handle.name, actor);
   const requests: EnqueueRequest[] = [];
   const issues: JobInputIssue[] = [];
   for (let index = 0; index < raws.length; index++) {

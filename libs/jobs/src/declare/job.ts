@@ -20,7 +20,9 @@ import type { InputOf, JobDefinition, JobInputSchema, OutputOf } from './job-def
 import { assertName, MAX_JOB_NAME_LENGTH, MAX_QUEUE_NAME_LENGTH } from './names';
 import type { ResolvedRetryPolicy } from './retry-policy';
 import type { JobSettled, RunArgs } from './run-args';
-import { finiteNumber, positiveDuration, resolveRetry } from './validate';
+import { declaredPriority, positiveDuration, resolveRetry } from './validate';
+import { MAX_IDEMPOTENCY_KEY_LENGTH, MAX_TENANT_LENGTH } from '../values/bounds';
+import { identifierProblem } from '../values/text';
 
 /** How long a `step.waitForEvent` parks between polls when the job declares no `eventPoll`. */
 export const DEFAULT_EVENT_POLL_MS = 30_000;
@@ -79,10 +81,7 @@ class JobHandleImpl<In, Out, R> implements JobHandle<In, Out, R> {
     }
     this.queue = assertName(label, 'queue', def.queue ?? DEFAULT_QUEUE, MAX_QUEUE_NAME_LENGTH);
     this.retry = resolveRetry(label, def.retry);
-    this.priority =
-      def.priority === undefined ? 0 : finiteNumber(label, 'priority', def.priority, -1_000_000);
-    if (!Number.isInteger(this.priority))
-      throw new JobDeclarationInvalidError(label, 'priority', 'must be a whole number');
+    this.priority = def.priority === undefined ? 0 : declaredPriority(label, def.priority);
     this.timeoutMs = positiveDuration(label, 'timeout', def.timeout);
     this.stepTimeoutMs = positiveDuration(label, 'stepTimeout', def.stepTimeout);
     this.eventPollMs = positiveDuration(label, 'eventPoll', def.eventPoll) ?? DEFAULT_EVENT_POLL_MS;
@@ -155,19 +154,30 @@ class JobHandleImpl<In, Out, R> implements JobHandle<In, Out, R> {
         `answered no tenant for this input (got ${typeof org === 'string' ? "''" : typeof org})`,
       );
     }
+    // two tenants differing only in a lone surrogate would be stored as one: one tenant's job in another's
+    const problem = identifierProblem(org, MAX_TENANT_LENGTH);
+    if (problem !== undefined) {
+      throw new JobDeclarationInvalidError(
+        this.#name.value,
+        'tenant(input)',
+        `answered a tenant that ${problem}`,
+      );
+    }
     return org;
   }
 
   idempotencyKeyOf(input: Out): string {
     const key: unknown = this.#def.idempotencyKey(input);
-    if (typeof key !== 'string' || key.length === 0 || key.length > 512) {
+    // keys differing only in a lone surrogate would be stored as one: the second enqueue deduped into the first
+    const problem = identifierProblem(key, MAX_IDEMPOTENCY_KEY_LENGTH);
+    if (problem !== undefined) {
       throw new JobDeclarationInvalidError(
         this.#name.value,
         'idempotencyKey(input)',
-        'must answer a non-empty string of at most 512 characters',
+        `must answer a non-empty string of at most ${MAX_IDEMPOTENCY_KEY_LENGTH} characters, with no NUL and no lone surrogate: the key ${problem}`,
       );
     }
-    return key;
+    return key as string;
   }
 
   concurrencyKeyOf(input: Out): string | null {

@@ -1,11 +1,7 @@
 import { JobDeclarationInvalidError } from '../errors/declaration-errors';
+import { nameProblem } from '../values/scalars';
 
-/** Longest job or task name. */
-export const MAX_JOB_NAME_LENGTH = 128;
-/** Longest queue name. */
-export const MAX_QUEUE_NAME_LENGTH = 63;
-
-const NAME = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/;
+export { MAX_JOB_NAME_LENGTH, MAX_QUEUE_NAME_LENGTH } from '../values/bounds';
 
 /** Builds the error a refused name throws (default `X_JOB_DECLARATION_INVALID`). */
 export type NameRefusal = (owner: string, field: string, reason: string) => Error;
@@ -21,18 +17,7 @@ export function assertName(
   max: number,
   refuse: NameRefusal = declarationInvalid,
 ): string {
-  if (typeof value !== 'string' || value.length === 0) {
-    throw refuse(owner, field, 'must be a non-empty string');
-  }
-  if (value.length > max) {
-    throw refuse(owner, field, `is ${value.length} characters, over ${max}`);
-  }
-  if (!NAME.test(value)) {
-    throw refuse(
-      owner,
-      field,
-      'may hold only letters, digits and . _ : - (and not start with a symbol)',
-    );
-  }
-  return value;
+  const problem = nameProblem(value, max);
+  if (problem !== undefined) throw refuse(owner, field, problem);
+  return value as string;
 }

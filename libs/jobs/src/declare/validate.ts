@@ -1,6 +1,28 @@
 import { JobDeclarationInvalidError } from '../errors/declaration-errors';
 import { parseDuration, type Duration } from '../util/duration';
+import { MAX_ATTEMPTS, MAX_DURATION_MS, MAX_PRIORITY, MIN_PRIORITY } from '../values/bounds';
+import { integerProblem } from '../values/scalars';
 import { DEFAULT_RETRY, type ResolvedRetryPolicy, type RetryPolicy } from './retry-policy';
+
+/** A declared priority: a whole number in the column's 32-bit range, or X_JOB_DECLARATION_INVALID. */
+export function declaredPriority(job: string, value: unknown): number {
+  const problem = integerProblem(value, MIN_PRIORITY, MAX_PRIORITY);
+  if (problem !== undefined) throw new JobDeclarationInvalidError(job, 'priority', problem);
+  return value as number;
+}
+
+/** A delay in ms from 0 to 100 years, or X_JOB_DECLARATION_INVALID naming the field. */
+function declaredDelay(job: string, field: string, value: unknown, min: number): number {
+  const ms = finiteNumber(job, field, value, min);
+  if (ms > MAX_DURATION_MS) {
+    throw new JobDeclarationInvalidError(
+      job,
+      field,
+      `is ${ms} ms, over the ${MAX_DURATION_MS} ms (100 years) allowed`,
+    );
+  }
+  return ms;
+}
 
 /** A whole number ≥ `min`, or X_JOB_DECLARATION_INVALID naming the field. */
 export function wholeNumber(job: string, field: string, value: unknown, min: number): number {
@@ -34,11 +56,11 @@ export function positiveDuration(
 ): number | undefined {
   if (value === undefined) return undefined;
   const ms = parseDuration(value);
-  if (ms === undefined || ms <= 0) {
+  if (ms === undefined || ms <= 0 || ms > MAX_DURATION_MS) {
     throw new JobDeclarationInvalidError(
       job,
       field,
-      `must be a positive duration such as 30_000 or '30s' (got ${String(value)})`,
+      `must be a positive duration of at most 100 years, such as 30_000 or '30s' (got ${String(value)})`,
     );
   }
   return ms;
@@ -61,11 +83,11 @@ export function resolveRetry(job: string, retry: RetryPolicy | undefined): Resol
   const delay =
     retry.delay === undefined
       ? DEFAULT_RETRY.delay
-      : finiteNumber(job, 'retry.delay', retry.delay, 0);
+      : declaredDelay(job, 'retry.delay', retry.delay, 0);
   const maxDelay =
     retry.maxDelay === undefined
       ? Math.max(DEFAULT_RETRY.maxDelay, delay)
-      : finiteNumber(job, 'retry.maxDelay', retry.maxDelay, 1);
+      : declaredDelay(job, 'retry.maxDelay', retry.maxDelay, 1);
   if (maxDelay < delay) {
     throw new JobDeclarationInvalidError(
       job,
@@ -75,13 +97,18 @@ export function resolveRetry(job: string, retry: RetryPolicy | undefined): Resol
   }
   return {
     attempts:
-      retry.attempts === undefined
-        ? DEFAULT_RETRY.attempts
-        : wholeNumber(job, 'retry.attempts', retry.attempts, 1),
+      retry.attempts === undefined ? DEFAULT_RETRY.attempts : attemptsOf(job, retry.attempts),
     backoff,
     delay,
     maxDelay,
     jitter: retry.jitter ?? DEFAULT_RETRY.jitter,
     deadLetter: retry.deadLetter ?? DEFAULT_RETRY.deadLetter,
   };
+}
+
+/** Declared attempts: a whole number from 1 to {@link MAX_ATTEMPTS} (the column is a 32-bit integer). */
+function attemptsOf(job: string, value: unknown): number {
+  const problem = integerProblem(value, 1, MAX_ATTEMPTS);
+  if (problem !== undefined) throw new JobDeclarationInvalidError(job, 'retry.attempts', problem);
+  return value as number;
 }

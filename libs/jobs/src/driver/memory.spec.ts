@@ -98,20 +98,20 @@ describe('memoryJobDriver (memory only)', () => {
     expect(await driver.claim(claimArgs)).toHaveLength(1);
   });
 
-  it('records a cancel reason as lastError, NUL stripped', async () => {
+  it('records a cancel reason as lastError, NUL replaced by U+FFFD', async () => {
     const driver = memoryJobDriver({ clock: frozenClock() });
     const r = request();
     await driver.enqueue(r);
     const row = await driver.introspect.cancel(r.id, 'operator\u0000 said so');
-    expect(row?.lastError).toBe('operator said so');
+    expect(row?.lastError).toBe('operator\ufffd said so');
   });
 
-  it('strips NUL from a progress note', async () => {
+  it('replaces NUL in a progress note with U+FFFD', async () => {
     const driver = memoryJobDriver({ clock: frozenClock() });
     await driver.enqueue(request());
     const [row] = await driver.claim(claimArgs);
     await driver.recordProgress(row!.id, claimOf(row!), { done: 1, total: 2, note: 'a\u0000b' });
-    expect((await driver.get(row!.id))?.progress).toEqual({ done: 1, total: 2, note: 'ab' });
+    expect((await driver.get(row!.id))?.progress).toEqual({ done: 1, total: 2, note: 'a\ufffdb' });
   });
 
   it('rejects (never throws synchronously) when claim has no slot', () => {

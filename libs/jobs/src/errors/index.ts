@@ -3,3 +3,4 @@ export * from './declaration-errors';
 export * from './runtime-errors';
 export * from './operator-errors';
 export * from './connection-errors';
+export * from './value-errors';

@@ -33,6 +33,7 @@ export type JobsErrorCode =
   | 'X_JOB_PAYLOAD_TOO_LARGE'
   | 'X_NOT_IMPLEMENTED'
   | 'X_OUTBOX_NO_TX'
+  | 'X_VALUE_INVALID'
   | 'X_INVARIANT';
 
 /** Options every {@link JobsError} accepts beside its message. */

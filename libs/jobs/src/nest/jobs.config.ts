@@ -23,6 +23,11 @@ import {
 } from './backends';
 import { nestJobsLogger } from './nest-jobs.logger';
 import { resolveSchedulerOptions } from './scheduler.config';
+import {
+  assertWorkerTimings,
+  DEFAULT_VISIBILITY_TIMEOUT_MS,
+  POLL_INTERVAL_MS,
+} from '../worker/worker-options';
 
 /** The module options, checked and with every default filled in. */
 export interface JobsConfig {
@@ -183,6 +188,13 @@ function resolveWorker(worker: JobsModuleWorkerOptions | undefined): JobsModuleW
       );
     }
   }
+  // the worker's own minimums (visibility ≥ 1 s, heartbeat ≤ half of it), at boot rather than when the worker starts
+  const visibility = worker.visibilityTimeoutMs ?? DEFAULT_VISIBILITY_TIMEOUT_MS;
+  assertWorkerTimings(
+    visibility,
+    worker.heartbeatIntervalMs ?? Math.max(1, Math.floor(visibility / 3)),
+    worker.pollIntervalMs ?? POLL_INTERVAL_MS,
+  );
   const counts =
     typeof worker.concurrency === 'object' && worker.concurrency !== null
       ? Object.values(worker.concurrency)

@@ -9,6 +9,8 @@ const BUILT_IN: Readonly<Record<string, ErrorRetryClass>> = {
   X_STEP_DUPLICATE: 'terminal',
   X_STEP_OUTPUT_INVALID: 'terminal',
   X_STEP_DURATION_INVALID: 'terminal',
+  // A value that breaks the value contract (a step name with a lone surrogate) is refused the same on every attempt.
+  X_VALUE_INVALID: 'terminal',
   // A stored payload the declared schema refuses is refused on every attempt: a validation fault, never transient.
   X_JOB_TENANT_MISMATCH: 'terminal',
   X_JOB_TENANT_REQUIRED: 'terminal',

@@ -1,7 +1,7 @@
 import type { ClaimRef, JobProgress } from '../driver/job-row';
 import type { JobDriver } from '../driver/job-driver';
 import type { Clock } from '../util/clock';
-import { stripNul } from '../util/json';
+import { boundedText } from '../values/text';
 
 /** At most one progress write per run per this interval, plus the last before the settle. */
 export const PROGRESS_INTERVAL_MS = 1_000;
@@ -33,7 +33,7 @@ export function progressReporter(
   return {
     report(done, total, note) {
       const p: JobProgress =
-        note === undefined ? { done, total } : { done, total, note: stripNul(note) };
+        note === undefined ? { done, total } : { done, total, note: boundedText(String(note)) };
       if (clock.now() - lastWriteAt >= PROGRESS_INTERVAL_MS) write(p);
       else pending = p;
     },

@@ -9,6 +9,7 @@ import {
   StepDurationInvalidError,
   StepOutputInvalidError,
 } from '../errors/runtime-errors';
+import { ValueInvalidError } from '../errors/value-errors';
 import type { EventBus } from '../events/event-bus';
 import type { Clock } from '../util/clock';
 import {
@@ -17,7 +18,9 @@ import {
   parseDuration,
   type Duration,
 } from '../util/duration';
-import { jsonProblem, stripNul, type JsonValue } from '../util/json';
+import { jsonProblem, type JsonValue } from '../util/json';
+import { MAX_DURATION_MS, MAX_STEP_NAME_LENGTH } from '../values/bounds';
+import { identifierProblem } from '../values/text';
 import { abortedPromise, armDeadline, childController } from './deadlines';
 import { StepSuspension } from './step-suspension';
 import { tracingOn } from '../tracing/run-span';
@@ -57,7 +60,10 @@ export function createStepApi(rt: StepRuntime): StepApi {
     }));
 
   const claimName = (name: string): void => {
-    if (typeof name !== 'string' || name.length === 0) throw new StepDuplicateError(String(name));
+    // A name is the replay key: one a driver would store altered (a lone surrogate becomes U+FFFD) never matches
+    // again, and the step would run on every attempt. Refused before anything runs.
+    const problem = identifierProblem(name, MAX_STEP_NAME_LENGTH);
+    if (problem !== undefined) throw new ValueInvalidError('step name', problem);
     if (seen.has(name)) throw new StepDuplicateError(name);
     seen.add(name);
   };
@@ -122,10 +128,9 @@ export function createStepApi(rt: StepRuntime): StepApi {
         const problem = jsonProblem(value);
         if (problem !== undefined) throw new StepOutputInvalidError(name, problem);
       }
+      // the body gets the stored form, as every replay will: the same value, whatever the driver
       const output =
-        value === undefined
-          ? undefined
-          : (JSON.parse(JSON.stringify(value, sanitize)) as JsonValue);
+        value === undefined ? undefined : (JSON.parse(JSON.stringify(value)) as JsonValue);
       await write(name, output, startedAt);
       return output as T;
     } finally {
@@ -207,15 +212,16 @@ export function createStepApi(rt: StepRuntime): StepApi {
 /** Milliseconds in a duration a step was handed, or `X_STEP_DURATION_INVALID` naming the value and the forms. */
 function stepDuration(step: string, field: string, value: unknown): number {
   const ms = parseDuration(value);
-  if (ms === undefined) {
-    throw new StepDurationInvalidError(step, field, describeDurationValue(value), DURATION_FORMS);
+  // past 100 years the wake time could fall beyond year 9999, which no driver stores
+  if (ms === undefined || ms > MAX_DURATION_MS) {
+    throw new StepDurationInvalidError(
+      step,
+      field,
+      describeDurationValue(value),
+      `${DURATION_FORMS}, of at most 100 years`,
+    );
   }
   return ms;
-}
-
-/** Strips NUL characters from strings a step stores: jsonb refuses them. */
-function sanitize(_key: string, value: unknown): unknown {
-  return typeof value === 'string' ? stripNul(value) : value;
 }
 
 function describeReason(reason: unknown): string {

@@ -22,6 +22,7 @@ import { resolveSlots } from './slots';
 import { UnservedNames } from './unserved-names';
 import { WorkerPresence } from './worker-presence';
 import {
+  assertWorkerTimings,
   DEFAULT_VISIBILITY_TIMEOUT_MS,
   DUE_TIMER_HORIZON_MS,
   IDLE_POLL_CEILING_MS,
@@ -86,21 +87,7 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
   const heartbeatIntervalMs =
     options.heartbeatIntervalMs ?? Math.max(1, Math.floor(visibilityTimeoutMs / 3));
   const floor = options.pollIntervalMs ?? POLL_INTERVAL_MS;
-  for (const [field, v] of [
-    ['visibilityTimeoutMs', visibilityTimeoutMs],
-    ['heartbeatIntervalMs', heartbeatIntervalMs],
-    ['pollIntervalMs', floor],
-  ] as const) {
-    if (!Number.isInteger(v) || v <= 0)
-      throw new InvariantError(
-        `jobWorker: ${field} must be a positive whole number of ms (got ${v}).`,
-      );
-  }
-  if (heartbeatIntervalMs >= visibilityTimeoutMs) {
-    throw new InvariantError(
-      `jobWorker: heartbeatIntervalMs (${heartbeatIntervalMs}) must be below visibilityTimeoutMs (${visibilityTimeoutMs}).`,
-    );
-  }
+  assertWorkerTimings(visibilityTimeoutMs, heartbeatIntervalMs, floor);
 
   let wakeLive = false;
   const ceiling = (): number =>

@@ -5,6 +5,8 @@ import type { JobsLogger } from '../util/logger';
 import type { EventBus } from '../events/event-bus';
 import type { JobMetrics } from '../runtime/metrics';
 import type { LimitConfig } from './limits';
+import { InvariantError } from '../errors/runtime-errors';
+import { MIN_HEARTBEAT_INTERVAL_MS, MIN_VISIBILITY_TIMEOUT_MS } from '../values/bounds';
 
 /** The default number of concurrent runs per queue. */
 export const JOBS_CONCURRENCY_DEFAULT = 8;
@@ -18,6 +20,35 @@ export const IDLE_POLL_CEILING_MS = 2_000;
 export const WOKEN_IDLE_POLL_CEILING_MS = 5_000;
 /** A row due within this long gets a timer, so it starts on time without a poll. */
 export const DUE_TIMER_HORIZON_MS = 60_000;
+
+/**
+ * Checks a worker's timings, or `X_INVARIANT` naming the field: whole ms; a visibility timeout of at least 1 s (a
+ * shorter lease lapses while the body still runs and another worker starts it again — with 2 ms, a 400 ms body was
+ * started 5 times at once); a heartbeat of at least 100 ms and at most half the visibility timeout, so one late beat
+ * never loses the lease; a poll interval above 0.
+ */
+export function assertWorkerTimings(
+  visibilityTimeoutMs: number,
+  heartbeatIntervalMs: number,
+  pollIntervalMs: number,
+): void {
+  const rules: [string, number, number][] = [
+    ['visibilityTimeoutMs', visibilityTimeoutMs, MIN_VISIBILITY_TIMEOUT_MS],
+    ['heartbeatIntervalMs', heartbeatIntervalMs, MIN_HEARTBEAT_INTERVAL_MS],
+    ['pollIntervalMs', pollIntervalMs, 1],
+  ];
+  for (const [field, v, min] of rules) {
+    if (!Number.isInteger(v) || v < min)
+      throw new InvariantError(
+        `jobWorker: ${field} must be a whole number of ms of at least ${min} (got ${v}).`,
+      );
+  }
+  if (heartbeatIntervalMs * 2 > visibilityTimeoutMs) {
+    throw new InvariantError(
+      `jobWorker: heartbeatIntervalMs (${heartbeatIntervalMs}) must be at most half of visibilityTimeoutMs (${visibilityTimeoutMs}).`,
+    );
+  }
+}
 
 /** Options of `jobWorker()`. Only `driver` and `registry` are required. */
 export interface JobWorkerOptions {

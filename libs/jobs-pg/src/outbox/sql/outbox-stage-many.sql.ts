@@ -13,7 +13,7 @@
 export const SQL_OUTBOX_STAGE_MANY = `
 with staged as (
   insert into x_outbox (id, run_id, name, queue, request, staged_at, tx_id)
-  select r.id, r.run_id, r.name, r.queue, r.request::jsonb, clock_timestamp(), pg_current_xact_id()
+  select r.id, r.run_id, r.name, r.queue, r.request::json, clock_timestamp(), pg_current_xact_id()
   from unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[])
     with ordinality as r(id, run_id, name, queue, request, ord)
   order by r.ord

@@ -15,7 +15,7 @@
 export const SQL_OUTBOX_STAGE = `
 with staged as (
   insert into x_outbox (id, run_id, name, queue, request, staged_at, tx_id)
-  values ($1::uuid, $2::uuid, $3::text, $4::text, $5::jsonb, clock_timestamp(), pg_current_xact_id())
+  values ($1::uuid, $2::uuid, $3::text, $4::text, $5::json, clock_timestamp(), pg_current_xact_id())
   returning id
 )
 select pg_notify('x_outbox_wake', '') as notified

@@ -95,7 +95,7 @@ inserted as (
     max_attempts, priority, run_at, created_at, updated_at, concurrency_key, traceparent
   )
   select
-    r.id, r.run_id, r.name, r.queue, r.input::jsonb, r.idempotency_key, r.tenant_id, r.enqueued_by,
+    r.id, r.run_id, r.name, r.queue, r.input::json, r.idempotency_key, r.tenant_id, r.enqueued_by,
     case when r.run_at > k.now then 'delayed' else 'ready' end, 0,
     r.max_attempts, r.priority, r.run_at, k.now, k.now, r.concurrency_key, r.traceparent
   from ranked r

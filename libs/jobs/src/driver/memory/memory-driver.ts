@@ -11,6 +11,8 @@ import { ackRow, heartbeatRow, nackRow, recordProgressRow } from './memory-settl
 import { queueStats } from './memory-stats';
 import { memorySteps } from './memory-steps';
 import { copyRow, MemoryStore } from './memory-store';
+import { assertEnqueueRequest, assertEnqueueRequests } from '../../values/request';
+import { checkedIntrospection } from '../../values/operator';
 
 /** Options of {@link memoryJobDriver}. */
 export interface MemoryJobDriverOptions {
@@ -45,8 +47,17 @@ export function memoryJobDriver(options: MemoryJobDriverOptions = {}): MemoryJob
 
   return {
     kind: 'memory',
-    enqueue: (request) => run(() => enqueueOne(store, request)),
-    enqueueMany: (requests) => run(() => enqueueBatch(store, requests)),
+    // the value contract first: a request PostgreSQL could not store exactly is refused here too
+    enqueue: (request) =>
+      run(() => {
+        assertEnqueueRequest(request);
+        return enqueueOne(store, request);
+      }),
+    enqueueMany: (requests) =>
+      run(() => {
+        assertEnqueueRequests(requests);
+        return enqueueBatch(store, requests);
+      }),
     claim: (claimOptions) => run(() => claimRows(store, claimOptions)),
     ack: (jobId, ackOptions) => run(() => ackRow(store, jobId, ackOptions)),
     ackMany: (items) => run(() => items.map((item) => ackRow(store, item.jobId, item))),
@@ -64,7 +75,7 @@ export function memoryJobDriver(options: MemoryJobDriverOptions = {}): MemoryJob
         return row && copyRow(row);
       }),
     steps: memorySteps(store),
-    introspect: memoryIntrospection(store),
+    introspect: checkedIntrospection(memoryIntrospection(store)),
     leases: memoryLeases(store),
     workerRegistry: memoryWorkerRegistry(store),
     close: () => Promise.resolve(),

@@ -5,7 +5,7 @@ import {
   JobNotRemovableError,
   JobNotRequeueableError,
 } from '../../errors/operator-errors';
-import { stripNul } from '../../util/json';
+import { boundedText } from '../../values/text';
 import type { JobIntrospection } from '../introspection';
 import { isLiveState, type JobRow } from '../job-row';
 import { listRows } from './memory-list';
@@ -50,7 +50,7 @@ export function memoryIntrospection(store: MemoryStore): JobIntrospection {
         ...row,
         ...UNCLAIMED,
         state: 'cancelled',
-        lastError: reason === undefined ? row.lastError : stripNul(reason),
+        lastError: reason === undefined ? row.lastError : boundedText(reason),
         finishedAt: now,
         updatedAt: now,
       };

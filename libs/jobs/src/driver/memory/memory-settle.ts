@@ -1,4 +1,4 @@
-import { stripNul } from '../../util/json';
+import { boundedText } from '../../values/text';
 import { nackState, type AckOptions, type NackOptions } from '../job-driver';
 import { isLiveState, type ClaimRef, type JobProgress } from '../job-row';
 import { countSettle } from './memory-counters';
@@ -24,7 +24,7 @@ export function nackRow(store: MemoryStore, jobId: string, options: NackOptions)
     ...row,
     ...UNCLAIMED,
     state,
-    lastError: options.error === null ? null : stripNul(options.error),
+    lastError: options.error === null ? null : boundedText(options.error),
     runAt: options.runAt ?? now,
     attempt: options.uncounted ? Math.max(0, row.attempt - 1) : row.attempt,
     finishedAt: isLiveState(state) ? null : now,
@@ -60,7 +60,7 @@ export function recordProgressRow(
   const stored: JobProgress =
     progress.note === undefined
       ? { done: progress.done, total: progress.total }
-      : { done: progress.done, total: progress.total, note: stripNul(progress.note) };
+      : { done: progress.done, total: progress.total, note: boundedText(progress.note) };
   store.put({ ...row, progress: stored, updatedAt: store.now() });
   return true;
 }

@@ -1,5 +1,6 @@
 import type { StepRecord, StepStore } from '../job-driver';
 import type { ClaimRef } from '../job-row';
+import { assertStepRecord } from '../../values/request';
 import { copyStep, holdsClaim, type MemoryStore } from './memory-store';
 
 /**
@@ -14,6 +15,11 @@ export function memorySteps(store: MemoryStore): StepStore {
       return Promise.resolve((store.steps.get(jobId) ?? []).map(copyStep));
     },
     save(jobId: string, claim: ClaimRef, step: StepRecord): Promise<boolean> {
+      try {
+        assertStepRecord(step);
+      } catch (error) {
+        return Promise.reject(error as Error);
+      }
       if (!holdsClaim(store.get(jobId), claim)) return Promise.resolve(false);
       let steps = store.steps.get(jobId);
       if (!steps) {

@@ -12,6 +12,8 @@ import { namesSuite } from './names.suite';
 import { settleSuite } from './settle.suite';
 import { statsSuite } from './stats.suite';
 import { stepsSuite } from './steps.suite';
+import { valuesOperatorSuite } from './values-operator.suite';
+import { valuesRegressionSuite } from './values-regressions.suite';
 
 export type {
   ConformanceCapabilities,
@@ -48,6 +50,7 @@ export function jobDriverConformance(
     settleSuite(h);
     statsSuite(h);
     stepsSuite(h);
+    valuesRegressionSuite(h);
 
     if (capabilities.introspect === false) {
       it('declares no operator surface, and has none', () => {
@@ -55,6 +58,7 @@ export function jobDriverConformance(
       });
     } else {
       introspectionSuite(h);
+      valuesOperatorSuite(h);
       countersSuite(h);
     }
 

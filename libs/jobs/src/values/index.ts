@@ -1,0 +1,12 @@
+export * from './bounds';
+export { jsonProblem } from './json-value';
+export { boundedText, identifierProblem, loneSurrogateAt, wellFormed } from './text';
+export { enumProblem, integerProblem, nameProblem, timeProblem, uuidProblem } from './scalars';
+export {
+  assertEnqueueRequest,
+  assertEnqueueRequests,
+  assertStepRecord,
+  enqueueRequestFault,
+  type ValueFault,
+} from './request';
+export { checkedIntrospection } from './operator';
