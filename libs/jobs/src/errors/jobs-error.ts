@@ -33,6 +33,8 @@ export type JobsErrorCode =
   | 'X_JOB_PAYLOAD_TOO_LARGE'
   | 'X_NOT_IMPLEMENTED'
   | 'X_OUTBOX_NO_TX'
+  | 'X_OUTBOX_QUARANTINED'
+  | 'X_OUTBOX_HELD_BEHIND'
   | 'X_VALUE_INVALID'
   | 'X_INVARIANT';
 
@@ -67,11 +69,17 @@ export class JobsError extends Error {
   }
 }
 
-/** The code of any thrown value, if it carries one (a {@link JobsError} or any error with a string `code`). */
+/**
+ * The code of any thrown value, if it carries one (a {@link JobsError} or any error with a string `code`). Never
+ * throws: a `code` getter that throws, or a revoked Proxy, answers `undefined` (the failure path reads it on values
+ * nobody vetted).
+ */
 export function errorCodeOf(error: unknown): string | undefined {
-  if (typeof error === 'object' && error !== null && 'code' in error) {
-    const code = (error as { code: unknown }).code;
+  if (typeof error !== 'object' || error === null) return undefined;
+  try {
+    const code = (error as { code?: unknown }).code;
     return typeof code === 'string' ? code : undefined;
+  } catch {
+    return undefined;
   }
-  return undefined;
 }

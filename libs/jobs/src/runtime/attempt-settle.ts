@@ -8,6 +8,7 @@ import { errorRetryOf, retryAfterSecondsOf } from './error-retry';
 import { notifyOnSettled } from './on-settled';
 import { jobsTotalOutcome, type JobExecution, type JobOutcome, type StopReason } from './outcome';
 import { retryDelay, statedDelay } from './retry-schedule';
+import { ERROR_TEXT_MAX_LENGTH, renderError } from './render-error';
 import { resendSettle } from './settle-retry';
 
 /**
@@ -24,15 +25,9 @@ export interface Attempt {
   ctx: JobRunContext;
 }
 
-/** Renders an error for `lastError`: its code and message. */
+/** Renders an error for `lastError` and the log: {@link renderError} — its code and message, bounded, never a throw. */
 export function errorText(error: unknown): string {
-  if (error instanceof Error) {
-    const code = errorCodeOf(error);
-    return code === undefined || error.message.startsWith(code)
-      ? error.message
-      : `${code}: ${error.message}`;
-  }
-  return String(error);
+  return renderError(error);
 }
 
 /** The fields every log line of an attempt carries (a text line prints `attempt=2/5`). */
@@ -96,10 +91,12 @@ export async function fail(a: Attempt, error: unknown, input: unknown): Promise<
     const stop: StopReason = cls === 'terminal' ? 'terminal' : 'attempts-exhausted';
     const deadLetter = retry?.deadLetter ?? true;
     const code = errorCodeOf(error);
-    const text =
+    const suffix =
       stop === 'terminal'
-        ? `${errorText(error)} [terminal: ${code ?? 'unclassified'}; attempt ${claimed.attempt} of ${claimed.maxAttempts}]`
-        : errorText(error);
+        ? ` [terminal: ${code ?? 'unclassified'}; attempt ${claimed.attempt} of ${claimed.maxAttempts}]`
+        : '';
+    // the suffix is kept whole: the error is cut to leave it room within the bound
+    const text = renderError(error, ERROR_TEXT_MAX_LENGTH - suffix.length) + suffix;
     const landed = await answered(a, 'nack', () =>
       o.driver.nack(claimed.id, {
         ...claim,

@@ -11,7 +11,8 @@ const BUILT_IN: Readonly<Record<string, ErrorRetryClass>> = {
   X_STEP_DURATION_INVALID: 'terminal',
   // A value that breaks the value contract (a step name with a lone surrogate) is refused the same on every attempt.
   X_VALUE_INVALID: 'terminal',
-  // A stored payload the declared schema refuses is refused on every attempt: a validation fault, never transient.
+  // A tenant the run may not act under is refused on every attempt: an authority fault, never transient. (A stored
+  // payload the schema refuses is NOT here: a worker of a newer build may accept it, so it takes the retry path.)
   X_JOB_TENANT_MISMATCH: 'terminal',
   X_JOB_TENANT_REQUIRED: 'terminal',
   X_JOB_KEY_BUSY: 'terminal',
@@ -39,6 +40,11 @@ export function errorRetryOf(error: unknown): ErrorRetryClass | undefined {
 export function retryAfterSecondsOf(error: unknown): number | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
   const e = error as { meta?: { retryAfterSeconds?: unknown }; retryAfterSeconds?: unknown };
-  const v = e.meta?.retryAfterSeconds ?? e.retryAfterSeconds;
+  let v: unknown;
+  try {
+    v = e.meta?.retryAfterSeconds ?? e.retryAfterSeconds;
+  } catch {
+    return undefined; // a getter that throws (or a revoked Proxy) names no wait
+  }
   return typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : undefined;
 }

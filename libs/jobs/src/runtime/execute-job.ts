@@ -31,6 +31,7 @@ import type { JobMetrics } from './metrics';
 import { notifyOnSettled } from './on-settled';
 import type { JobExecution } from './outcome';
 import { AttemptArgs, AttemptContext } from './attempt-args';
+import { isThrownInstance } from './render-error';
 import { RunAbort } from './run-abort';
 import { withRunScope } from './run-context';
 import { StepSuspension } from './step-suspension';
@@ -208,7 +209,7 @@ async function attempt(a: Attempt, abort: RunAbort): Promise<JobExecution> {
       const reason: unknown = abort.aborted ? abort.reason : undefined;
       if (reason !== undefined && (stopsTheWait(reason) || deadlinePassed))
         watchAbandoned(bodyPromise, abort, logger, logFields(a), deadlinePassed);
-      if (error instanceof StepSuspension) {
+      if (isThrownInstance(error, StepSuspension)) {
         await args.flushProgress();
         const landed = await answered(a, 'park', () =>
           driver.nack(claimed.id, {
@@ -236,7 +237,7 @@ async function attempt(a: Attempt, abort: RunAbort): Promise<JobExecution> {
         logger.log('info', 'jobs.attempt.interrupted', { ...logFields(a), reason: reason.message });
         return finish(a, 'interrupted', { error: reason });
       }
-      if (reason instanceof LeaseLostError || error instanceof LeaseLostError) {
+      if (reason instanceof LeaseLostError || isThrownInstance(error, LeaseLostError)) {
         return lost(a, 'lease');
       }
       await args.flushProgress();

@@ -2,6 +2,7 @@ import type { AnyJobHandle } from '../declare/handle';
 import type { JobRunContext, JobSettled, StepApi } from '../declare/run-args';
 import { JobOnSettledFailedError } from '../errors/operator-errors';
 import type { JobsLogger } from '../util/logger';
+import { renderError } from './render-error';
 import { withRunScope } from './run-context';
 
 /** How many times a throwing onSettled is tried, back to back. */
@@ -28,7 +29,7 @@ export async function notifyOnSettled(
   let last: unknown;
   for (let i = 0; i < ON_SETTLED_ATTEMPTS; i++) {
     try {
-      await withRunScope({ ctx, step: NO_STEPS }, () => handle.notifySettled(settled));
+      await withRunScope({ ctx, step: NO_STEPS, logger }, () => handle.notifySettled(settled));
       return;
     } catch (error) {
       last = error;
@@ -40,6 +41,6 @@ export async function notifyOnSettled(
     job: handle.name,
     jobId: settled.jobId,
     outcome: settled.outcome,
-    error: last instanceof Error ? last.message : String(last),
+    error: renderError(last),
   });
 }

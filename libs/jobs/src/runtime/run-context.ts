@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { JobRunContext, StepApi } from '../declare/run-args';
+import type { JobsLogger } from '../util/logger';
 
 /** What is ambient while a job body runs: its context, its steps, and any cross-tenant scope it opened. */
 export interface RunScope {
@@ -7,6 +8,8 @@ export interface RunScope {
   readonly step: StepApi;
   /** The reason of the innermost `crossTenant()` around the current code, if any. */
   readonly crossTenant?: string;
+  /** Where a crossing inside `crossTenant()` is logged (`jobs.tenant.crossed`); none, and it is not. */
+  readonly logger?: JobsLogger;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { errorCodeOf } from '../errors/jobs-error';
+import { renderError } from '../runtime/render-error';
 import type { LogLevel } from './logger';
 
 /** How a log event is printed: one `key=value` line, or one JSON object per line. */
@@ -80,19 +80,30 @@ export function formatLogJson(
   }
 }
 
-/** An error as one line: `X_CODE: message` (the message alone when it already starts with its code). */
+/**
+ * An error as one line: `X_CODE: message` (the message alone when it already starts with its code, the name when it
+ * is empty) — {@link renderError}, so a message that is not a string or a getter that throws renders instead of
+ * throwing, bounded to 8 KB.
+ */
 export function errorLine(error: Error): string {
-  const code = errorCodeOf(error);
-  const message = error.message.length > 0 ? error.message : error.name;
-  return code === undefined || message.startsWith(code) ? message : `${code}: ${message}`;
+  return renderError(error);
 }
 
-/** Any thrown value as a log field: an error's {@link errorLine}, anything else as text. */
+/** Any thrown value as a log field, never a throw: {@link renderError} (an error's {@link errorLine}, a string as is). */
 export function logError(error: unknown): string {
-  return error instanceof Error ? errorLine(error) : String(error);
+  return renderError(error);
 }
 
+/** A field as text; a value whose every read throws (a revoked Proxy) renders as such instead of breaking the line. */
 function textOf(value: unknown): string {
+  try {
+    return textOfValue(value);
+  } catch {
+    return renderError(value);
+  }
+}
+
+function textOfValue(value: unknown): string {
   if (typeof value === 'string') return value;
   if (value instanceof Error) return errorLine(value);
   if (value instanceof Date)
@@ -109,10 +120,15 @@ function textOf(value: unknown): string {
 }
 
 function jsonOf(value: unknown): unknown {
-  if (value instanceof Error) return errorLine(value);
-  if (typeof value === 'bigint') return String(value);
-  if (Array.isArray(value)) return value.map(jsonOf);
-  return value;
+  try {
+    if (value instanceof Error) return errorLine(value);
+    if (typeof value === 'bigint') return String(value);
+    if (typeof value === 'symbol') return String(value);
+    if (Array.isArray(value)) return value.map(jsonOf);
+    return value;
+  } catch {
+    return renderError(value);
+  }
 }
 
 function quote(text: string): string {
@@ -138,5 +154,9 @@ function escape(char: string): string {
 }
 
 function stackOf(value: unknown): string | undefined {
-  return value instanceof Error && typeof value.stack === 'string' ? value.stack : undefined;
+  try {
+    return value instanceof Error && typeof value.stack === 'string' ? value.stack : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -1,6 +1,7 @@
 import { claimSuite } from './claim.suite';
 import { countersSuite } from './counters.suite';
 import { enqueueSuite } from './enqueue.suite';
+import { failuresSuite } from './failures.suite';
 import {
   useHarness,
   type JobDriverConformanceOptions,
@@ -13,6 +14,7 @@ import { settleSuite } from './settle.suite';
 import { statsSuite } from './stats.suite';
 import { stepsSuite } from './steps.suite';
 import { valuesOperatorSuite } from './values-operator.suite';
+import { valuesPropertiesSuite } from './values-properties.suite';
 import { valuesRegressionSuite } from './values-regressions.suite';
 
 export type {
@@ -51,6 +53,8 @@ export function jobDriverConformance(
     statsSuite(h);
     stepsSuite(h);
     valuesRegressionSuite(h);
+    valuesPropertiesSuite(h);
+    failuresSuite(h);
 
     if (capabilities.introspect === false) {
       it('declares no operator surface, and has none', () => {
@@ -58,8 +62,8 @@ export function jobDriverConformance(
       });
     } else {
       introspectionSuite(h);
-      valuesOperatorSuite(h);
       countersSuite(h);
+      valuesOperatorSuite(h);
     }
 
     if (capabilities.leases === false) {
