@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { getDataSourceToken, TypeOrmModule } from '@nestjs/typeorm';
 import { ExampleJobsModule } from '@ultimat3/example-jobs';
-import { JobsModule, OutboxModule, type JobsModuleOptions } from '@ultimat3/jobs';
+import { JobsHealthModule, JobsModule, OutboxModule, type JobsModuleOptions } from '@ultimat3/jobs';
 import type { DataSource } from 'typeorm';
 import { exampleOutboxStore, exampleTypeOrmOptions } from './database';
 import { JobsController } from './jobs.controller';
@@ -26,6 +26,8 @@ import { TasksController } from './tasks.controller';
     JobsModule.forRootAsync({
       // a JobsError thrown by a handler answers its status (a bad input 400 with the issue paths), not a 500
       httpErrors: true,
+      // the jobs series in prom-client's default registry, served at GET /metrics
+      metrics: { path: '/metrics' },
       inject: [getDataSourceToken()],
       useFactory: (dataSource: DataSource): JobsModuleOptions => ({
         driver: 'postgres',
@@ -34,6 +36,8 @@ import { TasksController } from './tasks.controller';
       }),
     }),
     ExampleJobsModule,
+    // GET /health/live and /health/ready through Terminus: a web process is ready while its database answers
+    JobsHealthModule.forRoot({ path: 'health' }),
     // after JobsModule: its bootstrap installs the outbox facade over the one JobsModule installed
     OutboxModule.forRoot({
       dataSource: getDataSourceToken(),

@@ -9,6 +9,7 @@ import { AppModule } from './app.module';
  * under `.data/pg` (started here, or reused when the worker already runs it). Run `apps/worker` beside it: this
  * process only enqueues — directly (the onboarding), or staged in the outbox with a post (`POST /orgs/:orgId/posts`),
  * which the worker's relay publishes once the post committed. SIGTERM / SIGINT close the app through Nest's shutdown hooks, then exit 0.
+ * Probes and scrape on the same port: `/health/live`, `/health/ready`, `/metrics`.
  */
 async function bootstrap(): Promise<void> {
   const logger = new Logger('Example');

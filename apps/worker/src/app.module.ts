@@ -32,6 +32,8 @@ import type { DataSource } from 'typeorm';
       }),
     }),
     JobsModule.forRootAsync({
+      // the jobs series in prom-client's default registry, served at GET /metrics
+      metrics: { path: '/metrics' },
       inject: [getDataSourceToken()],
       useFactory: (dataSource: DataSource): JobsModuleOptions => ({
         driver: 'postgres',

@@ -83,5 +83,8 @@ describe('the worker app: /health/live and /health/ready through a PostgreSQL ou
     );
     expect(back.body.details['jobs']).toMatchObject({ driver: { status: 'up' } });
     expect((await get('/health/live')).status).toBe(200);
+    const scrape = await request(app.getHttpServer()).get('/metrics');
+    expect(scrape.status).toBe(200);
+    expect(scrape.text).toMatch(/^# TYPE worker_slots_busy gauge$/m);
   }, 120_000);
 });

@@ -24,4 +24,6 @@ Module._resolveFilename = function resolveExampleJobs(request, ...rest) {
   return resolve.call(this, request === '@ultimat3/example-jobs' ? EXAMPLE_JOBS : request, ...rest);
 };
 
+// a free port for its /health and /metrics listener: tests may run beside another worker
+process.env.HEALTH_PORT ??= '0';
 require('../../src/main.ts');

@@ -3,6 +3,7 @@ export * from './decorators/step.decorator';
 export * from './decorators/task.decorator';
 export * from './http';
 export * from './health';
+export * from './metrics';
 export type { JobsConfig } from './jobs.config';
 export * from './jobs.feature';
 export * from './jobs.module';

@@ -2,6 +2,8 @@ import { ConfigurableModuleBuilder } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { JobsErrorFilter } from './http/jobs-error.filter';
 import type { JobsModuleOptions } from './jobs.options';
+import { metricsControllers, metricsProviders } from './metrics/jobs-metrics.module-parts';
+import type { JobsMetricsOptions } from './metrics/jobs-metrics.options';
 
 /** What `forRoot` / `forRootAsync` take beside the options, decided when the module is declared. */
 export interface JobsModuleExtras {
@@ -10,6 +12,12 @@ export interface JobsModuleExtras {
    * with the status its code maps to (400 with the issue paths, 409, 503, …) instead of a 500 (default false).
    */
   readonly httpErrors?: boolean;
+  /**
+   * Keep the jobs series in prom-client (an optional peer, loaded only then) and serve them at `metrics.path`
+   * (default `'/metrics'`; `false` serves none, for an app that already serves its registry). See
+   * {@link JobsMetricsOptions}. Default: no metrics.
+   */
+  readonly metrics?: JobsMetricsOptions;
 }
 
 /**
@@ -27,9 +35,15 @@ export const {
     ...definition,
     global: true,
     // only when asked: an app with its own error handling keeps it
-    providers: extras.httpErrors
-      ? [...(definition.providers ?? []), { provide: APP_FILTER, useClass: JobsErrorFilter }]
-      : definition.providers,
+    providers: [
+      ...(definition.providers ?? []),
+      ...(extras.httpErrors ? [{ provide: APP_FILTER, useClass: JobsErrorFilter }] : []),
+      ...(extras.metrics === undefined ? [] : metricsProviders(extras.metrics)),
+    ],
+    controllers: [
+      ...(definition.controllers ?? []),
+      ...(extras.metrics === undefined ? [] : metricsControllers(extras.metrics)),
+    ],
   }))
   .build();
 

@@ -3,6 +3,9 @@ import { setJobsFacade } from '../declare/ambient';
 import { directJobsFacade } from '../declare/direct-facade';
 import type { JobsConfig } from './jobs.config';
 import { JOBS_CONFIG } from './jobs.constants';
+import { fanOutJobMetrics, type JobMetrics } from '../runtime/metrics';
+import { countingEnqueues } from './metrics/counting-driver';
+import type { JobDriver } from '../driver/job-driver';
 
 /**
  * The application's jobs runtime: the checked options, the driver, clock, logger and event bus. The config arrives
@@ -15,10 +18,33 @@ export class JobsRuntime {
   /** The checked options, with defaults filled in. */
   readonly config: JobsConfig;
   readonly #wakes = new Set<(queue: string) => void>();
+  readonly #metrics: JobMetrics[] = [];
+  #enqueueDriver: JobDriver | undefined;
   #closing: Promise<void> | undefined;
 
   constructor(@Inject(JOBS_CONFIG) config: JobsConfig) {
     this.config = config;
+  }
+
+  /**
+   * The driver the enqueue paths write through — the facade, the outbox relay's publish, the scheduler's fire — so
+   * `jobs_enqueued_total` sees their rows alike. The driver itself otherwise (`config.driver` stays the app's own).
+   */
+  get enqueueDriver(): JobDriver {
+    this.#enqueueDriver ??= countingEnqueues(this.config.driver, (queue, rows) =>
+      this.metrics?.enqueued?.(queue, rows),
+    );
+    return this.#enqueueDriver;
+  }
+
+  /** What the worker counts into: every sink `addMetrics` registered (undefined without one). */
+  get metrics(): JobMetrics | undefined {
+    return fanOutJobMetrics(this.#metrics);
+  }
+
+  /** Registers a metrics sink (`forRoot({ metrics })` does); call it before bootstrap, from `onModuleInit`. */
+  addMetrics(sink: JobMetrics): void {
+    this.#metrics.push(sink);
   }
 
   /** Registers an in-process wake: told the queue of every row this process enqueued. Answers the removal. */
@@ -34,10 +60,10 @@ export class JobsRuntime {
 
   /** Installs the facade `handle.enqueue()` routes straight to the driver through. Answers its removal. */
   installFacade(): () => void {
-    const { driver, clock, events } = this.config;
+    const { clock, events } = this.config;
     return setJobsFacade(
       directJobsFacade({
-        driver,
+        driver: this.enqueueDriver,
         clock,
         events,
         onEnqueued: (queue) => this.notifyEnqueued(queue),

@@ -52,7 +52,8 @@ export class SchedulerHost implements JobsRoleHost {
       });
     }
     const scheduler = jobScheduler({
-      driver,
+      // the driver, with its fires counted in jobs_enqueued_total
+      driver: this.runtime.enqueueDriver,
       tasks,
       clock,
       logger,

@@ -51,6 +51,7 @@ export class WorkerHost implements JobsRoleHost {
       clock,
       logger,
       events,
+      ...(this.runtime.metrics === undefined ? {} : { metrics: this.runtime.metrics }),
     });
     await worker.start();
     this.#worker = worker;

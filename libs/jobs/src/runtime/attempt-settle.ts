@@ -52,6 +52,7 @@ export function finish(
   const total = jobsTotalOutcome(outcome);
   if (total !== undefined) a.o.metrics?.jobsTotal(a.claimed.queue, total);
   const durationMs = a.o.clock.now() - a.started;
+  a.o.metrics?.jobDuration?.(a.claimed.queue, durationMs / 1_000);
   return extra === undefined
     ? { jobId: a.claimed.id, outcome, durationMs }
     : { jobId: a.claimed.id, outcome, durationMs, ...extra };

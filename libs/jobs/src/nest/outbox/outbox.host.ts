@@ -45,13 +45,14 @@ export class OutboxHost implements JobsRoleHost, OnModuleInit {
 
   /** Installs the outbox facade `handle.enqueue()` routes through. Answers its removal. */
   installFacade(): () => void {
-    const { driver, clock, events } = this.runtime.config;
+    const { clock, events } = this.runtime.config;
     const { store, mode } = this.options;
     return setJobsFacade(
       outboxJobsFacade(
         {
           store,
-          driver,
+          // counted in jobs_enqueued_total, as the relay's publishes are
+          driver: this.runtime.enqueueDriver,
           clock,
           events,
           mode,
@@ -64,11 +65,11 @@ export class OutboxHost implements JobsRoleHost, OnModuleInit {
   }
 
   start(): Promise<void> {
-    const { driver, clock, logger } = this.runtime.config;
+    const { clock, logger } = this.runtime.config;
     const relay = outboxRelay({
       ...this.options.relay,
       store: this.options.store,
-      driver,
+      driver: this.runtime.enqueueDriver,
       clock,
       logger,
       onPublished: (queue) => this.runtime.notifyEnqueued(queue),

@@ -1,0 +1,94 @@
+import type { QueueStats } from '../../driver/job-driver';
+import type { JobMetrics } from '../../runtime/metrics';
+import type { MetricsRegistryLike, PromClientPackage, PromGaugeLike } from './prom.peer';
+
+/** What the scrape-time gauges read: the cached stats statement, and this process's worker. */
+export interface JobsMetricsReadings {
+  stats(): Promise<readonly QueueStats[]>;
+  busySlots(): number;
+}
+
+/** A gauge per queue, read from one stats() answer at scrape time. */
+const QUEUE_GAUGES: readonly [string, string, (q: QueueStats) => number][] = [
+  [
+    'queue_depth',
+    'Rows waiting to run (state ready) per queue: the autoscaler signal.',
+    (q) => q.ready,
+  ],
+  [
+    'queue_oldest_ready_seconds',
+    'How long the oldest due ready row of the queue has waited, in seconds (0 when none).',
+    (q) => q.oldestReadyMs / 1_000,
+  ],
+  ['queue_dead_jobs', 'Dead-lettered rows per queue (a level, not a rate).', (q) => q.dead],
+];
+
+/**
+ * Registers every series in `registry` — replacing a series of the same name already there, so a second module in one
+ * process (or a test) never fails on a duplicate — and answers the sink the worker and the enqueue path count into.
+ */
+export function registerJobsSeries(
+  prom: PromClientPackage,
+  registry: MetricsRegistryLike,
+  readings: JobsMetricsReadings,
+  durationBuckets: readonly number[],
+): JobMetrics {
+  const fresh = (name: string): string => {
+    if (registry.getSingleMetric(name) !== undefined) registry.removeSingleMetric(name);
+    return name;
+  };
+  const registers = [registry];
+  const total = new prom.Counter({
+    name: fresh('jobs_total'),
+    help: 'Attempts that ended a run, by queue and outcome (ok, failed, dead).',
+    labelNames: ['queue', 'outcome'],
+    registers,
+  });
+  const leasesLost = new prom.Counter({
+    name: fresh('job_leases_lost_total'),
+    help: 'Runs whose lease another claim took while they ran (their settle was refused), by queue.',
+    labelNames: ['queue'],
+    registers,
+  });
+  const enqueued = new prom.Counter({
+    name: fresh('jobs_enqueued_total'),
+    help: 'Rows this process enqueued (a deduplicated enqueue adds none), by queue.',
+    labelNames: ['queue'],
+    registers,
+  });
+  const duration = new prom.Histogram({
+    name: fresh('job_duration_seconds'),
+    help: 'How long one attempt ran, from its start to its settle, in seconds, by queue.',
+    labelNames: ['queue'],
+    buckets: durationBuckets,
+    registers,
+  });
+  for (const [name, help, value] of QUEUE_GAUGES) {
+    new prom.Gauge({
+      name: fresh(name),
+      help,
+      labelNames: ['queue'],
+      registers,
+      async collect(this: PromGaugeLike) {
+        // one statement a second for every gauge and scrape together; out of reach, the gauges are empty
+        const stats = await readings.stats().catch(() => undefined);
+        this.reset();
+        for (const q of stats ?? []) this.set({ queue: q.queue }, value(q));
+      },
+    });
+  }
+  new prom.Gauge({
+    name: fresh('worker_slots_busy'),
+    help: "Run slots of this process's worker holding a run now.",
+    registers,
+    collect(this: PromGaugeLike) {
+      this.set(readings.busySlots());
+    },
+  });
+  return {
+    jobsTotal: (queue, outcome) => total.inc({ queue, outcome }),
+    leaseLost: (queue) => leasesLost.inc({ queue }),
+    jobDuration: (queue, seconds) => duration.observe({ queue }, seconds),
+    enqueued: (queue, rows) => enqueued.inc({ queue }, rows),
+  };
+}

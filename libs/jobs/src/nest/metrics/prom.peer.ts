@@ -1,0 +1,68 @@
+import { OptionalPeerMissingError } from '../../errors/declaration-errors';
+
+/**
+ * The part of a prom-client `Registry` the module uses — the app's (`new Registry()`, the one
+ * `@willsoto/nestjs-prometheus` serves) or prom-client's default `register`. Structural, so the package's types compile
+ * in an app without prom-client.
+ */
+export interface MetricsRegistryLike {
+  metrics(): Promise<string>;
+  readonly contentType: string;
+  getSingleMetric(name: string): unknown;
+  removeSingleMetric(name: string): void;
+}
+
+/** The labels of one series sample. */
+type Labels = Record<string, string>;
+
+/** The members of prom-client's metric classes the collectors call. */
+export interface PromCounterLike {
+  inc(labels: Labels, value?: number): void;
+}
+export interface PromGaugeLike {
+  set(labels: Labels, value: number): void;
+  set(value: number): void;
+  reset(): void;
+}
+export interface PromHistogramLike {
+  observe(labels: Labels, value: number): void;
+}
+
+interface MetricConfig {
+  readonly name: string;
+  readonly help: string;
+  readonly labelNames?: readonly string[];
+  readonly registers: readonly MetricsRegistryLike[];
+  readonly buckets?: readonly number[];
+  collect?(this: PromGaugeLike): Promise<void> | void;
+}
+
+/** The classes of prom-client the collectors build, read from the lazily loaded package. */
+export interface PromClientPackage {
+  readonly register: MetricsRegistryLike;
+  readonly Counter: new (config: MetricConfig) => PromCounterLike;
+  readonly Gauge: new (config: MetricConfig) => PromGaugeLike;
+  readonly Histogram: new (config: MetricConfig) => PromHistogramLike;
+}
+
+export const PROM_CLIENT_PACKAGE = 'prom-client';
+
+/**
+ * Loads prom-client when an app asks for metrics (`forRoot({ metrics })`), never at module load. Missing, it is
+ * `X_PEER_MISSING` with the install line.
+ */
+export function loadPromClient(
+  load: () => unknown = () =>
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- an optional peer, loaded only when asked for
+    require(PROM_CLIENT_PACKAGE) as unknown,
+): PromClientPackage {
+  try {
+    return load() as PromClientPackage;
+  } catch (cause) {
+    throw new OptionalPeerMissingError(
+      'JobsModule.forRoot({ metrics })',
+      [PROM_CLIENT_PACKAGE],
+      cause,
+    );
+  }
+}
