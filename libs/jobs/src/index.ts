@@ -23,6 +23,8 @@ export * from './driver/job-driver';
 export * from './driver/introspection';
 export * from './driver/counters';
 export * from './driver/workers';
+export * from './driver/retention';
+export * from './declare/purge';
 export * from './driver/lease-store';
 export * from './driver/memory';
 export * from './events/event-bus';

@@ -20,6 +20,7 @@ import { coalescingEnqueue } from './pg-enqueue-coalescer';
 import { pgIntrospection } from './pg-introspect';
 import { pgWorkerRegistry } from './pg-counters';
 import { pgLeases } from './pg-leases';
+import { pgPurgeTargets } from './pg-purge';
 import { toJobRow, type JobRecord } from './pg-rows';
 import { ackRow, ackRows, heartbeatRow, nackRow, recordProgressRow } from './pg-settle';
 import { queueStats } from './pg-stats';
@@ -103,6 +104,7 @@ export function postgresJobDriver(options: PostgresJobDriverOptions): PostgresJo
     introspect: checkedIntrospection(pgIntrospection(ctx)),
     leases: pgLeases(ctx),
     workerRegistry: pgWorkerRegistry(ctx),
+    purgeTargets: (policy) => pgPurgeTargets(ctx, policy),
     close: () => Promise.resolve(),
   };
 }

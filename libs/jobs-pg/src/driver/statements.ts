@@ -21,6 +21,11 @@ import { SQL_LIST_BEFORE } from '../sql/list-before.sql';
 import { SQL_LIST } from '../sql/list.sql';
 import { SQL_NACK } from '../sql/nack.sql';
 import { SQL_PROGRESS } from '../sql/progress.sql';
+import { SQL_PURGE_COUNTERS } from '../sql/purge-counters.sql';
+import { SQL_PURGE_EVENTS } from '../sql/purge-events.sql';
+import { SQL_PURGE_JOBS } from '../sql/purge-jobs.sql';
+import { SQL_PURGE_OUTBOX } from '../sql/purge-outbox.sql';
+import { SQL_PURGE_WORKERS } from '../sql/purge-workers.sql';
 import { SQL_QUEUE_PAUSE } from '../sql/queue-pause.sql';
 import { SQL_QUEUE_RESUME } from '../sql/queue-resume.sql';
 import { SQL_QUEUES_PAUSED } from '../sql/queues-paused.sql';
@@ -54,6 +59,11 @@ const STATEMENTS = {
   listBefore: SQL_LIST_BEFORE,
   nack: SQL_NACK,
   progress: SQL_PROGRESS,
+  purgeCounters: SQL_PURGE_COUNTERS,
+  purgeEvents: SQL_PURGE_EVENTS,
+  purgeJobs: SQL_PURGE_JOBS,
+  purgeOutbox: SQL_PURGE_OUTBOX,
+  purgeWorkers: SQL_PURGE_WORKERS,
   queuePause: SQL_QUEUE_PAUSE,
   queueResume: SQL_QUEUE_RESUME,
   queuesPaused: SQL_QUEUES_PAUSED,

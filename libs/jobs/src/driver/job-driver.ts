@@ -2,6 +2,7 @@ import type { JsonValue } from '../util/json';
 import type { ClaimedJob, ClaimRef, JobProgress, JobRow, JobState } from './job-row';
 import type { JobIntrospection } from './introspection';
 import type { LeaseStore } from './lease-store';
+import type { PurgeTarget, ResolvedRetention } from './retention';
 import type { WorkerRegistry } from './workers';
 
 /** One row to enqueue. Ids are minted by the caller, so they are known before the write lands. */
@@ -224,6 +225,11 @@ export interface JobDriver {
   readonly leases?: LeaseStore;
   /** Where workers record that they are alive (`workers()` reads it), when the driver has one. */
   readonly workerRegistry?: WorkerRegistry;
+  /**
+   * The sweep of the driver's own tables under `policy` (finished jobs with their steps, and whatever else it keeps
+   * that expires), one target per table or state, when the driver has one. Each target deletes in bounded batches.
+   */
+  purgeTargets?(policy: ResolvedRetention): readonly PurgeTarget[];
   /** Releases connections. Idempotent. */
   close(): Promise<void>;
 }

@@ -7,6 +7,7 @@ import { enqueueBatch, enqueueOne } from './memory-enqueue';
 import { memoryIntrospection } from './memory-introspect';
 import { memoryWorkerRegistry } from './memory-counters';
 import { memoryLeases } from './memory-leases';
+import { memoryPurgeTargets } from './memory-purge';
 import { ackRow, heartbeatRow, nackRow, recordProgressRow } from './memory-settle';
 import { queueStats } from './memory-stats';
 import { memorySteps } from './memory-steps';
@@ -78,6 +79,7 @@ export function memoryJobDriver(options: MemoryJobDriverOptions = {}): MemoryJob
     introspect: checkedIntrospection(memoryIntrospection(store)),
     leases: memoryLeases(store),
     workerRegistry: memoryWorkerRegistry(store),
+    purgeTargets: (policy) => memoryPurgeTargets(store, policy),
     close: () => Promise.resolve(),
   };
 }

@@ -1,0 +1,117 @@
+import type { JobState, PurgeTarget, ResolvedRetention } from '@ultimat3/jobs';
+import { iso, type PgContext } from './pg-context';
+
+const HOUR_TIER_KEEP_MS = 30 * 24 * 3_600_000;
+
+interface KeysetBatch {
+  readonly removed: number;
+  readonly scanned: number;
+  readonly last_at: string | null;
+  readonly last_id: string | null;
+}
+
+/**
+ * Runs a keyset batch statement until a batch takes fewer rows than the limit: each batch continues after the last
+ * key of the one before, so a sweep of a million rows is a thousand short statements, never one long one.
+ */
+async function keysetSweep(
+  ctx: PgContext,
+  limit: number,
+  batch: (afterAt: string | null, afterId: string | null) => Promise<KeysetBatch | undefined>,
+): Promise<number> {
+  let removed = 0;
+  let afterAt: string | null = null;
+  let afterId: string | null = null;
+  for (;;) {
+    const result = await batch(afterAt, afterId);
+    if (!result) return removed;
+    removed += Number(result.removed);
+    if (Number(result.scanned) < limit || result.last_at === null) return removed;
+    afterAt = result.last_at;
+    afterId = result.last_id;
+  }
+}
+
+/** Runs a plain batch statement (answering one row per deleted row) until a batch deletes fewer than the limit. */
+async function drainSweep(limit: number, batch: () => Promise<number>): Promise<number> {
+  let removed = 0;
+  for (;;) {
+    const n = await batch();
+    removed += n;
+    if (n < limit) return removed;
+  }
+}
+
+/**
+ * The PostgreSQL driver's own tables as retention targets: finished jobs per state (done, failed and cancelled after
+ * `finishedMs`, dead after `deadMs`; steps cascade), published outbox rows after `finishedMs`, expired events (on the
+ * database's clock, the bus's one clock), 1-hour counter buckets past 30 days, and worker rows that expired. Every
+ * statement is one bounded batch of `batchSize` (see `SQL_PURGE_JOBS`).
+ */
+export function pgPurgeTargets(ctx: PgContext, policy: ResolvedRetention): readonly PurgeTarget[] {
+  const limit = policy.batchSize;
+  const jobs = (state: JobState, keepMs: number): PurgeTarget => ({
+    name: `x_jobs:${state}`,
+    purgeExpired: (nowMs) =>
+      keysetSweep(ctx, limit, async (afterAt, afterId) => {
+        const { rows } = await ctx.executor.query<KeysetBatch>(ctx.sql.purgeJobs, [
+          state,
+          iso(nowMs - keepMs),
+          afterAt,
+          afterId,
+          limit,
+        ]);
+        return rows[0];
+      }),
+  });
+  return [
+    jobs('done', policy.finishedMs),
+    jobs('failed', policy.finishedMs),
+    jobs('cancelled', policy.finishedMs),
+    jobs('dead', policy.deadMs),
+    {
+      name: 'x_outbox',
+      purgeExpired: (nowMs) =>
+        keysetSweep(ctx, limit, async (afterAt, afterId) => {
+          const { rows } = await ctx.executor.query<KeysetBatch>(ctx.sql.purgeOutbox, [
+            iso(nowMs - policy.finishedMs),
+            afterAt,
+            afterId,
+            limit,
+          ]);
+          return rows[0];
+        }),
+    },
+    {
+      name: 'x_job_events',
+      purgeExpired: () =>
+        drainSweep(
+          limit,
+          async () => (await ctx.executor.query(ctx.sql.purgeEvents, [limit])).rows.length,
+        ),
+    },
+    {
+      name: 'x_job_counters',
+      purgeExpired: (nowMs) =>
+        drainSweep(
+          limit,
+          async () =>
+            (
+              await ctx.executor.query(ctx.sql.purgeCounters, [
+                iso(nowMs - HOUR_TIER_KEEP_MS),
+                limit,
+              ])
+            ).rows.length,
+        ),
+    },
+    {
+      name: 'x_workers',
+      purgeExpired: (nowMs) =>
+        drainSweep(
+          limit,
+          async () =>
+            (await ctx.executor.query(ctx.sql.purgeWorkers, [iso(nowMs), limit])).rows.length,
+        ),
+    },
+  ];
+}

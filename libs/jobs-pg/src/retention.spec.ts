@@ -1,0 +1,201 @@
+import { randomUUID } from 'node:crypto';
+import {
+  claimOf,
+  purge,
+  resolveRetention,
+  uuidv7,
+  type JobDriver,
+  type JobRow,
+} from '@ultimat3/jobs';
+import { frozenClock, runJobs, type FrozenClock } from '@ultimat3/jobs/testing';
+import { createTestDatabase, type TestDatabase } from '../test/test-database';
+import { postgresJobDriver } from './driver/pg-driver';
+
+const MINUTE = 60_000;
+const DAY = 24 * 60 * MINUTE;
+const VT = 90 * DAY;
+
+let db: TestDatabase;
+beforeAll(async () => {
+  db = await createTestDatabase();
+});
+afterAll(async () => {
+  await db?.drop();
+});
+
+/** Rows reached through the driver's own operations, each on a queue of its own so a claim takes exactly it. */
+function seeder(driver: JobDriver, clock: FrozenClock) {
+  let n = 0;
+  const enqueue = async (runAt = clock.now()): Promise<string> => {
+    const id = uuidv7(clock.now());
+    const queue = `retention-${n++}`;
+    await driver.enqueue({
+      id,
+      runId: randomUUID(),
+      name: 'retention.row',
+      queue,
+      input: {},
+      idempotencyKey: id,
+      tenantId: null,
+      enqueuedBy: null,
+      runAt,
+      maxAttempts: 3,
+      priority: 0,
+      onConflict: 'dedupe',
+      concurrencyKey: null,
+      traceparent: null,
+    });
+    return id;
+  };
+  const running = async () => {
+    const id = await enqueue();
+    const row = await driver.get(id);
+    const [claimed] = await driver.claim({
+      workerId: 'seed',
+      visibilityTimeoutMs: VT,
+      slots: [{ queue: row?.queue ?? '', limit: 1 }],
+    });
+    if (claimed?.id !== id) throw new Error('seed: claimed another row');
+    return claimed;
+  };
+  return {
+    enqueue,
+    running,
+    async done(withStep = false) {
+      const row = await running();
+      if (withStep) {
+        const at = clock.now();
+        await driver.steps.save(row.id, claimOf(row), {
+          name: 's',
+          output: 1,
+          attempt: 1,
+          startedAt: at,
+          completedAt: at,
+        });
+      }
+      await driver.ack(row.id, claimOf(row));
+      return row.id;
+    },
+    async nacked(how: { deadLetter?: boolean; fail?: boolean; park?: boolean }) {
+      const row = await running();
+      await driver.nack(row.id, {
+        ...claimOf(row),
+        error: 'x',
+        runAt: clock.now() + 60 * DAY,
+        ...how,
+      });
+      return row.id;
+    },
+  };
+}
+
+describe('the retention sweep over PostgreSQL (driven clock)', () => {
+  it('removes finished rows past their retention with their steps, and touches nothing younger or live', async () => {
+    const clock = frozenClock();
+    const driver = postgresJobDriver({ executor: db.executor, clock });
+    const seed = seeder(driver, clock);
+    const t0 = clock.now();
+
+    const oldDone = await seed.done(true);
+    const oldFailed = await seed.nacked({ fail: true });
+    const oldCancelled = await seed.enqueue();
+    await driver.introspect?.cancel(oldCancelled);
+    const oldDead = await seed.nacked({ deadLetter: true });
+    const live = [
+      await seed.enqueue(),
+      await seed.enqueue(t0 + 60 * DAY),
+      (await seed.running()).id,
+      await seed.nacked({ park: true }),
+    ];
+    await clock.advance(MINUTE);
+    const atCutoff = await seed.done(true);
+    await clock.advance(2 * DAY);
+    const youngDone = await seed.done();
+    const youngDead = await seed.nacked({ deadLetter: true });
+    const published = uuidv7(clock.now());
+    const pending = uuidv7(clock.now() + 1);
+    for (const [id, publishedAt] of [
+      [published, new Date(t0).toISOString()],
+      [pending, null],
+    ] as const) {
+      await db.executor.query(
+        `insert into x_outbox (id, run_id, name, queue, request, staged_at, published_at)
+         values ($1, $2, 'retention.row', 'q', '{}', $3, $4)`,
+        [id, randomUUID(), new Date(t0).toISOString(), publishedAt],
+      );
+    }
+    const before = new Map<string, JobRow | undefined>();
+    for (const id of [...live, atCutoff, youngDone, youngDead, oldDead])
+      before.set(id, await driver.get(id));
+
+    const policy = resolveRetention({ batchSize: 2 });
+    const sweep = purge({
+      name: 'retention.sweep',
+      clock,
+      targets: () => driver.purgeTargets?.(policy) ?? [],
+    });
+    const h = await runJobs({
+      jobs: [sweep],
+      driver,
+      clock,
+      installFacade: false,
+      visibilityTimeoutMs: VT,
+    });
+    const sweepOnce = async (): Promise<void> => {
+      const id = randomUUID();
+      await driver.enqueue({ ...(await sweepRequest(id)), queue: sweep.queue, name: sweep.name });
+      h.worker.signalEnqueued(sweep.queue);
+      for (let i = 0; i < 50 && (await driver.get(id))?.state !== 'done'; i++) await h.advance(100);
+      expect((await driver.get(id))?.state).toBe('done');
+    };
+    const sweepRequest = async (id: string) => ({
+      id,
+      runId: randomUUID(),
+      name: sweep.name,
+      queue: sweep.queue,
+      input: {},
+      idempotencyKey: id,
+      tenantId: null,
+      enqueuedBy: null,
+      runAt: clock.now(),
+      maxAttempts: 3,
+      priority: 0,
+      onConflict: 'dedupe' as const,
+      concurrencyKey: null,
+      traceparent: null,
+    });
+
+    try {
+      // just past 7 days after the first rows finished; the boundary row finished a minute after them
+      await clock.advance(7 * DAY - 2 * DAY - MINUTE + 1_000);
+      expect(clock.now()).toBe(t0 + 7 * DAY + 1_000);
+      await sweepOnce();
+      for (const id of [oldDone, oldFailed, oldCancelled])
+        expect(await driver.get(id)).toBeUndefined();
+      expect(await driver.steps.load(oldDone)).toEqual([]);
+      // finished exactly at the cutoff (now - 7 days), younger, dead, live: each row exactly as it was
+      for (const [id, row] of before) expect(await driver.get(id)).toEqual(row);
+      expect((await driver.steps.load(atCutoff)).map((s) => s.name)).toEqual(['s']);
+      // a row that finished exactly retention ago is kept: the cutoff is strict
+      const done = driver.purgeTargets?.(policy).find((t) => t.name === 'x_jobs:done');
+      expect(await done?.purgeExpired(t0 + MINUTE + 7 * DAY)).toBe(0);
+      expect(await driver.get(atCutoff)).toEqual(before.get(atCutoff));
+      const outbox = await db.executor.query<{ id: string }>(
+        'select id from x_outbox order by id',
+        [],
+      );
+      expect(outbox.rows.map((r) => r.id)).toEqual([pending]);
+
+      await clock.advance(23 * DAY);
+      await sweepOnce();
+      expect(await driver.get(oldDead)).toBeUndefined();
+      expect(await driver.get(atCutoff)).toBeUndefined();
+      expect(await driver.get(youngDone)).toBeUndefined();
+      // dead 28 days: kept for 30
+      expect(await driver.get(youngDead)).toEqual(before.get(youngDead));
+      for (const id of live) expect(await driver.get(id)).toEqual(before.get(id));
+    } finally {
+      await h.close();
+    }
+  });
+});
