@@ -21,7 +21,7 @@ alter table x_outbox add column quarantine_code text;         -- why: X_OUTBOX_Q
 create index x_outbox_claim_idx on x_outbox (staged_at, id)
   where published_at is null and quarantined_at is null;
 -- the operator's listing
-create index x_outbox_quarantined_idx on x_outbox (quarantined_at, id)
+create index x_outbox_quarantined_idx on x_outbox (quarantined_at, staged_at, id)
   where published_at is null and quarantined_at is not null;
 
 -- The index the claim index replaces lives in x_outbox's schema, which need not be on the search_path: drop it there.

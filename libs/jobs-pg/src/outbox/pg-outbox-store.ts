@@ -1,10 +1,13 @@
 import {
   OutboxNoTxError,
+  quarantinedPageLimit,
   stripNul,
   type Clock,
   type EnqueueRequest,
+  type OutboxQuarantineCode,
   type OutboxRecord,
   type OutboxStore,
+  type QuarantinedOutboxRecord,
 } from '@ultimat3/jobs';
 import { isUuid } from '../driver/pg-context';
 import type { PgExecutor } from '../executor/pg-executor';
@@ -36,6 +39,7 @@ interface ClaimedRow {
   readonly claimed_by: string;
   readonly claimed_at: Date;
   readonly attempts: number;
+  readonly tx_key: string;
 }
 
 const toRecord = (row: ClaimedRow): OutboxRecord => ({
@@ -45,6 +49,27 @@ const toRecord = (row: ClaimedRow): OutboxRecord => ({
   claimedBy: row.claimed_by,
   claimedAt: new Date(row.claimed_at).getTime(),
   attempts: row.attempts,
+  txKey: row.tx_key,
+});
+
+interface QuarantinedRow {
+  readonly id: string;
+  readonly request: EnqueueRequest;
+  readonly staged_at: Date;
+  readonly quarantined_at: Date;
+  readonly quarantine_code: OutboxQuarantineCode;
+  readonly attempts: number;
+  readonly last_error: string | null;
+}
+
+const toQuarantined = (row: QuarantinedRow): QuarantinedOutboxRecord => ({
+  id: row.id,
+  request: row.request,
+  stagedAt: new Date(row.staged_at).getTime(),
+  quarantinedAt: new Date(row.quarantined_at).getTime(),
+  code: row.quarantine_code,
+  attempts: row.attempts,
+  error: row.last_error,
 });
 
 /**
@@ -122,6 +147,31 @@ export function postgresOutboxStore(options: PostgresOutboxStoreOptions): Outbox
         failed?.id ?? null,
         failed === undefined ? null : stripNul(failed.error),
       ]);
+      return rowCount;
+    },
+
+    async quarantine(id, claimant, error) {
+      if (!isUuid(id)) return [];
+      const { rows } = await executor.query<{ id: string }>(sql.quarantine, [
+        id,
+        claimant,
+        stripNul(error),
+        now(),
+      ]);
+      return rows.map((r) => r.id);
+    },
+
+    async quarantined(limit) {
+      const { rows } = await executor.query<QuarantinedRow>(sql.quarantined, [
+        quarantinedPageLimit(limit),
+      ]);
+      return rows.map(toQuarantined);
+    },
+
+    async restore(ids) {
+      const valid = uuids(ids);
+      if (valid.length === 0) return 0;
+      const { rowCount } = await executor.query(sql.restore, [valid]);
       return rowCount;
     },
 

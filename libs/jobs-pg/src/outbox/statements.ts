@@ -1,7 +1,10 @@
 import { qualify } from '../schema';
 import { SQL_OUTBOX_CLAIM } from './sql/outbox-claim.sql';
 import { SQL_OUTBOX_MARK_PUBLISHED } from './sql/outbox-mark-published.sql';
+import { SQL_OUTBOX_QUARANTINE } from './sql/outbox-quarantine.sql';
+import { SQL_OUTBOX_QUARANTINED } from './sql/outbox-quarantined.sql';
 import { SQL_OUTBOX_RELEASE } from './sql/outbox-release.sql';
+import { SQL_OUTBOX_RESTORE } from './sql/outbox-restore.sql';
 import { SQL_OUTBOX_RETAINED } from './sql/outbox-retained.sql';
 import { SQL_OUTBOX_STAGE } from './sql/outbox-stage.sql';
 import { SQL_OUTBOX_STAGE_MANY } from './sql/outbox-stage-many.sql';
@@ -12,6 +15,9 @@ const STATEMENTS = {
   claim: SQL_OUTBOX_CLAIM,
   markPublished: SQL_OUTBOX_MARK_PUBLISHED,
   release: SQL_OUTBOX_RELEASE,
+  quarantine: SQL_OUTBOX_QUARANTINE,
+  quarantined: SQL_OUTBOX_QUARANTINED,
+  restore: SQL_OUTBOX_RESTORE,
   retained: SQL_OUTBOX_RETAINED,
 } as const;
 

@@ -1,11 +1,15 @@
 import type { EnqueueRequest } from '../driver/job-driver';
 import { InvariantError } from '../errors/runtime-errors';
 import { systemClock, type Clock } from '../util/clock';
-import type {
-  OutboxClaimOptions,
-  OutboxPublishFailure,
-  OutboxRecord,
-  OutboxStore,
+import { stripNul } from '../util/json';
+import {
+  quarantinedPageLimit,
+  type OutboxClaimOptions,
+  type OutboxPublishFailure,
+  type OutboxQuarantineCode,
+  type OutboxRecord,
+  type OutboxStore,
+  type QuarantinedOutboxRecord,
 } from './outbox-store';
 
 /** Options of {@link memoryOutboxStore}. */
@@ -40,6 +44,8 @@ interface Row {
   claimedAt: number | null;
   attempts: number;
   lastError: string | null;
+  quarantinedAt: number | null;
+  quarantineCode: OutboxQuarantineCode | null;
 }
 
 class Tx implements MemoryOutboxTx {
@@ -67,25 +73,67 @@ class Tx implements MemoryOutboxTx {
 const before = (a: Row, b: Row): boolean =>
   a.stagedAt < b.stagedAt || (a.stagedAt === b.stagedAt && a.seq < b.seq);
 
+/**
+ * A request as the store keeps and hands it back: through JSON text, as the pg store keeps it — key order, own
+ * `__proto__` keys and lone surrogates survive, and the copy is of the caller's realm (a `structuredClone` is not,
+ * under a VM test runner).
+ */
+const cloneRequest = (request: EnqueueRequest): EnqueueRequest =>
+  JSON.parse(JSON.stringify(request)) as EnqueueRequest;
+
+/** A key per transaction object, minted on first sight: what `txKey` reads for the rows of one group. */
+const groupKeys = new WeakMap<object, string>();
+let groupSeq = 0;
+const keyOf = (group: object): string => {
+  let key = groupKeys.get(group);
+  if (key === undefined) {
+    key = `memory-tx-${++groupSeq}`;
+    groupKeys.set(group, key);
+  }
+  return key;
+};
+
 function recordOf(row: Row): OutboxRecord {
   return {
     id: row.id,
-    request: structuredClone(row.request),
+    request: cloneRequest(row.request),
     stagedAt: row.stagedAt,
     claimedBy: row.claimedBy ?? '',
     claimedAt: row.claimedAt ?? 0,
     attempts: row.attempts,
+    txKey: keyOf(row.group),
   };
 }
 
+function quarantinedOf(row: Row): QuarantinedOutboxRecord {
+  return {
+    id: row.id,
+    request: cloneRequest(row.request),
+    stagedAt: row.stagedAt,
+    quarantinedAt: row.quarantinedAt ?? 0,
+    code: row.quarantineCode ?? 'X_OUTBOX_QUARANTINED',
+    attempts: row.attempts,
+    error: row.lastError,
+  };
+}
+
+/** Puts `row` out of the claim under `code`. */
+function quarantineRow(row: Row, now: number, code: OutboxQuarantineCode, error: string): void {
+  row.claimedBy = null;
+  row.claimedAt = null;
+  row.quarantinedAt = now;
+  row.quarantineCode = code;
+  row.lastError = stripNul(error);
+}
+
 /**
- * The outbox over in-process maps, for tests and single-process apps; it passes `outboxStoreConformance` like the pg store. A
- * published row is DROPPED (`retained()` is the relay's backlog, not a running total — the pg store keeps
- * `published_at` as the audit trail this map is not).
+ * The outbox over in-process maps, for tests and single-process apps; it passes `outboxStoreConformance` like the pg
+ * store. A quarantined row stays (out of the claim) until restored. A published row is DROPPED (`retained()` is the
+ * relay's backlog, not a running total — the pg store keeps `published_at` as the audit trail this map is not).
  *
  * `stage(request, tx)`: a transaction from `begin()` holds the row until it commits; any other `tx` value (a TypeORM
- * `EntityManager` beside the memory store) stages at once, grouped with the other rows of that `tx` for ordering — memory has no
- * transactions to join.
+ * `EntityManager` beside the memory store) stages at once, grouped with the other rows of that `tx` for ordering —
+ * memory has no transactions to join.
  */
 export function memoryOutboxStore(options: MemoryOutboxStoreOptions = {}): MemoryOutboxStore {
   const clock = options.clock ?? systemClock;
@@ -98,7 +146,7 @@ export function memoryOutboxStore(options: MemoryOutboxStoreOptions = {}): Memor
   const stageNow = (request: EnqueueRequest, group: object): Row => {
     const row: Row = {
       id: request.id,
-      request: structuredClone(request),
+      request: cloneRequest(request),
       stagedAt: clock.now(),
       seq: seq++,
       group,
@@ -106,6 +154,8 @@ export function memoryOutboxStore(options: MemoryOutboxStoreOptions = {}): Memor
       claimedAt: null,
       attempts: 0,
       lastError: null,
+      quarantinedAt: null,
+      quarantineCode: null,
     };
     return row;
   };
@@ -149,6 +199,7 @@ export function memoryOutboxStore(options: MemoryOutboxStoreOptions = {}): Memor
       const now = clock.now();
       const ordered = [...rows.values()].sort((a, b) => (before(a, b) ? -1 : 1));
       const candidates = ordered
+        .filter((r) => r.quarantinedAt === null)
         .filter((r) => r.claimedAt === null || r.claimedAt + leaseMs <= now)
         .slice(0, Math.max(0, limit));
       const taken = new Set(candidates.map((r) => r.id));
@@ -182,8 +233,45 @@ export function memoryOutboxStore(options: MemoryOutboxStoreOptions = {}): Memor
       return mine.length;
     },
 
+    async quarantine(id, claimant, error) {
+      const [row] = held([id], claimant);
+      if (row === undefined || row.quarantinedAt !== null) return [];
+      const now = clock.now();
+      row.attempts += 1;
+      quarantineRow(row, now, 'X_OUTBOX_QUARANTINED', error);
+      const behind = [...rows.values()]
+        .filter((r) => r.group === row.group && before(row, r) && r.quarantinedAt === null)
+        .sort((a, b) => (before(a, b) ? -1 : 1));
+      for (const r of behind) {
+        quarantineRow(r, now, 'X_OUTBOX_HELD_BEHIND', `held behind quarantined row ${row.id}`);
+      }
+      return [row.id, ...behind.map((r) => r.id)];
+    },
+
+    async quarantined(limit) {
+      const page = quarantinedPageLimit(limit);
+      return [...rows.values()]
+        .filter((r) => r.quarantinedAt !== null)
+        .sort((a, b) => (a.quarantinedAt ?? 0) - (b.quarantinedAt ?? 0) || (before(a, b) ? -1 : 1))
+        .slice(0, page)
+        .map(quarantinedOf);
+    },
+
+    async restore(ids) {
+      let restored = 0;
+      for (const id of new Set(ids)) {
+        const row = rows.get(id);
+        if (row === undefined || row.quarantinedAt === null) continue;
+        row.quarantinedAt = null;
+        row.quarantineCode = null;
+        row.attempts = 0;
+        restored++;
+      }
+      return restored;
+    },
+
     async retained() {
-      return rows.size;
+      return [...rows.values()].filter((r) => r.quarantinedAt === null).length;
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { EnqueueRequest } from '../driver/job-driver';
+import { InvariantError } from '../errors/runtime-errors';
 
 /** One staged request a relay claimed, with the lease that makes it this relay's to publish. */
 export interface OutboxRecord {
@@ -14,6 +15,46 @@ export interface OutboxRecord {
   readonly claimedAt: number;
   /** How many publishes of this row failed so far. */
   readonly attempts: number;
+  /**
+   * The transaction that staged it: equal on the rows one transaction staged, distinct across transactions. A relay
+   * that cannot publish a row holds back the rest of ITS transaction only.
+   */
+  readonly txKey: string;
+}
+
+/**
+ * Why a row is quarantined: `X_OUTBOX_QUARANTINED`, its own publish failed its last try; `X_OUTBOX_HELD_BEHIND`, an
+ * earlier row of its transaction is quarantined, and it must not publish without it.
+ */
+export type OutboxQuarantineCode = 'X_OUTBOX_QUARANTINED' | 'X_OUTBOX_HELD_BEHIND';
+
+/** A staged row out of every claim until an operator restores it ({@link OutboxStore.restore}). */
+export interface QuarantinedOutboxRecord {
+  readonly id: string;
+  /** The request as it was staged. */
+  readonly request: EnqueueRequest;
+  readonly stagedAt: number;
+  /** When it was quarantined (epoch ms). */
+  readonly quarantinedAt: number;
+  readonly code: OutboxQuarantineCode;
+  /** Publishes of this row that failed (0 for a row held behind another). */
+  readonly attempts: number;
+  /** The last publish error, rendered; for a row held behind another, which row holds it. */
+  readonly error: string | null;
+}
+
+/** Most rows one {@link OutboxStore.quarantined} answers (1,000); the default is 100. */
+export const MAX_QUARANTINED_PAGE = 1_000;
+
+/** The page size of a {@link OutboxStore.quarantined} call: a whole number in 1..1,000, else `X_INVARIANT`. */
+export function quarantinedPageLimit(limit: number = 100): number {
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_QUARANTINED_PAGE) {
+    throw new InvariantError(
+      `outbox quarantined(): limit must be a whole number from 1 to ${MAX_QUARANTINED_PAGE}, not ${String(limit)}.`,
+      'Page through with a limit in range.',
+    );
+  }
+  return limit;
 }
 
 /** Options of one {@link OutboxStore.claim}. */
@@ -71,6 +112,21 @@ export interface OutboxStore {
     claimant: string,
     failure?: OutboxPublishFailure,
   ): Promise<number>;
-  /** How many rows are staged and not yet published: the relay's backlog. */
+  /**
+   * Takes a row out of every claim for good: the relay could not publish it in its tries. Fenced: only a row
+   * `claimant` still holds. `error` (the last publish error) is recorded with `X_OUTBOX_QUARANTINED` and the attempt
+   * counted; every unpublished row its transaction staged AFTER it goes with it as `X_OUTBOX_HELD_BEHIND`, so a
+   * transaction's later rows never publish without its earlier ones. Answers the ids quarantined, the row first (none
+   * when the fence missed).
+   */
+  quarantine(id: string, claimant: string, error: string): Promise<readonly string[]>;
+  /** Quarantined rows, oldest quarantine first, at most `limit` (default 100, at most {@link MAX_QUARANTINED_PAGE}). */
+  quarantined(limit?: number): Promise<readonly QuarantinedOutboxRecord[]>;
+  /**
+   * Puts quarantined rows back in the claim with their attempts reset (the operator fixed the cause). A row still
+   * waits behind an earlier row of its transaction that stays quarantined. Answers how many were restored.
+   */
+  restore(ids: readonly string[]): Promise<number>;
+  /** How many rows are staged and not yet published: the relay's backlog. Quarantined rows are not in it. */
   retained(): Promise<number>;
 }

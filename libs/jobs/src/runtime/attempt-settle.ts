@@ -25,7 +25,7 @@ export interface Attempt {
   ctx: JobRunContext;
 }
 
-/** Renders an error for `lastError` and the log: {@link renderError} — its code and message, bounded, never a throw. */
+/** Renders an error for `lastError` and the log: {@link renderError} (code and message, bounded, never a throw). */
 export function errorText(error: unknown): string {
   return renderError(error);
 }

@@ -89,7 +89,9 @@ export function errorLine(error: Error): string {
   return renderError(error);
 }
 
-/** Any thrown value as a log field, never a throw: {@link renderError} (an error's {@link errorLine}, a string as is). */
+/**
+ * Any thrown value as a log field, never a throw: {@link renderError} (an error's {@link errorLine}, a string as is).
+ */
 export function logError(error: unknown): string {
   return renderError(error);
 }

@@ -11,7 +11,8 @@
  *
  * $1 now (timestamptz; null = the database's `now()`), $2 claimant, $3 limit, $4 lease (ms).
  *
- * Returns the claimed rows `(id, request, staged_at, claimed_by, claimed_at, attempts)` in `staged_at, id` order.
+ * Returns the claimed rows `(id, request, staged_at, claimed_by, claimed_at, attempts, tx_key)` in `staged_at, id`
+ * order; `tx_key` names the staging transaction (the row's own id for a row staged before migration 0002).
  */
 export const SQL_OUTBOX_CLAIM = `
 with clock as (
@@ -44,9 +45,10 @@ claimed as (
   set claimed_by = $2::text, claimed_at = (select k.now from clock k)
   from claimable c
   where o.id = c.id
-  returning o.id, o.request, o.staged_at, o.claimed_by, o.claimed_at, o.attempts
+  returning o.id, o.request, o.staged_at, o.claimed_by, o.claimed_at, o.attempts,
+    coalesce(o.tx_id::text, o.id::text) as tx_key
 )
-select id, request, staged_at, claimed_by, claimed_at, attempts
+select id, request, staged_at, claimed_by, claimed_at, attempts, tx_key
 from claimed
 order by staged_at, id
 `;

@@ -7,7 +7,7 @@ import type { OutboxDataSource } from './typeorm-like';
 /** The relay knobs `OutboxModule.forRoot({ relay })` passes on to `outboxRelay()`. */
 export type OutboxModuleRelayOptions = Pick<
   OutboxRelayOptions,
-  'intervalMs' | 'idlePollMaxMs' | 'batch' | 'claimLeaseMs' | 'claimant'
+  'intervalMs' | 'idlePollMaxMs' | 'batch' | 'claimLeaseMs' | 'claimant' | 'maxPublishAttempts'
 >;
 
 /**

@@ -18,8 +18,10 @@ export interface OutboxRelayStats {
   readonly published: number;
   readonly deduped: number;
   readonly released: number;
-  /** Publishes that failed and stopped their batch. */
+  /** Passes in which a publish failed and will be tried again (the database out of reach included). */
   readonly publishFailures: number;
+  /** Rows quarantined (`jobs.outbox.quarantined`): a row out of tries, and the rows its transaction staged after it. */
+  readonly quarantined: number;
   /** Passes that threw (`jobs.outbox.tick-failed`). */
   readonly tickFailures: number;
   /** Whether a proven cross-process wake is live now ({@link OutboxRelay.setWakeLive}): the idle ceiling is 5 s. */
@@ -57,10 +59,12 @@ type RelayState = 'new' | 'running' | 'draining' | 'stopped';
 /**
  * The outbox relay: claims committed staged rows (a lease of `claimLeaseMs`, fenced on its claimant), publishes each
  * in `stagedAt, id` order through `driver.enqueue(record.request)` — under the staged id, so a republish after a crash
- * meets the job the first publish made, even a finished one — then retires them. While passes move rows it runs them
- * back to back; idle, it waits `intervalMs`, doubling up to the idle ceiling (2 s, or 5 s while `setWakeLive(true)`);
- * `wake()` runs one now. A pass that
- * throws is logged as `jobs.outbox.tick-failed` and the loop re-arms after `intervalMs`.
+ * meets the job the first publish made, even a finished one — then retires them. No single row stops the others: a
+ * row that fails to publish holds back only the later rows of its own transaction, is tried again each pass (after
+ * `intervalMs`), and after `maxPublishAttempts` (5) is quarantined with them — see `relayPass`. While passes move
+ * rows it runs them back to back; idle, it waits `intervalMs`, doubling up to the idle ceiling (2 s, or 5 s while
+ * `setWakeLive(true)`); `wake()` runs one now. A pass that throws is logged as `jobs.outbox.tick-failed` and the loop
+ * re-arms after `intervalMs`.
  */
 export function outboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const config = resolveRelayOptions(options);
@@ -79,6 +83,7 @@ export function outboxRelay(options: OutboxRelayOptions): OutboxRelay {
     deduped: 0,
     released: 0,
     publishFailures: 0,
+    quarantined: 0,
     tickFailures: 0,
   };
 
@@ -91,6 +96,7 @@ export function outboxRelay(options: OutboxRelayOptions): OutboxRelay {
     stats.published += result.published;
     stats.deduped += result.deduped;
     stats.released += result.released;
+    stats.quarantined += result.quarantined;
     if (result.failure) stats.publishFailures++;
     return result;
   };

@@ -19,6 +19,12 @@ export const OUTBOX_RELAY_WOKEN_IDLE_POLL_MAX_MS = 5_000;
 export const OUTBOX_RELAY_BATCH = 100;
 /** How long a claimed row stays the claimant's before any relay may take it again (30 s). */
 export const OUTBOX_CLAIM_LEASE_MS = 30_000;
+/**
+ * How many times the relay tries to publish one staged row before it quarantines it (5): one try per pass, a pass
+ * every `intervalMs` after a failure, so about a second at the default interval. A database out of reach counts no
+ * try (see `relayPass`).
+ */
+export const OUTBOX_PUBLISH_ATTEMPTS = 5;
 
 /** Test seams: where a fault can be injected into a pass. */
 export interface OutboxRelayFaults {
@@ -47,6 +53,11 @@ export interface OutboxRelayOptions {
   readonly batch?: number;
   /** The claim's lease: a positive whole number of ms (default 30 000); anything else is `X_INVARIANT`. */
   readonly claimLeaseMs?: number;
+  /**
+   * Tries to publish one row before it is quarantined, with the rows its transaction staged after it (default 5): a
+   * positive whole number; anything else is `X_INVARIANT`.
+   */
+  readonly maxPublishAttempts?: number;
   /** The token this relay stamps on what it claims (default `host:pid:random`). Unique per relay. */
   readonly claimant?: string;
   /** Told the queue of every job a pass created (the in-process wake of a worker in this process). */
@@ -66,6 +77,7 @@ export interface ResolvedRelayOptions {
   readonly idlePollMaxMs: number | undefined;
   readonly batch: number;
   readonly claimLeaseMs: number;
+  readonly maxPublishAttempts: number;
   readonly claimant: string;
   readonly onPublished: ((queue: string) => void) | undefined;
   readonly faults: OutboxRelayFaults | undefined;
@@ -81,7 +93,10 @@ function wholePositive(field: string, value: number): number {
   return value;
 }
 
-/** Checks `outboxRelay()` options: every duration and the batch a positive whole number, else `X_INVARIANT`. */
+/**
+ * Checks `outboxRelay()` options: every duration, the batch and `maxPublishAttempts` a positive whole number, else
+ * `X_INVARIANT`.
+ */
 export function resolveRelayOptions(options: OutboxRelayOptions): ResolvedRelayOptions {
   if (typeof options !== 'object' || options === null || !options.store || !options.driver) {
     throw new InvariantError('outboxRelay() needs { store, driver }.');
@@ -109,6 +124,10 @@ export function resolveRelayOptions(options: OutboxRelayOptions): ResolvedRelayO
     idlePollMaxMs,
     batch: wholePositive('batch', options.batch ?? OUTBOX_RELAY_BATCH),
     claimLeaseMs: wholePositive('claimLeaseMs', options.claimLeaseMs ?? OUTBOX_CLAIM_LEASE_MS),
+    maxPublishAttempts: wholePositive(
+      'maxPublishAttempts',
+      options.maxPublishAttempts ?? OUTBOX_PUBLISH_ATTEMPTS,
+    ),
     claimant,
     onPublished: options.onPublished,
     faults: options.faults,

@@ -1,4 +1,6 @@
 import { errorCodeOf } from '../../errors/jobs-error';
+import { OutboxQuarantinedError } from '../../errors/outbox-errors';
+import { renderError } from '../../runtime/render-error';
 import type { OutboxPublishFailure, OutboxRecord } from '../outbox-store';
 import type { ResolvedRelayOptions } from './relay-options';
 
@@ -10,9 +12,11 @@ export interface OutboxPassResult {
   readonly published: number;
   /** Of those, the publishes that met an existing job (a republish, or a live key's holder). */
   readonly deduped: number;
-  /** Rows handed straight back: after a failed publish, or because the relay began to drain. */
+  /** Rows handed straight back: behind a failed publish of their transaction, or because the relay began to drain. */
   readonly released: number;
-  /** The publish that stopped the batch, if one did. */
+  /** Rows quarantined: the one whose last try failed, and the rows its transaction staged after it. */
+  readonly quarantined: number;
+  /** The first publish that failed and will be tried again, if one did. */
   readonly failure: OutboxPublishFailure | undefined;
 }
 
@@ -22,44 +26,82 @@ export const EMPTY_PASS: OutboxPassResult = {
   published: 0,
   deduped: 0,
   released: 0,
+  quarantined: 0,
   failure: undefined,
 };
 
-const errorText = (error: unknown): string =>
-  error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+/**
+ * A publish failure that says nothing about the row: the database out of reach (`X_DRIVER_UNAVAILABLE`, as the
+ * drivers map a refused or lost connection), or a transaction the server rolled back or refused for load (SQLSTATE
+ * classes 40, 53, 57). Charged to a row, an outage of a few seconds would quarantine every row it met.
+ */
+function transient(error: unknown): boolean {
+  const code = errorCodeOf(error);
+  if (code === undefined) return false;
+  return code === 'X_DRIVER_UNAVAILABLE' || /^(40|53|57)[0-9A-Z]{3}$/.test(code);
+}
+
+/** A row whose publish failed and is charged for it: tried again next pass, or quarantined on its last try. */
+interface RowFailure {
+  readonly record: OutboxRecord;
+  readonly error: string;
+}
 
 interface Published {
   readonly ids: string[];
   readonly queues: Set<string>;
   deduped: number;
-  failure: OutboxPublishFailure | undefined;
+  /** Rows charged with their failure, in claim order. */
+  readonly failed: RowFailure[];
+  /** A failure that stopped the whole pass (the database out of reach). */
+  stopped: OutboxPublishFailure | undefined;
 }
 
-/** Publishes `records` in order until one fails or `keepGoing()` turns false. */
+/**
+ * Publishes `records` in claim order. A row that fails holds back the rows after it in ITS transaction only (they
+ * are skipped, and released) — the rows of other transactions go on. A transient failure stops the pass, as does
+ * `keepGoing()` turning false.
+ */
 async function publishInOrder(
   options: ResolvedRelayOptions,
   records: readonly OutboxRecord[],
   keepGoing: () => boolean,
 ): Promise<Published> {
   const { driver, logger, claimant } = options;
-  const done: Published = { ids: [], queues: new Set(), deduped: 0, failure: undefined };
+  const done: Published = {
+    ids: [],
+    queues: new Set(),
+    deduped: 0,
+    failed: [],
+    stopped: undefined,
+  };
+  const heldTx = new Set<string>();
   for (const record of records) {
     if (!keepGoing()) break;
+    if (heldTx.has(record.txKey)) continue;
     try {
       const result = await driver.enqueue(record.request);
       if (result.deduped) done.deduped += 1;
       else done.queues.add(record.request.queue);
     } catch (error) {
       if (errorCodeOf(error) !== 'X_JOB_DUPLICATE') {
-        done.failure = { id: record.id, error: errorText(error) };
+        const text = renderError(error);
+        const stops = transient(error);
         logger.log('warn', 'jobs.outbox.publish-failed', {
           relay: claimant,
           id: record.id,
           job: record.request.name,
-          attempts: record.attempts + 1,
-          error: done.failure.error,
+          attempts: stops ? record.attempts : record.attempts + 1,
+          transient: stops,
+          error: text,
         });
-        break;
+        if (stops) {
+          done.stopped = { id: record.id, error: text };
+          break;
+        }
+        done.failed.push({ record, error: text });
+        heldTx.add(record.txKey);
+        continue;
       }
       // onConflict: 'error' met a live holder of the key: the staged request cannot land, and retrying it forever
       // would stop every row behind it. It is retired as a dedupe to that holder, loudly.
@@ -68,7 +110,7 @@ async function publishInOrder(
         relay: claimant,
         id: record.id,
         job: record.request.name,
-        error: errorText(error),
+        error: renderError(error),
       });
     }
     done.ids.push(record.id);
@@ -77,9 +119,51 @@ async function publishInOrder(
 }
 
 /**
+ * Settles the rows charged with a failure: a row on its last try is quarantined (with the rows its transaction staged
+ * after it) and reported; any other is released with its failure recorded. Answers the ids quarantined, and the
+ * failure to report for the pass (the first row that will be tried again).
+ */
+async function settleFailures(
+  options: ResolvedRelayOptions,
+  failed: readonly RowFailure[],
+): Promise<{ quarantined: Set<string>; retry: OutboxPublishFailure | undefined }> {
+  const { store, claimant, logger, maxPublishAttempts } = options;
+  const quarantined = new Set<string>();
+  let retry: OutboxPublishFailure | undefined;
+  for (const { record, error } of failed) {
+    const attempts = record.attempts + 1;
+    if (attempts < maxPublishAttempts) {
+      retry ??= { id: record.id, error };
+      await store.release([record.id], claimant, { id: record.id, error });
+      continue;
+    }
+    const [row, ...heldBehind] = await store.quarantine(record.id, claimant, error);
+    if (row === undefined) continue; // the fence missed: another relay holds it now
+    quarantined.add(row);
+    for (const id of heldBehind) quarantined.add(id);
+    const coded = new OutboxQuarantinedError(record.request.name, record.id, attempts, error);
+    logger.log('error', 'jobs.outbox.quarantined', {
+      relay: claimant,
+      code: coded.code,
+      id: record.id,
+      job: record.request.name,
+      attempts,
+      error,
+      heldBehind,
+    });
+  }
+  return { quarantined, retry };
+}
+
+/**
  * One relay pass: claim a batch (a lease), publish each row in `stagedAt, id` order under its own id, then retire what
- * landed. A failed publish stops the batch — later rows never overtake it — and the rest is released at once, so a
- * blip costs one interval, not a lease. Draining (`keepGoing()` false) stops between rows the same way.
+ * landed. A row whose publish fails holds back the later rows of its own transaction — createInvoice then chargeCard
+ * staged together never publish out of order — while other transactions' rows go on. The failed row is released with
+ * its attempt counted and tried again next pass; on its `maxPublishAttempts`-th failure it is quarantined instead, with
+ * the rows its transaction staged after it (`X_OUTBOX_QUARANTINED` / `X_OUTBOX_HELD_BEHIND`), and logged
+ * `jobs.outbox.quarantined`. The database out of reach stops the pass and is charged to no row. Draining
+ * (`keepGoing()` false) stops between rows. Whatever was not published or quarantined is released at once, so a blip
+ * costs one interval, not a lease.
  */
 export async function relayPass(
   options: ResolvedRelayOptions,
@@ -100,14 +184,18 @@ export async function relayPass(
       retired,
     });
   }
-  const rest = records.slice(done.ids.length).map((r) => r.id);
-  if (rest.length > 0) await store.release(rest, claimant, done.failure);
+  const { quarantined, retry } = await settleFailures(options, done.failed);
+  const settled = new Set([...done.ids, ...done.failed.map((f) => f.record.id), ...quarantined]);
+  const rest = records.filter((r) => !settled.has(r.id)).map((r) => r.id);
+  if (rest.length > 0) await store.release(rest, claimant);
   for (const queue of done.queues) options.onPublished?.(queue);
+  const retried = done.failed.filter((f) => !quarantined.has(f.record.id)).length;
   return {
     claimed: records.length,
     published: done.ids.length,
     deduped: done.deduped,
-    released: rest.length,
-    failure: done.failure,
+    released: rest.length + retried,
+    quarantined: quarantined.size,
+    failure: retry ?? done.stopped,
   };
 }

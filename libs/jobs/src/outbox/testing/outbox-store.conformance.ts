@@ -229,6 +229,74 @@ export function outboxStoreConformance(name: string, make: MakeOutboxStore): voi
       expect(ids(await claim('relay-a'))).toEqual(many.map((r) => r.id));
     });
 
+    it('hands every claimed row its transaction key: shared within a transaction, distinct across', async () => {
+      const tx = await inTx(2);
+      const [solo1, solo2] = await stageAll(2);
+      const keyOf = new Map((await claim('relay-a')).map((r) => [r.id, r.txKey]));
+      expect(keyOf.get(tx[0]?.id ?? '')).toBe(keyOf.get(tx[1]?.id ?? ''));
+      const keys = [tx[0], solo1, solo2].map((r) => keyOf.get(r?.id ?? ''));
+      expect(keys.every((k) => typeof k === 'string' && k.length > 0)).toBe(true);
+      expect(new Set(keys).size).toBe(3);
+    });
+
+    it('quarantines a held row and the rows its transaction staged after it: out of the claim and the backlog, listed', async () => {
+      const [r1, r2, r3] = await inTx(3);
+      const [solo] = await stageAll(1);
+      const held = ids(await claim('relay-a'));
+      expect(held).toEqual([r1?.id, r2?.id, r3?.id, solo?.id]);
+      expect(await store.markPublished([r1?.id ?? ''], 'relay-a')).toBe(1);
+      await clock.advance(5);
+      const out = await store.quarantine(r2?.id ?? '', 'relay-a', 'X_VALUE_INVALID: bad\u0000');
+      expect([...out].sort()).toEqual([r2?.id, r3?.id].sort());
+      expect(await store.release([r3?.id ?? '', solo?.id ?? ''], 'relay-a')).toBe(1);
+      expect(await store.retained()).toBe(1);
+      expect(ids(await claim('relay-b'))).toEqual([solo?.id]);
+      await clock.advance(LEASE * 2);
+      expect(ids(await claim('relay-c'))).toEqual([solo?.id]);
+      const listed = await store.quarantined();
+      expect(listed.map((q) => [q.id, q.code, q.attempts])).toEqual([
+        [r2?.id, 'X_OUTBOX_QUARANTINED', 1],
+        [r3?.id, 'X_OUTBOX_HELD_BEHIND', 0],
+      ]);
+      expect(listed[0]).toMatchObject({ request: r2, quarantinedAt: clock.now() - LEASE * 2 });
+      expect(listed[0]?.error).toMatch(/^X_VALUE_INVALID: bad/);
+      expect(listed[0]?.error).not.toMatch(/\u0000/);
+      expect(listed[1]?.error).toContain(r2?.id);
+    });
+
+    it('quarantine is fenced on the claimant, and a published or quarantined row is left alone', async () => {
+      const [r1] = await stageAll(1);
+      await claim('relay-a');
+      expect(await store.quarantine(r1?.id ?? '', 'relay-b', 'boom')).toEqual([]);
+      expect(await store.quarantined()).toEqual([]);
+      expect(await store.quarantine(r1?.id ?? '', 'relay-a', 'boom')).toEqual([r1?.id]);
+      expect(await store.quarantine(r1?.id ?? '', 'relay-a', 'boom')).toEqual([]);
+      expect(await store.quarantine(uuidv7(), 'relay-a', 'boom')).toEqual([]);
+      expect((await store.quarantined()).map((q) => q.id)).toEqual([r1?.id]);
+    });
+
+    it('restores quarantined rows: claimable again, in staging order, attempts reset', async () => {
+      const [r1, r2] = await inTx(2);
+      await claim('relay-a');
+      await store.release([r1?.id ?? '', r2?.id ?? ''], 'relay-a', {
+        id: r1?.id ?? '',
+        error: 'x',
+      });
+      await claim('relay-a');
+      await store.quarantine(r1?.id ?? '', 'relay-a', 'still bad');
+      expect(await store.restore([r2?.id ?? ''])).toBe(1);
+      // r2 waits behind r1, which is still quarantined: a transaction is never published out of order
+      expect(await claim('relay-b')).toEqual([]);
+      expect(await store.restore([r1?.id ?? '', uuidv7()])).toBe(1);
+      expect(await store.quarantined()).toEqual([]);
+      expect(await store.retained()).toBe(2);
+      const back = await claim('relay-b');
+      expect(back.map((r) => [r.id, r.attempts])).toEqual([
+        [r1?.id, 0],
+        [r2?.id, 0],
+      ]);
+    });
+
     it('answers 0 for ids it does not hold', async () => {
       expect(await store.markPublished([uuidv7()], 'relay-a')).toBe(0);
       expect(await store.release([uuidv7()], 'relay-a')).toBe(0);
