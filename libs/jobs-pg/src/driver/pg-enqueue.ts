@@ -55,6 +55,7 @@ export async function enqueueOne(ctx: PgContext, request: EnqueueRequest): Promi
     request.priority,
     request.concurrencyKey,
     request.traceparent,
+    request.crossTenantReason ?? null,
   ];
   for (let run = 0; run <= RACE_RETRIES; run++) {
     const { rows } = await ctx.executor.query<EnqueueRecord>(ctx.sql.enqueue, values);
@@ -88,6 +89,10 @@ export function columnsOf(requests: readonly EnqueueRequest[]): unknown[][] {
   ];
 }
 
+/** The `cross_tenant_reason` column of a batch: the last array `SQL_ENQUEUE_FRESH` and `SQL_ENQUEUE_MANY` take. */
+const crossTenantReasons = (requests: readonly EnqueueRequest[]): (string | null)[] =>
+  requests.map((r) => r.crossTenantReason ?? null);
+
 /** Whether a batch may take the fast path: no strict request, and no id or live key named twice in it. */
 function isFresh(requests: readonly EnqueueRequest[]): boolean {
   const ids = new Set<string>();
@@ -114,6 +119,7 @@ async function enqueueFresh(
   const { rows } = await ctx.executor.query<{ id: string }>(ctx.sql.enqueueFresh, [
     ctx.now(),
     ...columnsOf(requests),
+    crossTenantReasons(requests),
   ]);
   const inserted = new Set(rows.map((row) => row.id.toLowerCase()));
   return requests.map((r) =>
@@ -130,6 +136,7 @@ async function enqueuePass(
     ctx.now(),
     ...columnsOf(requests),
     requests.map((r) => r.onConflict === 'error'),
+    crossTenantReasons(requests),
   ]);
   if (rows.length !== requests.length) {
     throw new InvariantError(`jobs-pg: enqueueMany answered ${rows.length} of ${requests.length}.`);

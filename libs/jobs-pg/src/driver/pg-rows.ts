@@ -35,6 +35,8 @@ export interface JobRecord {
   readonly concurrency_key: string | null;
   readonly traceparent: string | null;
   readonly finished_at: PgTime | null;
+  /** Absent from a schema before migration 0004. */
+  readonly cross_tenant_reason?: string | null;
 }
 
 /** Epoch ms of a decoded timestamp. */
@@ -74,6 +76,7 @@ export function toJobRow(r: JobRecord): JobRow {
     concurrencyKey: r.concurrency_key,
     traceparent: r.traceparent,
     finishedAt: toMsOrNull(r.finished_at),
+    crossTenantReason: r.cross_tenant_reason ?? null,
   };
 }
 
@@ -109,5 +112,6 @@ export function toClaimedJob(r: JobRecord): ClaimedJob {
     concurrencyKey: r.concurrency_key,
     traceparent: r.traceparent,
     finishedAt: toMsOrNull(r.finished_at),
+    crossTenantReason: r.cross_tenant_reason ?? null,
   };
 }

@@ -9,6 +9,7 @@ import type { PgExecutor } from '../executor/pg-executor';
 import { qualify } from '../schema';
 import { SQL_EVENT_PUBLISH } from './sql/event-publish.sql';
 import { SQL_EVENTS_FIND } from './sql/events-find.sql';
+import { SQL_EVENTS_FIND_TENANT } from './sql/events-find-tenant.sql';
 import { SQL_EVENTS_NOW } from './sql/events-now.sql';
 import { SQL_EVENTS_PURGE } from './sql/events-purge.sql';
 import { SQL_EVENTS_RESET } from './sql/events-reset.sql';
@@ -25,6 +26,7 @@ interface EventRow {
   readonly id: string;
   readonly name: string;
   readonly payload: JsonValue;
+  readonly tenant_id: string | null;
   readonly published_ms: string | number;
   readonly expires_ms: string | number;
 }
@@ -34,6 +36,7 @@ function toEvent(row: EventRow): PublishedEvent {
     id: row.id,
     name: row.name,
     payload: row.payload,
+    tenant: row.tenant_id,
     publishedAt: Number(row.published_ms),
     expiresAt: Number(row.expires_ms),
   };
@@ -41,13 +44,15 @@ function toEvent(row: EventRow): PublishedEvent {
 
 /**
  * The event bus over `x_job_events`, stamped with the database's now() and answering `now()` from the same clock, so
- * a worker running ahead of the database still matches an event published after it asked.
+ * a worker running ahead of the database still matches an event published after it asked. Each event keeps its
+ * tenant (`tenant_id`, migration 0004); a lookup for one tenant reads that tenant's events only.
  */
 export function postgresEventBus(options: PostgresEventBusOptions): EventBus {
   const { executor } = options;
   const sql = (text: string): string => qualify(text, options.schema);
   const publish = sql(SQL_EVENT_PUBLISH);
   const find = sql(SQL_EVENTS_FIND);
+  const findTenant = sql(SQL_EVENTS_FIND_TENANT);
   const purge = sql(SQL_EVENTS_PURGE);
   const reset = sql(SQL_EVENTS_RESET);
   const pageSize = options.pageSize ?? 200;
@@ -64,20 +69,23 @@ export function postgresEventBus(options: PostgresEventBusOptions): EventBus {
         name,
         JSON.stringify(payload),
         Math.max(1, Math.round(ttl)),
+        opts.tenant ?? null,
       ]);
       const row = rows[0];
       if (row === undefined) throw new Error('jobs-pg: the event insert returned no row');
       return toEvent(row);
     },
-    async find(name, sinceMs, match) {
+    async find(name, sinceMs, match, opts = {}) {
+      // a tenant's lookup reads only its own events; no tenant is '' (never a tenant's id)
+      const scoped = opts.tenant !== undefined;
       let cursor: string | null = null;
       for (;;) {
-        const page: { rows: EventRow[] } = await executor.query<EventRow>(find, [
-          name,
-          sinceMs,
-          cursor,
-          pageSize,
-        ]);
+        const params: unknown[] = [name, sinceMs, cursor, pageSize];
+        if (scoped) params.push(opts.tenant ?? '');
+        const page: { rows: EventRow[] } = await executor.query<EventRow>(
+          scoped ? findTenant : find,
+          params,
+        );
         const rows: readonly EventRow[] = page.rows;
         for (const row of rows) {
           const event = toEvent(row);

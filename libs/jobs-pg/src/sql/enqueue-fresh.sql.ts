@@ -9,7 +9,8 @@
  * $1 now (timestamptz; null = the database's `now()`), then one array per column, all the same length:
  * $2 ids uuid[], $3 run_ids uuid[], $4 names text[], $5 queues text[], $6 inputs text[] (JSON texts),
  * $7 idempotency_keys text[], $8 tenant_ids text[], $9 enqueued_bys text[], $10 run_ats timestamptz[],
- * $11 max_attempts int[], $12 priorities int[], $13 concurrency_keys text[], $14 traceparents text[].
+ * $11 max_attempts int[], $12 priorities int[], $13 concurrency_keys text[], $14 traceparents text[],
+ * $15 cross_tenant_reasons text[].
  *
  * Returns `id` of each inserted row. Announces each queue it created rows in, due within 1 s, on `x_jobs_wake`,
  * throttled per queue per 250 ms slot exactly as `SQL_ENQUEUE` is.
@@ -21,18 +22,20 @@ with clock as not materialized (
 inserted as (
   insert into x_jobs (
     id, run_id, name, queue, input, idempotency_key, tenant_id, enqueued_by, state, attempt,
-    max_attempts, priority, run_at, created_at, updated_at, concurrency_key, traceparent
+    max_attempts, priority, run_at, created_at, updated_at, concurrency_key, traceparent,
+    cross_tenant_reason
   )
   select
     r.id, r.run_id, r.name, r.queue, r.input::json, r.idempotency_key, r.tenant_id, r.enqueued_by,
     case when r.run_at > k.now then 'delayed' else 'ready' end, 0,
-    r.max_attempts, r.priority, r.run_at, k.now, k.now, r.concurrency_key, r.traceparent
+    r.max_attempts, r.priority, r.run_at, k.now, k.now, r.concurrency_key, r.traceparent,
+    r.cross_tenant_reason
   from unnest(
     $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
-    $10::timestamptz[], $11::int[], $12::int[], $13::text[], $14::text[]
+    $10::timestamptz[], $11::int[], $12::int[], $13::text[], $14::text[], $15::text[]
   ) with ordinality as r(
     id, run_id, name, queue, input, idempotency_key, tenant_id, enqueued_by,
-    run_at, max_attempts, priority, concurrency_key, traceparent, ord
+    run_at, max_attempts, priority, concurrency_key, traceparent, cross_tenant_reason, ord
   )
   cross join clock k
   order by r.ord

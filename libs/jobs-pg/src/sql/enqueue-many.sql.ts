@@ -8,7 +8,7 @@
  * $2 ids uuid[], $3 run_ids uuid[], $4 names text[], $5 queues text[], $6 inputs text[] (JSON texts),
  * $7 idempotency_keys text[], $8 tenant_ids text[], $9 enqueued_bys text[], $10 run_ats timestamptz[],
  * $11 max_attempts int[], $12 priorities int[], $13 concurrency_keys text[], $14 traceparents text[],
- * $15 strict bool[] (true: the request was made with onConflict 'error').
+ * $15 strict bool[] (true: the request was made with onConflict 'error'), $16 cross_tenant_reasons text[].
  *
  * Returns `(ord, id, run_id, outcome, holder_state)` per request, ord 1-based: outcome `created`, `id`, `key`, or
  * NULL when the request met a row committed after this statement's snapshot (a concurrent enqueue): re-run those
@@ -31,10 +31,10 @@ req as (
   select r.*, min(r.ord) over (partition by r.id) = r.ord as first_of_id
   from unnest(
     $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
-    $10::timestamptz[], $11::int[], $12::int[], $13::text[], $14::text[], $15::bool[]
+    $10::timestamptz[], $11::int[], $12::int[], $13::text[], $14::text[], $15::bool[], $16::text[]
   ) with ordinality as r(
     id, run_id, name, queue, input, idempotency_key, tenant_id, enqueued_by,
-    run_at, max_attempts, priority, concurrency_key, traceparent, strict, ord
+    run_at, max_attempts, priority, concurrency_key, traceparent, strict, cross_tenant_reason, ord
   )
 ),
 probe as (
@@ -81,12 +81,14 @@ refused as (
 inserted as (
   insert into x_jobs (
     id, run_id, name, queue, input, idempotency_key, tenant_id, enqueued_by, state, attempt,
-    max_attempts, priority, run_at, created_at, updated_at, concurrency_key, traceparent
+    max_attempts, priority, run_at, created_at, updated_at, concurrency_key, traceparent,
+    cross_tenant_reason
   )
   select
     r.id, r.run_id, r.name, r.queue, r.input::json, r.idempotency_key, r.tenant_id, r.enqueued_by,
     case when r.run_at > k.now then 'delayed' else 'ready' end, 0,
-    r.max_attempts, r.priority, r.run_at, k.now, k.now, r.concurrency_key, r.traceparent
+    r.max_attempts, r.priority, r.run_at, k.now, k.now, r.concurrency_key, r.traceparent,
+    r.cross_tenant_reason
   from ranked r
   cross join clock k
   where r.eligible and r.ord = r.winner_ord and not (select f.refused from refused f)

@@ -4,7 +4,7 @@
  *
  * $1 now (timestamptz; null = the database's `now()`), $2 id, $3 run_id, $4 name, $5 queue, $6 input (JSON text, stored verbatim as json),
  * $7 idempotency_key, $8 tenant_id, $9 enqueued_by, $10 run_at, $11 max_attempts, $12 priority, $13 concurrency_key,
- * $14 traceparent.
+ * $14 traceparent, $15 cross_tenant_reason.
  *
  * Returns at most one row `(id, run_id, outcome, holder_state)`: outcome `created`; `id` (the id names a row: its
  * ids); or `key` (a live row holds the key: its ids and state). NO row means the insert met a row committed after
@@ -36,12 +36,13 @@ by_key as (
 inserted as (
   insert into x_jobs (
     id, run_id, name, queue, input, idempotency_key, tenant_id, enqueued_by, state, attempt,
-    max_attempts, priority, run_at, created_at, updated_at, concurrency_key, traceparent
+    max_attempts, priority, run_at, created_at, updated_at, concurrency_key, traceparent,
+    cross_tenant_reason
   )
   select
     $2::uuid, $3::uuid, $4::text, $5::text, $6::json, $7::text, $8::text, $9::text,
     case when $10::timestamptz > k.now then 'delayed' else 'ready' end, 0,
-    $11::int, $12::int, $10::timestamptz, k.now, k.now, $13::text, $14::text
+    $11::int, $12::int, $10::timestamptz, k.now, k.now, $13::text, $14::text, $15::text
   from clock k
   where not exists (select 1 from by_id) and not exists (select 1 from by_key)
   on conflict do nothing

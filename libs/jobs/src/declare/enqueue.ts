@@ -6,6 +6,7 @@ import {
   type JobInputIssue,
 } from '../errors/declaration-errors';
 import { activeTraceparent } from '../tracing/run-span';
+import { enqueueTenant } from '../runtime/tenant';
 import { uuidv7 } from '../util/ids';
 import { jsonProblem, type JsonValue } from '../util/json';
 import { jobsFacade } from './ambient';
@@ -59,6 +60,8 @@ async function prepareRow<In, Out>(
 
   const value = input === parsed.value ? parsed.value : await asStored(handle, input);
   const declaredTenant = handle.tenantOf(value);
+  // inside a run: another tenant's job is X_JOB_TENANT_MISMATCH unless inside crossTenant(), whose reason the row keeps
+  const crossTenantReason = enqueueTenant(handle.name, declaredTenant);
   return {
     id: uuidv7(nowMs),
     runId: resolved.runId ?? uuidv7(nowMs),
@@ -73,6 +76,7 @@ async function prepareRow<In, Out>(
     priority: resolved.priority ?? handle.priority,
     onConflict: resolved.onConflict,
     concurrencyKey: handle.concurrencyKeyOf(value),
+    crossTenantReason,
     // the span active at the enqueue (an HTTP request's, say): the run opens its own as that span's child
     traceparent: activeTraceparent(),
   };

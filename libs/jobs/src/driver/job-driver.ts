@@ -24,6 +24,11 @@ export interface EnqueueRequest {
   readonly onConflict: 'dedupe' | 'error';
   readonly concurrencyKey: string | null;
   readonly traceparent: string | null;
+  /**
+   * The `crossTenant(reason, …)` this row was enqueued under, when a run enqueued it for a tenant other than its own
+   * (absent or null otherwise). Stored on the row: an audit reads why a run acted for another tenant.
+   */
+  readonly crossTenantReason?: string | null;
 }
 
 /** What an enqueue answered: the ids of the job that holds the key, and whether that was an existing one. */

@@ -69,6 +69,11 @@ export interface JobRow {
   readonly traceparent: string | null;
   /** When the row reached a finished state. */
   readonly finishedAt: number | null;
+  /**
+   * Why a run of another tenant enqueued it: the `crossTenant(reason, …)` around that enqueue, or null. Both drivers
+   * here record it; a driver that does not leaves it absent.
+   */
+  readonly crossTenantReason?: string | null;
 }
 
 /** A row handed to a worker by `claim()`: it is running and carries its claim. */

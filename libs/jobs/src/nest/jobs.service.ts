@@ -4,6 +4,8 @@ import type { JobDescriptor } from '../declare/descriptor';
 import type { EnqueueActor, EnqueueOptions, JobHandle } from '../declare/handle';
 import type { TaskDescriptor, TaskEnqueueOptions, TaskHandle } from '../declare/task';
 import type { PublishedEvent } from '../events/event-bus';
+import type { PublishEventOptions } from '../events/publish-event';
+import { eventTenant } from '../runtime/tenant';
 import { JobRegistry } from '../registry/job-registry';
 import type { JsonValue } from '../util/json';
 import { JobsRuntime } from './jobs.runtime';
@@ -82,13 +84,23 @@ export class JobsService {
     return task.enqueue(options);
   }
 
-  /** Publishes an event on the module's bus: every `step.waitForEvent` it matches resumes. */
+  /**
+   * Publishes an event on the module's bus: every `step.waitForEvent` of the event's tenant it matches resumes. The
+   * tenant rules are `publishEvent`'s: the run's own by default inside a run (another needs `crossTenant`), `null` or
+   * the one named outside.
+   */
   publishEvent(
     name: string,
     payload: JsonValue,
-    options?: { readonly ttlMs?: number },
+    options: PublishEventOptions = {},
   ): Promise<PublishedEvent> {
-    return this.runtime.config.events.publish(name, payload, options);
+    const tenant = eventTenant(name, options.tenant);
+    const { ttlMs } = options;
+    return this.runtime.config.events.publish(
+      name,
+      payload,
+      ttlMs === undefined ? { tenant } : { ttlMs, tenant },
+    );
   }
 
   /** The driver this application runs on (rows by id: `driver.get(id)`). */

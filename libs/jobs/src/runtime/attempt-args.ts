@@ -5,6 +5,7 @@ import type { Attempt } from './attempt-settle';
 import { progressReporter, type ProgressReporter } from './progress';
 import type { RunAbort } from './run-abort';
 import type { RunScope } from './run-context';
+import type { JobsLogger } from '../util/logger';
 import { createStepApi } from './steps';
 
 /**
@@ -69,6 +70,11 @@ export class AttemptArgs implements RunArgs<unknown>, RunScope {
     return this.#abort.signal;
   }
 
+  /** The worker's logger: where a `crossTenant()` crossing inside the body is logged. */
+  get logger(): JobsLogger {
+    return this.#a.o.logger;
+  }
+
   get step(): StepApi {
     if (this.#step === undefined) {
       const { o, claimed, claim } = this.#a;
@@ -83,6 +89,7 @@ export class AttemptArgs implements RunArgs<unknown>, RunScope {
         signal: this.#abort.signal,
         stepTimeoutMs: this.#handle.stepTimeoutMs,
         eventPollMs: this.#handle.eventPollMs,
+        tenant: this.ctx.actor.orgId,
         load: () => driver.steps.load(claimed.id),
       });
     }

@@ -38,6 +38,8 @@ export interface StepRuntime {
   readonly signal: AbortSignal;
   readonly stepTimeoutMs: number | undefined;
   readonly eventPollMs: number;
+  /** The run's tenant (null: `tenant: 'none'`): a `waitForEvent` matches only events published under it. */
+  readonly tenant?: string | null;
   /**
    * The steps stored by earlier attempts, read on the first step call — a body that calls no step (most jobs) costs
    * no statement for them. A read that fails fails that step call, and with it the attempt, which retries.
@@ -177,10 +179,12 @@ export function createStepApi(rt: StepRuntime): StepApi {
       await write(name, waiting, rt.clock.now());
     }
     const match = options.match;
+    // only the run's own tenant's events: another tenant's answer must never resume this run
     const hit = await rt.events.find(
       event,
       waiting.since,
       match === undefined ? undefined : (p) => match(p as P),
+      rt.tenant === undefined ? undefined : { tenant: rt.tenant },
     );
     if (hit !== undefined) {
       await write(name + EVENT_RESULT, hit.payload, rt.clock.now());

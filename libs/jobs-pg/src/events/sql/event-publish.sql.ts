@@ -1,10 +1,10 @@
 /**
  * Publishes one event, stamped with the database's now(). $1 id (uuid), $2 name, $3 payload (jsonb), $4 time to
- * live in ms. Returns the row with its times as epoch ms.
+ * live in ms, $5 tenant (null: published under none). Returns the row with its times as epoch ms.
  */
 export const SQL_EVENT_PUBLISH = `
-insert into x_job_events (id, name, payload, published_at, expires_at)
-values ($1::uuid, $2::text, $3::jsonb, now(), now() + $4::bigint * interval '1 millisecond')
-returning id, name, payload,
+insert into x_job_events (id, name, payload, tenant_id, published_at, expires_at)
+values ($1::uuid, $2::text, $3::jsonb, $5::text, now(), now() + $4::bigint * interval '1 millisecond')
+returning id, name, payload, tenant_id,
   extract(epoch from published_at) * 1000 as published_ms,
   extract(epoch from expires_at) * 1000 as expires_ms`;

@@ -55,6 +55,7 @@ export function enqueueOne(store: MemoryStore, request: EnqueueRequest): Enqueue
     concurrencyKey: request.concurrencyKey,
     traceparent: request.traceparent,
     finishedAt: null,
+    crossTenantReason: request.crossTenantReason ?? null,
   });
   return { id: request.id, runId: request.runId, deduped: false };
 }
