@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { CounterRollup } from '../scheduler/counter-rollup';
 import { jobScheduler, type JobScheduler } from '../scheduler/job-scheduler';
 import { JobsRuntime } from './jobs.runtime';
 import type { JobsRoleHost } from './lifecycle/role-host';
@@ -18,6 +19,8 @@ export class SchedulerHost implements JobsRoleHost {
   readonly role = 'scheduler';
   #scheduler: JobScheduler | undefined;
   #stopping: Promise<void> | undefined;
+  /** The leader's once-a-minute `rollupCounters()`, while the scheduler runs. */
+  #rollup: CounterRollup | undefined;
 
   constructor(
     private readonly runtime: JobsRuntime,
@@ -65,6 +68,15 @@ export class SchedulerHost implements JobsRoleHost {
     });
     scheduler.start();
     this.#scheduler = scheduler;
+    if (driver.introspect) {
+      this.#rollup = new CounterRollup({
+        introspect: driver.introspect,
+        clock,
+        logger,
+        isLeader: () => scheduler.isLeader(),
+      });
+      this.#rollup.start();
+    }
     return Promise.resolve();
   }
 
@@ -73,6 +85,7 @@ export class SchedulerHost implements JobsRoleHost {
     if (scheduler === undefined || this.#stopping !== undefined) return;
     // stop() stops dispatching before its first await; what it returns is the wait for the round in flight
     const deadlineMs = Math.max(0, deadlineAt - this.runtime.config.clock.now());
+    void this.#rollup?.stop();
     this.#stopping = scheduler.stop({ deadlineMs });
   }
 
@@ -81,5 +94,7 @@ export class SchedulerHost implements JobsRoleHost {
     this.beginStop('stop', deadlineAt);
     this.#scheduler = undefined;
     await this.#stopping;
+    await this.#rollup?.stop();
+    this.#rollup = undefined;
   }
 }
