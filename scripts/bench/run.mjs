@@ -5,14 +5,17 @@
  * Needs `npm run build` first (it reads libs/*\/dist). Uses DATABASE_URL when set; otherwise starts an embedded
  * PostgreSQL with its defaults — fsync and synchronous_commit ON — in a temporary directory it removes afterwards.
  * BENCH_RUNS (default 3) runs of each throughput figure, reported as their median. BENCH_ONLY=enqueue,drain,pickup
- * picks sections; `endurance` (a million finished rows, a held snapshot for 90 s) runs only when named there.
+ * picks sections; `endurance` (a million finished rows, a held snapshot for 90 s), `purge` (a million finished
+ * rows purged under a drain) and `counters` (the drain with and without counters, interleaved) run only when named.
  */
 import { cpus, loadavg } from 'node:os';
+import { benchCounterCost } from './counter-cost.mjs';
 import { benchDrain } from './drain.mjs';
 import { startPostgres } from './embedded-pg.mjs';
 import { benchEndurance } from './endurance.mjs';
 import { benchEnqueue } from './enqueue.mjs';
 import { pg } from './lib.mjs';
+import { benchPurge } from './purge.mjs';
 import { benchPickup } from './pickup.mjs';
 
 const runs = Number(process.env.BENCH_RUNS ?? 3);
@@ -55,6 +58,8 @@ try {
   if (only.has('drain')) await benchDrain(server.url, runs);
   if (only.has('pickup')) await benchPickup(server.url);
   if (only.has('endurance')) await benchEndurance(server.url);
+  if (only.has('purge')) await benchPurge(server.url);
+  if (only.has('counters')) await benchCounterCost(server.url);
   await reportWalFlushes(server.url);
   console.log(`\nload average ${loadavg()[0].toFixed(1)} at the end`);
 } finally {
