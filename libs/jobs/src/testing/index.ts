@@ -1,4 +1,5 @@
 export {
+  jobDriverAgreement,
   jobDriverConformance,
   type ConformanceCapabilities,
   type JobDriverConformanceOptions,

@@ -22,6 +22,12 @@ export const MAX_TENANT_LENGTH = 256;
 /** Longest step name a body may pass to `step.run`, `step.sleep` or `step.waitForEvent`. */
 export const MAX_STEP_NAME_LENGTH = 256;
 
+/**
+ * Longest concurrency key a row may carry: a declaration's `concurrency.key` answers at most 200 characters, and a
+ * driver takes a little more, for the prefix a lease key puts before it.
+ */
+export const MAX_ROW_CONCURRENCY_KEY_LENGTH = 512;
+
 /** Longest actor id recorded as a row's `enqueuedBy`. */
 export const MAX_ACTOR_LENGTH = 256;
 

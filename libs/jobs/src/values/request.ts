@@ -7,6 +7,7 @@ import {
   MAX_ATTEMPTS,
   MAX_IDEMPOTENCY_KEY_LENGTH,
   MAX_PRIORITY,
+  MAX_ROW_CONCURRENCY_KEY_LENGTH,
   MAX_STEP_NAME_LENGTH,
   MAX_TENANT_LENGTH,
   MAX_TRACEPARENT_LENGTH,
@@ -27,9 +28,6 @@ export interface ValueFault {
  * plus a suffix (`#event`).
  */
 const STEP_NAME_SUFFIX_ROOM = 16;
-
-/** Longest concurrency key a row may carry: the key a declaration answers, with room for its prefix. */
-const MAX_CONCURRENCY_KEY = 512;
 
 /** A string every driver stores exactly ('' included), or null. */
 const storable = (value: unknown, max: number): string | undefined =>
@@ -54,7 +52,7 @@ const REQUEST_RULES: readonly [keyof EnqueueRequest, (value: unknown) => string 
   ['maxAttempts', (v) => integerProblem(v, 1, MAX_ATTEMPTS)],
   ['priority', (v) => integerProblem(v, MIN_PRIORITY, MAX_PRIORITY)],
   ['onConflict', (v) => enumProblem(v, ['dedupe', 'error'])],
-  ['concurrencyKey', (v) => storable(v, MAX_CONCURRENCY_KEY)],
+  ['concurrencyKey', (v) => storable(v, MAX_ROW_CONCURRENCY_KEY_LENGTH)],
   ['traceparent', (v) => storable(v, MAX_TRACEPARENT_LENGTH)],
   ['input', (v) => jsonProblem(v)],
 ];

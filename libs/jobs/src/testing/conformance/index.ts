@@ -14,8 +14,10 @@ import { settleSuite } from './settle.suite';
 import { statsSuite } from './stats.suite';
 import { stepsSuite } from './steps.suite';
 import { valuesOperatorSuite } from './values-operator.suite';
+import { valuesPropertiesSuite } from './values-properties.suite';
 import { valuesRegressionSuite } from './values-regressions.suite';
 
+export { jobDriverAgreement } from './values-agreement';
 export type {
   ConformanceCapabilities,
   JobDriverConformanceOptions,
@@ -52,6 +54,7 @@ export function jobDriverConformance(
     statsSuite(h);
     stepsSuite(h);
     valuesRegressionSuite(h);
+    valuesPropertiesSuite(h);
     failuresSuite(h);
 
     if (capabilities.introspect === false) {

@@ -1,6 +1,13 @@
 import { MAX_FREE_TEXT_LENGTH, TRUNCATION_MARKER } from '../../values/bounds';
+import { FINISHED_STATES, LIVE_STATES } from '../../driver/job-row';
+import { MAX_QUEUE_NAME_LENGTH } from '../../values/bounds';
 import type { Harness } from './harness';
+import { anyText, loadFastCheck, propertyRuns } from './values-arbitraries';
+import { isDeclaredName } from './values-oracle';
+import { expectFreeText } from './values-properties.suite';
 import { outcomeCode } from './values-support';
+
+const STATES: readonly string[] = [...LIVE_STATES, ...FINISHED_STATES];
 
 const FIVE_MB = 'x'.repeat(5 * 1024 * 1024);
 
@@ -52,5 +59,38 @@ export function valuesOperatorSuite(h: Harness): void {
         await outcomeCode(() => h.introspect().requeue(dead.id, { fromStep: 's\ud800' })),
       ).toBe('X_VALUE_INVALID');
     });
+
+    it("any string as list()'s state or a queue to pause: X_VALUE_INVALID exactly when no row could hold it", async () => {
+      const fc = loadFastCheck();
+      const value = fc.oneof(anyText(fc, 70), fc.constantFrom(...STATES, 'DEAD', 'q-1', 'a.b:c_d'));
+      await fc.assert(
+        fc.asyncProperty(value, async (text) => {
+          const listed = await outcomeCode(() => h.introspect().list({ state: text as never }));
+          expect(listed).toBe(STATES.includes(text) ? 'resolved' : 'X_VALUE_INVALID');
+          const paused = await outcomeCode(() => h.introspect().pauseQueue(text));
+          const queue = isDeclaredName(text, MAX_QUEUE_NAME_LENGTH);
+          expect(paused).toBe(queue ? 'resolved' : 'X_VALUE_INVALID');
+          if (queue) await h.introspect().resumeQueue(text);
+        }),
+        { numRuns: propertyRuns() },
+      );
+      expect(await h.introspect().pausedQueues()).toEqual([]);
+    }, 300_000);
+
+    it('any string as a cancel reason: stored sanitised, cut to the bound with the marker', async () => {
+      const fc = loadFastCheck();
+      const text = fc.oneof(
+        { weight: 8, arbitrary: anyText(fc, 40) },
+        { weight: 1, arbitrary: anyText(fc, 9_000) },
+      );
+      await fc.assert(
+        fc.asyncProperty(text, async (reason) => {
+          const request = await h.enqueue();
+          const row = await h.introspect().cancel(request.id, reason);
+          expectFreeText(row?.lastError ?? '', reason);
+        }),
+        { numRuns: propertyRuns() },
+      );
+    }, 300_000);
   });
 }

@@ -23,16 +23,19 @@ interface ProbeInput {
 
 let probes = 0;
 
-/** A job whose key and tenant are the input's `key` and `tenant` (a fresh key when absent). */
+/**
+ * A job whose key and tenant are the input's `key` and `tenant` (a fresh key when absent); with `freshKeys`, every
+ * input gets a fresh key whatever it holds (for generated inputs).
+ */
 export function probeJob(
-  declaration: { readonly tenant?: 'input' } = {},
+  declaration: { readonly tenant?: 'input'; readonly freshKeys?: boolean } = {},
 ): JobHandle<unknown, unknown, unknown> {
   return job({
     name: `conformance.values.${++probes}`,
     queue: 'conformance-q',
     input: anyInput,
     idempotencyKey: (input) => {
-      const key = (input as ProbeInput | null)?.key;
+      const key = declaration.freshKeys ? undefined : (input as ProbeInput | null)?.key;
       return key === undefined ? `probe:${++probes}` : (key as string);
     },
     tenant:
