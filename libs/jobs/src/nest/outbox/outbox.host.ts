@@ -3,6 +3,7 @@ import { setJobsFacade } from '../../declare/ambient';
 import { currentOutboxTx } from '../../outbox/ambient-tx';
 import { clsTransactionReader } from './cls-transaction';
 import { outboxJobsFacade } from '../../outbox/outbox-facade';
+import type { QuarantinedOutboxRecord } from '../../outbox/outbox-store';
 import { outboxRelay, type OutboxRelay } from '../../outbox/relay/outbox-relay';
 import { JobsRuntime } from '../jobs.runtime';
 import { JobsLifecycle } from '../lifecycle/jobs.lifecycle';
@@ -36,6 +37,19 @@ export class OutboxHost implements JobsRoleHost, OnModuleInit {
   /** The running relay, when this process holds the `relay` role. */
   get relay(): OutboxRelay | undefined {
     return this.#relay;
+  }
+
+  /**
+   * The operator's view of the outbox, in any role: the staged rows the relay quarantined, oldest first (at most
+   * `limit`, default 100) — see `OutboxStore.quarantined`.
+   */
+  quarantined(limit?: number): Promise<readonly QuarantinedOutboxRecord[]> {
+    return this.options.store.quarantined(limit);
+  }
+
+  /** Puts quarantined rows back in the relay's claim, tries reset, once their cause is fixed (`OutboxStore.restore`). */
+  restore(ids: readonly string[]): Promise<number> {
+    return this.options.store.restore(ids);
   }
 
   onModuleInit(): void {
