@@ -23,9 +23,9 @@ const START_TIMEOUT_MS = 30_000;
 const RUN_TIMEOUT_MS = 20_000;
 const STOP_TIMEOUT_MS = 30_000;
 
-/** A free loopback port, unless PORT is set. */
-function freePort() {
-  if (process.env.PORT) return Promise.resolve(Number(process.env.PORT));
+/** A free loopback port, unless `preset` (an environment variable's value) names one. */
+function freePort(preset) {
+  if (preset) return Promise.resolve(Number(preset));
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
@@ -200,7 +200,9 @@ async function main() {
   const database = await exampleDatabase({ log: (message) => console.log(message) });
   console.log(`PostgreSQL: ${database.source} (${database.url.replace(/:[^:@/]*@/, ':***@')})`);
   const env = { ...process.env, DATABASE_URL: database.url, NO_COLOR: '1' };
-  const port = await freePort();
+  const port = await freePort(process.env.PORT);
+  // the worker's probes and metrics (HEALTH_PORT): a free port, so a second checkout or a busy 9464 cannot fail it
+  const healthPort = await freePort(process.env.HEALTH_PORT);
   const base = `http://127.0.0.1:${port}`;
   const children = [];
   let clean = true;
@@ -209,7 +211,7 @@ async function main() {
     console.log(
       `\nStarting the worker (${path.relative(ROOT, WORKER_MAIN)}: roles worker, scheduler, relay)…`,
     );
-    const worker = startChild('worker', WORKER_MAIN, env);
+    const worker = startChild('worker', WORKER_MAIN, { ...env, HEALTH_PORT: String(healthPort) });
     children.push(['worker', worker]);
     console.log(
       `Starting the example app (${path.relative(ROOT, APP_MAIN)}: role web) on port ${port}…`,
