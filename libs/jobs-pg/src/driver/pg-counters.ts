@@ -19,6 +19,7 @@ interface CountsRecord {
   readonly retried: number;
   readonly failed: number;
   readonly dead: number;
+  readonly cancelled: number;
   readonly duration_ms: number;
 }
 
@@ -45,6 +46,7 @@ const totalsOf = (r: CountsRecord): CounterTotals => ({
   retried: Number(r.retried),
   failed: Number(r.failed),
   dead: Number(r.dead),
+  cancelled: Number(r.cancelled),
   durationMs: Number(r.duration_ms),
 });
 

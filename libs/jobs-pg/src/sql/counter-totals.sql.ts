@@ -6,7 +6,8 @@
 export const SQL_COUNTER_TOTALS = `
 select c.name,
   sum(c.done)::float8 as done, sum(c.retried)::float8 as retried, sum(c.failed)::float8 as failed,
-  sum(c.dead)::float8 as dead, sum(c.duration_ms)::float8 as duration_ms
+  sum(c.dead)::float8 as dead, sum(c.cancelled)::float8 as cancelled,
+  sum(c.duration_ms)::float8 as duration_ms
 from x_job_counters c
 where c.bucket_start >= to_timestamp($1::float8 / 1000)
 group by c.name

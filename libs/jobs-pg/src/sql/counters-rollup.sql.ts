@@ -45,9 +45,10 @@ targeted as (
   from moved m cross join clock k
 ),
 folded as (
-  insert into x_job_counters as c (name, bucket_ms, bucket_start, done, retried, failed, dead, duration_ms)
+  insert into x_job_counters as c (name, bucket_ms, bucket_start, done, retried, failed, dead, cancelled,
+    duration_ms)
   select t.name, t.into_s * 1000, to_timestamp(floor(extract(epoch from t.bucket_start) / t.into_s) * t.into_s),
-    sum(t.done), sum(t.retried), sum(t.failed), sum(t.dead), sum(t.duration_ms)
+    sum(t.done), sum(t.retried), sum(t.failed), sum(t.dead), sum(t.cancelled), sum(t.duration_ms)
   from targeted t
   group by 1, 2, 3
   order by 1, 2, 3
@@ -56,6 +57,7 @@ folded as (
     retried = c.retried + excluded.retried,
     failed = c.failed + excluded.failed,
     dead = c.dead + excluded.dead,
+    cancelled = c.cancelled + excluded.cancelled,
     duration_ms = c.duration_ms + excluded.duration_ms
 )
 select count(*)::int as folded from moved

@@ -10,7 +10,7 @@ export const SQL_COUNTERS = `
 select c.name, c.bucket_ms,
   floor(extract(epoch from c.bucket_start) * 1000)::float8 as bucket_start,
   c.done::float8 as done, c.retried::float8 as retried, c.failed::float8 as failed, c.dead::float8 as dead,
-  c.duration_ms::float8 as duration_ms
+  c.cancelled::float8 as cancelled, c.duration_ms::float8 as duration_ms
 from x_job_counters c
 where c.name = $1::text
   and c.bucket_start >= to_timestamp($2::float8 / 1000)

@@ -34,6 +34,8 @@ export interface CounterCounts {
   readonly failed: number;
   /** Runs that ended `dead`, including rows a claim buried after their final lease lapsed. */
   readonly dead: number;
+  /** Live jobs an operator cancelled (`cancel()`), whatever state they were cancelled in. */
+  readonly cancelled: number;
   /** The summed run time, in ms, of every counted attempt (done, retried, failed, dead); a buried row adds none. */
   readonly durationMs: number;
 }
@@ -97,12 +99,14 @@ export function sumCounters(buckets: readonly CounterBucket[]): CounterTotals[] 
       retried: 0,
       failed: 0,
       dead: 0,
+      cancelled: 0,
       durationMs: 0,
     };
     t.done += b.done;
     t.retried += b.retried;
     t.failed += b.failed;
     t.dead += b.dead;
+    t.cancelled += b.cancelled;
     t.durationMs += b.durationMs;
     totals.set(b.job, t);
   }

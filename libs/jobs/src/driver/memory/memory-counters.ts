@@ -43,6 +43,7 @@ function add(
   at.retried += into.retried;
   at.failed += into.failed;
   at.dead += into.dead;
+  at.cancelled += into.cancelled;
   at.durationMs += into.durationMs;
   side.buckets.set(keyOf(at.job, at.bucketMs, at.bucketStart), at);
 }
@@ -57,6 +58,7 @@ function bucketAt(side: Side, job: string, bucketMs: number, start: number): Buc
       retried: 0,
       failed: 0,
       dead: 0,
+      cancelled: 0,
       durationMs: 0,
     }
   );
@@ -84,10 +86,19 @@ export function countSettle(
       retried: retried ? 1 : 0,
       failed: state === 'failed' ? 1 : 0,
       dead: state === 'dead' ? 1 : 0,
+      cancelled: 0,
       durationMs: Math.max(0, Math.round(options.durationMs ?? 0)),
     },
     at,
   );
+}
+
+/** Counts one cancel into the current first-tier bucket, as `SQL_JOB_CANCEL` does (no duration: nothing settled). */
+export function countCancel(store: MemoryStore, job: string): void {
+  const side = sideOf(store);
+  const bucketMs = COUNTER_TIERS[0]!.bucketMs;
+  const at = bucketAt(side, job, bucketMs, counterBucketStart(store.now(), bucketMs));
+  add(side, { done: 0, retried: 0, failed: 0, dead: 0, cancelled: 1, durationMs: 0 }, at);
 }
 
 /** The tier a bucket of tier `from` folds into when it is past its tier at `now`, or undefined. */

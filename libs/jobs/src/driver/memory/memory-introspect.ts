@@ -9,7 +9,7 @@ import { boundedText } from '../../values/text';
 import type { JobIntrospection } from '../introspection';
 import { isLiveState, type JobRow } from '../job-row';
 import { listRows } from './memory-list';
-import { memoryCounterIntrospection } from './memory-counters';
+import { countCancel, memoryCounterIntrospection } from './memory-counters';
 import { copyRow, UNCLAIMED, type MemoryStore } from './memory-store';
 
 function requeueConflict(row: JobRow, holder: JobRow): JobDuplicateError {
@@ -55,6 +55,7 @@ export function memoryIntrospection(store: MemoryStore): JobIntrospection {
         updatedAt: now,
       };
       store.put(next);
+      countCancel(store, next.name);
       return Promise.resolve(copyRow(next));
     },
 

@@ -60,8 +60,16 @@ export function countersSuite(h: Harness): void {
       await h.clock().advance(VT + 1);
       expect(await h.claim({ limit: 0 })).toEqual([]);
       expect((await d.get(z.id))?.state).toBe('dead');
-      // a settle that does not land counts nothing
+      // a cancel counts, whether the job waited or ran; a cancel that finds the row finished counts nothing
+      const waiting = await h.enqueue({ name });
+      expect((await h.introspect().cancel(waiting.id, 'not needed'))?.state).toBe('cancelled');
+      const run = await h.running({ name });
+      expect((await h.introspect().cancel(run.id))?.state).toBe('cancelled');
+      expect(await h.introspect().cancel(run.id)).toBeUndefined();
+      expect(await h.introspect().cancel(a.id)).toBeUndefined();
+      // a settle that does not land counts nothing (the cancelled run's ack included)
       expect(await d.ack(a.id, claimOf(a))).toBe(false);
+      expect(await d.ack(run.id, claimOf(run))).toBe(false);
 
       const rows = await rowsOf(h, name);
       const [totals] = (await h.introspect().counterTotals()).filter((t) => t.job === name);
@@ -71,9 +79,10 @@ export function countersSuite(h: Harness): void {
         retried: 1,
         failed: count(rows, 'failed'),
         dead: count(rows, 'dead'),
+        cancelled: count(rows, 'cancelled'),
         durationMs: 10 + 20 + 30 + 5 + 7 + 1,
       });
-      expect(totals).toMatchObject({ done: 4, failed: 1, dead: 2 });
+      expect(totals).toMatchObject({ done: 4, failed: 1, dead: 2, cancelled: 2 });
     });
 
     it('count into 1-minute buckets of the settling clock, read per job since a time', async () => {
@@ -110,6 +119,8 @@ export function countersSuite(h: Harness): void {
       for (let i = 0; i < 3; i++) {
         const row = await h.running({ name });
         await d.ack(row.id, { ...claimOf(row), durationMs: 1 });
+        const dropped = await h.enqueue({ name });
+        await h.introspect().cancel(dropped.id);
         await h.clock().advance(MINUTE);
       }
       const before = await h.introspect().counterTotals();
@@ -119,9 +130,9 @@ export function countersSuite(h: Harness): void {
       expect(await h.introspect().rollupCounters()).toBe(3);
       expect(await h.introspect().rollupCounters()).toBe(0);
       const five = await h.introspect().counters({ job: name });
-      expect(five.map((x) => [x.bucketMs, x.bucketStart - t0, x.done])).toEqual([
-        [5 * MINUTE, 0, 3],
-      ]);
+      expect(
+        five.map((x) => [x.bucketMs, x.bucketStart - t0, x.done, x.cancelled, x.durationMs]),
+      ).toEqual([[5 * MINUTE, 0, 3, 3, 3]]);
       expect(await h.introspect().counterTotals()).toEqual(before);
 
       await h.clock().advance(7 * DAY);
