@@ -61,8 +61,10 @@ async function drainOnce(db, total, claimAhead) {
   await worker.start();
   while (worker.stats().completed < total) await sleep(2);
   const elapsed = preciseNow() - started;
+  // this process is the worker's: what it holds once the last job finished, before anything is released
+  const memory = process.memoryUsage();
   await worker.stop();
-  return { perSecond: (total * 1000) / elapsed, claims: worker.stats().claims };
+  return { perSecond: (total * 1000) / elapsed, claims: worker.stats().claims, memory };
 }
 
 async function drainRun(serverUrl, { holdTransaction, claimAhead }) {
@@ -116,6 +118,12 @@ export async function benchDrain(serverUrl, runs) {
     'drain',
     `${whole(median(rates))} jobs/s`,
     `target ≥ 20,000; runs ${rates.map(whole).join(' / ')}; ~${whole(JOBS / median(plain.map((r) => r.claims)))} rows per claim`,
+  );
+  const rss = plain.map((r) => r.memory.rss / 1_048_576);
+  report(
+    'this (the worker) process at the end of the drain',
+    `${median(rss).toFixed(1)} MB RSS`,
+    `heap used ${median(plain.map((r) => r.memory.heapUsed / 1_048_576)).toFixed(1)} MB; RSS runs ${rss.map((m) => m.toFixed(0)).join(' / ')} MB`,
   );
   const safe = await repeat(runs, () =>
     drainRun(serverUrl, { holdTransaction: false, claimAhead: false }),

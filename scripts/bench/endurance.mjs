@@ -99,6 +99,7 @@ async function heldSnapshot(serverUrl) {
         windows.push({
           perSecond: (completed - lastCompleted) / WINDOW_S,
           backlog: produced - completed,
+          memory: process.memoryUsage(),
         });
         lastCompleted = completed;
         nextWindow += WINDOW_S * 1000;
@@ -129,11 +130,21 @@ export async function benchEndurance(serverUrl) {
     `\nHeld snapshot: ${whole(RATE)} jobs/s produced for ${HOLD_S} s, one worker, another session idle in a transaction`,
   );
   const windows = await heldSnapshot(serverUrl);
+  const mb = (bytes) => (bytes / 1_048_576).toFixed(1);
   windows.forEach((w, i) =>
     report(
       `seconds ${i * WINDOW_S}–${(i + 1) * WINDOW_S}`,
       `${whole(w.perSecond)} jobs/s`,
-      `backlog ${whole(w.backlog)} at the end of the window`,
+      `backlog ${whole(w.backlog)} at the end of the window; RSS ${mb(w.memory.rss)} MB, heap used ${mb(w.memory.heapUsed)} MB`,
     ),
   );
+  // the worker runs in this process (with the producer): its memory should be flat once warm
+  const at30 = windows[30 / WINDOW_S - 1]?.memory;
+  const atEnd = windows.at(-1)?.memory;
+  if (at30 && atEnd && windows.length > 2)
+    report(
+      `worker process RSS at 30 s → ${windows.length * WINDOW_S} s`,
+      `${mb(at30.rss)} → ${mb(atEnd.rss)} MB`,
+      `${((atEnd.rss / at30.rss - 1) * 100).toFixed(1)} % (target within 10 %); heap used ${mb(at30.heapUsed)} → ${mb(atEnd.heapUsed)} MB`,
+    );
 }

@@ -1,0 +1,142 @@
+/**
+ * The scenarios every peer runs, ours included, through its adapter (`<peer>.mjs`: `label`, `store`, `prepare`,
+ * `producer`, `worker`, `outstanding`). A job's wait is measured from just before `enqueue()` in a producer process to
+ * its body's start in the worker process, on one host clock (`performance.timeOrigin + performance.now()`).
+ */
+import { fork } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const HERE = fileURLToPath(new URL('.', import.meta.url));
+const now = () => performance.timeOrigin + performance.now();
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+let asked = 0;
+
+/** A forked child answering `{ id }`-tagged requests; resolves once it sent `ready` (or `loaded`). */
+async function spawnChild(script, args) {
+  const child = fork(join(HERE, script), args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const pending = new Map();
+  child.on('message', (message) => {
+    if (message.id !== undefined) pending.get(message.id)?.(message);
+  });
+  await new Promise((resolve, reject) => {
+    child.once('message', resolve);
+    child.once('exit', (code) => reject(new Error(`${script} ${args[0]} exited with ${code}`)));
+  });
+  return {
+    ask(message) {
+      const id = ++asked;
+      return new Promise((resolve) => {
+        pending.set(id, resolve);
+        child.send({ ...message, id });
+      });
+    },
+    async stop() {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      await this.ask({ type: 'stop' });
+      await exited;
+    },
+  };
+}
+
+export const spawnWorker = (peer, context, queue, mode = 'serve', expected = 0) =>
+  spawnChild('worker-child.mjs', [peer, JSON.stringify(context), queue, mode, String(expected)]);
+
+const spawnProducer = (peer, context) =>
+  spawnChild('producer-child.mjs', [peer, JSON.stringify(context)]);
+
+/** Waits until `worker` saw `expected` bodies (or `timeoutMs` passed); answers their latencies and its memory. */
+async function collect(worker, expected, timeoutMs) {
+  const deadline = now() + timeoutMs;
+  while (now() < deadline && (await worker.ask({ type: 'peek' })).count < expected) await sleep(50);
+  const { latencies, memory } = await worker.ask({ type: 'collect' });
+  if (latencies.length < expected)
+    console.log(
+      `    (only ${latencies.length} of ${expected} jobs started within ${timeoutMs} ms)`,
+    );
+  return { latencies, memory };
+}
+
+let base = 0;
+
+/** `producers` each enqueue `count` jobs `intervalMs` apart, staggered evenly, from a common start. */
+async function arrive(producers, count, intervalMs) {
+  const startAt = now() + 200;
+  const runs = producers.map((producer, k) => {
+    base += 1_000_000;
+    return producer.ask({
+      type: 'run',
+      queue: 'pickup',
+      count,
+      intervalMs,
+      startAt: startAt + (k * intervalMs) / producers.length,
+      base,
+    });
+  });
+  const answers = await Promise.all(runs);
+  return Math.max(...answers.map((a) => a.lateMs));
+}
+
+/**
+ * Pickup under arrival, one worker process, producers in other processes: 200 jobs 50 ms apart from one producer;
+ * 2,000 jobs at 500/s from four; 1,000 enqueue() calls at once from one. Answers each scenario's latencies (ms), how
+ * late the producers ran, and the worker's memory at the end.
+ */
+export async function pickupScenarios(peer, context) {
+  const worker = await spawnWorker(peer, context, 'pickup');
+  const producers = await Promise.all([0, 1, 2, 3].map(() => spawnProducer(peer, context)));
+  try {
+    await arrive(producers, 3, 20); // warm every connection on both sides
+    await collect(worker, 12, 10_000);
+    await sleep(500);
+    const result = {};
+    const late = {};
+    late.steady = await arrive(producers.slice(0, 1), 200, 50);
+    result.steady = (await collect(worker, 200, 15_000)).latencies;
+    await sleep(500);
+    late.rate500 = await arrive(producers, 500, 8);
+    result.rate500 = (await collect(worker, 2_000, 15_000)).latencies;
+    await sleep(500);
+    late.burst = await arrive(producers.slice(0, 1), 1_000, 0);
+    const burst = await collect(worker, 1_000, 15_000);
+    result.burst = burst.latencies;
+    return { ...result, late, memory: burst.memory };
+  } finally {
+    await Promise.all([worker, ...producers].map((child) => child.stop()));
+  }
+}
+
+/** Rows a second of `batches` batches of 1,000 `enqueueBatch` calls into `queue`, one after another. */
+export async function bulkEnqueue(producer, queue, batches) {
+  const rows = Array.from({ length: batches }, (_, b) =>
+    Array.from({ length: 1_000 }, (_, i) => ({ n: 10_000_000 + b * 1_000 + i, t: 0 })),
+  );
+  const started = now();
+  for (const batch of rows) await producer.enqueueBatch(queue, batch);
+  return (batches * 1_000 * 1_000) / (now() - started);
+}
+
+/** Enqueues a second of `total` `enqueue()` calls into `queue`, each awaited before the next. */
+export async function serialEnqueue(producer, queue, total) {
+  const started = now();
+  for (let i = 0; i < total; i++) await producer.enqueue(queue, { n: 20_000_000 + i, t: 0 });
+  return (total * 1_000) / (now() - started);
+}
+
+/**
+ * Drains the `total` jobs waiting in `queue` with one worker process at concurrency 10: jobs a second from the first
+ * body's start until every job is finished in the store (`outstanding` is 0), so a peer that defers its acks pays
+ * for them. Start-up (connecting, migrations check) is left out for every peer alike. Answers the rate and the
+ * worker's memory once the drain is done.
+ */
+export async function drain(peer, adapter, context, queue, total, sql) {
+  const worker = await spawnWorker(peer, context, queue, 'drain', total);
+  try {
+    const { first, memory } = await worker.ask({ type: 'go' });
+    while ((await adapter.outstanding(context, queue, sql)) > 0) await sleep(5);
+    const finished = now();
+    return { perSecond: ((total - 1) * 1_000) / (finished - first), memory };
+  } finally {
+    await worker.stop();
+  }
+}
