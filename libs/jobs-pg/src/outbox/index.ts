@@ -1,6 +1,7 @@
 export { postgresOutboxStore, type PostgresOutboxStoreOptions } from './pg-outbox-store';
 export { typeormTxExecutor } from './typeorm-tx-executor';
 export { OUTBOX_WAKE_CHANNEL } from './wake-channel';
+export { SQL_OUTBOX_BACKLOG } from './sql/outbox-backlog.sql';
 export { SQL_OUTBOX_CLAIM } from './sql/outbox-claim.sql';
 export { SQL_OUTBOX_MARK_PUBLISHED } from './sql/outbox-mark-published.sql';
 export { SQL_OUTBOX_QUARANTINE } from './sql/outbox-quarantine.sql';

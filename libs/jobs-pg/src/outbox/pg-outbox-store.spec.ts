@@ -1,5 +1,5 @@
 import type { PoolClient } from 'pg';
-import { outboxRequest, outboxStoreConformance } from '@ultimat3/jobs/testing';
+import { frozenClock, outboxRequest, outboxStoreConformance } from '@ultimat3/jobs/testing';
 import { pgPoolExecutor } from '../executor/pg-pool-executor';
 import { migrate } from '../migrations/migrate';
 import { createTestDatabase, type TestDatabase } from '../../test/test-database';
@@ -129,5 +129,25 @@ describe('postgresOutboxStore', () => {
     expect(() => postgresOutboxStore({ executor: db.executor, schema: 'Bad-Name' })).toThrow(
       expect.objectContaining({ code: 'X_INVARIANT' }),
     );
+  });
+
+  it('backlog(): the oldest row age on the database clock that stamped it, whatever the store clock reads', async () => {
+    const store = postgresOutboxStore({ executor: db.executor, clock: frozenClock(0) });
+    const [old, young] = [outboxRequest(), outboxRequest()];
+    await store.stage(old);
+    await store.stage(young);
+    await db.pool.query(
+      "update x_outbox set staged_at = clock_timestamp() - interval '10 minutes' where id = $1",
+      [old.id],
+    );
+    const backlog = await store.backlog();
+    expect(backlog.count).toBe(2);
+    expect(backlog.oldestAgeMs).toBeGreaterThanOrEqual(600_000);
+    expect(backlog.oldestAgeMs).toBeLessThan(660_000);
+    const { rows } = await db.pool.query<{ ms: number }>(
+      'select floor(extract(epoch from staged_at) * 1000)::float8 as ms from x_outbox where id = $1',
+      [old.id],
+    );
+    expect(backlog.oldestStagedAt).toBe(rows[0]?.ms);
   });
 });

@@ -4,6 +4,7 @@ import {
   stripNul,
   type Clock,
   type EnqueueRequest,
+  type OutboxBacklog,
   type OutboxQuarantineCode,
   type OutboxRecord,
   type OutboxStore,
@@ -17,7 +18,7 @@ import { typeormTxExecutor } from './typeorm-tx-executor';
 
 /** Options of {@link postgresOutboxStore}. */
 export interface PostgresOutboxStoreOptions {
-  /** Runs the relay's statements (claim, markPublished, release, retained) and a `stage()` given no `tx`. */
+  /** Runs the relay's statements (claim, markPublished, release, retained, backlog) and a `stage()` given no `tx`. */
   readonly executor: PgExecutor;
   /**
    * The executor on the CALLER'S connection for `tx` — what makes staging transactional. `undefined` means "not a
@@ -51,6 +52,12 @@ const toRecord = (row: ClaimedRow): OutboxRecord => ({
   attempts: row.attempts,
   txKey: row.tx_key,
 });
+
+interface BacklogRow {
+  readonly n: number;
+  readonly oldest_staged_at: number | null;
+  readonly oldest_age_ms: number;
+}
 
 interface QuarantinedRow {
   readonly id: string;
@@ -178,6 +185,17 @@ export function postgresOutboxStore(options: PostgresOutboxStoreOptions): Outbox
     async retained() {
       const { rows } = await executor.query<{ n: number }>(sql.retained, []);
       return rows[0]?.n ?? 0;
+    },
+
+    async backlog(): Promise<OutboxBacklog> {
+      const { rows } = await executor.query<BacklogRow>(sql.backlog, []);
+      const row = rows[0];
+      const oldest = row?.oldest_staged_at ?? null;
+      return {
+        count: Number(row?.n ?? 0),
+        oldestStagedAt: oldest === null ? null : Number(oldest),
+        oldestAgeMs: oldest === null ? 0 : Number(row?.oldest_age_ms ?? 0),
+      };
     },
   };
 }

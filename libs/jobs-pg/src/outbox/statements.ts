@@ -1,4 +1,5 @@
 import { qualify } from '../schema';
+import { SQL_OUTBOX_BACKLOG } from './sql/outbox-backlog.sql';
 import { SQL_OUTBOX_CLAIM } from './sql/outbox-claim.sql';
 import { SQL_OUTBOX_MARK_PUBLISHED } from './sql/outbox-mark-published.sql';
 import { SQL_OUTBOX_QUARANTINE } from './sql/outbox-quarantine.sql';
@@ -19,6 +20,7 @@ const STATEMENTS = {
   quarantined: SQL_OUTBOX_QUARANTINED,
   restore: SQL_OUTBOX_RESTORE,
   retained: SQL_OUTBOX_RETAINED,
+  backlog: SQL_OUTBOX_BACKLOG,
 } as const;
 
 /** Every statement the outbox store runs, by name, with its table placed in the store's schema. */

@@ -1,3 +1,4 @@
+import { frozenClock } from '../testing/frozen-clock';
 import { memoryOutboxStore } from './memory-outbox-store';
 import { outboxRequest, outboxStoreConformance } from './testing/outbox-store.conformance';
 
@@ -26,5 +27,19 @@ describe('memoryOutboxStore', () => {
     await store.stage(request);
     await expect(store.stage(request)).rejects.toMatchObject({ code: 'X_INVARIANT' });
     expect(() => tx.rollback()).toThrow(/already committed/);
+  });
+
+  it('backlog(): the oldest row age on the store clock', async () => {
+    const clock = frozenClock();
+    const store = memoryOutboxStore({ clock });
+    const stagedAt = clock.now();
+    await store.stage(outboxRequest());
+    await clock.advance(90_000);
+    await store.stage(outboxRequest());
+    expect(await store.backlog()).toEqual({
+      count: 2,
+      oldestStagedAt: stagedAt,
+      oldestAgeMs: 90_000,
+    });
   });
 });

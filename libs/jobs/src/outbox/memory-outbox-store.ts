@@ -4,6 +4,7 @@ import { systemClock, type Clock } from '../util/clock';
 import { stripNul } from '../util/json';
 import {
   quarantinedPageLimit,
+  type OutboxBacklog,
   type OutboxClaimOptions,
   type OutboxPublishFailure,
   type OutboxQuarantineCode,
@@ -272,6 +273,18 @@ export function memoryOutboxStore(options: MemoryOutboxStoreOptions = {}): Memor
 
     async retained() {
       return [...rows.values()].filter((r) => r.quarantinedAt === null).length;
+    },
+
+    async backlog(): Promise<OutboxBacklog> {
+      let count = 0;
+      let oldest: number | null = null;
+      for (const row of rows.values()) {
+        if (row.quarantinedAt !== null) continue;
+        count++;
+        if (oldest === null || row.stagedAt < oldest) oldest = row.stagedAt;
+      }
+      const oldestAgeMs = oldest === null ? 0 : Math.max(0, clock.now() - oldest);
+      return { count, oldestStagedAt: oldest, oldestAgeMs };
     },
   };
 }

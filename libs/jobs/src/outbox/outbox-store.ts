@@ -57,6 +57,19 @@ export function quarantinedPageLimit(limit: number = 100): number {
   return limit;
 }
 
+/** The relay's backlog at one moment ({@link OutboxStore.backlog}). */
+export interface OutboxBacklog {
+  /** Rows staged (committed) and not yet published, claimed or not; quarantined rows are not in it. */
+  readonly count: number;
+  /** When the oldest of them was staged (epoch ms on the store's clock), or `null` when there are none. */
+  readonly oldestStagedAt: number | null;
+  /**
+   * How long the oldest of them has waited, in ms (0 when there are none), measured on the clock that stamped
+   * `stagedAt` — the database's for PostgreSQL — so a skew between the app and the database never reads as lag.
+   */
+  readonly oldestAgeMs: number;
+}
+
 /** Options of one {@link OutboxStore.claim}. */
 export interface OutboxClaimOptions {
   /** The token stamped on every row claimed; `markPublished` and `release` must present it. */
@@ -129,4 +142,9 @@ export interface OutboxStore {
   restore(ids: readonly string[]): Promise<number>;
   /** How many rows are staged and not yet published: the relay's backlog. Quarantined rows are not in it. */
   retained(): Promise<number>;
+  /**
+   * The relay's backlog in one read: how many rows {@link retained} counts and the age of the oldest of them (what
+   * `outbox_lag_seconds` and the health check's `outbox.maxLagMs` read).
+   */
+  backlog(): Promise<OutboxBacklog>;
 }

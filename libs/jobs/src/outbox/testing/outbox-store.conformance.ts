@@ -297,6 +297,34 @@ export function outboxStoreConformance(name: string, make: MakeOutboxStore): voi
       ]);
     });
 
+    it('backlog(): the rows retained() counts and the oldest of them, in one read', async () => {
+      expect(await store.backlog()).toEqual({ count: 0, oldestStagedAt: null, oldestAgeMs: 0 });
+      const open = await under.begin();
+      await stageAll(1, open.tx);
+      const [r1, r2, r3] = await inTx(3);
+      // a row of an open transaction is nobody's backlog yet
+      expect((await store.backlog()).count).toBe(3);
+      await open.rollback();
+      const held = await claim('relay-a', 1);
+      expect(ids(held)).toEqual([r1?.id]);
+      // a claimed row still waits; its staging time is the oldest
+      const first = await store.backlog();
+      expect(first).toMatchObject({ count: 3, oldestStagedAt: held[0]?.stagedAt });
+      expect(first.oldestAgeMs).toBeGreaterThanOrEqual(0);
+      await clock.advance(5_000);
+      expect((await store.backlog()).oldestAgeMs).toBeGreaterThanOrEqual(first.oldestAgeMs);
+      expect(await store.markPublished([r1?.id ?? ''], 'relay-a')).toBe(1);
+      const [next] = await claim('relay-a', 1);
+      expect(next?.id).toBe(r2?.id);
+      const after = await store.backlog();
+      expect(after).toMatchObject({ count: 2, oldestStagedAt: next?.stagedAt });
+      expect(after.oldestStagedAt).toBeGreaterThanOrEqual(first.oldestStagedAt ?? Infinity);
+      // a quarantined row (and the rows its transaction staged after it) leave the backlog
+      await store.quarantine(r2?.id ?? '', 'relay-a', 'bad');
+      expect(await store.backlog()).toEqual({ count: 0, oldestStagedAt: null, oldestAgeMs: 0 });
+      expect((await store.quarantined()).map((q) => q.id)).toEqual([r2?.id, r3?.id]);
+    });
+
     it('answers 0 for ids it does not hold', async () => {
       expect(await store.markPublished([uuidv7()], 'relay-a')).toBe(0);
       expect(await store.release([uuidv7()], 'relay-a')).toBe(0);
