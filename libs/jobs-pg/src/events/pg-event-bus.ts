@@ -1,4 +1,6 @@
 import {
+  assertEventFind,
+  assertEventPublish,
   DEFAULT_EVENT_TTL_MS,
   uuidv7,
   type EventBus,
@@ -63,12 +65,13 @@ export function postgresEventBus(options: PostgresEventBusOptions): EventBus {
       return Number(rows[0]?.now_ms);
     },
     async publish(name, payload, opts = {}) {
-      const ttl = opts.ttlMs ?? DEFAULT_EVENT_TTL_MS;
+      // the value contract at the door: a NUL or a lone surrogate in the name, a non-JSON payload, never a raw error
+      assertEventPublish(name, payload, opts);
       const { rows } = await executor.query<EventRow>(publish, [
         uuidv7(),
         name,
         JSON.stringify(payload),
-        Math.max(1, Math.round(ttl)),
+        opts.ttlMs ?? DEFAULT_EVENT_TTL_MS,
         opts.tenant ?? null,
       ]);
       const row = rows[0];
@@ -76,7 +79,8 @@ export function postgresEventBus(options: PostgresEventBusOptions): EventBus {
       return toEvent(row);
     },
     async find(name, sinceMs, match, opts = {}) {
-      // a tenant's lookup reads only its own events; no tenant is '' (never a tenant's id)
+      assertEventFind(name, sinceMs, opts.tenant);
+      // a tenant's lookup reads only its own events; no tenant is '' (never a tenant's id: the contract refuses it)
       const scoped = opts.tenant !== undefined;
       let cursor: string | null = null;
       for (;;) {

@@ -5,6 +5,7 @@ import { MIGRATION_0004_INTEGRITY } from './0004_integrity.sql';
 import { MIGRATION_0005_EXACT_JSON } from './0005_exact_json.sql';
 import { MIGRATION_0006_RETENTION } from './0006_retention.sql';
 import { MIGRATION_0007_COUNTED_CANCELS } from './0007_counted_cancels.sql';
+import { MIGRATION_0008_EXACT_EVENT_PAYLOADS } from './0008_exact_event_payloads.sql';
 
 /** One numbered, append-only migration. */
 export interface JobsMigration {
@@ -24,4 +25,5 @@ export const JOBS_MIGRATIONS: readonly JobsMigration[] = [
   { id: 5, name: '0005_exact_json', sql: MIGRATION_0005_EXACT_JSON },
   { id: 6, name: '0006_retention', sql: MIGRATION_0006_RETENTION },
   { id: 7, name: '0007_counted_cancels', sql: MIGRATION_0007_COUNTED_CANCELS },
+  { id: 8, name: '0008_exact_event_payloads', sql: MIGRATION_0008_EXACT_EVENT_PAYLOADS },
 ];

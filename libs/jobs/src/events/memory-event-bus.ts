@@ -1,37 +1,55 @@
 import { systemClock, type Clock } from '../util/clock';
 import { uuidv7 } from '../util/ids';
+import type { JsonValue } from '../util/json';
+import { assertEventFind, assertEventPublish } from '../values/event';
 import { DEFAULT_EVENT_TTL_MS, type EventBus, type PublishedEvent } from './event-bus';
 
-/** An in-process event bus on `clock` (tests, one-process apps); each event keeps the tenant it was published under. */
+/** One stored event: its payload kept as JSON text, as a database keeps it, so no caller's later mutation reaches it. */
+interface StoredEvent extends Omit<PublishedEvent, 'payload'> {
+  readonly text: string;
+}
+
+/** The event a reader gets: a fresh copy of the payload each time (`JSON.parse` keeps key order and `__proto__`). */
+const read = ({ text, ...event }: StoredEvent): PublishedEvent => ({
+  ...event,
+  payload: JSON.parse(text) as JsonValue,
+});
+
+/**
+ * An in-process event bus on `clock` (tests, one-process apps); each event keeps the tenant it was published under.
+ * It answers as the PostgreSQL bus does: the value contract at its door (`X_VALUE_INVALID`), and the payload read back
+ * from its JSON text.
+ */
 export function memoryEventBus(options: { readonly clock?: Clock } = {}): EventBus {
   const clock = options.clock ?? systemClock;
-  let events: PublishedEvent[] = [];
+  let events: StoredEvent[] = [];
   return {
     now: () => Promise.resolve(clock.now()),
-    publish(name, payload, opts = {}) {
+    async publish(name, payload, opts = {}) {
+      assertEventPublish(name, payload, opts);
       const at = clock.now();
-      const event: PublishedEvent = {
+      const event: StoredEvent = {
         id: uuidv7(at),
         name,
-        payload,
+        text: JSON.stringify(payload),
         tenant: opts.tenant ?? null,
         publishedAt: at,
         expiresAt: at + (opts.ttlMs ?? DEFAULT_EVENT_TTL_MS),
       };
       events.push(event);
-      return Promise.resolve(event);
+      return read(event);
     },
-    find(name, sinceMs, match, opts = {}) {
+    async find(name, sinceMs, match, opts = {}) {
+      assertEventFind(name, sinceMs, opts.tenant);
       const now = clock.now();
-      const hit = events.find(
-        (e) =>
-          e.name === name &&
-          (opts.tenant === undefined || e.tenant === opts.tenant) &&
-          e.publishedAt >= sinceMs &&
-          e.expiresAt > now &&
-          (match === undefined || match(e.payload)),
-      );
-      return Promise.resolve(hit);
+      for (const stored of events) {
+        if (stored.name !== name || stored.publishedAt < sinceMs || stored.expiresAt <= now)
+          continue;
+        if (opts.tenant !== undefined && stored.tenant !== opts.tenant) continue;
+        const event = read(stored);
+        if (match === undefined || match(event.payload)) return event;
+      }
+      return undefined;
     },
     purgeExpired() {
       const now = clock.now();

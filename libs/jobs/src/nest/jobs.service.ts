@@ -4,8 +4,7 @@ import type { JobDescriptor } from '../declare/descriptor';
 import type { EnqueueActor, EnqueueOptions, JobHandle } from '../declare/handle';
 import type { TaskDescriptor, TaskEnqueueOptions, TaskHandle } from '../declare/task';
 import type { PublishedEvent } from '../events/event-bus';
-import type { PublishEventOptions } from '../events/publish-event';
-import { eventTenant } from '../runtime/tenant';
+import { eventPublishOptions, type PublishEventOptions } from '../events/publish-event';
 import { JobRegistry } from '../registry/job-registry';
 import type { JsonValue } from '../util/json';
 import { JobsRuntime } from './jobs.runtime';
@@ -87,19 +86,17 @@ export class JobsService {
   /**
    * Publishes an event on the module's bus: every `step.waitForEvent` of the event's tenant it matches resumes. The
    * tenant rules are `publishEvent`'s: the run's own by default inside a run (another needs `crossTenant`), `null` or
-   * the one named outside.
+   * the one named outside. The event passes the value contract first (`X_VALUE_INVALID` naming the field).
    */
-  publishEvent(
+  async publishEvent(
     name: string,
     payload: JsonValue,
     options: PublishEventOptions = {},
   ): Promise<PublishedEvent> {
-    const tenant = eventTenant(name, options.tenant);
-    const { ttlMs } = options;
     return this.runtime.config.events.publish(
       name,
       payload,
-      ttlMs === undefined ? { tenant } : { ttlMs, tenant },
+      eventPublishOptions(name, payload, options),
     );
   }
 

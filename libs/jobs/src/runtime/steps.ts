@@ -20,6 +20,7 @@ import {
 } from '../util/duration';
 import { jsonProblem, type JsonValue } from '../util/json';
 import { MAX_DURATION_MS, MAX_STEP_NAME_LENGTH } from '../values/bounds';
+import { eventNameProblem } from '../values/event';
 import { identifierProblem } from '../values/text';
 import { abortedPromise, armDeadline, childController } from './deadlines';
 import { StepSuspension } from './step-suspension';
@@ -167,6 +168,9 @@ export function createStepApi(rt: StepRuntime): StepApi {
       options.timeout === undefined
         ? undefined
         : stepDuration(name, 'waitForEvent timeout', options.timeout);
+    // an event name no bus can look up is refused before the wait is recorded, as a step name is
+    const eventProblem = eventNameProblem(event);
+    if (eventProblem !== undefined) throw new ValueInvalidError('waitForEvent event', eventProblem);
     claimName(name);
     await ensureLoaded();
     const answered = stored.get(name + EVENT_RESULT);

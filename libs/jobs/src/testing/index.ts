@@ -11,5 +11,6 @@ export * from '../scheduler/testing/scheduler-fleet';
 export * from '../scheduler/testing/scheduler-state.conformance';
 export * from '../outbox/testing/outbox-store.conformance';
 export * from '../events/testing/event-bus-tenancy.conformance';
+export { eventBusValuesConformance } from '../events/testing/event-bus-values.conformance';
 export * from '../events/testing/tenant-events.scenario';
 export * from './test-kit';

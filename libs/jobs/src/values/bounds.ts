@@ -19,6 +19,15 @@ export const MAX_IDEMPOTENCY_KEY_LENGTH = 512;
  */
 export const MAX_TENANT_LENGTH = 256;
 
+/**
+ * Longest event name `publishEvent` and `step.waitForEvent` take. With a tenant (≤ 256), one entry of the events'
+ * tenant index stays under PostgreSQL's btree limit.
+ */
+export const MAX_EVENT_NAME_LENGTH = 256;
+
+/** The largest event payload `publishEvent` accepts, as JSON text (1 MiB: the bound on a job's input). */
+export const MAX_EVENT_PAYLOAD_BYTES = 1_048_576;
+
 /** Longest step name a body may pass to `step.run`, `step.sleep` or `step.waitForEvent`. */
 export const MAX_STEP_NAME_LENGTH = 256;
 

@@ -1,4 +1,5 @@
 export * from './bounds';
+export { assertEventFind, assertEventPublish, eventNameProblem, eventPublishFault } from './event';
 export { jsonProblem } from './json-value';
 export { boundedText, identifierProblem, loneSurrogateAt, wellFormed } from './text';
 export { enumProblem, integerProblem, nameProblem, timeProblem, uuidProblem } from './scalars';
