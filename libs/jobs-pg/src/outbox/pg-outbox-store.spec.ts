@@ -1,4 +1,5 @@
 import type { PoolClient } from 'pg';
+import { MAX_FREE_TEXT_LENGTH } from '@ultimat3/jobs';
 import { frozenClock, outboxRequest, outboxStoreConformance } from '@ultimat3/jobs/testing';
 import { pgPoolExecutor } from '../executor/pg-pool-executor';
 import { migrate } from '../migrations/migrate';
@@ -68,6 +69,21 @@ describe('postgresOutboxStore', () => {
         has_tx: true,
       },
     ]);
+  });
+
+  it("stores a released batch's failure bounded: 5 MB with NUL and lone surrogates is 8,192 readable characters", async () => {
+    const store = postgresOutboxStore({ executor: db.executor });
+    const request = outboxRequest();
+    await store.stage(request);
+    await store.claim({ claimant: 'relay-a', limit: 10, leaseMs: 30_000 });
+    const error = `boom \u0000\ud800 ${'z'.repeat(5 * 1024 * 1024)}`;
+    expect(await store.release([request.id], 'relay-a', { id: request.id, error })).toBe(1);
+    const { rows } = await db.pool.query<{ attempts: number; last_error: string }>(
+      'select attempts, last_error from x_outbox',
+    );
+    expect(rows[0]?.attempts).toBe(1);
+    expect(rows[0]?.last_error).toHaveLength(MAX_FREE_TEXT_LENGTH);
+    expect(rows[0]?.last_error).toMatch(/^boom \ufffd\ufffd z+… \[truncated \d+ chars\]$/);
   });
 
   it('refuses a tx its txExecutor cannot write on (X_OUTBOX_NO_TX), staging nothing', async () => {

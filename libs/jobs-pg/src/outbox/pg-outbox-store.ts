@@ -1,7 +1,7 @@
 import {
+  boundedText,
   OutboxNoTxError,
   quarantinedPageLimit,
-  stripNul,
   type Clock,
   type EnqueueRequest,
   type OutboxBacklog,
@@ -152,7 +152,7 @@ export function postgresOutboxStore(options: PostgresOutboxStoreOptions): Outbox
         valid,
         claimant,
         failed?.id ?? null,
-        failed === undefined ? null : stripNul(failed.error),
+        failed === undefined ? null : boundedText(failed.error),
       ]);
       return rowCount;
     },
@@ -162,7 +162,7 @@ export function postgresOutboxStore(options: PostgresOutboxStoreOptions): Outbox
       const { rows } = await executor.query<{ id: string }>(sql.quarantine, [
         id,
         claimant,
-        stripNul(error),
+        boundedText(error),
         now(),
       ]);
       return rows.map((r) => r.id);

@@ -1,7 +1,7 @@
 import type { EnqueueRequest } from '../driver/job-driver';
 import { InvariantError } from '../errors/runtime-errors';
 import { systemClock, type Clock } from '../util/clock';
-import { stripNul } from '../util/json';
+import { boundedText } from '../values/text';
 import {
   quarantinedPageLimit,
   type OutboxBacklog,
@@ -124,7 +124,7 @@ function quarantineRow(row: Row, now: number, code: OutboxQuarantineCode, error:
   row.claimedAt = null;
   row.quarantinedAt = now;
   row.quarantineCode = code;
-  row.lastError = stripNul(error);
+  row.lastError = boundedText(error);
 }
 
 /**
@@ -228,7 +228,7 @@ export function memoryOutboxStore(options: MemoryOutboxStoreOptions = {}): Memor
         row.claimedAt = null;
         if (failure?.id === row.id) {
           row.attempts += 1;
-          row.lastError = failure.error;
+          row.lastError = boundedText(failure.error);
         }
       }
       return mine.length;

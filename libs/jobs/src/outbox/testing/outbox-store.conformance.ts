@@ -1,6 +1,8 @@
 import type { EnqueueRequest } from '../../driver/job-driver';
 import { frozenClock, type FrozenClock } from '../../testing/frozen-clock';
+import { hasNulOrLoneSurrogate, sanitised } from '../../testing/conformance/values-oracle';
 import { uuidv7 } from '../../util/ids';
+import { MAX_FREE_TEXT_LENGTH, TRUNCATION_MARKER } from '../../values/bounds';
 import type { OutboxRecord, OutboxStore } from '../outbox-store';
 
 /** One open transaction of the backend under test. */
@@ -262,6 +264,28 @@ export function outboxStoreConformance(name: string, make: MakeOutboxStore): voi
       expect(listed[0]?.error).toMatch(/^X_VALUE_INVALID: bad/);
       expect(listed[0]?.error).not.toMatch(/\u0000/);
       expect(listed[1]?.error).toContain(r2?.id);
+    });
+
+    it('bounds a stored error: 5 MB with NUL and lone surrogates is stored readable, cut to 8,192 with a marker', async () => {
+      const huge = `X_BOOM: first \u0000 \ud800 ${'y\udc00'.repeat(2_621_440)}`;
+      const [r1, r2] = await stageAll(2);
+      await claim('relay-a');
+      const failure = { id: r1?.id ?? '', error: huge };
+      expect(await store.release([r1?.id ?? '', r2?.id ?? ''], 'relay-a', failure)).toBe(2);
+      await claim('relay-a');
+      expect(await store.quarantine(r1?.id ?? '', 'relay-a', huge)).toEqual([r1?.id]);
+      const [listed] = await store.quarantined();
+      const error = listed?.error ?? '';
+      expect(listed?.attempts).toBe(2);
+      expect(error.length).toBeLessThanOrEqual(MAX_FREE_TEXT_LENGTH);
+      expect(hasNulOrLoneSurrogate(error)).toBe(false);
+      // what is kept is the text as written, each NUL and lone surrogate U+FFFD, then the count of what was cut
+      const kept = error.indexOf(TRUNCATION_MARKER);
+      expect(kept).toBeGreaterThan(MAX_FREE_TEXT_LENGTH - 64);
+      expect(error).toBe(
+        `${sanitised(huge).slice(0, kept)}${TRUNCATION_MARKER}${huge.length - kept} chars]`,
+      );
+      expect(error.startsWith('X_BOOM: first \ufffd \ufffd y\ufffd')).toBe(true);
     });
 
     it('quarantine is fenced on the claimant, and a published or quarantined row is left alone', async () => {
