@@ -61,3 +61,16 @@ export async function announceExhausted(
     );
   }
 }
+
+/** {@link announceExhausted} in the background: a failure to announce is logged, never thrown. */
+export function announceExhaustedInBackground(
+  rows: readonly JobRow[],
+  registry: JobRegistry,
+  logger: JobsLogger,
+  metrics: JobMetrics | undefined,
+): void {
+  if (rows.length === 0) return;
+  announceExhausted(rows, registry, logger, metrics).catch((error: unknown) =>
+    logger.log('error', 'jobs.claim.exhausted-announce-failed', { error: String(error) }),
+  );
+}

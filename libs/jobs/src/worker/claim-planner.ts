@@ -1,0 +1,129 @@
+import type { ClaimOptions, ClaimSlot } from '../driver/job-driver';
+import type { JobRow } from '../driver/job-row';
+import type { LowWater } from './low-water';
+import { PREFETCH_PER_SLOT, type PrefetchBuffer } from './prefetch';
+import type { RescueCadence } from './rescue-cadence';
+import type { SlotLedger } from './slot-ledger';
+
+/** What a {@link ClaimPlanner} reads. */
+export interface ClaimPlannerOptions {
+  readonly workerId: string;
+  readonly visibilityTimeoutMs: number;
+  /** The worker's slots and caps. */
+  readonly ledger: SlotLedger;
+  /** Per served queue, the job names this worker serves there (`ClaimSlot.names`). */
+  readonly served: ReadonlyMap<string, readonly string[]>;
+  /** The rows claimed ahead and not started yet. */
+  readonly held: PrefetchBuffer;
+  readonly lowWater: LowWater;
+  readonly rescues: RescueCadence;
+  /** Whether claims take rows ahead of the free slots (`JobWorkerOptions.claimAhead`). */
+  readonly claimAhead: boolean;
+  /** Job names whose exhausted rows are buried `failed` (read per claim: the registry may grow). */
+  readonly dropExhausted: () => ReadonlySet<string>;
+}
+
+/** A claim the planner sent: its options, when it was sent, and the rows it buried once it answered. */
+export class PlannedClaim {
+  /** The rows the claim buried (lease lapsed on the final attempt), told through `options.onExhausted`. */
+  exhausted: readonly JobRow[] = [];
+  readonly options: ClaimOptions;
+
+  constructor(
+    readonly sentAt: number,
+    options: Omit<ClaimOptions, 'onExhausted'>,
+  ) {
+    this.options = {
+      ...options,
+      onExhausted: (rows) => {
+        this.exhausted = rows;
+      },
+    };
+  }
+}
+
+/**
+ * Decides what each claim asks for: which queues, how many rows for free slots (`limit`) and how many ahead of them
+ * (`ahead`), the names served, the low-water hint, the tenants to skip and whether it rescues lapsed leases. It also
+ * counts the claims on the wire and the rows they asked each queue for, which count as held until they return.
+ */
+export class ClaimPlanner {
+  /** Claims sent and not yet returned. */
+  claiming = 0;
+  private readonly asked = new Map<string, number>();
+
+  constructor(private readonly o: ClaimPlannerOptions) {}
+
+  /**
+   * The claim to send at `now`, counted as on the wire; undefined when no queue needs one. `idle`: nothing in flight
+   * or held (such a claim always rescues).
+   */
+  plan(now: number, idle: boolean): PlannedClaim | undefined {
+    const slots = this.slots(now);
+    if (slots.length === 0) return undefined;
+    this.claiming++;
+    for (const slot of slots) this.count(slot, 1);
+    const { o } = this;
+    const excludeTenants = o.ledger.fullTenants();
+    return new PlannedClaim(now, {
+      workerId: o.workerId,
+      slots,
+      visibilityTimeoutMs: o.visibilityTimeoutMs,
+      dropExhausted: o.dropExhausted(),
+      ...(excludeTenants === undefined ? {} : { excludeTenants }),
+      onLowWater: (queue, bound) => o.lowWater.learn(queue, bound, now),
+      rescue: o.rescues.due(now, idle),
+    });
+  }
+
+  /** A claim `plan` gave came back, answered or not: its rows no longer count as on their way. */
+  returned(claim: PlannedClaim): void {
+    this.claiming--;
+    for (const slot of claim.options.slots) this.count(slot, -1);
+  }
+
+  /** A claim `plan` gave threw: if it was to rescue, the next claim rescues. */
+  failed(claim: PlannedClaim): void {
+    if (claim.options.rescue === true) this.o.rescues.failed(claim.sentAt);
+  }
+
+  /**
+   * What one claim asks each queue for: its free slots no held row covers, plus what tops the held rows up to the
+   * prefetch target — asked only once a third of it is missing, so a busy queue is not claimed row by row. Rows a
+   * claim on the wire asked for count as held, so a second claim goes out while the first is still out only when the
+   * buffer runs low: claims overlap instead of queueing behind each other.
+   */
+  private slots(now: number): ClaimSlot[] {
+    const { ledger, held, lowWater } = this.o;
+    const want: ClaimSlot[] = [];
+    for (const [queue, names] of this.o.served) {
+      // a queue no registered job names has nothing this worker could run
+      if (names.length === 0) continue;
+      const free = Math.max(0, ledger.free(queue));
+      // rows a claim on the wire asked for count as held: they are on their way
+      const holding = held.held(queue) + (this.asked.get(queue) ?? 0);
+      const idle = Math.max(0, free - holding);
+      // Rows held (claimed, not started) by a worker that dies lapse as counted attempts: the claim takes ahead only
+      // rows it does not put on their final attempt (`ahead`), at most PREFETCH_PER_SLOT per slot of the queue.
+      const target = this.o.claimAhead
+        ? Math.min(held.target(queue, now), PREFETCH_PER_SLOT * ledger.size(queue))
+        : 0;
+      const short = Math.max(0, target - Math.max(0, holding - free));
+      // a second claim on the wire is for the buffer only: a slot that frees meanwhile waits for a claim to return
+      if ((idle > 0 && this.claiming === 0) || (target > 0 && short * 3 >= target)) {
+        const hint = lowWater.hint(queue, now);
+        want.push(
+          short > 0
+            ? { queue, limit: idle, ahead: short, names, lowWater: hint }
+            : { queue, limit: idle, names, lowWater: hint },
+        );
+      }
+    }
+    return want;
+  }
+
+  private count(slot: ClaimSlot, sign: 1 | -1): void {
+    const rows = slot.limit + (slot.ahead ?? 0);
+    this.asked.set(slot.queue, (this.asked.get(slot.queue) ?? 0) + sign * rows);
+  }
+}

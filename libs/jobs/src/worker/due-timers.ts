@@ -1,0 +1,126 @@
+import type { Clock, TimerHandle } from '../util/clock';
+import { DUE_TIMER_HORIZON_MS } from './worker-options';
+
+/** What {@link DueTimers} needs. */
+export interface DueTimersOptions {
+  readonly clock: Clock;
+  /** The poll interval while there is work: the wait after a claim that found rows. */
+  readonly floorMs: number;
+  /** The idle ceiling the wait doubles up to, read each time (it rises while a proven wake is live). */
+  readonly ceilingMs: () => number;
+  /** While `holding()`, no pass is armed further out than this: held rows must not go stale unchecked. */
+  readonly holdMaxMs: number;
+  readonly holding: () => boolean;
+  /** Runs a pass (the worker's kick). */
+  readonly pass: () => void;
+}
+
+/**
+ * When the worker's next pass runs: the poll timer with its back-off (the floor after a claim that found rows, doubled
+ * after an empty or failed one up to the idle ceiling, back to the floor on a wake), and a timer for each row handed
+ * back due within {@link DUE_TIMER_HORIZON_MS}, so it starts on time rather than at the idle poll. Arms nothing
+ * before `start()` or after `stop()`.
+ */
+export class DueTimers {
+  private running = false;
+  private wait: number;
+  private poll: TimerHandle | undefined;
+  /** When rows this worker handed back fall due (within the horizon), earliest first: each gets its pass on time. */
+  private readonly dueAt: number[] = [];
+  private due: { at: number; handle: TimerHandle } | undefined;
+
+  constructor(private readonly o: DueTimersOptions) {
+    this.wait = o.floorMs;
+  }
+
+  /** The current wait between two passes. */
+  get waitMs(): number {
+    return this.wait;
+  }
+
+  start(): void {
+    this.running = true;
+  }
+
+  /** Cancels every timer; arms none from here. */
+  stop(): void {
+    this.running = false;
+    this.poll?.cancel();
+    this.due?.handle.cancel();
+    this.due = undefined;
+    this.dueAt.length = 0;
+  }
+
+  /** Cancels the armed poll (a pass is about to run). */
+  cancelPoll(): void {
+    this.poll?.cancel();
+  }
+
+  /** Arms the next pass after the current wait. */
+  pollLater(): void {
+    this.pollIn(this.wait);
+  }
+
+  /** A claim found rows: the next pass comes after the floor, and so does every wait until one finds none. */
+  found(): void {
+    this.wait = this.o.floorMs;
+    this.pollIn(this.wait);
+  }
+
+  /** A claim found nothing: the next pass comes after the wait, and the wait after it doubles. */
+  empty(): void {
+    this.pollIn(this.wait);
+    this.wait = Math.min(this.wait * 2, this.o.ceilingMs());
+  }
+
+  /** A claim failed (the database is down or failing over): back off, and come back by ourselves. */
+  failed(): void {
+    this.wait = Math.min(this.wait * 2, this.o.ceilingMs());
+    this.pollIn(this.wait);
+  }
+
+  /** A wake: the pass it runs is followed at the floor again. */
+  woken(): void {
+    this.wait = this.o.floorMs;
+  }
+
+  /**
+   * A row falls due at `at`: within the horizon it gets a pass then. Every such time is kept, not only the earliest:
+   * a second retry due later must not wait for the idle ceiling either.
+   */
+  dueAtTime(at: number): void {
+    if (at - this.o.clock.now() > DUE_TIMER_HORIZON_MS || !this.running) return;
+    const i = this.dueAt.findIndex((t) => t >= at);
+    if (i === -1) this.dueAt.push(at);
+    else if (this.dueAt[i] !== at) this.dueAt.splice(i, 0, at);
+    this.armNextDue();
+  }
+
+  private pollIn(ms: number): void {
+    this.poll?.cancel();
+    if (!this.running) return;
+    // held rows go stale after the heartbeat interval: a pass comes by before they could
+    const next = this.o.holding() ? Math.min(ms, this.o.holdMaxMs) : ms;
+    this.poll = this.o.clock.setTimeout(() => this.o.pass(), next);
+  }
+
+  private armNextDue(): void {
+    const next = this.dueAt[0];
+    if (next === undefined || !this.running || this.due?.at === next) return;
+    this.due?.handle.cancel();
+    const { clock } = this.o;
+    this.due = {
+      at: next,
+      handle: clock.setTimeout(() => this.fireDue(), Math.max(0, next - clock.now())),
+    };
+  }
+
+  private fireDue(): void {
+    this.due = undefined;
+    const now = this.o.clock.now();
+    while (this.dueAt.length > 0 && (this.dueAt[0] ?? 0) <= now) this.dueAt.shift();
+    this.wait = this.o.floorMs;
+    this.o.pass();
+    this.armNextDue();
+  }
+}

@@ -1,0 +1,220 @@
+import type { JobDriver } from '../driver/job-driver';
+import type { ClaimedJob } from '../driver/job-row';
+import { JobDrainedError } from '../errors/runtime-errors';
+import type { EventBus } from '../events/event-bus';
+import type { JobRegistry, RegisteredJob } from '../registry/job-registry';
+import { executeJob } from '../runtime/execute-job';
+import type { JobMetrics } from '../runtime/metrics';
+import type { JobExecution } from '../runtime/outcome';
+import { RunAbort } from '../runtime/run-abort';
+import type { Clock } from '../util/clock';
+import type { JobsLogger } from '../util/logger';
+import { ACK_BATCH_MAX, ACK_BATCHES_IN_FLIGHT, type AckBatcher } from './ack-batcher';
+import type { DueTimers } from './due-timers';
+import type { HandBacks } from './hand-backs';
+import type { Heartbeat, Heartbeats } from './heartbeat';
+import type { PrefetchBuffer } from './prefetch';
+import type { SlotLedger } from './slot-ledger';
+import { countOutcome, type MutableWorkerStats } from './worker-stats';
+
+/** Acks queued past this many keep their slot until they land, so a slow database cannot pile up settles. */
+const ACK_BACKLOG_MAX = ACK_BATCH_MAX * ACK_BATCHES_IN_FLIGHT;
+
+/** Claim order within a queue: priority, run time, then id (UUIDv7 text sorts in mint order). */
+const claimOrder = (a: ClaimedJob, b: ClaimedJob): number =>
+  a.priority - b.priority || a.runAt - b.runAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+/** A run this worker holds. */
+export interface HeldRun {
+  readonly claimed: ClaimedJob;
+  readonly abort: RunAbort;
+  /** The run's end, set once the attempt is under way. */
+  done: Promise<void> | undefined;
+  /** Renews the run's lease until stopped. */
+  readonly beat: Heartbeat;
+  /** Whether its slot was given back. */
+  freed: boolean;
+  /** Whether a cap handed it back. */
+  deferred: boolean;
+}
+
+/** What {@link WorkerRuns} works with: the worker's settings and its other parts. */
+export interface WorkerRunsOptions {
+  readonly workerId: string;
+  readonly driver: JobDriver;
+  readonly registry: JobRegistry;
+  readonly clock: Clock;
+  readonly logger: JobsLogger;
+  readonly events: EventBus;
+  readonly metrics: JobMetrics | undefined;
+  readonly visibilityTimeoutMs: number;
+  readonly heartbeatIntervalMs: number;
+  /** How long a row a cap refused waits before it is due again: one poll. */
+  readonly handBackMs: number;
+  readonly ledger: SlotLedger;
+  readonly held: PrefetchBuffer;
+  readonly beats: Heartbeats;
+  readonly acks: AckBatcher;
+  readonly handBacks: HandBacks;
+  readonly timers: DueTimers;
+  readonly stats: MutableWorkerStats;
+  /** Whether the worker still claims (held rows start only then). */
+  readonly running: () => boolean;
+  /** Asks for a pass: a slot came free. */
+  readonly kick: () => void;
+}
+
+/**
+ * The runs a worker holds: places a claim's rows (held, then started while slots are free), starts each as an
+ * attempt under its heartbeat, and when one ends (or its ack is sent) gives its slot to the next held row.
+ */
+export class WorkerRuns {
+  /** The runs in flight, by job id. */
+  readonly runs = new Map<string, HeldRun>();
+  /** The drain's signal once a drain began; a manual stop sets none, because it aborts nothing. */
+  private drainSignal: string | undefined;
+  private readonly jobs = new Map<string, RegisteredJob>();
+
+  constructor(private readonly o: WorkerRunsOptions) {}
+
+  /**
+   * Places a claim's rows, in claim order per queue: held, then started while slots are free. While stopping, what
+   * fits the free slots starts (a drain aborts it at once) and the rest goes straight back.
+   */
+  place(claimed: readonly ClaimedJob[]): void {
+    const { o } = this;
+    const rows = [...claimed].sort(claimOrder);
+    if (o.running()) {
+      o.held.hold(rows, o.clock.now());
+      for (const queue of new Set(rows.map((row) => row.queue))) this.startHeld(queue);
+      return;
+    }
+    const rest: ClaimedJob[] = [];
+    for (const row of rows) {
+      if (o.ledger.free(row.queue) > 0) this.start(row);
+      else rest.push(row);
+    }
+    o.handBacks.release(rest);
+  }
+
+  /** Aborts every run with `X_DRAINING`, and every run a claim still on the wire starts from here. */
+  drain(signal: string): void {
+    this.drainSignal = signal;
+    for (const run of this.runs.values())
+      run.abort.abort(new JobDrainedError(this.o.workerId, signal));
+  }
+
+  /** Starts held rows of `queue` while it has free slots; stale ones go back to the queue. */
+  private startHeld(queue: string): void {
+    const { o } = this;
+    const stale: ClaimedJob[] = [];
+    while (o.running() && o.ledger.free(queue) > 0) {
+      const row = o.held.next(queue, o.clock.now(), stale);
+      if (row === undefined) break;
+      this.start(row);
+    }
+    o.handBacks.release(stale);
+  }
+
+  private start(claimed: ClaimedJob): void {
+    const { o } = this;
+    o.stats.claimed++;
+    const verdict = o.ledger.take(claimed);
+    if (verdict !== 'ok') {
+      // a per-process cap refused the row: straight back, uncounted, due after one poll
+      o.stats.deferred++;
+      o.handBacks.defer(claimed, verdict, o.clock.now() + o.handBackMs, (at) =>
+        o.timers.dueAtTime(at),
+      );
+      return;
+    }
+    const abort = new RunAbort();
+    // A row a claim on the wire hands back after the drain began is aborted like the rest; after a manual stop() it runs.
+    if (this.drainSignal !== undefined)
+      abort.abort(new JobDrainedError(o.workerId, this.drainSignal));
+    const run: HeldRun = {
+      claimed,
+      abort,
+      done: undefined,
+      beat: o.beats.start(claimed, abort),
+      freed: false,
+      deferred: false,
+    };
+    this.runs.set(claimed.id, run);
+    run.done = executeJob({
+      driver: o.driver,
+      job: this.jobOf(claimed.name),
+      claimed,
+      clock: o.clock,
+      logger: o.logger,
+      events: o.events,
+      metrics: o.metrics,
+      abort,
+      visibilityTimeoutMs: o.visibilityTimeoutMs,
+      heartbeatIntervalMs: o.heartbeatIntervalMs,
+      handBackMs: o.handBackMs,
+      // Once the settle is answered the row is no longer this run's: renewing it would read as a lost lease.
+      onSettle: () => run.beat.stop(),
+      // The body completed: its slot goes to the next run while the ack rides the next batch.
+      ack: (jobId, ackOptions) => {
+        const landed = o.acks.ack(jobId, ackOptions);
+        if (o.acks.pending() <= ACK_BACKLOG_MAX) {
+          this.freeSlot(run);
+          o.kick();
+        }
+        return landed;
+      },
+    }).then(
+      (execution) => {
+        try {
+          run.deferred = execution.outcome === 'deferred';
+          this.record(execution);
+        } finally {
+          this.ended(run);
+        }
+      },
+      (error: unknown) => {
+        o.logger.log('error', 'jobs.worker.execute-failed', {
+          jobId: claimed.id,
+          error: error instanceof Error ? error.message : String(error),
+        });
+        this.ended(run);
+      },
+    );
+  }
+
+  /** The registered job of a name, looked up once per worker (a registry lookup builds a fresh entry each time). */
+  private jobOf(name: string): RegisteredJob | undefined {
+    let job = this.jobs.get(name);
+    if (job === undefined) {
+      job = this.o.registry.get(name);
+      if (job !== undefined) this.jobs.set(name, job);
+    }
+    return job;
+  }
+
+  private record(execution: JobExecution): void {
+    countOutcome(this.o.stats, execution);
+    if (execution.resumeAt !== undefined) this.o.timers.dueAtTime(execution.resumeAt);
+  }
+
+  /** Gives a run's slot back (once): to a held row of its queue at once. */
+  private freeSlot(run: HeldRun): void {
+    if (run.freed) return;
+    run.freed = true;
+    this.o.ledger.give(run.claimed);
+    this.o.held.completed(run.claimed.queue);
+    this.startHeld(run.claimed.queue);
+  }
+
+  /** The run is over (one `then` for both outcomes: a `finally` would cost two more promises per run). */
+  private ended(run: HeldRun): void {
+    run.beat.stop();
+    if (this.runs.get(run.claimed.id) === run) this.runs.delete(run.claimed.id);
+    if (run.freed) return;
+    this.freeSlot(run);
+    // A slot came free: refill it at once — unless a cap handed this run back, where an immediate pass would
+    // only claim the same capped rows again; the due timer brings it back after one poll.
+    if (!run.deferred) this.o.kick();
+  }
+}
