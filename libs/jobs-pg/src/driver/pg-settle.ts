@@ -5,8 +5,8 @@ import {
   type AckOptions,
   type ClaimRef,
   type JobProgress,
-  type JsonValue,
   type NackOptions,
+  storableProgress,
 } from '@ultimat3/jobs';
 import { iso, isUuid, type PgContext } from './pg-context';
 
@@ -107,11 +107,8 @@ export async function recordProgressRow(
   claim: ClaimRef,
   progress: JobProgress,
 ): Promise<boolean> {
+  const stored = storableProgress(progress);
   if (!canHold(jobId, claim)) return false;
-  const stored: JsonValue =
-    progress.note === undefined
-      ? { done: progress.done, total: progress.total }
-      : { done: progress.done, total: progress.total, note: boundedText(progress.note) };
   const { rowCount } = await ctx.executor.query(ctx.sql.progress, [
     ctx.now(),
     jobId,

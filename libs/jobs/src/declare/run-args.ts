@@ -59,7 +59,11 @@ export interface RunArgs<I> {
   readonly finalAttempt: boolean;
   readonly jobId: string;
   readonly runId: string;
-  /** Reports how far the run has got; written at most once a second, plus the last before the settle. */
+  /**
+   * Reports how far the run has got; written at most once a second, plus the last before the settle. `done` and
+   * `total` are whole numbers from 0 to 2^53 − 1: anything else (NaN, Infinity, −1, 1.5) throws `X_VALUE_INVALID`
+   * naming `progress.done` or `progress.total`.
+   */
   readonly progress: (done: number, total: number, note?: string) => void;
 }
 

@@ -1,6 +1,7 @@
 import type { ClaimRef, JobProgress } from '../driver/job-row';
 import type { JobDriver } from '../driver/job-driver';
 import type { Clock } from '../util/clock';
+import { assertProgress } from '../values/progress';
 import { boundedText } from '../values/text';
 
 /** At most one progress write per run per this interval, plus the last before the settle. */
@@ -8,6 +9,7 @@ export const PROGRESS_INTERVAL_MS = 1_000;
 
 /** A run's progress reporter: throttled writes, and a flush of the last one. */
 export interface ProgressReporter {
+  /** Throws `X_VALUE_INVALID` for a `done` or `total` that is not a whole number from 0 to 2^53 − 1. */
   report(done: number, total: number, note?: string): void;
   /** Writes the last reported progress if it was held back; awaited before the settle. */
   flush(): Promise<void>;
@@ -34,6 +36,8 @@ export function progressReporter(
     report(done, total, note) {
       const p: JobProgress =
         note === undefined ? { done, total } : { done, total, note: boundedText(String(note)) };
+      // refused at the call, where the body can see it: a write failure later is swallowed
+      assertProgress(p);
       if (clock.now() - lastWriteAt >= PROGRESS_INTERVAL_MS) write(p);
       else pending = p;
     },

@@ -1,6 +1,7 @@
 export * from './bounds';
 export { assertEventFind, assertEventPublish, eventNameProblem, eventPublishFault } from './event';
 export { jsonProblem } from './json-value';
+export { assertProgress, MAX_PROGRESS_COUNT, storableProgress } from './progress';
 export { boundedText, identifierProblem, loneSurrogateAt, wellFormed } from './text';
 export { enumProblem, integerProblem, nameProblem, timeProblem, uuidProblem } from './scalars';
 export {

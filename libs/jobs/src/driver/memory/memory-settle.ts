@@ -1,3 +1,4 @@
+import { storableProgress } from '../../values/progress';
 import { boundedText } from '../../values/text';
 import { nackState, type AckOptions, type NackOptions } from '../job-driver';
 import { isLiveState, type ClaimRef, type JobProgress } from '../job-row';
@@ -55,12 +56,9 @@ export function recordProgressRow(
   claim: ClaimRef,
   progress: JobProgress,
 ): boolean {
+  const stored = storableProgress(progress);
   const row = store.get(jobId);
   if (!holdsClaim(row, claim)) return false;
-  const stored: JobProgress =
-    progress.note === undefined
-      ? { done: progress.done, total: progress.total }
-      : { done: progress.done, total: progress.total, note: boundedText(progress.note) };
   store.put({ ...row, progress: stored, updatedAt: store.now() });
   return true;
 }

@@ -14,6 +14,7 @@ import { settleSuite } from './settle.suite';
 import { statsSuite } from './stats.suite';
 import { stepsSuite } from './steps.suite';
 import { valuesOperatorSuite } from './values-operator.suite';
+import { valuesProgressSuite } from './values-progress.suite';
 import { valuesPropertiesSuite } from './values-properties.suite';
 import { valuesRegressionSuite } from './values-regressions.suite';
 
@@ -55,6 +56,7 @@ export function jobDriverConformance(
     stepsSuite(h);
     valuesRegressionSuite(h);
     valuesPropertiesSuite(h);
+    valuesProgressSuite(h);
     failuresSuite(h);
 
     if (capabilities.introspect === false) {
