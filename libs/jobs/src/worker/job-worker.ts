@@ -8,7 +8,7 @@ import { silentLogger } from '../util/logger';
 import { ackBatcher } from './ack-batcher';
 import { announceExhaustedInBackground } from './claim-exhausted';
 import { ClaimPlanner, type PlannedClaim } from './claim-planner';
-import { drainWork } from './drain';
+import { drainWork } from './drain-work';
 import { DueTimers } from './due-timers';
 import { HandBacks } from './hand-backs';
 import { heartbeats } from './heartbeat';

@@ -1,0 +1,135 @@
+import type { ClaimedJob } from '../driver/job-row';
+import { frozenClock } from '../testing/frozen-clock';
+import { ClaimPlanner, type ClaimPlannerOptions } from './claim-planner';
+import { processLimits } from './limits';
+import { LowWater } from './low-water';
+import { PREFETCH_PER_SLOT, prefetchBuffer, type PrefetchBuffer } from './prefetch';
+import { RescueCadence } from './rescue-cadence';
+import { SlotLedger } from './slot-ledger';
+
+const T0 = Date.UTC(2026, 0, 1);
+
+/** Only the fields the buffer reads. */
+const heldRow = (queue: string, id: string): ClaimedJob => ({ id, queue }) as unknown as ClaimedJob;
+
+function planner(over: Partial<ClaimPlannerOptions> & { slots?: Record<string, number> } = {}): {
+  planner: ClaimPlanner;
+  ledger: SlotLedger;
+  held: PrefetchBuffer;
+} {
+  const ledger = over.ledger ?? new SlotLedger(undefined);
+  ledger.serve(new Map(Object.entries(over.slots ?? { a: 2, b: 1 })));
+  const held = over.held ?? prefetchBuffer(10_000);
+  const served = new Map([...ledger.queues()].map((q) => [q, [`${q}.job`]]));
+  const options: ClaimPlannerOptions = {
+    workerId: 'w1',
+    visibilityTimeoutMs: 30_000,
+    served,
+    lowWater: new LowWater(),
+    rescues: new RescueCadence(),
+    claimAhead: true,
+    dropExhausted: () => new Set(['a.job']),
+    ...over,
+    ledger,
+    held,
+  };
+  return { planner: new ClaimPlanner(options), ledger, held };
+}
+
+describe('ClaimPlanner', () => {
+  it('asks every served queue for its free slots, with its names, a fresh low water and a rescue', () => {
+    const { planner: p } = planner();
+    const claim = p.plan(T0, true);
+    expect(claim?.options).toMatchObject({
+      workerId: 'w1',
+      visibilityTimeoutMs: 30_000,
+      slots: [
+        { queue: 'a', limit: 2, names: ['a.job'], lowWater: null },
+        { queue: 'b', limit: 1, names: ['b.job'], lowWater: null },
+      ],
+      dropExhausted: new Set(['a.job']),
+      rescue: true,
+    });
+    expect(claim?.options.excludeTenants).toBeUndefined();
+    expect(p.claiming).toBe(1);
+  });
+
+  it('skips a queue no registered job names, and plans nothing while every slot is busy', () => {
+    const ledger = new SlotLedger(undefined);
+    const { planner: p } = planner({
+      ledger,
+      served: new Map([
+        ['a', ['a.job']],
+        ['b', []],
+      ]),
+    });
+    expect(p.plan(T0, true)?.options.slots.map((s) => s.queue)).toEqual(['a']);
+    const { planner: full, ledger: busy } = planner({ slots: { a: 1 } });
+    busy.take({ queue: 'a', tenantId: null });
+    expect(full.plan(T0, false)).toBeUndefined();
+    expect(full.claiming).toBe(0);
+  });
+
+  it('counts rows a claim on the wire asked for as held, until it returns', () => {
+    const { planner: p } = planner({ claimAhead: false });
+    const first = p.plan(T0, true);
+    // the first claim covers every free slot: a second one has nothing to ask for
+    expect(p.plan(T0, false)).toBeUndefined();
+    p.returned(first!);
+    expect(p.claiming).toBe(0);
+    expect(p.plan(T0, false)?.options.slots).toHaveLength(2);
+  });
+
+  it('held rows cover free slots', () => {
+    const { planner: p, held } = planner({ slots: { a: 2 }, claimAhead: false });
+    held.hold([heldRow('a', '1')], T0);
+    expect(p.plan(T0, false)?.options.slots).toMatchObject([{ queue: 'a', limit: 1 }]);
+  });
+
+  it('asks ahead by the measured rate, at most PREFETCH_PER_SLOT a slot, and not with claimAhead off', () => {
+    for (const claimAhead of [true, false]) {
+      const { planner: p, ledger, held } = planner({ slots: { a: 2 }, claimAhead });
+      ledger.take({ queue: 'a', tenantId: null });
+      ledger.take({ queue: 'a', tenantId: null });
+      for (let i = 0; i < 1_000; i++) held.completed('a');
+      // the rate's window opens at the first look and closes 100 ms later
+      expect(p.plan(T0, false)).toBeUndefined();
+      const claim = p.plan(T0 + 100, false);
+      if (claimAhead)
+        expect(claim?.options.slots).toMatchObject([
+          { queue: 'a', limit: 0, ahead: 2 * PREFETCH_PER_SLOT },
+        ]);
+      else expect(claim).toBeUndefined();
+    }
+  });
+
+  it('rescues on the first claim and after a rescuing claim failed, not on every busy claim', () => {
+    const { planner: p } = planner({ claimAhead: false });
+    const first = p.plan(T0, false)!;
+    expect(first.options.rescue).toBe(true);
+    p.returned(first);
+    const second = p.plan(T0 + 10, false)!;
+    expect(second.options.rescue).toBe(false);
+    p.returned(second);
+    p.failed(second);
+    const third = p.plan(T0 + 20, false)!;
+    expect(third.options.rescue).toBe(false);
+    p.returned(third);
+    // the rescuing claim failed: the next claim rescues
+    p.failed(first);
+    expect(p.plan(T0 + 30, false)?.options.rescue).toBe(true);
+  });
+
+  it('skips the tenants at a per-tenant cap, learns the low water, and keeps the rows a claim buried', () => {
+    const ledger = new SlotLedger(processLimits({ perTenant: 1 }, frozenClock(T0)));
+    const { planner: p } = planner({ ledger, slots: { a: 3 } });
+    ledger.take({ queue: 'a', tenantId: 't1' });
+    const claim = p.plan(T0, true)!;
+    expect(claim.options.excludeTenants).toEqual(['t1']);
+    claim.options.onLowWater?.('a', T0 - 5_000);
+    claim.options.onExhausted?.([heldRow('a', 'x')]);
+    expect(claim.exhausted.map((r) => r.id)).toEqual(['x']);
+    p.returned(claim);
+    expect(p.plan(T0 + 1, false)?.options.slots[0]?.lowWater).toBe(T0 - 5_000);
+  });
+});

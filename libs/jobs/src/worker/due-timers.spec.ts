@@ -1,0 +1,94 @@
+import { frozenClock, type FrozenClock } from '../testing/frozen-clock';
+import { DueTimers } from './due-timers';
+import { DUE_TIMER_HORIZON_MS } from './worker-options';
+
+const T0 = Date.UTC(2026, 0, 1);
+
+function timers(holding = false): { clock: FrozenClock; timers: DueTimers; passes: number[] } {
+  const clock = frozenClock(T0);
+  const passes: number[] = [];
+  const t = new DueTimers({
+    clock,
+    floorMs: 100,
+    ceilingMs: () => 1_000,
+    holdMaxMs: 50,
+    holding: () => holding,
+    pass: () => passes.push(clock.now() - T0),
+  });
+  return { clock, timers: t, passes };
+}
+
+describe('DueTimers', () => {
+  it('arms nothing before start() or after stop()', async () => {
+    const { clock, timers: t, passes } = timers();
+    t.pollLater();
+    t.dueAtTime(T0 + 10);
+    expect(clock.pending()).toBe(0);
+    t.start();
+    t.pollLater();
+    t.dueAtTime(T0 + 10);
+    expect(clock.pending()).toBe(2);
+    t.stop();
+    expect(clock.pending()).toBe(0);
+    await clock.advance(5_000);
+    expect(passes).toEqual([]);
+  });
+
+  it('doubles the wait after each empty claim up to the ceiling, and a found row brings back the floor', async () => {
+    const { clock, timers: t, passes } = timers();
+    t.start();
+    for (let i = 0; i < 6; i++) {
+      const armed = t.waitMs;
+      t.empty();
+      await clock.advance(armed);
+    }
+    // each empty claim arms the current wait, then doubles it: 100, 200, 400, 800, 1000, 1000
+    expect(passes).toEqual([100, 300, 700, 1_500, 2_500, 3_500]);
+    t.found();
+    expect(t.waitMs).toBe(100);
+    await clock.advance(100);
+    expect(passes.at(-1)).toBe(3_600);
+  });
+
+  it('a failed claim doubles the wait before it arms it; a wake resets it to the floor', async () => {
+    const { clock, timers: t, passes } = timers();
+    t.start();
+    t.failed();
+    await clock.advance(200);
+    expect(passes).toEqual([200]);
+    t.failed();
+    expect(t.waitMs).toBe(400);
+    t.woken();
+    expect(t.waitMs).toBe(100);
+    // a new arming replaces the armed poll
+    t.pollLater();
+    await clock.advance(1_000);
+    expect(passes).toEqual([200, 300]);
+  });
+
+  it('while rows are held, no poll is armed further out than holdMaxMs', async () => {
+    const { clock, timers: t, passes } = timers(true);
+    t.start();
+    t.failed();
+    t.failed();
+    await clock.advance(60);
+    expect(passes).toEqual([50]);
+  });
+
+  it('gives each due time within the horizon its own pass, on time, and resets the wait', async () => {
+    const { clock, timers: t, passes } = timers();
+    t.start();
+    t.failed();
+    t.failed();
+    t.dueAtTime(T0 + 30);
+    t.dueAtTime(T0 + 10);
+    t.dueAtTime(T0 + 10);
+    t.dueAtTime(T0 + DUE_TIMER_HORIZON_MS + 1);
+    await clock.advance(35);
+    expect(passes).toEqual([10, 30]);
+    expect(t.waitMs).toBe(100);
+    t.cancelPoll();
+    await clock.advance(DUE_TIMER_HORIZON_MS + 10);
+    expect(passes).toEqual([10, 30]);
+  });
+});
