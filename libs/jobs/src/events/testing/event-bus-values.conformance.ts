@@ -51,6 +51,7 @@ export function eventBusValuesConformance(
   name: string,
   make: () => Promise<EventBusUnderTest>,
 ): void {
+  loadFastCheck(); // X_PEER_MISSING at registration when fast-check is not installed
   describe(`EventBus value contract: ${name}`, () => {
     let under: EventBusUnderTest;
     let bus: EventBus;

@@ -13,6 +13,7 @@ import { namesSuite } from './names.suite';
 import { settleSuite } from './settle.suite';
 import { statsSuite } from './stats.suite';
 import { stepsSuite } from './steps.suite';
+import { loadFastCheck } from './values-arbitraries';
 import { valuesOperatorSuite } from './values-operator.suite';
 import { valuesProgressSuite } from './values-progress.suite';
 import { valuesPropertiesSuite } from './values-properties.suite';
@@ -38,6 +39,8 @@ export function jobDriverConformance(
   options: JobDriverConformanceOptions = {},
 ): void {
   const capabilities = options.capabilities ?? {};
+  // its property suites need fast-check: without it, X_PEER_MISSING before a single test is registered
+  loadFastCheck();
   describe(`job driver conformance: ${name}`, () => {
     const h = useHarness(makeDriver);
 

@@ -54,6 +54,7 @@ const readBack =
  * for the answers themselves). Call it from a driver's own spec, beside `jobDriverConformance`.
  */
 export function jobDriverAgreement(name: string, makeDriver: MakeConformanceDriver): void {
+  loadFastCheck(); // X_PEER_MISSING at registration when fast-check is not installed
   describe(`value contract: ${name} answers as the memory driver does`, () => {
     const h = useHarness(makeDriver);
     let memory: JobDriver;

@@ -1,4 +1,5 @@
 import type * as FastCheck from 'fast-check';
+import { OptionalPeerMissingError } from '../../errors/declaration-errors';
 import { MAX_JSON_DEPTH } from '../../values/bounds';
 
 /** The fast-check module, loaded the first time a property suite registers: a dev dependency of a driver's tests only. */
@@ -6,13 +7,24 @@ export type Fc = typeof FastCheck;
 
 let loaded: Fc | undefined;
 
+/** The suites that generate their cases with fast-check, as `X_PEER_MISSING` names them. */
+const PROPERTY_SUITES =
+  'The property tests of jobDriverConformance, jobDriverAgreement and eventBusValuesConformance';
+
 /**
- * Loads fast-check. Plain `require` on purpose: `@ultimat3/jobs/testing` must import without it (an app's test kit may
- * use `runJobs` and never the conformance suite), and only a driver's own spec pays for the dependency.
+ * Loads fast-check (an optional peer of `@ultimat3/jobs`). Plain `require` on purpose: `@ultimat3/jobs/testing` must
+ * import without it (an app's test kit may use `runJobs` and never the conformance suite), and only a driver's own
+ * spec pays for the dependency. Missing, it is `X_PEER_MISSING` with the install line; the suites call it as they
+ * register, so a spec without it fails at once, naming the package, and never half-registered.
  */
 export function loadFastCheck(): Fc {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a dev dependency, loaded only when used
-  loaded ??= require('fast-check') as Fc;
+  if (loaded !== undefined) return loaded;
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- an optional peer, loaded only when used
+    loaded = require('fast-check') as Fc;
+  } catch (cause) {
+    throw new OptionalPeerMissingError(PROPERTY_SUITES, ['fast-check'], cause);
+  }
   return loaded;
 }
 
