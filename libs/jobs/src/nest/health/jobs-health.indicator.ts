@@ -3,7 +3,7 @@ import { ModuleRef } from '@nestjs/core';
 import { JobRegistry } from '../../registry/job-registry';
 import { JobsRuntime } from '../jobs.runtime';
 import { queueStatsCacheOf } from '../metrics/queue-stats.cache';
-import { OutboxHost } from '../outbox/outbox.host';
+import { outboxHostLookup } from '../outbox/outbox-host.lookup';
 import { SchedulerHost } from '../scheduler.host';
 import { TaskRegistry } from '../task.registry';
 import { WorkerHost } from '../worker.host';
@@ -24,7 +24,8 @@ import type { HealthIndicatorServiceLike, JobsHealthResult } from './terminus.pe
  * - `isLive(key)` — only what a restart cures: the worker's claim loop has passed lately (or every slot is busy).
  * - `isReady(key)` — the driver answers one cheap statement within `pingTimeoutMs` (a database outage is not ready,
  *   never dead); each long-running role this process holds runs (the worker's wake proven, else `degraded` while it
- *   polls; the scheduler's leadership known; the relay running); every declared queue threshold holds.
+ *   polls; the scheduler's leadership known; the relay running); the outbox's oldest staged row is younger than
+ *   `outbox.maxLagMs`; every declared queue threshold holds.
  *
  * Down, the details carry `failing` — the names of the checks that failed (`driver`, `worker`, `queue:payments`, …) —
  * beside each check's own record.
@@ -44,7 +45,7 @@ export class JobsHealthIndicator {
     moduleRef: ModuleRef,
   ) {
     const { driver, clock, roles } = runtime.config;
-    let outbox: OutboxHost | undefined | null = null;
+    const outbox = outboxHostLookup(moduleRef);
     this.#sources = {
       driver,
       clock,
@@ -53,11 +54,8 @@ export class JobsHealthIndicator {
       stats: queueStatsCacheOf(driver, clock),
       worker: () => worker.stats(),
       scheduler: () => scheduler.scheduler,
-      relay: () => {
-        // OutboxModule is optional and not global: looked up once, wherever it was imported
-        if (outbox === null) outbox = lookup(moduleRef, OutboxHost);
-        return outbox?.relay;
-      },
+      relay: () => outbox()?.relay,
+      outboxBacklog: () => outbox()?.backlog(),
       serves: (role) => (role === 'worker' ? jobs.all().length > 0 : tasks.all().length > 0),
     };
   }
@@ -78,13 +76,5 @@ export class JobsHealthIndicator {
       return session.down({ failing: report.failing, ...report.checks });
     const degraded = Object.values(report.checks).some((check) => check.status === 'degraded');
     return degraded ? session.degraded({ ...report.checks }) : session.up({ ...report.checks });
-  }
-}
-
-function lookup<T>(moduleRef: ModuleRef, token: new (...args: never[]) => T): T | undefined {
-  try {
-    return moduleRef.get(token, { strict: false });
-  } catch {
-    return undefined;
   }
 }

@@ -8,6 +8,15 @@ export interface JobsQueueThresholds {
   readonly maxDead?: number;
 }
 
+/** What an app declares about the outbox relay's backlog: past it the process reports not ready (check `outbox`). */
+export interface JobsOutboxThresholds {
+  /**
+   * The oldest staged, unpublished, unquarantined row may wait at most this long, in ms (default
+   * {@link DEFAULT_OUTBOX_MAX_LAG_MS}, 300 000: five minutes).
+   */
+  readonly maxLagMs?: number;
+}
+
 /** Options of `JobsHealthModule.forRoot()` and of the probes `JobsHealthIndicator` runs. */
 export interface JobsHealthOptions {
   /**
@@ -24,6 +33,12 @@ export interface JobsHealthOptions {
   readonly loopStaleMs?: number;
   /** Per-queue bounds, read from ONE `stats()` shared with the metrics (at most one a second). */
   readonly queues?: Readonly<Record<string, JobsQueueThresholds>>;
+  /**
+   * The relay's backlog age, read from ONE `backlog()` shared with `outbox_lag_seconds` (at most one a second).
+   * Left out, a process holding the `relay` role checks it against the default bound; declared (`{}` or
+   * `{ maxLagMs }`), any process checks it (`OutboxModule` must be imported); `false` checks it nowhere.
+   */
+  readonly outbox?: JobsOutboxThresholds | false;
 }
 
 /** The options with every default filled in. */
@@ -31,12 +46,16 @@ export interface ResolvedJobsHealthOptions {
   readonly pingTimeoutMs: number;
   readonly loopStaleMs: number;
   readonly queues: Readonly<Record<string, JobsQueueThresholds>>;
+  /** The backlog bound, and where it applies: `relay` (the default: processes holding the role), `any`, or off. */
+  readonly outbox: { readonly maxLagMs: number; readonly where: 'relay' | 'any' } | false;
 }
 
 /** The default bound of the driver's ping (2 000 ms). */
 export const DEFAULT_PING_TIMEOUT_MS = 2_000;
 /** The default bound of the claim loop's silence (60 000 ms). */
 export const DEFAULT_LOOP_STALE_MS = 60_000;
+/** The default bound of the outbox backlog's age (300 000 ms). */
+export const DEFAULT_OUTBOX_MAX_LAG_MS = 300_000;
 
 /** Fills in the defaults; a bound that is not a whole number of at least 1 (0 for `maxDead`) is `X_INVARIANT`. */
 export function resolveJobsHealthOptions(
@@ -45,6 +64,7 @@ export function resolveJobsHealthOptions(
   const bounds: [string, number | undefined, number][] = [
     ['pingTimeoutMs', options.pingTimeoutMs, 1],
     ['loopStaleMs', options.loopStaleMs, 1],
+    ['outbox.maxLagMs', options.outbox === false ? undefined : options.outbox?.maxLagMs, 1],
     ...Object.entries(options.queues ?? {}).flatMap(
       ([queue, t]): [string, number | undefined, number][] => [
         [`queues.${queue}.maxOldestReadyMs`, t.maxOldestReadyMs, 1],
@@ -63,5 +83,12 @@ export function resolveJobsHealthOptions(
     pingTimeoutMs: options.pingTimeoutMs ?? DEFAULT_PING_TIMEOUT_MS,
     loopStaleMs: options.loopStaleMs ?? DEFAULT_LOOP_STALE_MS,
     queues: options.queues ?? {},
+    outbox:
+      options.outbox === false
+        ? false
+        : {
+            maxLagMs: options.outbox?.maxLagMs ?? DEFAULT_OUTBOX_MAX_LAG_MS,
+            where: options.outbox === undefined ? 'relay' : 'any',
+          },
   };
 }

@@ -4,6 +4,9 @@ import { t } from '../../schema';
 import { memoryJobDriver } from '../../driver/memory/memory-driver';
 import type { JobDriver } from '../../driver/job-driver';
 import { frozenClock, type FrozenClock } from '../../testing/frozen-clock';
+import { memoryOutboxStore } from '../../outbox/memory-outbox-store';
+import { outboxRequest } from '../../outbox/testing/outbox-store.conformance';
+import { outboxRelay } from '../../outbox/relay/outbox-relay';
 import type { WorkerStats } from '../../worker/worker-options';
 import { QueueStatsCache } from '../metrics/queue-stats.cache';
 import type { JobsRole } from '../jobs.options';
@@ -42,6 +45,7 @@ function sources(
     worker: () => ({ ...idle, lastPassAt: clock.now() }),
     scheduler: () => undefined,
     relay: () => undefined,
+    outboxBacklog: () => undefined,
     serves: () => true,
     ...over,
   };
@@ -128,8 +132,67 @@ describe('health probes', () => {
     expect(report.checks['queue:mail']).toMatchObject({ status: 'up', dead: 0 });
   });
 
+  it('ready: the outbox backlog older than outbox.maxLagMs is down, named outbox', async () => {
+    const clock = frozenClock();
+    const store = memoryOutboxStore({ clock });
+    const s = sources(clock, { outboxBacklog: () => store.backlog() });
+    const o = opts({ outbox: { maxLagMs: 60_000 } });
+    expect((await probeReady(s, o)).checks['outbox']).toEqual({
+      status: 'up',
+      backlog: 0,
+      lagMs: 0,
+    });
+    await store.stage(outboxRequest());
+    await clock.advance(60_000);
+    expect((await probeReady(s, o)).failing).toEqual([]);
+    await clock.advance(1);
+    const report = await probeReady(s, o);
+    expect(report.failing).toEqual(['outbox']);
+    expect(report.checks['outbox']).toEqual({
+      status: 'down',
+      backlog: 1,
+      lagMs: 60_001,
+      error: 'the oldest staged row waited 60001 ms (at most 60000)',
+    });
+    // declared, a process without OutboxModule cannot answer it; false checks it nowhere
+    const without = await probeReady(sources(clock), o);
+    expect(without.checks['outbox']).toMatchObject({ status: 'down', error: /OutboxModule/ });
+    expect((await probeReady(s, opts({ outbox: false }))).checks['outbox']).toBeUndefined();
+    // a backlog that cannot be read is unknown (degraded), not a second failing check beside the driver's
+    const unread = sources(clock, { outboxBacklog: () => Promise.reject(new Error('refused')) });
+    const outage = await probeReady(unread, o);
+    expect(outage.failing).toEqual([]);
+    expect(outage.checks['outbox']).toEqual({
+      status: 'degraded',
+      error: 'backlog unknown: refused',
+    });
+  });
+
+  it('ready: left out, the outbox bound is checked (300 s) only in a process holding the relay role', async () => {
+    const clock = frozenClock();
+    const store = memoryOutboxStore({ clock });
+    const driver = memoryJobDriver({ clock });
+    await store.stage(outboxRequest());
+    await clock.advance(300_001);
+    const web = sources(clock, { driver, outboxBacklog: () => store.backlog() });
+    expect((await probeReady(web, opts())).checks['outbox']).toBeUndefined();
+    const relay = outboxRelay({ store: memoryOutboxStore({ clock }), driver, clock });
+    const relaying = sources(clock, {
+      driver,
+      roles: new Set<JobsRole>(['relay']),
+      relay: () => relay,
+      outboxBacklog: () => store.backlog(),
+    });
+    const report = await probeReady(relaying, opts());
+    expect(report.failing).toEqual(['outbox']);
+    expect(report.checks['outbox']).toMatchObject({ lagMs: 300_001, backlog: 1 });
+  });
+
   it('refuses a bound that is not a whole number with X_INVARIANT', () => {
     expect(() => opts({ pingTimeoutMs: 0 })).toThrow(
+      expect.objectContaining({ code: 'X_INVARIANT' }),
+    );
+    expect(() => opts({ outbox: { maxLagMs: 0.5 } })).toThrow(
       expect.objectContaining({ code: 'X_INVARIANT' }),
     );
     expect(() => opts({ queues: { q: { maxDead: -1 } } })).toThrow(

@@ -1,5 +1,6 @@
 import type { JobDriver } from '../../driver/job-driver';
 import type { JobScheduler } from '../../scheduler/job-scheduler';
+import type { OutboxBacklog } from '../../outbox/outbox-store';
 import type { OutboxRelay } from '../../outbox/relay/outbox-relay';
 import type { Clock } from '../../util/clock';
 import type { WorkerStats } from '../../worker/worker-options';
@@ -29,6 +30,8 @@ export interface JobsHealthSources {
   worker(): WorkerStats | undefined;
   scheduler(): JobScheduler | undefined;
   relay(): OutboxRelay | undefined;
+  /** The outbox's cached backlog, or `undefined` in an app without `OutboxModule`. */
+  outboxBacklog(): Promise<OutboxBacklog> | undefined;
   /** Whether the role has anything to run (a worker with no jobs, a scheduler with no tasks are idle, not broken). */
   serves(role: 'worker' | 'scheduler'): boolean;
 }
@@ -72,8 +75,12 @@ export async function probeReady(
   s: JobsHealthSources,
   o: ResolvedJobsHealthOptions,
 ): Promise<JobsProbeReport> {
-  const [driver, queues] = await Promise.all([pingCheck(s, o.pingTimeoutMs), queueChecks(s, o)]);
-  return report({ driver, ...roleChecks(s), ...queues });
+  const [driver, queues, outbox] = await Promise.all([
+    pingCheck(s, o.pingTimeoutMs),
+    queueChecks(s, o),
+    outboxCheck(s, o),
+  ]);
+  return report({ driver, ...roleChecks(s), ...outbox, ...queues });
 }
 
 async function pingCheck(s: JobsHealthSources, timeoutMs: number): Promise<JobsCheck> {
@@ -138,6 +145,35 @@ function notRunning(s: JobsHealthSources, role: 'worker' | 'scheduler'): JobsChe
   // nothing declared for it: the host logged why at boot and stays idle, which is not a fault of this process
   if (!s.serves(role)) return { status: 'up', running: false, reason: 'nothing registered' };
   return { status: 'down', error: `the ${role} is not running (stopped, or shutting down)` };
+}
+
+/** The relay's backlog age against `outbox.maxLagMs`: the relay fleet is stuck or behind when it is past it. */
+async function outboxCheck(
+  s: JobsHealthSources,
+  o: ResolvedJobsHealthOptions,
+): Promise<Record<string, JobsCheck>> {
+  if (o.outbox === false || (o.outbox.where === 'relay' && !s.roles.has('relay'))) return {};
+  const { maxLagMs } = o.outbox;
+  const read = s.outboxBacklog();
+  if (read === undefined)
+    return { outbox: { status: 'down', error: 'no outbox store (is OutboxModule imported?)' } };
+  let backlog: OutboxBacklog;
+  try {
+    backlog = await read;
+  } catch (error) {
+    // unknown, not failing: the store out of reach is the driver check's to name (one outage, one failing check)
+    return { outbox: { status: 'degraded', error: `backlog unknown: ${message(error)}` } };
+  }
+  const lagMs = backlog.oldestAgeMs;
+  const up = lagMs <= maxLagMs;
+  return {
+    outbox: {
+      status: up ? 'up' : 'down',
+      backlog: backlog.count,
+      lagMs,
+      ...(up ? {} : { error: `the oldest staged row waited ${lagMs} ms (at most ${maxLagMs})` }),
+    },
+  };
 }
 
 async function queueChecks(

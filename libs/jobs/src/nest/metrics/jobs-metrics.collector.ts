@@ -1,5 +1,7 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
 import { JobsRuntime } from '../jobs.runtime';
+import { outboxHostLookup } from '../outbox/outbox-host.lookup';
 import { WorkerHost } from '../worker.host';
 import { DEFAULT_DURATION_BUCKETS, type JobsMetricsOptions } from './jobs-metrics.options';
 import { registerJobsSeries } from './jobs-metrics.series';
@@ -12,7 +14,8 @@ export const JOBS_METRICS_OPTIONS = Symbol('@ultimat3/jobs:metrics-options');
 /**
  * The series of `forRoot({ metrics })` in prom-client: registered at module init (before any role starts), counted
  * from the worker's settles and every enqueue of this process, and the gauges read at scrape time from ONE cached
- * `stats()` — at most one statement a second per process, however many scrapers.
+ * `stats()` (and, with `OutboxModule` imported, one cached outbox `backlog()`) — at most one statement a second each
+ * per process, however many scrapers.
  */
 @Injectable()
 export class JobsMetricsCollector implements OnModuleInit {
@@ -23,6 +26,7 @@ export class JobsMetricsCollector implements OnModuleInit {
     private readonly runtime: JobsRuntime,
     private readonly worker: WorkerHost,
     @Inject(JOBS_METRICS_OPTIONS) private readonly options: JobsMetricsOptions,
+    private readonly moduleRef: ModuleRef,
   ) {}
 
   onModuleInit(): void {
@@ -30,10 +34,15 @@ export class JobsMetricsCollector implements OnModuleInit {
     const registry = this.options.registry ?? prom.register;
     const { driver, clock } = this.runtime.config;
     const cache = queueStatsCacheOf(driver, clock);
+    const outbox = outboxHostLookup(this.moduleRef);
     const sink = registerJobsSeries(
       prom,
       registry,
-      { stats: () => cache.read(), busySlots: () => this.worker.stats()?.inFlight ?? 0 },
+      {
+        stats: () => cache.read(),
+        busySlots: () => this.worker.stats()?.inFlight ?? 0,
+        outboxBacklog: () => outbox()?.backlog(),
+      },
       this.options.durationBuckets ?? DEFAULT_DURATION_BUCKETS,
     );
     this.runtime.addMetrics(sink);

@@ -1,11 +1,14 @@
 import type { QueueStats } from '../../driver/job-driver';
+import type { OutboxBacklog } from '../../outbox/outbox-store';
 import type { JobMetrics } from '../../runtime/metrics';
 import type { MetricsRegistryLike, PromClientPackage, PromGaugeLike } from './prom.peer';
 
-/** What the scrape-time gauges read: the cached stats statement, and this process's worker. */
+/** What the scrape-time gauges read: the cached stats statement, this process's worker, the cached outbox backlog. */
 export interface JobsMetricsReadings {
   stats(): Promise<readonly QueueStats[]>;
   busySlots(): number;
+  /** The outbox's backlog, or `undefined` in an app without `OutboxModule` (the gauge is then empty). */
+  outboxBacklog(): Promise<OutboxBacklog> | undefined;
 }
 
 /** A gauge per queue, read from one stats() answer at scrape time. */
@@ -83,6 +86,17 @@ export function registerJobsSeries(
     registers,
     collect(this: PromGaugeLike) {
       this.set(readings.busySlots());
+    },
+  });
+  new prom.Gauge({
+    name: fresh('outbox_lag_seconds'),
+    help: 'How long the oldest staged, unpublished, unquarantined outbox row has waited, in seconds (0 when none).',
+    registers,
+    async collect(this: PromGaugeLike) {
+      // one statement a second, shared with the health check; no outbox or out of reach, the gauge is empty
+      const backlog = await readings.outboxBacklog()?.catch(() => undefined);
+      if (backlog !== undefined) this.set(backlog.oldestAgeMs / 1_000);
+      else this.remove(); // never a 0 that reads as "no lag"
     },
   });
   return {

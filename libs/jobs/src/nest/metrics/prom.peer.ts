@@ -23,6 +23,8 @@ export interface PromGaugeLike {
   set(labels: Labels, value: number): void;
   set(value: number): void;
   reset(): void;
+  /** Drops one series; with no label values, a label-less gauge's only one (the scrape then shows no sample). */
+  remove(...labelValues: string[]): void;
 }
 export interface PromHistogramLike {
   observe(labels: Labels, value: number): void;

@@ -1,5 +1,6 @@
 import type { JobDriver, QueueStats } from '../../driver/job-driver';
 import type { Clock } from '../../util/clock';
+import { ThrottledRead } from './throttled-read';
 
 /** How long one `stats()` answer serves every scrape and readiness probe of this process (1 000 ms). */
 export const QUEUE_STATS_MAX_AGE_MS = 1_000;
@@ -10,33 +11,13 @@ export const QUEUE_STATS_MAX_AGE_MS = 1_000;
  * across replicas costs each process at most one statement a second. A failed read is kept as long as an answer,
  * for the same reason: a storm during an outage must not become a storm of connects.
  */
-export class QueueStatsCache {
-  #read: Promise<readonly QueueStats[]> | undefined;
-  #readAt = -Infinity;
-  #reads = 0;
-
+export class QueueStatsCache extends ThrottledRead<readonly QueueStats[]> {
   constructor(
-    private readonly driver: Pick<JobDriver, 'stats'>,
-    private readonly clock: Pick<Clock, 'now'>,
-    private readonly maxAgeMs: number = QUEUE_STATS_MAX_AGE_MS,
-  ) {}
-
-  /** Statements sent so far (what a test of the storm bound counts). */
-  get reads(): number {
-    return this.#reads;
-  }
-
-  /** The queues' counts, at most {@link QUEUE_STATS_MAX_AGE_MS} old on the clock. */
-  read(): Promise<readonly QueueStats[]> {
-    const now = this.clock.now();
-    if (this.#read === undefined || now - this.#readAt >= this.maxAgeMs) {
-      this.#readAt = now;
-      this.#reads += 1;
-      this.#read = this.driver.stats();
-      // a rejection is answered to every caller of this window; none of them may leave it unhandled
-      this.#read.catch(() => undefined);
-    }
-    return this.#read;
+    driver: Pick<JobDriver, 'stats'>,
+    clock: Pick<Clock, 'now'>,
+    maxAgeMs: number = QUEUE_STATS_MAX_AGE_MS,
+  ) {
+    super(() => driver.stats(), clock, maxAgeMs);
   }
 }
 

@@ -3,10 +3,11 @@ import { setJobsFacade } from '../../declare/ambient';
 import { currentOutboxTx } from '../../outbox/ambient-tx';
 import { clsTransactionReader } from './cls-transaction';
 import { outboxJobsFacade } from '../../outbox/outbox-facade';
-import type { QuarantinedOutboxRecord } from '../../outbox/outbox-store';
+import type { OutboxBacklog, QuarantinedOutboxRecord } from '../../outbox/outbox-store';
 import { outboxRelay, type OutboxRelay } from '../../outbox/relay/outbox-relay';
 import { JobsRuntime } from '../jobs.runtime';
 import { JobsLifecycle } from '../lifecycle/jobs.lifecycle';
+import { outboxBacklogCacheOf } from '../metrics/outbox-backlog.cache';
 import type { JobsRoleHost } from '../lifecycle/role-host';
 import type { ResolvedOutboxModuleOptions } from './outbox-module.options';
 import { OUTBOX_MODULE_OPTIONS } from './outbox.tokens';
@@ -50,6 +51,14 @@ export class OutboxHost implements JobsRoleHost, OnModuleInit {
   /** Puts quarantined rows back in the relay's claim, tries reset, once their cause is fixed (`OutboxStore.restore`). */
   restore(ids: readonly string[]): Promise<number> {
     return this.options.store.restore(ids);
+  }
+
+  /**
+   * The relay fleet's backlog (`OutboxStore.backlog`), in any role: one statement a second at most in this process,
+   * shared with `outbox_lag_seconds` and the health check's `outbox.maxLagMs`.
+   */
+  backlog(): Promise<OutboxBacklog> {
+    return outboxBacklogCacheOf(this.options.store, this.runtime.config.clock).read();
   }
 
   onModuleInit(): void {
