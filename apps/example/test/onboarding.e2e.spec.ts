@@ -93,6 +93,8 @@ describe('example app: POST /orgs/:orgId/onboard', () => {
   it('lists the manifest and answers 404 for an unknown job', async () => {
     const res = await request(app.getHttpServer()).get('/jobs').expect(200);
     expect(res.body).toMatchObject([
+      // the module's own retention sweep (JobsModule.forRoot({ retention }), on by default)
+      { name: 'jobs.retention.sweep', queue: 'jobs.retention', tenant: 'none', inline: false },
       { name: 'notifySubscribers', tenant: 'input', retry: { attempts: 5 } },
       { name: 'onboard-org', tenant: 'input', retry: { attempts: 5 }, inline: false },
       { name: 'pollHost', tenant: 'none', retry: { attempts: 3 } },

@@ -46,6 +46,16 @@ describe('example app: GET /tasks and the scheduler role', () => {
   it('lists the fleet poll task with the one job it enqueues', async () => {
     const res = await request(app.getHttpServer()).get('/tasks').expect(200);
     expect(res.body).toEqual([
+      // the module's own retention task (JobsModule.forRoot({ retention }), on by default)
+      {
+        kind: 'task',
+        name: 'jobs.retention',
+        cron: '23 * * * *',
+        tz: 'UTC',
+        catchUp: 'run-once',
+        maxCatchUp: 10,
+        jobs: ['jobs.retention.sweep'],
+      },
       {
         kind: 'task',
         name: 'pollFleet',

@@ -4,6 +4,7 @@ import { t } from '../schema/t';
 import { systemClock, type Clock } from '../util/clock';
 import { job } from './job';
 import type { RetryPolicy } from './retry-policy';
+import type { StepApi } from './run-args';
 
 /** Hourly, at a minute no human picks, so sweeps of many apps do not all start on the hour. */
 export const DEFAULT_PURGE_CRON = '23 * * * *';
@@ -77,18 +78,28 @@ export function purge(definition: PurgeDefinition) {
     tenant: 'none',
     ...(definition.queue === undefined ? {} : { queue: definition.queue }),
     ...(definition.retry === undefined ? {} : { retry: definition.retry }),
-    async run({ step }): Promise<PurgeResult> {
-      const targets = checkedTargets(definition.name, definition.targets());
-      const nowMs = await step.run('clock', () => clock.now());
-      const removed: Record<string, number> = {};
-      for (const target of targets) {
-        removed[target.name] = await step.run(`purge:${target.name}`, () =>
-          target.purgeExpired(nowMs),
-        );
-      }
-      return { nowMs, removed };
-    },
+    run: ({ step }) => purgePass(definition.name, definition.targets(), clock, step),
   });
+}
+
+/**
+ * One pass of a sweep named `sweep` over `targets` — what a `purge()` job runs: the targets checked (two under one
+ * name are `X_INVARIANT` before any delete), the clock read once in a durable step, then one step per target. Also the
+ * body `JobsModule` binds to its own sweep in each app, over that app's driver.
+ */
+export async function purgePass(
+  sweep: string,
+  targets: unknown,
+  clock: Clock,
+  step: StepApi,
+): Promise<PurgeResult> {
+  const checked = checkedTargets(sweep, targets);
+  const nowMs = await step.run('clock', () => clock.now());
+  const removed: Record<string, number> = {};
+  for (const target of checked) {
+    removed[target.name] = await step.run(`purge:${target.name}`, () => target.purgeExpired(nowMs));
+  }
+  return { nowMs, removed };
 }
 
 /** The stored event bus as a purge target: `purgeExpired()` of the bus, which reads the database's clock. */

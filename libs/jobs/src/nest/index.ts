@@ -12,6 +12,12 @@ export * from './jobs.options';
 export * from './jobs.runtime';
 export * from './jobs.service';
 export * from './nest-jobs.logger';
+export {
+  RETENTION_JOB,
+  RETENTION_QUEUE,
+  RETENTION_TASK,
+  type JobsRetentionOptions,
+} from './retention/jobs-retention';
 export { JobsTimerListing } from './schedule/schedule-registry.listing';
 export * from './scheduler.host';
 export { driverSchedulerState } from './scheduler.config';

@@ -15,6 +15,7 @@ import {
   jobsTimers,
   listJobsTimers,
 } from './schedule/schedule-registry.listing';
+import { registerRetention } from './retention/jobs-retention';
 import { jobsRolesSource, noticeTasksWithoutScheduler } from './schedule/task-role.notice';
 import { TaskRegistry } from './task.registry';
 
@@ -22,7 +23,8 @@ import { TaskRegistry } from './task.registry';
  * Fills the registries in `onModuleInit`: every job and task a `JobsModule.forFeature()` registered, then every `@Job`
  * and `@Task` method, bound with its provider as `this`. Request-scoped providers are warned about and skipped, as
  * `@nestjs/schedule` does: a job or a tick runs with no request to scope them to. Tasks declared in a process without
- * the `scheduler` role are reported once (`jobs.scheduler.no-role`). When the app imports `@nestjs/schedule`'s
+ * the `scheduler` role are reported once (`jobs.scheduler.no-role`); the module's own retention sweep
+ * (`forRoot({ retention })`) is registered after them and is never in that notice. When the app imports `@nestjs/schedule`'s
  * `ScheduleModule`, the module's own timers are listed in its `SchedulerRegistry`. At shutdown — after the scheduler
  * stopped — the `@Task` bindings are released and the listing removed.
  */
@@ -51,9 +53,15 @@ export class JobsExplorer implements OnModuleInit, OnApplicationShutdown {
     }
     for (const wrapper of providers) this.bindMethods(wrapper);
     const { config } = this.runtime;
+    const declared = this.tasks.all();
+    // the module's own sweep: registered in every process, so it is in no notice about the app's tasks
+    registerRetention(this.options.retention, config.driver, config.clock, {
+      jobs: this.registry,
+      tasks: this.tasks,
+    });
     const tasks = this.tasks.all();
     noticeTasksWithoutScheduler({
-      tasks: tasks.map((task) => task.name),
+      tasks: declared.map((task) => task.name),
       roles: config.roles,
       source: jobsRolesSource(this.options),
       logger: config.logger,

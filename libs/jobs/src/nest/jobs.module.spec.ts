@@ -73,7 +73,15 @@ async function boot(
   const app = await Test.createTestingModule({
     ...metadata,
     imports: [
-      JobsModule.forRoot({ driver, clock, logger, roles: ['web', 'worker'], ...options }),
+      // the module's own retention sweep is off: these tests list and count the app's declarations only
+      JobsModule.forRoot({
+        driver,
+        clock,
+        logger,
+        roles: ['web', 'worker'],
+        retention: false,
+        ...options,
+      }),
       ...(metadata.imports ?? []),
     ],
   }).compile();

@@ -5,6 +5,7 @@ import type { SchedulerState } from '../scheduler/scheduler-state';
 import type { Clock } from '../util/clock';
 import type { JobsLogFormat, JobsLogger } from '../util/logger';
 import type { JobWorkerOptions } from '../worker/worker-options';
+import type { JobsRetentionOptions } from './retention/jobs-retention';
 
 /** What a process does: enqueue (`web`), run jobs (`worker`), fire tasks (`scheduler`), publish the outbox (`relay`). */
 export type JobsRole = 'web' | 'worker' | 'scheduler' | 'relay';
@@ -121,4 +122,10 @@ export interface JobsModuleOptions {
   readonly logFormat?: JobsLogFormat;
   /** The bus `publishEvent` and `step.waitForEvent` share (default a memory bus on the clock). */
   readonly events?: EventBus;
+  /**
+   * The module's own retention sweep over the package's tables (default on, with {@link JobsRetentionOptions}'
+   * defaults: finished jobs and published outbox rows after 7 days, dead jobs after 30, hourly). Its job is
+   * registered in every process, its task fired by the scheduler leader only. `false` registers neither.
+   */
+  readonly retention?: JobsRetentionOptions | false;
 }

@@ -64,7 +64,17 @@ async function boot(
   const driver = shared.driver ?? memoryJobDriver({ clock });
   const logger = recordingLogger();
   const app = await Test.createTestingModule({
-    imports: [JobsModule.forRoot({ driver, clock, logger, roles: ['scheduler'], ...options })],
+    imports: [
+      // the module's own retention task is off: these tests count the app's tasks only
+      JobsModule.forRoot({
+        driver,
+        clock,
+        logger,
+        roles: ['scheduler'],
+        retention: false,
+        ...options,
+      }),
+    ],
     providers: [Regions, ReportTasks],
   }).compile();
   open.push(app);
@@ -224,7 +234,15 @@ describe('SchedulerHost', () => {
     const clock = frozenClock(START);
     const logger = recordingLogger();
     const app = await Test.createTestingModule({
-      imports: [JobsModule.forRoot({ driver: 'memory', clock, logger, roles: ['scheduler'] })],
+      imports: [
+        JobsModule.forRoot({
+          driver: 'memory',
+          clock,
+          logger,
+          roles: ['scheduler'],
+          retention: false,
+        }),
+      ],
     }).compile();
     open.push(app);
     await app.init();
