@@ -34,6 +34,8 @@ describe('the fleet poll, end to end on the memory driver', () => {
           clock,
           logger: recordingLogger(),
           roles: ['worker', 'scheduler'],
+          // the module's own retention task is off: this test lists the example's tasks only
+          retention: false,
         }),
         ExampleJobsModule,
       ],
