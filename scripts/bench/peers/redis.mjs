@@ -50,6 +50,8 @@ export async function startRedis() {
     child.once('exit', (code) => reject(new Error(`redis-server exited with ${code}: ${seen}`)));
   });
   child.stdout.resume();
+  // never outlive the bench, even when it dies on an error
+  process.once('exit', () => child.kill('SIGTERM'));
   return {
     url: `redis://127.0.0.1:${port}`,
     version: probe.stdout.trim().split(' ')[2] ?? '?',

@@ -1,0 +1,153 @@
+#!/usr/bin/env node
+/**
+ * `npm run bench:peers`: ours beside graphile-worker 0.17 (batched), BullMQ (on a local redis-server) and pg-boss 10,
+ * through the same scenarios in the same run, interleaved (ours, graphile-worker, BullMQ, pg-boss, then again), each
+ * on a fresh database or a flushed Redis; one table of medians with each figure's ratio to the best peer.
+ *
+ * Needs `npm run build` (ours is read from libs/*\/dist) and `redis-server` on the PATH for BullMQ. DATABASE_URL as
+ * for `npm run bench` (else an embedded PostgreSQL, fsync and synchronous commit on). BENCH_PEERS=ours,bullmq picks
+ * peers; BENCH_ONLY=pickup,bulk,drain,serial,idle picks scenarios; BENCH_RUNS (default 3) repetitions.
+ */
+import { cpus, loadavg } from 'node:os';
+import IORedis from 'ioredis';
+import { startPostgres } from '../embedded-pg.mjs';
+import { percentile, pg, withDatabase } from '../lib.mjs';
+import { idleCosts } from './idle.mjs';
+import { startRedis } from './redis.mjs';
+import { bulkEnqueue, drain, pickupScenarios, serialEnqueue } from './scenarios.mjs';
+import { printTable } from './table.mjs';
+
+const ALL = ['ours', 'graphile-worker', 'bullmq', 'pg-boss'];
+const peers = (process.env.BENCH_PEERS ?? ALL.join(',')).split(',').filter(Boolean);
+const only = new Set((process.env.BENCH_ONLY ?? 'pickup,bulk,drain,serial,idle').split(','));
+const runs = Number(process.env.BENCH_RUNS ?? 3);
+const DRAIN_JOBS = 50_000;
+const SERIAL_JOBS = 2_000;
+for (const peer of peers)
+  if (!ALL.includes(peer)) throw new Error(`BENCH_PEERS: unknown peer ${peer} (one of ${ALL})`);
+
+const adapters = Object.fromEntries(
+  await Promise.all(peers.map(async (peer) => [peer, await import(`./${peer}.mjs`)])),
+);
+const wall = performance.now();
+const server = await startPostgres({ log: (line) => console.log(line) });
+const redisServer = peers.some((p) => adapters[p].store === 'redis') ? await startRedis() : null;
+const admin = new pg.Client({ connectionString: server.url });
+await admin.connect();
+await admin.query('create extension if not exists pg_stat_statements');
+const redis = redisServer ? new IORedis(redisServer.url) : null;
+
+let made = 0;
+/** A fresh store for `peer`: a new database, or the Redis server flushed. */
+async function freshStore(peer) {
+  if (adapters[peer].store === 'redis') {
+    await redis.flushall();
+    return { target: { redisUrl: redisServer.url }, drop: async () => {} };
+  }
+  const database = `peers_${peer.replace(/\W/g, '_')}_${made++}`;
+  await admin.query(`create database ${database}`);
+  const url = withDatabase(server.url, database);
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  return {
+    database,
+    target: { url },
+    sql: async (text, values) => (await client.query(text, values)).rows,
+    async drop() {
+      await client.end();
+      await admin.query(`drop database if exists ${database} with (force)`);
+    },
+  };
+}
+
+/** results[peer][figure] = one value per run */
+const results = Object.fromEntries(peers.map((peer) => [peer, {}]));
+const record = (peer, figure, value) => (results[peer][figure] ??= []).push(value);
+
+/** One repetition of every selected scenario for `peer`, on a store of its own. */
+async function runPeer(peer) {
+  const adapter = adapters[peer];
+  const store = await freshStore(peer);
+  try {
+    const context = await adapter.prepare(store.target);
+    const parts = [];
+    if (only.has('pickup')) {
+      const pickup = await pickupScenarios(peer, context);
+      for (const p of [50, 99, 100]) record(peer, `steady p${p}`, percentile(pickup.steady, p));
+      record(peer, 'rate500 p99', percentile(pickup.rate500, 99));
+      record(peer, 'burst p99', percentile(pickup.burst, 99));
+      parts.push(
+        `pickup 20/s p50 ${percentile(pickup.steady, 50).toFixed(1)} p99 ${percentile(pickup.steady, 99).toFixed(1)} ms`,
+      );
+    }
+    const producer = await adapter.producer(context);
+    try {
+      if (only.has('bulk') || only.has('drain')) {
+        const bulk = await bulkEnqueue(producer, 'drain', DRAIN_JOBS / 1_000);
+        record(peer, 'bulk', bulk);
+        parts.push(`bulk ${Math.round(bulk)}/s`);
+      }
+      if (only.has('drain')) {
+        const drained = await drain(peer, adapter, context, 'drain', DRAIN_JOBS, store.sql);
+        record(peer, 'drain', drained.perSecond);
+        record(peer, 'drain rss', drained.memory.rss / 1_048_576);
+        parts.push(`drain ${Math.round(drained.perSecond)}/s`);
+      }
+      if (only.has('serial')) {
+        const serial = await serialEnqueue(producer, 'serial', SERIAL_JOBS);
+        record(peer, 'serial', serial);
+        parts.push(`serial ${Math.round(serial)}/s`);
+      }
+    } finally {
+      await producer.close();
+    }
+    console.log(`  ${adapter.label}: ${parts.join(', ')}`);
+  } finally {
+    await store.drop();
+  }
+}
+
+try {
+  const { rows } = await admin.query(`select version() as v`);
+  console.log(
+    `${rows[0].v.split(',')[0]}; ${redisServer ? `redis-server ${redisServer.version}; ` : ''}` +
+      `${cpus().length} CPUs, load average ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' / ')} at start; Node ${process.version}; ${runs} interleaved runs`,
+  );
+  for (let run = 1; run <= runs; run++) {
+    console.log(`run ${run} of ${runs} (load average ${loadavg()[0].toFixed(2)})`);
+    for (const peer of peers) await runPeer(peer);
+  }
+  if (only.has('idle')) {
+    console.log('idle: every peer at once, 15 s to back off, then three 20 s windows');
+    const stores = [];
+    for (const peer of peers) stores.push(await freshStore(peer)); // one admin session: one at a time
+    try {
+      const contexts = await Promise.all(
+        peers.map((peer, i) => adapters[peer].prepare(stores[i].target)),
+      );
+      const perMinute = await idleCosts(
+        peers.map((peer, i) => ({
+          peer,
+          adapter: adapters[peer],
+          context: contexts[i],
+          database: stores[i].database,
+        })),
+        { admin, redis, settleMs: 15_000, windowMs: 20_000, windows: runs },
+      );
+      peers.forEach((peer, i) => perMinute[i].forEach((n) => record(peer, 'idle', n)));
+    } finally {
+      await Promise.all(stores.map((store) => store.drop()));
+    }
+  }
+  printTable(peers.map((peer) => ({ label: adapters[peer].label, figures: results[peer] })));
+  console.log(
+    `\nload average ${loadavg()[0].toFixed(2)} at the end; ${((performance.now() - wall) / 60_000).toFixed(1)} min`,
+  );
+} finally {
+  redis?.disconnect();
+  await admin.end();
+  await redisServer?.stop();
+  await server.stop();
+}
