@@ -88,6 +88,8 @@ async function runPeer(peer) {
         parts.push(`bulk ${Math.round(bulk)}/s`);
       }
       if (only.has('drain')) {
+        // every PostgreSQL peer drains a table its planner has statistics for (as drain.mjs does for ours)
+        await store.sql?.('vacuum analyze');
         const drained = await drain(peer, adapter, context, 'drain', DRAIN_JOBS, store.sql);
         record(peer, 'drain', drained.perSecond);
         record(peer, 'drain rss', drained.memory.rss / 1_048_576);
