@@ -86,6 +86,16 @@ async function heldSnapshot(serverUrl) {
     let lastCompleted = 0;
     let nextWindow = started + WINDOW_S * 1000;
     const windows = [];
+    const closeWindow = () => {
+      const completed = worker.stats().completed;
+      windows.push({
+        perSecond: (completed - lastCompleted) / WINDOW_S,
+        backlog: produced - completed,
+        memory: process.memoryUsage(),
+      });
+      lastCompleted = completed;
+      nextWindow += WINDOW_S * 1000;
+    };
     while (preciseNow() - started < HOLD_S * 1000) {
       const due = Math.floor(((preciseNow() - started) * RATE) / 1000);
       while (produced + 100 <= due) {
@@ -94,18 +104,11 @@ async function heldSnapshot(serverUrl) {
         );
         produced += 100;
       }
-      if (preciseNow() >= nextWindow) {
-        const completed = worker.stats().completed;
-        windows.push({
-          perSecond: (completed - lastCompleted) / WINDOW_S,
-          backlog: produced - completed,
-          memory: process.memoryUsage(),
-        });
-        lastCompleted = completed;
-        nextWindow += WINDOW_S * 1000;
-      }
+      if (preciseNow() >= nextWindow) closeWindow();
       await sleep(10);
     }
+    // the loop ends on the last window's boundary: close it too, so the figures reach HOLD_S
+    if (windows.length < Math.floor(HOLD_S / WINDOW_S)) closeWindow();
     await worker.stop();
     return windows;
   } finally {
