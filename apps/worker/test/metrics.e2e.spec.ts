@@ -6,13 +6,22 @@ import request from 'supertest';
 import { createTestDatabase, type TestDatabase } from '../../../libs/jobs-pg/test/test-database';
 import { until } from './support/worker-process';
 
+/**
+ * Opened once the test's enqueues have landed. Until then every `ok` run stays running, so the repeated key meets a
+ * live row and is deduplicated: a run that already finished frees its key, and the repeat would land a fourth row.
+ */
+let openGate: () => void = () => undefined;
+const gate = new Promise<void>((resolve) => {
+  openGate = resolve;
+});
+
 const ok = job({
   name: 'metrics.ok',
   queue: 'metrics-ok',
   input: t.object({ n: t.number.int() }),
   idempotencyKey: ({ n }) => `ok:${n}`,
   tenant: 'none',
-  run: () => undefined,
+  run: () => gate,
 });
 
 const bad = job({
@@ -110,8 +119,10 @@ describe('GET /metrics: the jobs series in prom-client, checked against the rows
   it('counts runs, retries, dead letters, enqueues and durations, and reads the gauges from the rows', async () => {
     app = await boot();
     for (let n = 0; n < 3; n++) await ok.enqueue({ n });
-    await ok.enqueue({ n: 0 }); // the same key: deduplicated, lands no row
+    // the same key while its run is live: deduplicated, lands no row
+    expect(await ok.enqueue({ n: 0 })).toMatchObject({ deduped: true });
     for (let n = 0; n < 2; n++) await bad.enqueue({ n });
+    openGate();
     await until('the runs to settle', async () => {
       const r = await rows();
       return r.get('metrics-ok|done') === 3 && r.get('metrics-bad|dead') === 2 ? r : undefined;
