@@ -140,7 +140,7 @@ try {
       );
       peers.forEach((peer, i) => perMinute[i].forEach((n) => record(peer, 'idle', n)));
     } finally {
-      await Promise.all(stores.map((store) => store.drop()));
+      for (const store of stores) await store.drop();
     }
   }
   printTable(peers.map((peer) => ({ label: adapters[peer].label, figures: results[peer] })));
