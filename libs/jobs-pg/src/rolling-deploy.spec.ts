@@ -1,11 +1,12 @@
-import { fork, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
 import { uuidv7, type EnqueueRequest, type WorkerStats } from '@ultimat3/jobs';
 import { until } from '../../../test/until';
 import { createTestDatabase, type TestDatabase } from '../test/test-database';
+import {
+  spawnWorker as spawnWorkerProcess,
+  type Spawned as WorkerProcess,
+} from '../test/worker-process';
 import { postgresJobDriver } from './driver/pg-driver';
 
-const TEST_DIR = join(__dirname, '..', 'test');
 const EXISTING = 'deploy.existing';
 const ADDED = 'deploy.added';
 
@@ -15,35 +16,11 @@ interface Stopped {
   readonly events: readonly { level: string; event: string; fields: unknown }[];
 }
 
-interface Spawned {
-  readonly child: ChildProcess;
-  readonly ready: Promise<unknown>;
-  readonly stopped: Promise<Stopped | undefined>;
-}
+type Spawned = WorkerProcess<unknown, Stopped>;
 
 /** Starts one worker process of `build` from source (see `test/deploy-worker.ts`). */
-function spawnWorker(url: string, build: 'old' | 'new'): Spawned {
-  const child = fork(join(TEST_DIR, 'deploy-worker.ts'), [url, build], {
-    execArgv: ['-r', join(TEST_DIR, 'swc-register.js')],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  const message = <T>(type: string): Promise<T | undefined> =>
-    new Promise((resolve, reject) => {
-      const onMessage = (m: { type: string } & T): void => {
-        if (m.type !== type) return;
-        child.off('exit', onExit);
-        resolve(m);
-      };
-      const onExit = (code: number | null): void => {
-        child.off('message', onMessage);
-        if (type === 'stopped') resolve(undefined);
-        else reject(new Error(`worker ${build} exited with ${code} before ${type}`));
-      };
-      child.on('message', onMessage);
-      child.once('exit', onExit);
-    });
-  return { child, ready: message('ready'), stopped: message<Stopped>('stopped') };
-}
+const spawnWorker = (url: string, build: 'old' | 'new'): Spawned =>
+  spawnWorkerProcess('deploy-worker.ts', [url, build], build);
 
 let seq = 0;
 function request(name: string): EnqueueRequest {

@@ -1,46 +1,19 @@
-import { fork, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
 import { uuidv7, type EnqueueRequest } from '@ultimat3/jobs';
 import { createTestDatabase, type TestDatabase } from '../test/test-database';
+import {
+  spawnWorker as spawnWorkerProcess,
+  type Spawned as WorkerProcess,
+} from '../test/worker-process';
 import { postgresJobDriver } from './driver/pg-driver';
 
 const JOBS = 20_000;
 const BATCH = 500;
-const TEST_DIR = join(__dirname, '..', 'test');
 
-interface Spawned {
-  readonly child: ChildProcess;
-  readonly ready: Promise<{ live: boolean }>;
-  readonly stopped: Promise<{ stats: { completed: number } } | undefined>;
-}
+type Spawned = WorkerProcess<{ live: boolean }, { stats: { completed: number } }>;
 
-/** Starts one worker process from source (see `test/swc-register.js`). */
-function spawnWorker(url: string, name: string): Spawned {
-  const child = fork(join(TEST_DIR, 'fleet-worker.ts'), [url, name], {
-    execArgv: ['-r', join(TEST_DIR, 'swc-register.js')],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  const message = <T>(type: string): Promise<T | undefined> =>
-    new Promise((resolve, reject) => {
-      const onMessage = (m: { type: string } & T): void => {
-        if (m.type !== type) return;
-        child.off('exit', onExit);
-        resolve(m);
-      };
-      const onExit = (code: number | null): void => {
-        child.off('message', onMessage);
-        if (type === 'stopped') resolve(undefined);
-        else reject(new Error(`worker ${name} exited with ${code} before ${type}`));
-      };
-      child.on('message', onMessage);
-      child.once('exit', onExit);
-    });
-  return {
-    child,
-    ready: message<{ live: boolean }>('ready') as Promise<{ live: boolean }>,
-    stopped: message<{ stats: { completed: number } }>('stopped'),
-  };
-}
+/** Starts one worker process from source (see `test/fleet-worker.ts`). */
+const spawnWorker = (url: string, name: string): Spawned =>
+  spawnWorkerProcess('fleet-worker.ts', [url, name], name);
 
 function request(n: number): EnqueueRequest {
   return {

@@ -8,9 +8,10 @@
  * `{ type: 'stopped', stats, claimedNames, events }` (the worker's stats, every name it was handed, the events it
  * logged at warn or error) and exits.
  */
-import { Client, Pool } from 'pg';
+import { Pool } from 'pg';
 import { job, JobRegistry, jobWorker, t, type JobDriver, type JobsLogger } from '@ultimat3/jobs';
-import { pgPoolExecutor, postgresJobDriver, startQueueWake } from '@ultimat3/jobs-pg';
+import { pgPoolExecutor, postgresJobDriver } from '@ultimat3/jobs-pg';
+import { serveWorker } from './worker-process';
 
 const [url, build] = process.argv.slice(2);
 const pool = new Pool({ connectionString: url, max: 6 });
@@ -60,30 +61,13 @@ async function main(): Promise<void> {
     concurrency: 4,
     workerId: `deploy-${build}`,
   });
-  const wake = startQueueWake({
-    listener: () => new Client({ connectionString: url }),
+  await serveWorker({
+    url,
+    pool,
     executor,
-    target: worker,
+    worker,
+    stopped: () => ({ stats: worker.stats(), claimedNames: [...claimedNames].sort(), events }),
   });
-  await wake.ready();
-  await worker.start();
-  process.once('SIGTERM', () => {
-    worker.beginDrain('SIGTERM');
-    void worker
-      .stop()
-      .then(() => wake.stop())
-      .then(() => pool.end())
-      .then(() => {
-        process.send?.({
-          type: 'stopped',
-          stats: worker.stats(),
-          claimedNames: [...claimedNames].sort(),
-          events,
-        });
-        process.disconnect?.();
-      });
-  });
-  process.send?.({ type: 'ready', live: wake.live() });
 }
 
 main().catch((error: unknown) => {

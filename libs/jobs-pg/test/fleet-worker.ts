@@ -6,9 +6,10 @@
  * `fleet_done` — no unique constraint, so a job completed twice shows up as two rows. Sends `{ type: 'ready' }` once
  * serving; on SIGTERM it drains, sends `{ type: 'stopped', stats }` and exits.
  */
-import { Client, Pool } from 'pg';
+import { Pool } from 'pg';
 import { job, JobRegistry, jobWorker, t } from '@ultimat3/jobs';
-import { pgPoolExecutor, postgresJobDriver, startQueueWake } from '@ultimat3/jobs-pg';
+import { pgPoolExecutor, postgresJobDriver } from '@ultimat3/jobs-pg';
+import { serveWorker } from './worker-process';
 
 const [url, name] = process.argv.slice(2);
 const pool = new Pool({ connectionString: url, max: 12 });
@@ -39,25 +40,7 @@ async function main(): Promise<void> {
     concurrency: 10,
     workerId: `fleet-${name}`,
   });
-  const wake = startQueueWake({
-    listener: () => new Client({ connectionString: url }),
-    executor,
-    target: worker,
-  });
-  await wake.ready();
-  await worker.start();
-  process.once('SIGTERM', () => {
-    worker.beginDrain('SIGTERM');
-    void worker
-      .stop()
-      .then(() => wake.stop())
-      .then(() => pool.end())
-      .then(() => {
-        process.send?.({ type: 'stopped', stats: worker.stats() });
-        process.disconnect?.();
-      });
-  });
-  process.send?.({ type: 'ready', live: wake.live() });
+  await serveWorker({ url, pool, executor, worker, stopped: () => ({ stats: worker.stats() }) });
 }
 
 main().catch((error: unknown) => {
