@@ -7,10 +7,9 @@ import { ClsModule } from 'nestjs-cls';
 import { ClsPluginTransactional, Transactional, TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import { job, JobsModule, OutboxModule, recordingLogger, t } from '@ultimat3/jobs';
+import { job, t } from '@ultimat3/jobs';
+import { outboxAppImports } from '../../test/outbox-app';
 import { createTestDatabase, type TestDatabase } from '../../test/test-database';
-import { postgresJobDriver } from '../driver/pg-driver';
-import { postgresOutboxStore } from './pg-outbox-store';
 
 @Entity('cls_posts')
 class ClsPost {
@@ -51,36 +50,21 @@ describe('the outbox joins the transaction of @nestjs-cls/transactional', () => 
   beforeAll(async () => {
     db = await createTestDatabase();
     const moduleRef = await Test.createTestingModule({
-      imports: [
-        TypeOrmModule.forRoot({
-          type: 'postgres',
-          url: db.url,
-          entities: [ClsPost],
-          synchronize: true,
-        }),
-        ClsModule.forRoot({
-          global: true,
-          plugins: [
-            new ClsPluginTransactional({
-              imports: [TypeOrmModule],
-              adapter: new TransactionalAdapterTypeOrm({ dataSourceToken: getDataSourceToken() }),
-            }),
-          ],
-        }),
-        JobsModule.forRoot({
-          driver: postgresJobDriver({ executor: db.executor }),
-          roles: ['web', 'worker', 'relay'],
-          worker: { pollIntervalMs: 20, idlePollMaxMs: 100 },
-          logger: recordingLogger(),
-        }),
-        JobsModule.forFeature({ jobs: [{ announce }] }),
-        OutboxModule.forRoot({
-          dataSource: getDataSourceToken(),
-          store: postgresOutboxStore({ executor: db.executor }),
-          mode: 'required',
-          relay: { intervalMs: 20, idlePollMaxMs: 100 },
-        }),
-      ],
+      imports: outboxAppImports(db, {
+        entities: [ClsPost],
+        jobs: [{ announce }],
+        after: [
+          ClsModule.forRoot({
+            global: true,
+            plugins: [
+              new ClsPluginTransactional({
+                imports: [TypeOrmModule],
+                adapter: new TransactionalAdapterTypeOrm({ dataSourceToken: getDataSourceToken() }),
+              }),
+            ],
+          }),
+        ],
+      }),
       providers: [PostsService],
     }).compile();
     app = await moduleRef.init();

@@ -3,20 +3,11 @@ import { randomUUID } from 'node:crypto';
 import { Body, Controller, Post as HttpPost, type INestApplication } from '@nestjs/common';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { Test } from '@nestjs/testing';
-import { getDataSourceToken, TypeOrmModule } from '@nestjs/typeorm';
 import type { NextFunction, Request, Response } from 'express';
 import request from 'supertest';
 import { Column, Entity, PrimaryColumn, type EntityManager } from 'typeorm';
-import {
-  currentEntityManager,
-  job,
-  JobsModule,
-  OutboxModule,
-  recordingLogger,
-  t,
-} from '@ultimat3/jobs';
-import { postgresJobDriver } from '../driver/pg-driver';
-import { postgresOutboxStore } from './pg-outbox-store';
+import { currentEntityManager, job, t } from '@ultimat3/jobs';
+import { outboxAppImports } from '../../test/outbox-app';
 import { createTestDatabase, type TestDatabase } from '../../test/test-database';
 import {
   parentOf,
@@ -67,27 +58,7 @@ describe('one trace: HTTP request -> outbox-staged job -> relay -> worker run ->
     tracing = startInMemoryTracing();
     db = await createTestDatabase();
     const moduleRef = await Test.createTestingModule({
-      imports: [
-        TypeOrmModule.forRoot({
-          type: 'postgres',
-          url: db.url,
-          entities: [Invoice],
-          synchronize: true,
-        }),
-        JobsModule.forRoot({
-          driver: postgresJobDriver({ executor: db.executor }),
-          roles: ['web', 'worker', 'relay'],
-          worker: { pollIntervalMs: 20, idlePollMaxMs: 100 },
-          logger: recordingLogger(),
-        }),
-        JobsModule.forFeature({ jobs: [{ sendInvoice }] }),
-        OutboxModule.forRoot({
-          dataSource: getDataSourceToken(),
-          store: postgresOutboxStore({ executor: db.executor }),
-          mode: 'required',
-          relay: { intervalMs: 20, idlePollMaxMs: 100 },
-        }),
-      ],
+      imports: outboxAppImports(db, { entities: [Invoice], jobs: [{ sendInvoice }] }),
       controllers: [InvoicesController], // OutboxModule's global OutboxInterceptor wraps it in a transaction
     }).compile();
     app = moduleRef.createNestApplication({ logger: false });

@@ -9,21 +9,10 @@ import {
   type INestApplication,
 } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { getDataSourceToken, TypeOrmModule } from '@nestjs/typeorm';
 import request from 'supertest';
 import { Column, DataSource, Entity, PrimaryColumn, type EntityManager } from 'typeorm';
-import {
-  currentEntityManager,
-  job,
-  JobsModule,
-  OutboxHost,
-  OutboxInterceptor,
-  OutboxModule,
-  recordingLogger,
-  t,
-} from '@ultimat3/jobs';
-import { postgresJobDriver } from '../driver/pg-driver';
-import { postgresOutboxStore } from './pg-outbox-store';
+import { currentEntityManager, job, OutboxHost, OutboxInterceptor, t } from '@ultimat3/jobs';
+import { outboxAppImports } from '../../test/outbox-app';
 import { createTestDatabase, type TestDatabase } from '../../test/test-database';
 import { until } from '../../../../test/until';
 
@@ -70,27 +59,7 @@ describe('OutboxInterceptor (Nest + TypeORM + PostgreSQL)', () => {
   beforeAll(async () => {
     db = await createTestDatabase();
     const moduleRef = await Test.createTestingModule({
-      imports: [
-        TypeOrmModule.forRoot({
-          type: 'postgres',
-          url: db.url,
-          entities: [Post],
-          synchronize: true,
-        }),
-        JobsModule.forRoot({
-          driver: postgresJobDriver({ executor: db.executor }),
-          roles: ['web', 'worker', 'relay'],
-          worker: { pollIntervalMs: 20, idlePollMaxMs: 100 },
-          logger: recordingLogger(),
-        }),
-        JobsModule.forFeature({ jobs: [{ notifySubscribers }] }),
-        OutboxModule.forRoot({
-          dataSource: getDataSourceToken(),
-          store: postgresOutboxStore({ executor: db.executor }),
-          mode: 'required',
-          relay: { intervalMs: 20, idlePollMaxMs: 100 },
-        }),
-      ],
+      imports: outboxAppImports(db, { entities: [Post], jobs: [{ notifySubscribers }] }),
       controllers: [PostsController],
     }).compile();
     app = moduleRef.createNestApplication({ logger: false });
