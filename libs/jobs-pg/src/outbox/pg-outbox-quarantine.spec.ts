@@ -1,4 +1,3 @@
-import type { PoolClient } from 'pg';
 import {
   OUTBOX_PUBLISH_ATTEMPTS,
   outboxRelay,
@@ -7,7 +6,7 @@ import {
 } from '@ultimat3/jobs';
 import { outboxRequest } from '@ultimat3/jobs/testing';
 import { postgresJobDriver } from '../driver/pg-driver';
-import { pgPoolExecutor } from '../executor/pg-pool-executor';
+import { pgClientTx, stageInTx } from '../../test/outbox-tx';
 import { createTestDatabase, type TestDatabase } from '../../test/test-database';
 import { postgresOutboxStore } from './pg-outbox-store';
 
@@ -21,23 +20,6 @@ afterAll(async () => {
 beforeEach(async () => {
   await db.pool.query('delete from x_outbox; delete from x_job_steps; delete from x_jobs;');
 });
-
-const pgClientTx = (tx: unknown) => pgPoolExecutor(tx as PoolClient);
-
-/** Stages `requests` in ONE transaction of their own, as an app's request would. */
-async function commit(
-  store: ReturnType<typeof postgresOutboxStore>,
-  requests: readonly EnqueueRequest[],
-): Promise<void> {
-  const client = await db.pool.connect();
-  try {
-    await client.query('begin');
-    for (const request of requests) await store.stage(request, client);
-    await client.query('commit');
-  } finally {
-    client.release();
-  }
-}
 
 /**
  * Writes a staged row straight into `x_outbox`, the way a build before the value contract staged it: a request with
@@ -73,7 +55,7 @@ describe('outboxRelay on PostgreSQL: one unpublishable row', () => {
     const good: EnqueueRequest[] = [];
     for (let i = 0; i < 5; i++) {
       const request = outboxRequest({ name: `good-${i}`, runAt: Date.now() });
-      await commit(store, [request]);
+      await stageInTx(db.pool, store, [request]);
       good.push(request);
     }
     const jobs = async (): Promise<number> => {
@@ -137,7 +119,7 @@ describe('outboxRelay on PostgreSQL: one unpublishable row', () => {
       outboxRequest({ name: 'createInvoice', runAt: Date.now() }),
       outboxRequest({ name: 'chargeCard', runAt: Date.now() }),
     ];
-    await commit(store, [invoice!, charge!]);
+    await stageInTx(db.pool, store, [invoice!, charge!]);
     const relay = outboxRelay({ store, driver, maxPublishAttempts: 2 });
     await relay.runOnce();
     await relay.runOnce();

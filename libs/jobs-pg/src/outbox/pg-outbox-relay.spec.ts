@@ -1,15 +1,13 @@
-import type { PoolClient } from 'pg';
 import {
   claimOf,
   outboxRelay,
   recordingLogger,
-  type EnqueueRequest,
   type JobDriver,
   type OutboxRelayOptions,
 } from '@ultimat3/jobs';
 import { frozenClock, outboxRequest, type FrozenClock } from '@ultimat3/jobs/testing';
 import { postgresJobDriver } from '../driver/pg-driver';
-import { pgPoolExecutor } from '../executor/pg-pool-executor';
+import { pgClientTx, stageInTx } from '../../test/outbox-tx';
 import { createTestDatabase, type TestDatabase } from '../../test/test-database';
 import { postgresOutboxStore } from './pg-outbox-store';
 
@@ -25,26 +23,6 @@ afterAll(async () => {
 beforeEach(async () => {
   await db.pool.query('delete from x_outbox; delete from x_job_steps; delete from x_jobs;');
 });
-
-const pgClientTx = (tx: unknown) => pgPoolExecutor(tx as PoolClient);
-
-/** Stages `requests` in ONE transaction of their own, as an app's request would. */
-async function stageInTx(
-  store: ReturnType<typeof postgresOutboxStore>,
-  requests: readonly EnqueueRequest[],
-): Promise<void> {
-  const client = await db.pool.connect();
-  try {
-    await client.query('begin');
-    for (const request of requests) await store.stage(request, client);
-    await client.query('commit');
-  } catch (error) {
-    await client.query('rollback');
-    throw error;
-  } finally {
-    client.release();
-  }
-}
 
 function gate(): { promise: Promise<void>; open: () => void } {
   let open: () => void = () => undefined;
@@ -74,7 +52,7 @@ describe('outboxRelay on PostgreSQL', () => {
     'republishes after a relay died between publish and markPublished: one job row (%s)',
     async (when) => {
       const request = outboxRequest({ runAt: Date.now() });
-      await stageInTx(store, [request]);
+      await stageInTx(db.pool, store, [request]);
       const killed = relay({
         faults: {
           afterPublish: () => {
@@ -106,7 +84,7 @@ describe('outboxRelay on PostgreSQL', () => {
 
   it('leaves a relay that stalled past its lease unable to release or retire what a newer one holds', async () => {
     const [r1, r2] = [outboxRequest(), outboxRequest()];
-    await stageInTx(store, [r1!, r2!]);
+    await stageInTx(db.pool, store, [r1!, r2!]);
     const logger = recordingLogger();
     const stalled = gate();
     const failing: JobDriver = {
