@@ -1,6 +1,7 @@
 import { claimOf, job, t, type ClaimedJob } from '@ultimat3/jobs';
 import { frozenClock, runJobs } from '@ultimat3/jobs/testing';
 import { request } from '../test/requests';
+import { until } from '../../../test/until';
 import { createTestDatabase, resetJobTables, type TestDatabase } from '../test/test-database';
 import { postgresJobDriver } from './driver/pg-driver';
 
@@ -13,15 +14,6 @@ const add = job({
   retry: { attempts: 3 },
   run: ({ input }) => Promise.resolve(input.n + 1),
 });
-
-/** Polls `check` every 5 ms until it holds (at most 5 s). */
-async function waitFor(check: () => Promise<boolean>): Promise<void> {
-  const until = Date.now() + 5_000;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error('condition never held');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
 
 describe('PostgreSQL batches with one bad row: the others go through', () => {
   let db: TestDatabase;
@@ -72,7 +64,10 @@ describe('PostgreSQL batches with one bad row: the others go through', () => {
     const h = await runJobs({ jobs: [add], driver, clock, installFacade: false });
     try {
       const states = async () => Promise.all(ids.map(async (id) => (await driver.get(id))?.state));
-      await waitFor(async () => !(await states()).some((s) => s === 'ready' || s === 'running'));
+      await until(
+        async () => !(await states()).some((s) => s === 'ready' || s === 'running'),
+        5_000,
+      );
       expect(await states()).toEqual(['done', 'done', 'delayed', 'done', 'done']);
       expect((await driver.get(ids[2]!))?.lastError).toMatch(/^X_JOB_INPUT_INVALID/);
     } finally {

@@ -1,5 +1,6 @@
 import { crossTenant, job, t } from '@ultimat3/jobs';
 import { frozenClock, runJobs } from '@ultimat3/jobs/testing';
+import { until } from '../../../test/until';
 import { createTestDatabase, resetJobTables, type TestDatabase } from '../test/test-database';
 import { postgresJobDriver } from './driver/pg-driver';
 
@@ -33,15 +34,6 @@ const settle = job({
   },
 });
 
-/** Polls `check` every 5 ms until it holds (at most 5 s). */
-async function waitFor(check: () => Promise<boolean>): Promise<void> {
-  const until = Date.now() + 5_000;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error('condition never held');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
 describe('a cross-tenant enqueue on PostgreSQL', () => {
   let db: TestDatabase;
   beforeAll(async () => {
@@ -60,7 +52,7 @@ describe('a cross-tenant enqueue on PostgreSQL', () => {
     const h = await runJobs({ jobs: [settle, invoice], driver, clock });
     try {
       const { id } = await settle.enqueue({ orgId: A });
-      await waitFor(async () => (await driver.get(id))?.state === 'done');
+      await until(async () => (await driver.get(id))?.state === 'done', 5_000);
       expect(outcome.refused).toBe('X_JOB_TENANT_MISMATCH');
       expect(await driver.get(outcome.crossed ?? '')).toMatchObject({
         tenantId: B,
