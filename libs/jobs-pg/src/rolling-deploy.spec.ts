@@ -1,5 +1,6 @@
-import { uuidv7, type EnqueueRequest, type WorkerStats } from '@ultimat3/jobs';
+import type { EnqueueRequest, WorkerStats } from '@ultimat3/jobs';
 import { until } from '../../../test/until';
+import { request as pgRequest } from '../test/requests';
 import { createTestDatabase, type TestDatabase } from '../test/test-database';
 import {
   spawnWorker as spawnWorkerProcess,
@@ -25,22 +26,7 @@ const spawnWorker = (url: string, build: 'old' | 'new'): Spawned =>
 let seq = 0;
 function request(name: string): EnqueueRequest {
   const n = seq++;
-  return {
-    id: uuidv7(),
-    runId: uuidv7(),
-    name,
-    queue: 'deploy',
-    input: { n },
-    idempotencyKey: `n:${n}`,
-    tenantId: null,
-    enqueuedBy: null,
-    runAt: Date.now(),
-    maxAttempts: 3,
-    priority: 0,
-    onConflict: 'dedupe',
-    concurrencyKey: null,
-    traceparent: null,
-  };
+  return pgRequest({ name, queue: 'deploy', input: { n }, idempotencyKey: `n:${n}` });
 }
 
 /**

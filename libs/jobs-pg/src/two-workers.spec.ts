@@ -1,4 +1,5 @@
-import { uuidv7, type EnqueueRequest } from '@ultimat3/jobs';
+import type { EnqueueRequest } from '@ultimat3/jobs';
+import { request as pgRequest } from '../test/requests';
 import { createTestDatabase, type TestDatabase } from '../test/test-database';
 import {
   spawnWorker as spawnWorkerProcess,
@@ -15,24 +16,8 @@ type Spawned = WorkerProcess<{ live: boolean }, { stats: { completed: number } }
 const spawnWorker = (url: string, name: string): Spawned =>
   spawnWorkerProcess('fleet-worker.ts', [url, name], name);
 
-function request(n: number): EnqueueRequest {
-  return {
-    id: uuidv7(),
-    runId: uuidv7(),
-    name: 'fleet.record',
-    queue: 'fleet',
-    input: { n },
-    idempotencyKey: `n:${n}`,
-    tenantId: null,
-    enqueuedBy: null,
-    runAt: Date.now(),
-    maxAttempts: 3,
-    priority: 0,
-    onConflict: 'dedupe',
-    concurrencyKey: null,
-    traceparent: null,
-  };
-}
+const request = (n: number): EnqueueRequest =>
+  pgRequest({ name: 'fleet.record', queue: 'fleet', input: { n }, idempotencyKey: `n:${n}` });
 
 describe('two worker processes and one enqueuer against one database', () => {
   let db: TestDatabase;
