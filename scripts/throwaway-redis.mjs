@@ -1,0 +1,110 @@
+/**
+ * A throwaway `redis-server` on a free loopback port, with its working directory in a fresh temp directory: what the
+ * jest global setup starts for the Redis driver's tests. Nothing is persisted unless `aof` is asked for (a test that
+ * restarts the server and expects its jobs back), and `maxmemory-policy noeviction` is set explicitly: a job store
+ * must never have keys evicted under it.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createConnection, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** A port nothing listens on right now: bind port 0 on loopback, read it, let it go. */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+/** Answers true once the server at `port` replies `+PONG` to an inline `PING`, false on any failure. */
+function pings(port) {
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: '127.0.0.1', port });
+    let reply = '';
+    const done = (ok) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(500, () => done(false));
+    socket.on('error', () => done(false));
+    socket.on('connect', () => socket.write('PING\r\n'));
+    socket.on('data', (chunk) => {
+      reply += chunk.toString('utf8');
+      if (reply.includes('\r\n')) done(reply.startsWith('+PONG'));
+    });
+  });
+}
+
+/**
+ * Starts one server. `name` prefixes its temp directory; `aof: true` turns the append-only file on (fsync every
+ * second) in that directory. Answers `{ url, port, dir, stop }`; a server that does not answer a PING within
+ * `timeoutMs` is killed and the start throws with `hint` and what it printed.
+ */
+export async function startThrowawayRedis({
+  name = 'jobs-redis',
+  aof = false,
+  hint = '',
+  timeoutMs = 10_000,
+} = {}) {
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), `${name}-${process.pid}-`));
+  const args = [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--dir',
+    dir,
+    '--save',
+    '',
+    '--appendonly',
+    aof ? 'yes' : 'no',
+    '--maxmemory-policy',
+    'noeviction',
+    '--daemonize',
+    'no',
+  ];
+  const output = [];
+  let exited = null;
+  const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout.on('data', (chunk) => output.push(String(chunk)));
+  child.stderr.on('data', (chunk) => output.push(String(chunk)));
+  child.on('error', (error) => {
+    exited = error;
+  });
+  child.on('exit', (code, signal) => {
+    exited = exited ?? new Error(`redis-server exited (${signal ?? code})`);
+  });
+  // the server must not keep a test runner alive on its own
+  child.unref();
+  child.stdout.unref?.();
+  child.stderr.unref?.();
+
+  const stop = async () => {
+    if (exited === null) {
+      const gone = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await Promise.race([gone, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+      if (exited === null) child.kill('SIGKILL');
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+
+  const deadline = Date.now() + timeoutMs;
+  while (!(await pings(port))) {
+    if (exited !== null || Date.now() > deadline) {
+      await stop();
+      const why = exited === null ? 'no PING reply' : String(exited);
+      throw new Error(`redis-server did not start${hint}: ${why} ${output.join('').trim()}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return { url: `redis://127.0.0.1:${port}`, port, dir, pid: child.pid, stop };
+}
