@@ -36,6 +36,7 @@ export {
 export {
   WAKE_CHANNEL,
   WAKE_DUE_WITHIN_MS,
+  WAKE_LOCK_CLASS,
   WAKE_SLOT_MS,
   type WakeListener,
   type WakeNotification,

@@ -21,7 +21,8 @@
  * CTE as a handful of rows) and took ~700 ms for 1,000 requests.
  *
  * Announces each queue the batch created rows in, due within 1 s, once on `x_jobs_wake` — throttled per queue per
- * 250 ms slot exactly as `SQL_ENQUEUE` is.
+ * 5 ms slot exactly as `SQL_ENQUEUE` is (the
+ * same `slot` and `woke` CTEs; see there for the worst case).
  */
 export const SQL_ENQUEUE_MANY = `
 with clock as not materialized (
@@ -97,28 +98,34 @@ inserted as (
   returning id, queue, run_at
 ),
 slot as (
-  -- the ids a UUIDv7 minter stamps inside the WAKE_SLOT_MS (250 ms) slot the statement's clock is in
-  select
+  -- the WAKE_SLOT_MS (5 ms) slot the statement's clock is in: its number n, and the UUIDv7 ids minted inside it
+  select a.n,
     (substr(b.lo, 1, 8) || '-' || substr(b.lo, 9, 4) || '-0000-0000-000000000000')::uuid as lo,
     (substr(b.hi, 1, 8) || '-' || substr(b.hi, 9, 4) || '-0000-0000-000000000000')::uuid as hi
-  from (
-    select lpad(to_hex(a.ms), 12, '0') as lo, lpad(to_hex(a.ms + 250), 12, '0') as hi
-    from (select (floor(extract(epoch from k.now) * 1000 / 250) * 250)::bigint as ms from clock k) a
+  from (select floor(extract(epoch from k.now) * 1000 / 5)::bigint as n from clock k) a
+  cross join lateral (
+    select lpad(to_hex(a.n * 5), 12, '0') as lo, lpad(to_hex(a.n * 5 + 5), 12, '0') as hi
   ) b
 ),
 woke as (
+  -- each queue created rows due within 1 s, announced unless a committed row of the queue was minted AND created in
+  -- this slot (its announcement woke the listeners), or another transaction in flight holds the slot's wake lock
   select pg_notify('x_jobs_wake', d.queue)
   from (
     select distinct i.queue from inserted i cross join clock k
     where i.run_at <= k.now + interval '1 second'
   ) d
   cross join slot w
-  where not exists (
-    select 1 from x_jobs s
-    where s.id >= w.lo and s.id < w.hi
-      and s.queue = d.queue
-      and s.run_at <= s.created_at + interval '1 second'
-  )
+  where case
+    when exists (
+      select 1 from x_jobs s
+      where s.id >= w.lo and s.id < w.hi
+        and s.queue = d.queue
+        and s.run_at <= s.created_at + interval '1 second'
+        and floor(extract(epoch from s.created_at) * 1000 / 5)::bigint = w.n
+    ) then false
+    else pg_try_advisory_xact_lock(2020243307, hashtext(d.queue) # (w.n % 2147483647)::int)
+  end
 ),
 landed as (
   select coalesce(jsonb_object_agg(i.id::text, true), '{}'::jsonb) as ids from inserted i

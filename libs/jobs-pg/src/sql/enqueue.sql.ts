@@ -12,12 +12,25 @@
  * that row. `on conflict do nothing` without a target covers both the primary key and the live-key index, so a race
  * never surfaces as a unique violation.
  *
- * A created row due within WAKE_DUE_WITHIN_MS (1 s) announces its queue on `x_jobs_wake` (the wake), unless another
- * row of that queue, itself due within 1 s of its creation, was minted in the same WAKE_SLOT_MS (250 ms) slot of the
- * statement's clock: that row's notification already woke the listeners, and their woken loop passes again at the
- * floor. A deduped enqueue announces nothing. The sibling check is a primary-key range scan over the UUIDv7 ids of
- * the slot (ids are minted time-ordered), stopping at the first row of the queue — no write, no lock and no extra
- * index; throttling matters because Postgres serialises the commits of every transaction that notified.
+ * A created row due within WAKE_DUE_WITHIN_MS (1 s) announces its queue on `x_jobs_wake` (the wake) — the same
+ * `slot` and `woke` CTEs as `SQL_ENQUEUE_MANY` and `SQL_ENQUEUE_FRESH` — unless one of two things shows that another
+ * transaction announces this queue in the same WAKE_SLOT_MS (5 ms) slot of the statement's clock:
+ * - a committed row of the queue, itself due within 1 s of its creation, whose id was minted AND whose `created_at`
+ *   falls in this slot: its notification already woke the listeners. The id range makes it a primary-key range scan
+ *   over the UUIDv7 ids of the slot (no write, no extra index); the `created_at` test keeps an app clock that runs
+ *   ahead or behind the database from silencing a slot it was never in.
+ * - a transaction in flight holding the slot's wake lock, `pg_try_advisory_xact_lock(2020243307, hashtext(queue) #
+ *   slot)`: of a wave of concurrent enqueues (none sees the others' uncommitted rows) only the holder announces. The
+ *   two-int advisory key space is shared with the application: class 2020243307 (WAKE_LOCK_CLASS, 'xjwk') is ours,
+ *   and the lock never blocks (try) and ends with the transaction. In a transaction block `now()` is the transaction's
+ *   start, so a transaction takes at most one such lock per queue.
+ * Why throttle at all: PostgreSQL serialises the commits of every transaction that notified (a lock held through the
+ * commit's WAL flush). Under the lock, notifying transactions of one queue follow each other rather than queue up, and
+ * those that skip commit unhindered. The woken worker passes at once and once more a slot and a commit margin after
+ * the wake (its slot sweep), so a row that skipped the announcement starts within ~slot + margin of the wake that
+ * covered it; a row whose commit lands later than that — or whose slot's announcement was carried by a transaction
+ * that rolled back — starts on the worker's next wake or poll, the guarantee as before. A deduped enqueue announces
+ * nothing.
  */
 export const SQL_ENQUEUE = `
 with clock as not materialized (
@@ -49,25 +62,34 @@ inserted as (
   returning id, run_id, queue, run_at
 ),
 slot as (
-  -- the ids a UUIDv7 minter stamps inside the WAKE_SLOT_MS (250 ms) slot the statement's clock is in
-  select
+  -- the WAKE_SLOT_MS (5 ms) slot the statement's clock is in: its number n, and the UUIDv7 ids minted inside it
+  select a.n,
     (substr(b.lo, 1, 8) || '-' || substr(b.lo, 9, 4) || '-0000-0000-000000000000')::uuid as lo,
     (substr(b.hi, 1, 8) || '-' || substr(b.hi, 9, 4) || '-0000-0000-000000000000')::uuid as hi
-  from (
-    select lpad(to_hex(a.ms), 12, '0') as lo, lpad(to_hex(a.ms + 250), 12, '0') as hi
-    from (select (floor(extract(epoch from k.now) * 1000 / 250) * 250)::bigint as ms from clock k) a
+  from (select floor(extract(epoch from k.now) * 1000 / 5)::bigint as n from clock k) a
+  cross join lateral (
+    select lpad(to_hex(a.n * 5), 12, '0') as lo, lpad(to_hex(a.n * 5 + 5), 12, '0') as hi
   ) b
 ),
 woke as (
-  select pg_notify('x_jobs_wake', i.queue)
-  from inserted i cross join clock k cross join slot w
-  where i.run_at <= k.now + interval '1 second'
-    and not exists (
+  -- each queue created rows due within 1 s, announced unless a committed row of the queue was minted AND created in
+  -- this slot (its announcement woke the listeners), or another transaction in flight holds the slot's wake lock
+  select pg_notify('x_jobs_wake', d.queue)
+  from (
+    select distinct i.queue from inserted i cross join clock k
+    where i.run_at <= k.now + interval '1 second'
+  ) d
+  cross join slot w
+  where case
+    when exists (
       select 1 from x_jobs s
       where s.id >= w.lo and s.id < w.hi
-        and s.queue = i.queue
+        and s.queue = d.queue
         and s.run_at <= s.created_at + interval '1 second'
-    )
+        and floor(extract(epoch from s.created_at) * 1000 / 5)::bigint = w.n
+    ) then false
+    else pg_try_advisory_xact_lock(2020243307, hashtext(d.queue) # (w.n % 2147483647)::int)
+  end
 )
 select i.id, i.run_id, 'created' as outcome, null::text as holder_state
 from inserted i cross join (select count(*) from woke) as announced

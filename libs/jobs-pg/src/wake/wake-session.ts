@@ -1,10 +1,17 @@
 /** The channel every wake notification travels on. Its payload is a queue name and nothing else. */
 export const WAKE_CHANNEL = 'x_jobs_wake';
 /**
- * The throttle slot: an enqueue announces its queue only when no other row of that queue was minted in the same slot
- * (`SQL_ENQUEUE`, `SQL_ENQUEUE_MANY`).
+ * The throttle slot: an enqueue announces its queue unless a committed row of that queue was minted and created in the
+ * same slot, or a transaction in flight holds the slot's wake lock (`SQL_ENQUEUE`, `SQL_ENQUEUE_MANY`). The SQL spells
+ * it as a literal; a spec holds the two equal.
  */
-export const WAKE_SLOT_MS = 250;
+export const WAKE_SLOT_MS = 5;
+/**
+ * The class half of the two-int advisory key the enqueue statements take (`pg_try_advisory_xact_lock(class,
+ * hashtext(queue) # slot)`) so that one transaction of a concurrent wave announces a queue's slot. The two-int key
+ * space is shared with the application: keep this class out of your own advisory locks. ('xjwk' in ASCII.)
+ */
+export const WAKE_LOCK_CLASS = 2_020_243_307;
 /** Only rows due within this long of the enqueue are announced; later ones start on the poll. */
 export const WAKE_DUE_WITHIN_MS = 1_000;
 

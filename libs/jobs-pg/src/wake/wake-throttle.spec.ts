@@ -1,10 +1,32 @@
 import { Client } from 'pg';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { uuidv7 } from '@ultimat3/jobs';
 import { frozenClock } from '@ultimat3/jobs/testing';
 import { createTestDatabase, resetJobTables, type TestDatabase } from '../../test/test-database';
 import { request } from '../../test/requests';
 import { postgresJobDriver } from '../driver/pg-driver';
-import { WAKE_CHANNEL, WAKE_DUE_WITHIN_MS, WAKE_SLOT_MS } from './wake-session';
+import { pgPoolExecutor } from '../executor/pg-pool-executor';
+import { WAKE_CHANNEL, WAKE_DUE_WITHIN_MS, WAKE_LOCK_CLASS, WAKE_SLOT_MS } from './wake-session';
+
+/** The `slot` and `woke` CTEs of one enqueue statement's source, verbatim. */
+const wakeCtes = (file: string): string => {
+  const text = readFileSync(join(__dirname, '..', 'sql', file), 'utf8');
+  const from = text.indexOf('\nslot as (');
+  const to = text.indexOf('\n)', text.indexOf('\nwoke as (')) + 2;
+  return text.slice(from, to);
+};
+
+describe('the wake CTEs', () => {
+  it('are the same text in every enqueue statement, with the slot and lock class the package exports', () => {
+    const single = wakeCtes('enqueue.sql.ts');
+    expect(wakeCtes('enqueue-many.sql.ts')).toBe(single);
+    expect(wakeCtes('enqueue-fresh.sql.ts')).toBe(single);
+    expect(single).toContain(`* 1000 / ${WAKE_SLOT_MS})::bigint`);
+    expect(single).toContain(`a.n * ${WAKE_SLOT_MS} + ${WAKE_SLOT_MS}`);
+    expect(single).toContain(`pg_try_advisory_xact_lock(${WAKE_LOCK_CLASS},`);
+  });
+});
 
 /**
  * What the enqueue statements announce on `x_jobs_wake`, read off a raw LISTEN session. Each check ends with a marker
@@ -60,7 +82,7 @@ describe('the wake throttle in the enqueue statements', () => {
     const { clock, driver, at } = setup();
     await driver.enqueue(at({ queue: 'q' }));
     expect(await announced()).toEqual(['q']);
-    await clock.advance(10);
+    await clock.advance(WAKE_SLOT_MS - 2);
     await driver.enqueue(at({ queue: 'q' }));
     await driver.enqueue(at({ queue: 'q' }));
     expect(await announced()).toEqual([]);
@@ -101,7 +123,7 @@ describe('the wake throttle in the enqueue statements', () => {
       at({ queue: 'c', runAt: clock.now() + 60_000 }),
     ]);
     expect((await announced()).sort()).toEqual(['a', 'b']);
-    await clock.advance(5);
+    await clock.advance(WAKE_SLOT_MS - 2);
     await driver.enqueueMany([at({ queue: 'a' }), at({ queue: 'b' })]);
     expect(await announced()).toEqual([]);
     // a batch that creates nothing (every row deduped) announces nothing
@@ -134,5 +156,51 @@ describe('the wake throttle in the enqueue statements', () => {
     await driver.introspect.pauseQueue('paused');
     await driver.introspect.resumeQueue('paused');
     expect(await announced()).toEqual(['paused']);
+  });
+
+  it('counts a sibling only when its id AND its creation fall in the slot (app clocks skew)', async () => {
+    const { clock, driver, at } = setup();
+    // created a slot earlier by the database's clock, its id minted by an app clock running ahead into this slot
+    await clock.advance(-WAKE_SLOT_MS);
+    await driver.enqueue(at({ queue: 'q', id: uuidv7(clock.now() + WAKE_SLOT_MS + 1) }));
+    expect(await announced()).toEqual(['q']);
+    await clock.advance(WAKE_SLOT_MS);
+    await driver.enqueue(at({ queue: 'q' }));
+    expect(await announced()).toEqual(['q']);
+  });
+
+  it('lets one transaction of a concurrent wave announce the slot: the others skip while it is in flight', async () => {
+    const { clock, at } = setup();
+    const holder = await db.pool.connect();
+    try {
+      await holder.query('begin');
+      const inTx = postgresJobDriver({ executor: pgPoolExecutor(holder), clock });
+      await inTx.enqueue(at({ queue: 'q' }));
+      const driver = postgresJobDriver({ executor: db.executor, clock });
+      // none of these sees the holder's uncommitted row; its wake lock silences them
+      await Promise.all(Array.from({ length: 20 }, () => driver.enqueue(at({ queue: 'q' }))));
+      expect(await announced()).toEqual([]);
+      // another queue has its own lock
+      await driver.enqueue(at({ queue: 'other' }));
+      expect(await announced()).toEqual(['other']);
+      await holder.query('commit');
+    } finally {
+      holder.release();
+    }
+    expect(await announced()).toEqual(['q']);
+  });
+
+  it('announces a slot flooded by 20 connections at most once per connection', async () => {
+    const { driver, at } = setup();
+    // every enqueue lands in one frozen slot: only those whose snapshot predates the first commit may announce
+    await Promise.all(
+      Array.from({ length: 20 }, async () => {
+        for (let i = 0; i < 10; i++) await driver.enqueue(at({ queue: 'q' }));
+      }),
+    );
+    const got = await announced();
+    expect(got.length).toBeGreaterThanOrEqual(1);
+    expect(got.length).toBeLessThanOrEqual(20);
+    expect(new Set(got)).toEqual(new Set(['q']));
   });
 });
