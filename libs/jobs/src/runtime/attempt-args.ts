@@ -1,7 +1,7 @@
 import type { AnyJobHandle } from '../declare/handle';
 import type { JobRunContext, RunActor, RunArgs, StepApi } from '../declare/run-args';
-import type { ClaimedJob } from '../driver/job-row';
-import type { Attempt } from './attempt-settle';
+import type { ClaimedJob, ClaimRef } from '../driver/job-row';
+import type { ExecuteJobOptions } from './attempt-options';
 import { progressReporter, type ProgressReporter } from './progress';
 import type { RunAbort } from './run-abort';
 import type { RunScope } from './run-context';
@@ -34,6 +34,15 @@ export class AttemptContext implements JobRunContext {
   }
 }
 
+/** What the arguments read from the attempt they belong to (the attempt itself: nothing is copied per run). */
+export interface ArgsSource {
+  readonly o: ExecuteJobOptions;
+  readonly claimed: ClaimedJob;
+  readonly claim: ClaimRef;
+  readonly final: boolean;
+  readonly abort: RunAbort;
+}
+
 /**
  * What the body receives, and the run's ambient scope: one object per attempt, whose step API, progress reporter and
  * signal are made on first use — most bodies use none of them.
@@ -43,23 +52,20 @@ export class AttemptArgs implements RunArgs<unknown>, RunScope {
   readonly runId: string;
   readonly attempt: number;
   readonly finalAttempt: boolean;
-  readonly #a: Attempt;
+  readonly #a: ArgsSource;
   readonly #handle: AnyJobHandle;
-  readonly #abort: RunAbort;
   #step: StepApi | undefined;
   #reporter: ProgressReporter | undefined;
   #progress: RunArgs<unknown>['progress'] | undefined;
 
   constructor(
-    a: Attempt,
+    a: ArgsSource,
     handle: AnyJobHandle,
-    abort: RunAbort,
     readonly input: unknown,
     readonly ctx: JobRunContext,
   ) {
     this.#a = a;
     this.#handle = handle;
-    this.#abort = abort;
     this.jobId = a.claimed.id;
     this.runId = a.claimed.runId;
     this.attempt = a.claimed.attempt;
@@ -67,7 +73,7 @@ export class AttemptArgs implements RunArgs<unknown>, RunScope {
   }
 
   get signal(): AbortSignal {
-    return this.#abort.signal;
+    return this.#a.abort.signal;
   }
 
   /** The worker's logger: where a `crossTenant()` crossing inside the body is logged. */
@@ -86,7 +92,7 @@ export class AttemptArgs implements RunArgs<unknown>, RunScope {
         attempt: claimed.attempt,
         clock: o.clock,
         events: o.events,
-        signal: this.#abort.signal,
+        signal: this.#a.abort.signal,
         stepTimeoutMs: this.#handle.stepTimeoutMs,
         eventPollMs: this.#handle.eventPollMs,
         tenant: this.ctx.actor.orgId,

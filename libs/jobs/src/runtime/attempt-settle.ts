@@ -1,208 +1,269 @@
 import type { JobRunContext } from '../declare/run-args';
 import type { ResolvedRetryPolicy } from '../declare/retry-policy';
+import type { AckOptions } from '../driver/job-driver';
 import type { ClaimedJob, ClaimRef } from '../driver/job-row';
 import { JobKeyBusyError } from '../errors/operator-errors';
 import { errorCodeOf } from '../errors/jobs-error';
-import type { ExecuteJobOptions } from './execute-job';
-import { errorRetryOf, retryAfterSecondsOf } from './error-retry';
+import type { ExecuteJobOptions } from './attempt-options';
+import { isFinal, planFailure } from './failure-plan';
 import { notifyOnSettled } from './on-settled';
-import { jobsTotalOutcome, type JobExecution, type JobOutcome, type StopReason } from './outcome';
-import { retryDelay, statedDelay } from './retry-schedule';
-import { ERROR_TEXT_MAX_LENGTH, renderError } from './render-error';
+import { jobsTotalOutcome, type JobExecution, type JobOutcome } from './outcome';
+import { renderError } from './render-error';
 import { resendSettle } from './settle-retry';
 
 /**
- * What every settle of one attempt reads. One object per attempt, and module-level functions over it: an attempt
- * that completes allocates none of the failure paths' closures.
+ * One attempt's settles — ack, park, interrupt, retry or stop, hand back, refuse — each fenced on the claim, sent again
+ * if the driver throws ({@link resendSettle}), and counted once it lands. The base of `Attempt`, which runs the body
+ * and picks the settle: a settle is a method, so an attempt that completes allocates none of the failure paths'
+ * closures.
  */
-export interface Attempt {
-  readonly o: ExecuteJobOptions;
+export class AttemptSettle {
   readonly claimed: ClaimedJob;
+  /** What every settle is fenced on. */
   readonly claim: ClaimRef;
   readonly started: number;
+  /** Whether this is the job's last attempt: a failure stops it for good. */
   readonly final: boolean;
   readonly retry: ResolvedRetryPolicy | undefined;
-  ctx: JobRunContext;
-}
 
-/** Renders an error for `lastError` and the log: {@link renderError} (code and message, bounded, never a throw). */
-export function errorText(error: unknown): string {
-  return renderError(error);
-}
-
-/** The fields every log line of an attempt carries (a text line prints `attempt=2/5`). */
-export function logFields(a: Attempt): Record<string, unknown> {
-  const c = a.claimed;
-  return {
-    job: c.name,
-    jobId: c.id,
-    runId: c.runId,
-    attempt: c.attempt,
-    maxAttempts: c.maxAttempts,
-    queue: c.queue,
-  };
-}
-
-/** The attempt's execution record, counted in `jobs_total`. */
-export function finish(
-  a: Attempt,
-  outcome: JobOutcome,
-  extra?: Partial<JobExecution>,
-): JobExecution {
-  const total = jobsTotalOutcome(outcome);
-  if (total !== undefined) a.o.metrics?.jobsTotal(a.claimed.queue, total);
-  const durationMs = a.o.clock.now() - a.started;
-  a.o.metrics?.jobDuration?.(a.claimed.queue, durationMs / 1_000);
-  return extra === undefined
-    ? { jobId: a.claimed.id, outcome, durationMs }
-    : { jobId: a.claimed.id, outcome, durationMs, ...extra };
-}
-
-/**
- * Sends a settle — again, if the driver throws on it ({@link resendSettle}) — and tells the worker it was answered
- * (the run holds no lease from here).
- */
-export async function answered(
-  a: Attempt,
-  settle: string,
-  send: () => Promise<boolean>,
-): Promise<boolean> {
-  let landed: boolean;
-  try {
-    landed = await send();
-  } catch (error) {
-    landed = await resendSettle(a, error, settle, send);
+  constructor(
+    readonly o: ExecuteJobOptions,
+    /** The context the body and onSettled see: replaced once the input names a tenant. */
+    protected ctx: JobRunContext,
+  ) {
+    const claimed = o.claimed;
+    this.claimed = claimed;
+    this.claim = { workerId: claimed.workerId, claim: claimed.claim };
+    this.started = o.clock.now();
+    this.retry = o.job?.handle.retry;
+    this.final = isFinal(claimed, this.retry);
   }
-  a.o.onSettle?.(landed);
-  return landed;
-}
 
-/** A settle that did not land: the claim that holds the row now decides. */
-export function lost(a: Attempt, why: string): JobExecution {
-  a.o.logger.log('warn', 'jobs.settle.unowned', { ...logFields(a), why });
-  return finish(a, 'lost');
-}
+  /** The fields every log line of an attempt carries (a text line prints `attempt=2/5`). */
+  logFields(): Record<string, unknown> {
+    const c = this.claimed;
+    return {
+      job: c.name,
+      jobId: c.id,
+      runId: c.runId,
+      attempt: c.attempt,
+      maxAttempts: c.maxAttempts,
+      queue: c.queue,
+    };
+  }
 
-/** Settles a failed attempt; `input` is the parsed input, undefined when the stored payload does not parse. */
-export async function fail(a: Attempt, error: unknown, input: unknown): Promise<JobExecution> {
-  const { o, claimed, claim, retry } = a;
-  const cls = errorRetryOf(error);
-  const durationMs = o.clock.now() - a.started;
-  if (cls === 'terminal' || a.final) {
-    const stop: StopReason = cls === 'terminal' ? 'terminal' : 'attempts-exhausted';
-    const deadLetter = retry?.deadLetter ?? true;
-    const code = errorCodeOf(error);
-    const suffix =
-      stop === 'terminal'
-        ? ` [terminal: ${code ?? 'unclassified'}; attempt ${claimed.attempt} of ${claimed.maxAttempts}]`
-        : '';
-    // the suffix is kept whole: the error is cut to leave it room within the bound
-    const text = renderError(error, ERROR_TEXT_MAX_LENGTH - suffix.length) + suffix;
-    const landed = await answered(a, 'nack', () =>
-      o.driver.nack(claimed.id, {
-        ...claim,
-        error: text,
-        deadLetter,
-        fail: !deadLetter,
-        durationMs,
-      }),
-    );
-    if (!landed) return lost(a, 'nack');
-    const outcome: JobOutcome = deadLetter ? 'dead-lettered' : 'dropped';
-    o.logger.log('error', 'jobs.attempt.failed', {
-      ...logFields(a),
-      stop,
-      outcome,
-      code,
-      error: errorText(error),
-    });
-    if (o.job !== undefined) {
+  /**
+   * The body returned: ack (through the caller's `ack` when given), then onSettled. The ack is sent here rather than
+   * through {@link answered}: one promise fewer on the path every completed run takes.
+   */
+  protected async complete(result: unknown, input: unknown): Promise<JobExecution> {
+    const { o, claimed, claim } = this;
+    const ack: AckOptions = {
+      workerId: claim.workerId,
+      claim: claim.claim,
+      durationMs: o.clock.now() - this.started,
+    };
+    let landed: boolean;
+    try {
+      landed = await this.#sendAck(ack);
+    } catch (error) {
+      landed = await resendSettle(o, claimed, error, 'ack', () => this.#sendAck(ack));
+    }
+    o.onSettle?.(landed);
+    if (!landed) return this.lost('ack');
+    const { ctx } = this;
+    if (o.job !== undefined && o.job.handle.hasOnSettled !== false) {
       await notifyOnSettled(
         o.job.handle,
-        { outcome, jobId: claimed.id, runId: claimed.runId, input, error: text, code, ctx: a.ctx },
-        a.ctx,
+        { outcome: 'completed', jobId: claimed.id, runId: claimed.runId, input, result, ctx },
+        ctx,
         o.logger,
       );
     }
-    return finish(a, outcome, { error, stopReason: stop });
+    return this.finish('completed', { result });
   }
-  const stated = cls === 'retry-after' ? retryAfterSecondsOf(error) : undefined;
-  const policy = retry ?? {
-    attempts: claimed.maxAttempts,
-    backoff: 'exponential' as const,
-    delay: 1_000,
-    maxDelay: 3_600_000,
-    jitter: true,
-    deadLetter: true,
-  };
-  const delay =
-    stated !== undefined
-      ? statedDelay(policy, stated * 1_000, o.random)
-      : retryDelay(policy, claimed.attempt, o.random);
-  const resumeAt = o.clock.now() + delay;
-  const landed = await answered(a, 'nack', () =>
-    o.driver.nack(claimed.id, {
-      ...claim,
-      error: errorText(error),
-      runAt: resumeAt,
-      durationMs,
-    }),
-  );
-  if (!landed) return lost(a, 'nack');
-  o.logger.log('warn', 'jobs.attempt.failed', {
-    ...logFields(a),
-    outcome: 'retried',
-    code: errorCodeOf(error),
-    error: errorText(error),
-    retryInMs: delay,
-  });
-  return finish(a, 'retried', { error, resumeAt });
-}
 
-/** A cap is full: hand the claim straight back, attempt uncounted, due again after one poll. */
-export async function handBack(a: Attempt, key: string): Promise<JobExecution> {
-  const resumeAt = a.o.clock.now() + (a.o.handBackMs ?? 250);
-  const landed = await answered(a, 'hand-back', () =>
-    a.o.driver.nack(a.claimed.id, { ...a.claim, error: null, uncounted: true, runAt: resumeAt }),
-  );
-  if (!landed) return lost(a, 'hand-back');
-  a.o.logger.log('debug', 'jobs.concurrency.wait', { ...logFields(a), key });
-  return finish(a, 'deferred', { resumeAt });
-}
-
-/**
- * `whenBusy: 'fail'` over a busy key: settled failed, the body never ran, nothing retries it. The claim's attempt is
- * handed back (`uncounted`): the row shows the attempts its body actually had, so a requeue or an operator reading
- * `attempt` never sees a run that did not happen.
- */
-export async function refuse(a: Attempt, key: string, input: unknown): Promise<JobExecution> {
-  const { o, claimed } = a;
-  const error = new JobKeyBusyError(claimed.name, key);
-  const landed = await answered(a, 'refuse', () =>
-    o.driver.nack(claimed.id, {
-      ...a.claim,
-      error: errorText(error),
-      fail: true,
-      uncounted: true,
-    }),
-  );
-  if (!landed) return lost(a, 'refuse');
-  o.logger.log('warn', 'jobs.attempt.refused', { ...logFields(a), key, code: error.code });
-  if (o.job !== undefined) {
-    await notifyOnSettled(
-      o.job.handle,
-      {
-        outcome: 'refused',
-        jobId: claimed.id,
-        runId: claimed.runId,
-        input,
-        error: errorText(error),
-        code: error.code,
-        ctx: a.ctx,
-      },
-      a.ctx,
-      o.logger,
+  /** A step suspended the run: parked until `resumeAt`, the attempt uncounted. */
+  protected async park(resumeAt: number): Promise<JobExecution> {
+    const landed = await this.answered('park', () =>
+      this.o.driver.nack(this.claimed.id, {
+        ...this.claim,
+        error: null,
+        park: true,
+        uncounted: true,
+        runAt: resumeAt,
+        durationMs: this.o.clock.now() - this.started,
+      }),
     );
+    return landed ? this.finish('suspended', { resumeAt }) : this.lost('park');
   }
-  return finish(a, 'refused', { error });
+
+  /** A drain aborted the run and its body unwound: handed back now, the attempt uncounted. */
+  protected async interrupt(reason: Error): Promise<JobExecution> {
+    const landed = await this.answered('interrupt', () =>
+      this.o.driver.nack(this.claimed.id, {
+        ...this.claim,
+        error: renderError(reason),
+        uncounted: true,
+        durationMs: this.o.clock.now() - this.started,
+      }),
+    );
+    if (!landed) return this.lost('interrupt');
+    this.o.logger.log('info', 'jobs.attempt.interrupted', {
+      ...this.logFields(),
+      reason: reason.message,
+    });
+    return this.finish('interrupted', { error: reason });
+  }
+
+  /**
+   * Settles a failed attempt as {@link planFailure} says: retried after its delay, or stopped (dead-lettered or
+   * dropped, then onSettled). `input` is the parsed input, undefined when the stored payload does not parse.
+   */
+  protected async fail(error: unknown, input: unknown): Promise<JobExecution> {
+    const { o, claimed, claim } = this;
+    const durationMs = o.clock.now() - this.started;
+    const plan = planFailure(error, claimed, this.retry, this.final, o.random);
+    if (plan.kind === 'stop') {
+      const { deadLetter, text, code, stop } = plan;
+      const landed = await this.answered('nack', () =>
+        o.driver.nack(claimed.id, {
+          ...claim,
+          error: text,
+          deadLetter,
+          fail: !deadLetter,
+          durationMs,
+        }),
+      );
+      if (!landed) return this.lost('nack');
+      const outcome: JobOutcome = deadLetter ? 'dead-lettered' : 'dropped';
+      o.logger.log('error', 'jobs.attempt.failed', {
+        ...this.logFields(),
+        stop,
+        outcome,
+        code,
+        error: renderError(error),
+      });
+      if (o.job !== undefined) {
+        const { ctx } = this;
+        await notifyOnSettled(
+          o.job.handle,
+          { outcome, jobId: claimed.id, runId: claimed.runId, input, error: text, code, ctx },
+          ctx,
+          o.logger,
+        );
+      }
+      return this.finish(outcome, { error, stopReason: stop });
+    }
+    const resumeAt = o.clock.now() + plan.delayMs;
+    const landed = await this.answered('nack', () =>
+      o.driver.nack(claimed.id, {
+        ...claim,
+        error: renderError(error),
+        runAt: resumeAt,
+        durationMs,
+      }),
+    );
+    if (!landed) return this.lost('nack');
+    o.logger.log('warn', 'jobs.attempt.failed', {
+      ...this.logFields(),
+      outcome: 'retried',
+      code: errorCodeOf(error),
+      error: renderError(error),
+      retryInMs: plan.delayMs,
+    });
+    return this.finish('retried', { error, resumeAt });
+  }
+
+  /** A cap is full: hand the claim straight back, attempt uncounted, due again after one poll. */
+  protected async handBack(key: string): Promise<JobExecution> {
+    const resumeAt = this.o.clock.now() + (this.o.handBackMs ?? 250);
+    const landed = await this.answered('hand-back', () =>
+      this.o.driver.nack(this.claimed.id, {
+        ...this.claim,
+        error: null,
+        uncounted: true,
+        runAt: resumeAt,
+      }),
+    );
+    if (!landed) return this.lost('hand-back');
+    this.o.logger.log('debug', 'jobs.concurrency.wait', { ...this.logFields(), key });
+    return this.finish('deferred', { resumeAt });
+  }
+
+  /**
+   * `whenBusy: 'fail'` over a busy key: settled failed, the body never ran, nothing retries it. The claim's attempt is
+   * handed back (`uncounted`): the row shows the attempts its body actually had, so a requeue or an operator reading
+   * `attempt` never sees a run that did not happen.
+   */
+  protected async refuse(key: string, input: unknown): Promise<JobExecution> {
+    const { o, claimed } = this;
+    const error = new JobKeyBusyError(claimed.name, key);
+    const landed = await this.answered('refuse', () =>
+      o.driver.nack(claimed.id, {
+        ...this.claim,
+        error: renderError(error),
+        fail: true,
+        uncounted: true,
+      }),
+    );
+    if (!landed) return this.lost('refuse');
+    o.logger.log('warn', 'jobs.attempt.refused', { ...this.logFields(), key, code: error.code });
+    if (o.job !== undefined) {
+      const { ctx } = this;
+      await notifyOnSettled(
+        o.job.handle,
+        {
+          outcome: 'refused',
+          jobId: claimed.id,
+          runId: claimed.runId,
+          input,
+          error: renderError(error),
+          code: error.code,
+          ctx,
+        },
+        ctx,
+        o.logger,
+      );
+    }
+    return this.finish('refused', { error });
+  }
+
+  /** A settle that did not land: the claim that holds the row now decides. */
+  protected lost(why: string): JobExecution {
+    this.o.logger.log('warn', 'jobs.settle.unowned', { ...this.logFields(), why });
+    return this.finish('lost');
+  }
+
+  /**
+   * Sends a settle — again, if the driver throws on it ({@link resendSettle}) — and tells the caller it was answered
+   * (the run holds no lease from here).
+   */
+  protected async answered(settle: string, send: () => Promise<boolean>): Promise<boolean> {
+    let landed: boolean;
+    try {
+      landed = await send();
+    } catch (error) {
+      landed = await resendSettle(this.o, this.claimed, error, settle, send);
+    }
+    this.o.onSettle?.(landed);
+    return landed;
+  }
+
+  /** The attempt's execution record, counted in `jobs_total`. */
+  protected finish(outcome: JobOutcome, extra?: Partial<JobExecution>): JobExecution {
+    const { o, claimed } = this;
+    const total = jobsTotalOutcome(outcome);
+    if (total !== undefined) o.metrics?.jobsTotal(claimed.queue, total);
+    const durationMs = o.clock.now() - this.started;
+    o.metrics?.jobDuration?.(claimed.queue, durationMs / 1_000);
+    return extra === undefined
+      ? { jobId: claimed.id, outcome, durationMs }
+      : { jobId: claimed.id, outcome, durationMs, ...extra };
+  }
+
+  #sendAck(ack: AckOptions): Promise<boolean> {
+    const { o } = this;
+    return o.ack === undefined ? o.driver.ack(this.claimed.id, ack) : o.ack(this.claimed.id, ack);
+  }
 }

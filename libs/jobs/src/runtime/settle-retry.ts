@@ -1,6 +1,7 @@
+import type { ClaimedJob } from '../driver/job-row';
 import { JobsError } from '../errors/jobs-error';
-import type { Attempt } from './attempt-settle';
 import { logError } from '../util/log-format';
+import type { ExecuteJobOptions } from './attempt-options';
 
 /** The first wait before a settle the driver threw on is sent again; each later wait doubles. */
 export const SETTLE_RETRY_FIRST_MS = 100;
@@ -21,21 +22,21 @@ export const SETTLE_RETRY_MAX_MS = 2_000;
  * spent.
  */
 export async function resendSettle(
-  a: Attempt,
+  o: Pick<ExecuteJobOptions, 'clock' | 'logger' | 'visibilityTimeoutMs'>,
+  claimed: ClaimedJob,
   first: unknown,
   settle: string,
   send: () => Promise<boolean>,
 ): Promise<boolean> {
-  const { o } = a;
   const giveUpAt = o.clock.now() + (o.visibilityTimeoutMs ?? 30_000);
   let error = first;
   let wait = SETTLE_RETRY_FIRST_MS;
   for (let tries = 1; ; tries++) {
     if (error instanceof JobsError || o.clock.now() + wait > giveUpAt) throw error;
     o.logger.log('warn', 'jobs.settle.retrying', {
-      job: a.claimed.name,
-      jobId: a.claimed.id,
-      attempt: a.claimed.attempt,
+      job: claimed.name,
+      jobId: claimed.id,
+      attempt: claimed.attempt,
       settle,
       tries,
       retryInMs: wait,

@@ -1,0 +1,48 @@
+import type { AckOptions, JobDriver } from '../driver/job-driver';
+import type { ClaimedJob } from '../driver/job-row';
+import type { LeaseStore } from '../driver/lease-store';
+import type { EventBus } from '../events/event-bus';
+import type { RegisteredJob } from '../registry/job-registry';
+import type { Clock } from '../util/clock';
+import type { JobsLogger } from '../util/logger';
+import type { JobMetrics } from './metrics';
+import type { RunAbort } from './run-abort';
+
+/** What one attempt needs. */
+export interface ExecuteJobOptions {
+  readonly driver: JobDriver;
+  /** The registered job for the row's name; undefined when this process does not know it. */
+  readonly job: RegisteredJob | undefined;
+  readonly claimed: ClaimedJob;
+  readonly clock: Clock;
+  readonly logger: JobsLogger;
+  readonly events: EventBus;
+  readonly metrics?: JobMetrics;
+  /** A signal the run follows: aborted on a drain (`X_DRAINING`), a lost lease or a cancel. */
+  readonly signal?: AbortSignal;
+  /**
+   * The run's own abort, when the caller makes one per run (the worker does): the attempt aborts it directly
+   * (deadline, lost fleet slot), and its `AbortSignal` is made only if the body reads it. Takes the place of `signal`.
+   */
+  readonly abort?: RunAbort;
+  /** The random source of jitter (tests pin it). */
+  readonly random?: () => number;
+  /**
+   * Told once the attempt's settle (ack or nack) was answered, before onSettled runs: from there the run holds no
+   * lease, so the worker stops renewing it — a renewal after the ack would come back refused and read as a lost lease.
+   */
+  readonly onSettle?: (landed: boolean) => void;
+  /**
+   * Sends the completed attempt's ack (default `driver.ack`). The worker passes its batcher, which also hands the
+   * run's slot on: the body is done once the ack is sent.
+   */
+  readonly ack?: (jobId: string, options: AckOptions) => Promise<boolean>;
+  /** The fleet lease store `job.concurrency` is enforced through (default `driver.leases`). */
+  readonly leases?: LeaseStore;
+  /** The lease a held fleet slot lives for without renewal: the worker's visibility timeout (default 30 s). */
+  readonly visibilityTimeoutMs?: number;
+  /** How often a held fleet slot is renewed: the worker's heartbeat interval (default a third of the lease). */
+  readonly heartbeatIntervalMs?: number;
+  /** How long a run a cap handed back waits before it is due again: one poll (default 250 ms). */
+  readonly handBackMs?: number;
+}

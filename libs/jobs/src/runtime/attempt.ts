@@ -1,0 +1,194 @@
+import type { AnyJobHandle } from '../declare/handle';
+import { JobInputInvalidError } from '../errors/declaration-errors';
+import {
+  JobDrainedError,
+  JobTimeoutError,
+  JobUnboundError,
+  JobUnknownError,
+  LeaseLostError,
+} from '../errors/runtime-errors';
+import type { JobBody } from '../registry/job-registry';
+import { traceRun, tracingOn } from '../tracing/run-span';
+import { watchAbandoned } from './abandoned-body';
+import { AttemptArgs, AttemptContext } from './attempt-args';
+import type { ExecuteJobOptions } from './attempt-options';
+import { AttemptSettle } from './attempt-settle';
+import { enterConcurrencyGate, OPEN_GATE, type GateVerdict } from './concurrency-gate';
+import type { JobExecution } from './outcome';
+import { isThrownInstance } from './render-error';
+import { RunAbort } from './run-abort';
+import { withRunScope } from './run-context';
+import { StepSuspension } from './step-suspension';
+
+/** Whether the attempt should stop waiting for its body: a deadline or a lost lease, never a drain. */
+function stopsTheWait(reason: unknown): boolean {
+  return reason instanceof JobTimeoutError || reason instanceof LeaseLostError;
+}
+
+const noop = (): void => undefined;
+
+/**
+ * One claimed attempt, made once per run. It owns the run's abort (and its link to a caller's `signal`), the body's
+ * arguments, the deadline and the settle (the methods it inherits from {@link AttemptSettle}); {@link Attempt.run}
+ * reads top to bottom: the job, the input, the tenant, the fleet slot, the deadline, the body, the wait, the settle.
+ *
+ * Lean by design: a worker drains tens of thousands of no-op runs a second through here, so a run that completes makes
+ * no AbortController (unless its signal is read), no timer (unless the job has a deadline), no step API or progress
+ * reporter (unless used), and as few promises as the awaits below need.
+ */
+export class Attempt extends AttemptSettle {
+  readonly abort: RunAbort;
+  /** Undoes the abort's link to the caller's `signal` once the attempt ends (nothing to undo without one). */
+  readonly #unlink: () => void;
+  /** Whether the deadline passed: it ends the wait even when a drain aborted the run first. */
+  #deadlinePassed = false;
+  /** Ends the wait for the body, once the wait exists. */
+  #endWait: ((reason: unknown) => void) | undefined = undefined;
+
+  constructor(o: ExecuteJobOptions) {
+    let abort = o.abort;
+    let unlink = noop;
+    if (abort === undefined) {
+      if (o.signal === undefined) abort = new RunAbort();
+      else ({ run: abort, dispose: unlink } = RunAbort.following(o.signal));
+    }
+    super(o, new AttemptContext(o.claimed, abort, null));
+    this.abort = abort;
+    this.#unlink = unlink;
+  }
+
+  /** Runs the attempt to its outcome and settles the row; never throws for a body's failure (the outcome says it). */
+  run(): Promise<JobExecution> {
+    // tracing off (no API, no provider) costs this check and nothing else
+    return tracingOn() ? traceRun(this.claimed, () => this.#unlinked()) : this.#unlinked();
+  }
+
+  #unlinked(): Promise<JobExecution> {
+    return this.#unlink === noop ? this.#attempt() : this.#attempt().finally(this.#unlink);
+  }
+
+  async #attempt(): Promise<JobExecution> {
+    const { o, claimed } = this;
+    if (o.job === undefined) return this.fail(new JobUnknownError(claimed.name), undefined);
+    const { handle, body } = o.job;
+    if (body === undefined) return this.fail(new JobUnboundError(claimed.name), undefined);
+    const parsed = await handle.parseInput(claimed.input);
+    if (!parsed.ok)
+      return this.fail(new JobInputInvalidError(claimed.name, parsed.issues), undefined);
+    const input: unknown = parsed.value;
+    let gate: GateVerdict;
+    try {
+      const orgId = handle.tenantOf(input);
+      if (orgId !== null) this.ctx = new AttemptContext(claimed, this.abort, orgId);
+      // a job without a fleet cap (most) passes the gate without a promise
+      gate = handle.concurrency === null ? OPEN_GATE : await this.#enterGate(handle, input);
+    } catch (error) {
+      return this.fail(error, input);
+    }
+    if (gate.kind !== 'open') {
+      return gate.kind === 'wait' ? this.handBack(gate.key) : this.refuse(gate.key, input);
+    }
+    const disarm = this.#armDeadline(handle.timeoutMs);
+    try {
+      // the body's arguments and its ambient scope; the step API, progress and signal are made on first use
+      const args = new AttemptArgs(this, handle, input, this.ctx);
+      const running = this.#start(body, args);
+      let result: unknown;
+      try {
+        result = await this.#wait(running);
+      } catch (error) {
+        return await this.#stopped(error, running, args, input);
+      }
+      const flushing = args.flushProgress();
+      if (flushing !== undefined) await flushing;
+      return await this.complete(result, input);
+    } finally {
+      disarm();
+      if (gate !== OPEN_GATE) await gate.leave();
+    }
+  }
+
+  /** Takes the job's fleet slot for the input's key; a renewal that finds it taken aborts the run. */
+  #enterGate(handle: AnyJobHandle, input: unknown): Promise<GateVerdict> {
+    const { o } = this;
+    const ttlMs = o.visibilityTimeoutMs ?? 30_000;
+    return enterConcurrencyGate({
+      handle,
+      input,
+      jobId: this.claimed.id,
+      leases: o.leases ?? o.driver.leases,
+      ttlMs,
+      renewEveryMs: o.heartbeatIntervalMs ?? Math.max(1, Math.floor(ttlMs / 3)),
+      clock: o.clock,
+      logger: o.logger,
+      onLost: (error) => this.abort.abort(error),
+    });
+  }
+
+  /** Arms the job's `timeout` (no timer without one). Answers the disarm. */
+  #armDeadline(timeoutMs: number | undefined): () => void {
+    if (timeoutMs === undefined) return noop;
+    return this.o.clock.setTimeout(() => this.#expire(timeoutMs), timeoutMs).cancel;
+  }
+
+  /** The deadline passed: abort the run (unless something else did first) and stop waiting for its body. */
+  #expire(timeoutMs: number): void {
+    const { abort } = this;
+    if (!abort.aborted)
+      abort.abort(new JobTimeoutError(`Job "${this.claimed.name}" attempt`, timeoutMs));
+    this.#deadlinePassed = true;
+    this.#endWait?.(abort.reason);
+  }
+
+  /** Calls the body inside the run's scope: a body that throws at once is a rejected attempt like any other. */
+  #start(body: JobBody, args: AttemptArgs): Promise<unknown> {
+    try {
+      return Promise.resolve(withRunScope(args, () => body(args)));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /** ONE promise for the wait (not a race, which costs three): the body's outcome, or what stops waiting for it. */
+  #wait(running: Promise<unknown>): Promise<unknown> {
+    const { abort } = this;
+    return new Promise<unknown>((resolve, reject) => {
+      running.then(resolve, reject);
+      abort.onAbort((reason) => {
+        if (stopsTheWait(reason)) reject(reason);
+      });
+      // A drain aborts the run without ending the wait, so its body may unwind; but a body that ignores the drain
+      // is still torn down at the attempt's deadline, where the job is handed on (hence the README's "Set
+      // `timeout` below the shutdown deadline"), rather than held until the drain budget is spent and the lease
+      // lapses as a counted attempt.
+      this.#endWait = reject;
+      if (this.#deadlinePassed) reject(abort.reason);
+    });
+  }
+
+  /** The wait ended without a result: suspended, drained, lease lost, or failed (its own throw or the deadline). */
+  async #stopped(
+    error: unknown,
+    running: Promise<unknown>,
+    args: AttemptArgs,
+    input: unknown,
+  ): Promise<JobExecution> {
+    const { abort } = this;
+    const reason: unknown = abort.aborted ? abort.reason : undefined;
+    if (reason !== undefined && (stopsTheWait(reason) || this.#deadlinePassed))
+      watchAbandoned(running, abort, this.o.logger, this.logFields(), this.#deadlinePassed);
+    if (isThrownInstance(error, StepSuspension)) {
+      await args.flushProgress();
+      return this.park(error.resumeAt);
+    }
+    if (reason instanceof JobDrainedError) {
+      await args.flushProgress();
+      return this.interrupt(reason);
+    }
+    if (reason instanceof LeaseLostError || isThrownInstance(error, LeaseLostError)) {
+      return this.lost('lease');
+    }
+    await args.flushProgress();
+    return this.fail(reason instanceof JobTimeoutError ? reason : error, input);
+  }
+}
