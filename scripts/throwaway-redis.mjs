@@ -89,9 +89,12 @@ export async function startThrowawayRedis({
 
   const stop = async () => {
     if (exited === null) {
+      let timer;
       const gone = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
-      await Promise.race([gone, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+      // bounded, and the bound cleared once it exited: a pending timer would hold the test runner open
+      await Promise.race([gone, new Promise((resolve) => (timer = setTimeout(resolve, 5_000)))]);
+      clearTimeout(timer);
       if (exited === null) child.kill('SIGKILL');
     }
     rmSync(dir, { recursive: true, force: true });
