@@ -1,1 +1,3 @@
-export {};
+export { redisJobDriver, redisKeyPrefix } from './redis-driver';
+export type { RedisJobDriver, RedisJobDriverOptions } from './redis-driver';
+export { nackOutcome, type NackOutcome } from './redis-settle';

@@ -1,0 +1,101 @@
+import { LUA_PRELUDE } from './prelude.lua';
+
+/**
+ * One claim pass over waiting rows (rescuing lapsed leases is {@link LUA_RESCUE}'s, a separate operation).
+ *
+ * KEYS[1] the prefix. ARGV[1] clock override. ARGV[2] worker id. ARGV[3] visibility timeout ms. ARGV[4] a fresh
+ * random token base: the claim token of the i-th row this call claims is base .. ':' .. i, unique per claim. ARGV[5]
+ * e, then e excluded tenants (their rows are skipped; rows with no tenant never are). Then s, the slot count, and
+ * per slot: queue, limit, ahead, k (-1 = every name) and k served names.
+ *
+ * Per slot, in order (a queue named by two slots is taken from twice; paused queues are skipped): first each of the
+ * queue's delayed rows whose run time came moves to its name's due set; then, over the served names, the first
+ * limit + ahead due rows in claim order (priority, run time, id — each name's due set is already in that order, and
+ * the names are merged) are picked, of which the first `limit` are taken whatever their attempt and the rest only if
+ * this claim does not put them on their final attempt. Each taken row becomes running: attempt + 1, this worker, a
+ * fresh claim token, leased until now + the visibility timeout.
+ *
+ * Returns the claimed rows, each a flat HGETALL-style array of its fields.
+ */
+export const LUA_CLAIM = `${LUA_PRELUDE}
+local worker = ARGV[2]
+local vt = tonumber(ARGV[3])
+local base = ARGV[4]
+local excluded = {}
+local ne = tonumber(ARGV[5])
+for j = 1, ne do excluded[ARGV[5 + j]] = true end
+local a = 6 + ne
+local ns = tonumber(ARGV[a])
+a = a + 1
+local promoted = {}
+local seq = 0
+local claimed = {}
+
+local function promote(q)
+  if promoted[q] then return end
+  promoted[q] = true
+  local due = redis.call('ZRANGEBYSCORE', Q(q) .. ':d', '-inf', fmt(NOW))
+  for _, id in ipairs(due) do
+    redis.call('ZREM', Q(q) .. ':d', id)
+    local r = load(id)
+    if r ~= nil and LIVE[r.st] and r.st ~= 'running' then
+      redis.call('ZADD', Q(q) .. ':r:' .. r.name, r.pri, member(r))
+    end
+  end
+end
+
+-- the first 'want' due rows of one name's set in claim order, excluded tenants stepped over
+local function firstOf(q, name, want, into)
+  local key = Q(q) .. ':r:' .. name
+  local page = math.max(want, 32)
+  local offset, got = 0, 0
+  while got < want do
+    local items = redis.call('ZRANGE', key, offset, offset + page - 1, 'WITHSCORES')
+    for i = 1, #items, 2 do
+      local id = string.sub(items[i], 16)
+      if ne == 0 or not excluded[redis.call('HGET', rowKey(id), 'ten') or ''] then
+        into[#into + 1] = { pri = tonumber(items[i + 1]), m = items[i], id = id }
+        got = got + 1
+        if got >= want then break end
+      end
+    end
+    if #items < page * 2 then break end
+    offset = offset + page
+  end
+end
+
+local function before(x, y)
+  if x.pri ~= y.pri then return x.pri < y.pri end
+  return strlt(x.m, y.m)
+end
+
+for s = 1, ns do
+  local q, limit, ahead, k = ARGV[a], tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3])
+  local names
+  if k >= 0 then
+    names = {}
+    for j = 1, k do names[j] = ARGV[a + 3 + j] end
+    a = a + 4 + k
+  else
+    a = a + 4
+  end
+  local want = limit + ahead
+  if want > 0 and redis.call('SISMEMBER', P .. 'paused', q) == 0 then
+    promote(q)
+    if names == nil then names = redis.call('SMEMBERS', Q(q) .. ':names') end
+    local picked = {}
+    for _, name in ipairs(names) do firstOf(q, name, want, picked) end
+    table.sort(picked, before)
+    for i = 1, math.min(want, #picked) do
+      local r = load(picked[i].id)
+      if r ~= nil and (i <= limit or tonumber(r.att) + 1 < tonumber(r.max)) then
+        seq = seq + 1
+        move(r, { st = 'running', att = fmt(tonumber(r.att) + 1), w = worker, c = base .. ':' .. seq,
+          le = fmt(NOW + vt), ua = fmt(NOW) })
+        claimed[#claimed + 1] = flat(r)
+      end
+    end
+  end
+end
+return claimed
+`;

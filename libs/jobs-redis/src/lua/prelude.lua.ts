@@ -1,0 +1,130 @@
+/**
+ * The helpers every script starts with: the clock, number formatting, the key layout and the row indexes. Not a
+ * script of its own — each `<op>.lua.ts` is this text followed by its body, so one EVALSHA carries everything it needs.
+ *
+ * Every script takes `KEYS[1]` = the deployment's key prefix (`{tag}:`), declared so a Cluster client routes the call
+ * to the slot of the tag; every key a script touches is that prefix plus a suffix, so all of them hash to that one slot.
+ * `ARGV[1]` is always the clock override: '' (production) reads the server's `TIME`, an epoch-ms number (tests with a
+ * frozen clock) is used as is.
+ *
+ * Layout (P = the prefix; Q(q) = P .. 'q:' .. #q .. ':' .. q, length-prefixed so no queue name can collide with another
+ * queue's key):
+ *   P..'j:'..id            HASH  one row: id run name q input key ten by st att max pri at ca ua w c le err pg ck tp fin xr
+ *                               (an absent field is null; input and pg are JSON text written by the client, never
+ *                               decoded here, so a value round-trips byte for byte)
+ *   P..'live'              HASH  live key → id of the live row holding it
+ *   P..'all'               ZSET  every row id, score 0: lexicographic order is id order (UUIDv7: creation order)
+ *   P..'queues'            SET   queues that ever held a row
+ *   P..'paused'            SET   paused queues
+ *   Q(q)..':names'         SET   job names that ever had a waiting row in q
+ *   Q(q)..':r:'..name      ZSET  due waiting rows of (q, name): score priority, member runAt (15 digits) .. id
+ *   Q(q)..':d'             ZSET  waiting rows of q not yet due (at promotion time): score runAt, member id
+ *   Q(q)..':l'             ZSET  running rows of q: score leaseExpiresAt, member id
+ *   Q(q)..':w:'..name      ZSET  ready / delayed (not suspended) rows of (q, name): score runAt (oldest due age)
+ *   Q(q)..':n'             HASH  state → count, and name..'|'..state → count for live states
+ */
+export const LUA_PRELUDE = `
+local P = KEYS[1]
+local function clock()
+  if ARGV[1] ~= '' then return tonumber(ARGV[1]) end
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+local NOW = clock()
+-- integers as exact decimal text: Lua's tostring keeps only 14 significant digits
+local function fmt(n) return string.format('%d', n) end
+local OFFSET = 62135596800000
+local LIVE = { ready = true, delayed = true, running = true, suspended = true }
+local function Q(q) return P .. 'q:' .. #q .. ':' .. q end
+local function rowKey(id) return P .. 'j:' .. id end
+local function liveKey(r)
+  local t = r.ten or ''
+  return #r.name .. ':' .. r.name .. #t .. ':' .. t .. r.key
+end
+local function member(r) return string.format('%015d', tonumber(r.at) + OFFSET) .. r.id end
+local function load(id)
+  local flat = redis.call('HGETALL', rowKey(id))
+  if #flat == 0 then return nil end
+  local r = {}
+  for i = 1, #flat, 2 do r[flat[i]] = flat[i + 1] end
+  return r
+end
+-- byte-wise string order (Lua's < on strings follows the server's collation locale)
+local function strlt(a, b)
+  local n = math.min(#a, #b)
+  for i = 1, n do
+    local x, y = string.byte(a, i), string.byte(b, i)
+    if x ~= y then return x < y end
+  end
+  return #a < #b
+end
+local function count(r, by)
+  local k = Q(r.q) .. ':n'
+  redis.call('HINCRBY', k, r.st, by)
+  if LIVE[r.st] then redis.call('HINCRBY', k, r.name .. '|' .. r.st, by) end
+end
+-- takes a row out of every index its state put it in
+local function unindex(r)
+  local q = Q(r.q)
+  if LIVE[r.st] and redis.call('HGET', P .. 'live', liveKey(r)) == r.id then
+    redis.call('HDEL', P .. 'live', liveKey(r))
+  end
+  redis.call('ZREM', q .. ':r:' .. r.name, member(r))
+  redis.call('ZREM', q .. ':d', r.id)
+  redis.call('ZREM', q .. ':l', r.id)
+  redis.call('ZREM', q .. ':w:' .. r.name, r.id)
+  count(r, -1)
+end
+-- puts a row into the indexes its state calls for, reading due-ness against NOW
+local function index(r)
+  local q = Q(r.q)
+  if LIVE[r.st] then redis.call('HSET', P .. 'live', liveKey(r), r.id) end
+  if r.st == 'running' then
+    redis.call('ZADD', q .. ':l', r.le, r.id)
+  elseif LIVE[r.st] then
+    redis.call('SADD', q .. ':names', r.name)
+    if tonumber(r.at) <= NOW then
+      redis.call('ZADD', q .. ':r:' .. r.name, r.pri, member(r))
+    else
+      redis.call('ZADD', q .. ':d', r.at, r.id)
+    end
+    if r.st ~= 'suspended' then redis.call('ZADD', q .. ':w:' .. r.name, r.at, r.id) end
+  end
+  count(r, 1)
+end
+-- writes the fields of 'set' (false = delete the field) onto r and its hash, re-indexing around the change
+local function move(r, set)
+  unindex(r)
+  local hset, hdel = {}, {}
+  for f, v in pairs(set) do
+    if v == false then
+      r[f] = nil
+      hdel[#hdel + 1] = f
+    else
+      r[f] = v
+      hset[#hset + 1] = f
+      hset[#hset + 1] = v
+    end
+  end
+  if #hset > 0 then redis.call('HSET', rowKey(r.id), unpack(hset)) end
+  if #hdel > 0 then redis.call('HDEL', rowKey(r.id), unpack(hdel)) end
+  index(r)
+end
+local function holds(r, worker, claim)
+  return r ~= nil and r.st == 'running' and r.c == claim and r.w == worker
+end
+local function flat(r)
+  local out = {}
+  for f, v in pairs(r) do
+    out[#out + 1] = f
+    out[#out + 1] = v
+  end
+  return out
+end
+-- the settle counters: one HINCRBY per field into the job's current 1-minute bucket
+local function countInto(name, field, by)
+  if by == 0 then return end
+  local start = math.floor(NOW / 60000) * 60000
+  redis.call('HINCRBY', P .. 'ctr', name .. '|60000|' .. fmt(start) .. '|' .. field, by)
+end
+`;

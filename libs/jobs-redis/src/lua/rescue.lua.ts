@@ -1,0 +1,66 @@
+import { LUA_PRELUDE } from './prelude.lua';
+
+/**
+ * Rescues the lapsed leases of some queues (their worker died): a row on its final attempt is buried, any other goes
+ * back to waiting (state ready, its attempt kept) for the next claim to take in claim order.
+ *
+ * KEYS[1] the prefix. ARGV[1] clock override. ARGV[2] visibility timeout ms. ARGV[3] queue count n, then per queue:
+ * the queue, then k (-1 = every name is served) and k served names. Then m and m names whose exhausted rows are
+ * buried `failed` rather than `dead` (`retry.deadLetter: false`).
+ *
+ * Paused queues are left alone. A lapsed row of a served name is rescued at once; of another name it is not re-taken,
+ * and on its final attempt it is buried only once its lease lapsed a visibility timeout more (a worker serving it
+ * would have buried it well before). At most 1,000 lapsed rows per queue per call. A burial is counted (`dead` or
+ * `failed`) in the job's current 1-minute bucket by this same script.
+ *
+ * Returns the buried rows, each a flat HGETALL-style array of its fields.
+ */
+export const LUA_RESCUE = `${LUA_PRELUDE}
+local vt = tonumber(ARGV[2])
+local nq = tonumber(ARGV[3])
+local a = 4
+local queues = {}
+for i = 1, nq do
+  local q = ARGV[a]
+  local k = tonumber(ARGV[a + 1])
+  local served = false
+  if k >= 0 then
+    served = {}
+    for j = 1, k do served[ARGV[a + 1 + j]] = true end
+    a = a + 2 + k
+  else
+    a = a + 2
+  end
+  queues[#queues + 1] = { q = q, served = served }
+end
+local drop = {}
+local m = tonumber(ARGV[a])
+for j = 1, m do drop[ARGV[a + j]] = true end
+
+local buried = {}
+for _, entry in ipairs(queues) do
+  if redis.call('SISMEMBER', P .. 'paused', entry.q) == 0 then
+    local lapsed = redis.call('ZRANGEBYSCORE', Q(entry.q) .. ':l', '-inf', fmt(NOW), 'LIMIT', 0, 1000)
+    for _, id in ipairs(lapsed) do
+      local r = load(id)
+      if r == nil or r.st ~= 'running' then
+        redis.call('ZREM', Q(entry.q) .. ':l', id)
+      else
+        local serves = entry.served == false or entry.served[r.name] == true
+        if tonumber(r.att) >= tonumber(r.max) then
+          if serves or tonumber(r.le) <= NOW - vt then
+            local st = drop[r.name] and 'failed' or 'dead'
+            move(r, { st = st, err = 'LEASE_LAPSED_FINAL_ATTEMPT', w = false, c = false, le = false,
+              fin = fmt(NOW), ua = fmt(NOW) })
+            countInto(r.name, st, 1)
+            buried[#buried + 1] = flat(r)
+          end
+        elseif serves then
+          move(r, { st = 'ready', w = false, c = false, le = false, ua = fmt(NOW) })
+        end
+      end
+    end
+  end
+end
+return buried
+`;

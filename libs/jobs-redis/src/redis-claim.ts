@@ -1,0 +1,90 @@
+import { randomUUID } from 'node:crypto';
+import {
+  ClaimQueuesEmptyError,
+  type ClaimedJob,
+  type ClaimOptions,
+  type ClaimSlot,
+  type JobRow,
+} from '@ultimat3/jobs';
+import type { RedisContext } from './redis-context';
+import { toJobRows } from './redis-rows';
+import type { ScriptArg } from './redis-scripts';
+
+/** A slot's whole-number limit and ahead (a fraction or a negative is taken as its floor, at least 0). */
+const whole = (n: number | undefined): number => Math.max(0, Math.floor(n ?? 0));
+
+/** The served-names arguments of a slot or a queue: -1 for every name, else the count and the names. */
+const namesArgs = (names: readonly string[] | undefined): ScriptArg[] =>
+  names === undefined ? [-1] : [names.length, ...names];
+
+/**
+ * Per queue, the names its slots serve; `undefined` when a slot of it takes every name. A queue named by two slots
+ * serves the names of both.
+ */
+function servedNames(slots: readonly ClaimSlot[]): Map<string, readonly string[] | undefined> {
+  const served = new Map<string, readonly string[] | undefined>();
+  for (const slot of slots) {
+    const had = served.has(slot.queue) ? served.get(slot.queue) : [];
+    served.set(
+      slot.queue,
+      had === undefined || slot.names === undefined
+        ? undefined
+        : [...new Set([...had, ...slot.names])],
+    );
+  }
+  return served;
+}
+
+/**
+ * Rescues the lapsed leases of the slots' queues ({@link LUA_RESCUE}): buries the final attempts, returns the others
+ * to waiting. Answers the buried rows.
+ */
+export async function rescueLapsed(ctx: RedisContext, options: ClaimOptions): Promise<JobRow[]> {
+  const served = servedNames(options.slots);
+  const drop = [...(options.dropExhausted ?? [])];
+  const argv: ScriptArg[] = [options.visibilityTimeoutMs, served.size];
+  for (const [queue, names] of served) argv.push(queue, ...namesArgs(names));
+  argv.push(drop.length, ...drop);
+  return toJobRows(await ctx.run('rescue', argv));
+}
+
+/** Claims waiting rows for the slots ({@link LUA_CLAIM}); rescue is not its business. */
+export async function claimWaiting(
+  ctx: RedisContext,
+  options: ClaimOptions,
+): Promise<ClaimedJob[]> {
+  const excluded = options.excludeTenants ?? [];
+  const served = servedNames(options.slots);
+  const argv: ScriptArg[] = [
+    options.workerId,
+    options.visibilityTimeoutMs,
+    randomUUID(),
+    excluded.length,
+    ...excluded,
+    options.slots.length,
+  ];
+  for (const slot of options.slots) {
+    // a slot serves the union of its queue's slots' names, as on every driver
+    argv.push(
+      slot.queue,
+      whole(slot.limit),
+      whole(slot.ahead),
+      ...namesArgs(served.get(slot.queue)),
+    );
+  }
+  return toJobRows(await ctx.run('claim', argv)) as ClaimedJob[];
+}
+
+/**
+ * One claim pass as the current `JobDriver.claim` has it: rescue (unless `rescue: false`), announce the buried rows,
+ * then claim. The rescue is its own script, so a narrower seam that makes rescue its own operation calls
+ * {@link rescueLapsed} alone. `onLowWater` is never called: the due sets need no scan bound.
+ */
+export async function claimRows(ctx: RedisContext, options: ClaimOptions): Promise<ClaimedJob[]> {
+  if (options.slots.length === 0) throw new ClaimQueuesEmptyError();
+  if (options.rescue !== false) {
+    const buried = await rescueLapsed(ctx, options);
+    if (buried.length > 0) options.onExhausted?.(buried);
+  }
+  return claimWaiting(ctx, options);
+}

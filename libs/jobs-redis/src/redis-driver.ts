@@ -1,0 +1,133 @@
+import {
+  assertEnqueueRequest,
+  assertEnqueueRequests,
+  checkedIntrospection,
+  InvariantError,
+  type Clock,
+  type JobDriver,
+  type JobIntrospection,
+  type LeaseStore,
+} from '@ultimat3/jobs';
+import { Redis, type Cluster } from 'ioredis';
+import { claimRows } from './redis-claim';
+import { redisContext } from './redis-context';
+import { redisWorkerRegistry } from './redis-counters';
+import { enqueueRows } from './redis-enqueue';
+import { redisIntrospection } from './redis-introspect';
+import { redisLeases } from './redis-leases';
+import { toJobRow } from './redis-rows';
+import { ackRows, heartbeatRow, nackOutcome, nackRow, recordProgressRow } from './redis-settle';
+import { queueStats } from './redis-stats';
+import { redisSteps } from './redis-steps';
+
+/** Options of {@link redisJobDriver}: a `client` the caller owns, or a `url` the driver connects to and closes. */
+export interface RedisJobDriverOptions {
+  /** An ioredis client (or Cluster) the caller owns: `close()` leaves it open. */
+  readonly client?: Redis | Cluster;
+  /** A `redis://` URL: the driver opens its own client and `close()` quits it. */
+  readonly url?: string;
+  /**
+   * The deployment's name (default `jobs`): every key is `{<prefix>}:…`, one hash tag, so all of them live in one
+   * Redis Cluster slot and every script is Cluster-legal. Two prefixes on one server are two deployments that never
+   * see each other's jobs. No braces.
+   */
+  readonly prefix?: string;
+  /**
+   * FOR TESTS ONLY. Absent (the default), every script reads the Redis server's `TIME`, so one clock decides for every
+   * process and a worker's skewed clock never does; a test passes a frozen clock to drive time, and its reading is
+   * then sent with every script instead.
+   */
+  readonly clock?: Clock;
+}
+
+/** The Redis driver: a {@link JobDriver} that always carries the operator surface and the lease store. */
+export interface RedisJobDriver extends JobDriver {
+  readonly kind: 'redis';
+  readonly introspect: JobIntrospection;
+  readonly leases: LeaseStore;
+}
+
+/** The key prefix of a deployment name: `{name}:`; a name that cannot be a hash tag is refused. */
+export function redisKeyPrefix(name: string): string {
+  if (name.length === 0 || /[{}]/.test(name)) {
+    throw new InvariantError(
+      `redisJobDriver: prefix must be a non-empty name without braces (got ${JSON.stringify(name)}).`,
+      "Pass a plain name, e.g. prefix: 'jobs'; the driver wraps it in braces as the keys' hash tag.",
+    );
+  }
+  return `{${name}}:`;
+}
+
+/** The client of the options: the caller's, or one opened on `url`; exactly one of them must be given. */
+function clientOf(options: RedisJobDriverOptions): { client: Redis | Cluster; owned: boolean } {
+  if ((options.client === undefined) === (options.url === undefined)) {
+    throw new InvariantError(
+      'redisJobDriver: pass exactly one of client and url.',
+      "Pass { url: 'redis://127.0.0.1:6379' }, or { client } with an ioredis client you own.",
+    );
+  }
+  if (options.client) return { client: options.client, owned: false };
+  return { client: new Redis(options.url!), owned: true };
+}
+
+/**
+ * The Redis job driver on ioredis. Every operation that reads or moves a row is one Lua script (`src/lua/*.lua.ts`),
+ * atomic on the server, sent by EVALSHA and re-sent on NOSCRIPT; claim, ack, nack, heartbeat, progress and step writes
+ * are fenced on the claim token exactly as on PostgreSQL; time is the server's `TIME` (see
+ * {@link RedisJobDriverOptions.clock}). It runs `jobDriverConformance` (see its spec for which suites).
+ */
+export function redisJobDriver(options: RedisJobDriverOptions): RedisJobDriver {
+  const prefix = redisKeyPrefix(options.prefix ?? 'jobs');
+  const { client, owned } = clientOf(options);
+  const ctx = redisContext(client, prefix, options.clock);
+  let closing: Promise<void> | undefined;
+
+  return {
+    kind: 'redis',
+    // the value contract before any script: refused alike on every driver
+    async enqueue(request) {
+      assertEnqueueRequest(request);
+      const [result] = await enqueueRows(ctx, [request]);
+      return result!;
+    },
+    async enqueueMany(requests) {
+      assertEnqueueRequests(requests);
+      return enqueueRows(ctx, requests);
+    },
+    claim: (claimOptions) => claimRows(ctx, claimOptions),
+    async ack(jobId, ackOptions) {
+      const [landed] = await ackRows(ctx, [{ ...ackOptions, jobId }]);
+      return landed === true;
+    },
+    ackMany: (items) => ackRows(ctx, items),
+    nack: (jobId, nackOptions) =>
+      nackRow(
+        ctx,
+        jobId,
+        nackOptions,
+        nackOutcome(nackOptions),
+        nackOptions.error,
+        nackOptions.durationMs,
+      ),
+    heartbeat: (jobId, claim, visibilityTimeoutMs) =>
+      heartbeatRow(ctx, jobId, claim, visibilityTimeoutMs),
+    recordProgress: (jobId, claim, progress) => recordProgressRow(ctx, jobId, claim, progress),
+    stats: () => queueStats(ctx),
+    async ping() {
+      await client.ping();
+    },
+    async get(jobId) {
+      return toJobRow(
+        await client.hgetall(`${prefix}j:${jobId}`).then((h) => Object.entries(h).flat()),
+      );
+    },
+    steps: redisSteps(ctx),
+    introspect: checkedIntrospection(redisIntrospection(ctx)),
+    leases: redisLeases(ctx),
+    workerRegistry: redisWorkerRegistry(ctx),
+    close() {
+      closing ??= owned ? client.quit().then(() => undefined) : Promise.resolve();
+      return closing;
+    },
+  };
+}

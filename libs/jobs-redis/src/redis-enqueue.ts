@@ -1,0 +1,63 @@
+import {
+  InvariantError,
+  JobDuplicateError,
+  type EnqueueRequest,
+  type EnqueueResult,
+} from '@ultimat3/jobs';
+import { ENQUEUE_FIELDS } from './lua/enqueue.lua';
+import type { RedisContext } from './redis-context';
+import { NULL_ARG } from './redis-rows';
+import type { ScriptArg } from './redis-scripts';
+
+const orNull = (value: string | null | undefined): string => value ?? NULL_ARG;
+
+/** The {@link ENQUEUE_FIELDS} arguments of one request, in the script's order. */
+function requestArgs(r: EnqueueRequest): ScriptArg[] {
+  const args: ScriptArg[] = [
+    r.id,
+    r.runId,
+    r.name,
+    r.queue,
+    JSON.stringify(r.input) ?? 'null',
+    r.idempotencyKey,
+    orNull(r.tenantId),
+    orNull(r.enqueuedBy),
+    String(r.runAt),
+    String(r.maxAttempts),
+    String(r.priority),
+    r.onConflict,
+    orNull(r.concurrencyKey),
+    orNull(r.traceparent),
+    orNull(r.crossTenantReason),
+  ];
+  if (args.length !== ENQUEUE_FIELDS)
+    throw new InvariantError('redis enqueue: argument layout drifted.');
+  return args;
+}
+
+/**
+ * Inserts the rows of `requests` in one script, all or nothing: answers one result per request, in order, or throws
+ * X_JOB_DUPLICATE (writing nothing) when a request under `onConflict: 'error'` meets a live key.
+ */
+export async function enqueueRows(
+  ctx: RedisContext,
+  requests: readonly EnqueueRequest[],
+): Promise<EnqueueResult[]> {
+  if (requests.length === 0) return [];
+  const reply = await ctx.run('enqueue', [requests.length, ...requests.flatMap(requestArgs)]);
+  const out = Array.isArray(reply) ? reply.map(String) : [];
+  if (out[0] === 'conflict') {
+    const request = requests[Number(out[1]) - 1]!;
+    const tenant = request.tenantId ? ` for tenant "${request.tenantId}"` : '';
+    throw new JobDuplicateError(
+      `Job "${request.name}" already has a live run (job ${out[2]}, ${out[4]}) under idempotency key "${request.idempotencyKey}"${tenant}.`,
+      "Wait for that run to finish, or enqueue with onConflict: 'dedupe' to receive its ids.",
+      { job: request.name, id: out[2], runId: out[3], state: out[4] },
+    );
+  }
+  const results: EnqueueResult[] = [];
+  for (let i = 1; i + 2 < out.length; i += 3) {
+    results.push({ id: out[i]!, runId: out[i + 1]!, deduped: out[i + 2] === '1' });
+  }
+  return results;
+}
