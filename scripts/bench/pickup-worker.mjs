@@ -40,9 +40,9 @@ if (mode === 'wake') {
   wake = jobsPg.startQueueWake({
     listener: () => new pg.Client({ connectionString: url }),
     executor,
-    onWake: (queue) => {
+    onWake: (queue, sweepAfterMs) => {
       marks = { woke: preciseNow() };
-      worker.signalEnqueued(queue);
+      worker.signalEnqueued(queue, sweepAfterMs);
     },
     onLive: (live) => worker.setWakeLive(live),
   });

@@ -35,9 +35,11 @@ export {
 } from './wake/queue-wake';
 export {
   WAKE_CHANNEL,
+  WAKE_COMMIT_MARGIN_MS,
   WAKE_DUE_WITHIN_MS,
   WAKE_LOCK_CLASS,
   WAKE_SLOT_MS,
+  WAKE_SWEEP_MS,
   type WakeListener,
   type WakeNotification,
   type WakeSession,

@@ -11,6 +11,7 @@ import {
   connectSession,
   dialler,
   WAKE_CHANNEL,
+  WAKE_SWEEP_MS,
   type WakeListener,
   type WakeNotification,
   type WakeSession,
@@ -25,7 +26,8 @@ export const WAKE_REDIAL_MAX_MS = 30_000;
 
 /** What a wake drives: a worker (`jobWorker()`), or anything with the same two members. */
 export interface WakeTarget {
-  signalEnqueued(queue: string): void;
+  /** A queue was announced; `sweepAfterMs`: pass once more that long after (see {@link WAKE_SWEEP_MS}). */
+  signalEnqueued(queue: string, sweepAfterMs?: number): void;
   setWakeLive(live: boolean): void;
 }
 
@@ -38,8 +40,13 @@ export interface StartQueueWakeOptions {
   readonly listener: WakeListener;
   /** The pooled executor the probe is sent through: the path every enqueue takes. */
   readonly executor: PgExecutor;
-  /** Told each queue another process announced (default `target.signalEnqueued`). */
-  readonly onWake?: (queue: string) => void;
+  /**
+   * Told each queue another process announced, with how long after it the rows the announcement stands for have
+   * committed (default `target.signalEnqueued`, which sweeps once more then).
+   */
+  readonly onWake?: (queue: string, sweepAfterMs: number) => void;
+  /** The `sweepAfterMs` each wake carries (default {@link WAKE_SWEEP_MS}: the 5 ms slot and a 10 ms commit margin). */
+  readonly sweepAfterMs?: number;
   /** Told when the wake is proven live, and when it is lost (default `target.setWakeLive`). */
   readonly onLive?: (live: boolean) => void;
   /** The worker to drive: its `signalEnqueued` and `setWakeLive` are the defaults of `onWake` and `onLive`. */
@@ -69,7 +76,9 @@ export interface QueueWake {
 
 /**
  * Holds ONE LISTEN session on `x_jobs_wake` per worker process and turns each notification — a queue name another
- * process announced (see `SQL_ENQUEUE`) — into `onWake(queue)`, the signal the idle loop already hears.
+ * process announced (see `SQL_ENQUEUE`) — into `onWake(queue, sweepAfterMs)`, the signal the idle loop already hears:
+ * the worker passes at once, and once more `sweepAfterMs` after the latest wake, for the rows of the announced slot
+ * that skipped their own announcement (the throttle) and committed just after.
  *
  * The wake is PROVEN before the idle ceiling rises: after LISTEN, a probe is sent through the pooled `executor`; when it
  * comes back on the session the wake is `jobs.wake.live` and `onLive(true)` lets the worker idle at the 5 s ceiling.
@@ -81,6 +90,7 @@ export interface QueueWake {
 export function startQueueWake(options: StartQueueWakeOptions): QueueWake {
   const onWake = options.onWake ?? options.target?.signalEnqueued.bind(options.target);
   if (onWake === undefined) throw new TypeError('startQueueWake: pass onWake or target.');
+  const sweepAfterMs = options.sweepAfterMs ?? WAKE_SWEEP_MS;
   const onLive = options.onLive ?? options.target?.setWakeLive.bind(options.target) ?? (() => {});
   const logger = options.logger ?? silentLogger;
   const clock = options.clock ?? systemClock;
@@ -116,7 +126,7 @@ export function startQueueWake(options: StartQueueWakeOptions): QueueWake {
     if (probe !== undefined && payload === probe.token) return probe.settle(true);
     // a probe of another process (or a late one of ours) names no queue
     if (payload.startsWith('probe/')) return;
-    onWake(payload);
+    onWake(payload, sweepAfterMs);
   };
 
   const drop = (current: WakeSession, error: Error | undefined): void => {

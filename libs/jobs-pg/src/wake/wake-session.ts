@@ -12,7 +12,18 @@ export const WAKE_SLOT_MS = 5;
  * space is shared with the application: keep this class out of your own advisory locks. ('xjwk' in ASCII.)
  */
 export const WAKE_LOCK_CLASS = 2_020_243_307;
-/** Only rows due within this long of the enqueue are announced; later ones start on the poll. */
+/**
+ * How long after a row's slot ends its commit may land and still be found by the woken worker's sweep: a WAL flush
+ * (~1 ms quiet, several on a loaded machine) with room to spare. A later commit is found by the next wake or poll.
+ */
+export const WAKE_COMMIT_MARGIN_MS = 10;
+/**
+ * When the woken worker passes once more after a wake (`JobWorker.signalEnqueued`'s `sweepAfterMs`): the rows of the
+ * announced slot that skipped the announcement were enqueued within {@link WAKE_SLOT_MS} of the announcing one and
+ * have committed {@link WAKE_COMMIT_MARGIN_MS} later.
+ */
+export const WAKE_SWEEP_MS = WAKE_SLOT_MS + WAKE_COMMIT_MARGIN_MS;
+/** Only rows due this long of the enqueue are announced; later ones start on the poll. */
 export const WAKE_DUE_WITHIN_MS = 1_000;
 
 /** One notification as `pg` delivers it. */

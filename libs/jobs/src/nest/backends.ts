@@ -33,7 +33,8 @@ export interface JobsBackend {
 
 /** What a backend's wake drives: the worker's in-process wake and its idle ceiling. */
 export interface BackendWakeTarget {
-  signalEnqueued(queue: string): void;
+  /** A queue was announced; `sweepAfterMs`: pass once more that long after (a throttled wake's stragglers). */
+  signalEnqueued(queue: string, sweepAfterMs?: number): void;
   setWakeLive(live: boolean): void;
 }
 

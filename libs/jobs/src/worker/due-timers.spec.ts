@@ -91,4 +91,39 @@ describe('DueTimers', () => {
     await clock.advance(DUE_TIMER_HORIZON_MS + 10);
     expect(passes).toEqual([10, 30]);
   });
+
+  it('a wake that asks for a sweep gets ONE pass that long after the latest such wake', async () => {
+    const { clock, timers: t, passes } = timers();
+    t.start();
+    t.woken(15);
+    expect(clock.pending()).toBe(1);
+    await clock.advance(10);
+    // a second wake pushes the sweep out instead of arming another timer
+    t.woken(15);
+    t.woken(5);
+    expect(clock.pending()).toBe(1);
+    await clock.advance(14);
+    expect(passes).toEqual([]);
+    await clock.advance(1);
+    expect(passes).toEqual([25]);
+    expect(clock.pending()).toBe(0);
+    // the next wake arms a fresh one
+    t.woken(15);
+    await clock.advance(15);
+    expect(passes).toEqual([25, 40]);
+  });
+
+  it('a wake without a sweep arms nothing; no sweep before start() or after stop()', async () => {
+    const { clock, timers: t, passes } = timers();
+    t.woken(15);
+    expect(clock.pending()).toBe(0);
+    t.start();
+    t.woken();
+    expect(clock.pending()).toBe(0);
+    t.woken(15);
+    t.stop();
+    expect(clock.pending()).toBe(0);
+    await clock.advance(100);
+    expect(passes).toEqual([]);
+  });
 });

@@ -17,9 +17,9 @@ export interface DueTimersOptions {
 
 /**
  * When the worker's next pass runs: the poll timer with its back-off (the floor after a claim that found rows, doubled
- * after an empty or failed one up to the idle ceiling, back to the floor on a wake), and a timer for each row handed
- * back due within {@link DUE_TIMER_HORIZON_MS}, so it starts on time rather than at the idle poll. Arms nothing
- * before `start()` or after `stop()`.
+ * after an empty or failed one up to the idle ceiling, back to the floor on a wake), the sweep after a throttled wake
+ * ({@link DueTimers.woken}), and a timer for each row handed back due within {@link DUE_TIMER_HORIZON_MS}, so it
+ * starts on time rather than at the idle poll. Arms nothing before `start()` or after `stop()`.
  */
 export class DueTimers {
   private running = false;
@@ -28,6 +28,9 @@ export class DueTimers {
   /** When rows this worker handed back fall due (within the horizon), earliest first: each gets its pass on time. */
   private readonly dueAt: number[] = [];
   private due: { at: number; handle: TimerHandle } | undefined;
+  /** The sweep pass: when it is due (pushed to the latest wake that asked for one) and its ONE timer. */
+  private sweepAt = 0;
+  private sweep: TimerHandle | undefined;
 
   constructor(private readonly o: DueTimersOptions) {
     this.wait = o.floorMs;
@@ -49,6 +52,8 @@ export class DueTimers {
     this.due?.handle.cancel();
     this.due = undefined;
     this.dueAt.length = 0;
+    this.sweep?.cancel();
+    this.sweep = undefined;
   }
 
   /** Cancels the armed poll (a pass is about to run). */
@@ -79,9 +84,18 @@ export class DueTimers {
     this.pollIn(this.wait);
   }
 
-  /** A wake: the pass it runs is followed at the floor again. */
-  woken(): void {
+  /**
+   * A wake: the pass it runs is followed at the floor again. A wake that also stands for rows other transactions
+   * commit up to `sweepAfterMs` later (a throttled announcement: the rows of its slot that skipped theirs) gets a sweep
+   * pass then. ONE timer serves every such wake: a later wake pushes the sweep out rather than arming another, as
+   * each wake runs its own pass at once.
+   */
+  woken(sweepAfterMs?: number): void {
     this.wait = this.o.floorMs;
+    if (sweepAfterMs === undefined || !this.running) return;
+    const now = this.o.clock.now();
+    this.sweepAt = Math.max(this.sweepAt, now + Math.max(0, sweepAfterMs));
+    if (this.sweep === undefined) this.armSweep(this.sweepAt - now);
   }
 
   /**
@@ -102,6 +116,15 @@ export class DueTimers {
     // held rows go stale after the heartbeat interval: a pass comes by before they could
     const next = this.o.holding() ? Math.min(ms, this.o.holdMaxMs) : ms;
     this.poll = this.o.clock.setTimeout(() => this.o.pass(), next);
+  }
+
+  private armSweep(ms: number): void {
+    this.sweep = this.o.clock.setTimeout(() => {
+      this.sweep = undefined;
+      const left = this.sweepAt - this.o.clock.now();
+      if (left > 0) return this.armSweep(left); // a later wake pushed it out
+      this.o.pass();
+    }, ms);
   }
 
   private armNextDue(): void {

@@ -130,6 +130,50 @@ describe('idle cost and pickup latency', () => {
     ]);
   });
 
+  it('a throttled wake passes at once and sweeps once sweepAfterMs after the latest wake, not at the floor', async () => {
+    const { h, claims } = await start({ jobs: [idle], idlePollMaxMs: 60_000 });
+    h.worker.setWakeLive(true);
+    await h.advance(MINUTE);
+    // another process commits a row and announces it; a sibling of its slot commits 3 ms later, unannounced
+    const first = await prepareEnqueue(idle, { n: 1 }, {}, undefined, h.clock.now());
+    await h.driver.enqueue(first);
+    const wokenAt = h.clock.now();
+    const before = claims.length;
+    h.worker.signalEnqueued('default', 15);
+    await h.settle();
+    expect((await h.driver.get(first.id))?.state).toBe('done');
+    await h.advance(3);
+    const second = await prepareEnqueue(idle, { n: 2 }, {}, undefined, h.clock.now());
+    await h.driver.enqueue(second);
+    await h.advance(11);
+    expect((await h.driver.get(second.id))?.state).toBe('ready');
+    await h.advance(1);
+    expect(await h.driver.get(second.id)).toMatchObject({ state: 'done', updatedAt: wokenAt + 15 });
+    await h.advance(POLL_INTERVAL_MS);
+    // the wake's pass and the freed slot's at once, the sweep (and its freed slot) at +15, then the floor again
+    expect(claims.slice(before, before + 5).map((c) => c.at - wokenAt)).toEqual([
+      0,
+      0,
+      15,
+      15,
+      15 + POLL_INTERVAL_MS,
+    ]);
+  });
+
+  it('a wake arriving while the sweep is armed pushes it out: one sweep after the latest wake', async () => {
+    const { h, claims } = await start({ jobs: [idle], idlePollMaxMs: 60_000 });
+    h.worker.setWakeLive(true);
+    await h.advance(MINUTE);
+    const wokenAt = h.clock.now();
+    const before = claims.length;
+    h.worker.signalEnqueued('default', 15);
+    await h.advance(10);
+    h.worker.signalEnqueued('default', 15);
+    await h.advance(100);
+    // a pass per wake, and one sweep 15 ms after the second
+    expect(claims.slice(before).map((c) => c.at - wokenAt)).toEqual([0, 10, 25]);
+  });
+
   it('ignores a wake for a queue the worker does not serve', async () => {
     const { h, claims } = await start({ jobs: [idle] });
     await h.advance(10_000);

@@ -1,19 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { ClaimedJob } from '../driver/job-row';
 import { InvariantError } from '../errors/runtime-errors';
 import { memoryEventBus } from '../events/memory-event-bus';
 import { systemClock } from '../util/clock';
 import { silentLogger } from '../util/logger';
 import { ackBatcher } from './ack-batcher';
-import { announceExhaustedInBackground } from './claim-exhausted';
-import { ClaimPlanner, type PlannedClaim } from './claim-planner';
+import { ClaimPlanner } from './claim-planner';
 import { drainWork } from './drain-work';
 import { DueTimers } from './due-timers';
 import { HandBacks } from './hand-backs';
 import { heartbeats } from './heartbeat';
 import { processLimits } from './limits';
 import { LowWater } from './low-water';
+import { PassLoop } from './pass-loop';
 import { prefetchBuffer } from './prefetch';
 import { RescueCadence } from './rescue-cadence';
 import { SlotLedger } from './slot-ledger';
@@ -33,19 +32,13 @@ import {
 } from './worker-options';
 
 /**
- * How many claims a busy worker keeps on the wire. A claim's cost grows with its rows (~30 µs each in PostgreSQL on a
- * 2-core VM), so one claim at a time caps a worker near 1 / (that cost) however large the claims; two overlap the
- * database's work on one with the worker's on the other's rows.
- */
-const CLAIMS_ON_THE_WIRE = 2;
-
-/**
  * A worker: ONE claim per pass over every queue with a free slot (what it asks for: {@link ClaimPlanner}; its slots:
- * {@link SlotLedger}), every `pollIntervalMs` while there is work, the wait doubling to the idle ceiling while there is
- * none ({@link DueTimers}). Its claims name the jobs it serves, so a row of a job it does not know waits for a worker
- * that knows it (logged by `UnservedNames`). A freed slot and an in-process enqueue kick a pass at once; a row handed
- * back due within a minute gets a timer. Each held run's lease is renewed by its heartbeat; a stop waits for the work
- * under way ({@link drainWork}).
+ * {@link SlotLedger}; the passes and the claims on the wire: {@link PassLoop}), every `pollIntervalMs` while there is
+ * work, the wait doubling to the idle ceiling while there is none ({@link DueTimers}). Its claims name the jobs it
+ * serves, so a row of a job it does not know waits for a worker that knows it (logged by `UnservedNames`). A freed slot
+ * and an in-process enqueue kick a pass at once; so does a cross-process wake, which also asks for one sweep pass once
+ * the rows its throttled announcement stands for have committed; a row handed back due within a minute gets a timer.
+ * Each held run's lease is renewed by its heartbeat; a stop waits for the work under way ({@link drainWork}).
  *
  * Busy, it batches both ends: a claim takes rows ahead of the free slots (see `prefetchBuffer`), and acks leave in
  * batches (see `ackBatcher`). Per run it keeps little: no AbortController unless the body reads its signal, no timer
@@ -70,7 +63,6 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
   let planner: ClaimPlanner | undefined;
   let unserved: UnservedNames | undefined;
   let presence: WorkerPresence | undefined;
-  const passes = new Set<Promise<void>>();
   const handBacks = new HandBacks(driver, logger);
   const held = prefetchBuffer(heartbeatIntervalMs);
   const lowWater = new LowWater();
@@ -93,8 +85,6 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
     pass: () => kick(),
   });
   let state: 'new' | 'running' | 'draining' | 'stopped' = 'new';
-  /** A pass asked for while {@link CLAIMS_ON_THE_WIRE} claims were out: it runs when one returns. */
-  let again = false;
   const work = new WorkerRuns({
     workerId: id,
     driver,
@@ -117,63 +107,23 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
     kick: () => kick(),
   });
   const { runs } = work;
-
-  /** Runs a pass now — while fewer than {@link CLAIMS_ON_THE_WIRE} claims are out — or asks for ONE more after. */
-  const kick = (): void => {
-    if (state !== 'running' || planner === undefined) return;
-    if (planner.claiming >= CLAIMS_ON_THE_WIRE) {
-      again = true;
-      return;
-    }
-    timers.cancelPoll();
-    pass(planner);
-  };
-
-  /** Hands stale held rows back and sends the claim the queues need, if any. */
-  const pass = (plan: ClaimPlanner): void => {
-    const now = clock.now();
-    stats.lastPassAt = now;
-    handBacks.release(held.takeStale(now));
-    const claim = plan.plan(now, runs.size === 0 && held.size() === 0);
-    // A full worker asks the queue for nothing; the run that finishes kicks the next pass.
-    if (claim === undefined) {
-      // with a claim out, its return runs the pass asked for meanwhile; without, held rows are checked for staleness
-      if (plan.claiming > 0) again = true;
-      else if (held.size() > 0) timers.pollLater();
-      return;
-    }
-    const sent = claimAndPlace(plan, claim).finally(() => {
-      passes.delete(sent);
-      plan.returned(claim);
-      // the pass asked for behind this claim runs now
-      if (again && state === 'running') {
-        again = false;
-        kick();
-      }
-    });
-    passes.add(sent);
-  };
-
-  const claimAndPlace = async (plan: ClaimPlanner, claim: PlannedClaim): Promise<void> => {
-    let claimed: readonly ClaimedJob[];
-    try {
-      stats.claims++;
-      claimed = await driver.claim(claim.options);
-    } catch (error) {
-      plan.failed(claim);
-      // The database is down or failing over: keep polling at the idle pace and come back by ourselves.
-      logger.log('error', 'jobs.claim.failed', {
-        workerId: id,
-        error: error instanceof Error ? error.message : String(error),
-      });
-      timers.failed();
-      return;
-    }
-    announceExhaustedInBackground(claim.exhausted, registry, logger, options.metrics);
-    work.place(claimed);
-    if (claimed.length > 0) timers.found();
-    else timers.empty();
-  };
+  const loop = new PassLoop({
+    workerId: id,
+    driver,
+    registry,
+    clock,
+    logger,
+    metrics: options.metrics,
+    stats,
+    handBacks,
+    held,
+    timers,
+    planner: () => planner,
+    running: () => state === 'running',
+    inFlight: () => runs.size,
+    place: (claimed) => work.place(claimed),
+  });
+  const kick = (): void => loop.kick();
 
   /** Stops claiming: no pass, no timer, the rows held handed back. */
   const stopClaiming = (): void => {
@@ -232,10 +182,11 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
         presence.start();
       }
     },
-    signalEnqueued(queue) {
+    signalEnqueued(queue, sweepAfterMs) {
       if (state !== 'running' || !ledger.serves(queue)) return;
-      // A woken loop passes now, then at the floor again.
-      timers.woken();
+      // A woken loop passes now (or right after the claims on the wire), then at the floor again — and, for a
+      // throttled wake, sweeps once more when the rows its announcement stands for have committed.
+      timers.woken(sweepAfterMs);
       kick();
     },
     setWakeLive(live) {
@@ -253,7 +204,7 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
       if (state !== 'draining') stopClaiming();
       handBacks.release(held.takeAll());
       await drainWork(
-        { passes, handingBack: handBacks.pending, runs },
+        { passes: loop.passes, handingBack: handBacks.pending, runs },
         deadlineAt,
         clock,
         logger,

@@ -118,8 +118,12 @@ export interface JobWorker {
   readonly id: string;
   /** Starts claiming. Refuses unbound jobs (`X_JOB_UNBOUND`) and unenforceable concurrency. */
   start(): Promise<void>;
-  /** The in-process wake: a row of `queue` landed; a pass runs now (a queue this worker does not serve is ignored). */
-  signalEnqueued(queue: string): void;
+  /**
+   * The wake: a row of `queue` landed; a pass runs now (a queue this worker does not serve is ignored). A wake whose
+   * announcement also stands for rows other transactions commit shortly after it (the PostgreSQL wake announces one row
+   * per queue per 5 ms slot) passes `sweepAfterMs`: one more pass runs that long after the latest such wake.
+   */
+  signalEnqueued(queue: string, sweepAfterMs?: number): void;
   /** Tells a proven external wake is live (raises the idle ceiling) or lost. */
   setWakeLive(live: boolean): void;
   /**

@@ -1,0 +1,115 @@
+import type { JobDriver } from '../driver/job-driver';
+import type { ClaimedJob } from '../driver/job-row';
+import type { JobRegistry } from '../registry/job-registry';
+import type { JobMetrics } from '../runtime/metrics';
+import type { Clock } from '../util/clock';
+import type { JobsLogger } from '../util/logger';
+import { announceExhaustedInBackground } from './claim-exhausted';
+import type { ClaimPlanner, PlannedClaim } from './claim-planner';
+import type { DueTimers } from './due-timers';
+import type { HandBacks } from './hand-backs';
+import type { PrefetchBuffer } from './prefetch';
+import type { MutableWorkerStats } from './worker-stats';
+
+/**
+ * How many claims a busy worker keeps on the wire. A claim's cost grows with its rows (~30 µs each in PostgreSQL on a
+ * 2-core VM), so one claim at a time caps a worker near 1 / (that cost) however large the claims; two overlap the
+ * database's work on one with the worker's on the other's rows.
+ */
+export const CLAIMS_ON_THE_WIRE = 2;
+
+/** What {@link PassLoop} needs of the worker around it. */
+export interface PassLoopOptions {
+  readonly workerId: string;
+  readonly driver: JobDriver;
+  readonly registry: JobRegistry;
+  readonly clock: Clock;
+  readonly logger: JobsLogger;
+  readonly metrics: JobMetrics | undefined;
+  readonly stats: MutableWorkerStats;
+  readonly handBacks: HandBacks;
+  readonly held: PrefetchBuffer;
+  readonly timers: DueTimers;
+  /** The planner once the worker started (undefined before). */
+  readonly planner: () => ClaimPlanner | undefined;
+  /** Whether the worker still claims (false before start and once it drains). */
+  readonly running: () => boolean;
+  /** How many runs the worker holds. */
+  readonly inFlight: () => number;
+  /** Places the rows a claim answered (the worker's runs). */
+  readonly place: (claimed: readonly ClaimedJob[]) => void;
+}
+
+/**
+ * The claim loop: a pass hands stale held rows back and sends the one claim the served queues need. At most
+ * {@link CLAIMS_ON_THE_WIRE} claims are out at once; a pass asked for while they are runs when one returns — ONE
+ * pass however many were asked for, as it serves every queue. What the claim found sets the next poll
+ * ({@link DueTimers}).
+ */
+export class PassLoop {
+  /** The claims on the wire (the drain waits for them). */
+  readonly passes = new Set<Promise<void>>();
+  /** A pass asked for while {@link CLAIMS_ON_THE_WIRE} claims were out: it runs when one returns. */
+  private again = false;
+
+  constructor(private readonly o: PassLoopOptions) {}
+
+  /** Runs a pass now — while fewer than {@link CLAIMS_ON_THE_WIRE} claims are out — or asks for ONE more after. */
+  kick(): void {
+    const plan = this.o.planner();
+    if (!this.o.running() || plan === undefined) return;
+    if (plan.claiming >= CLAIMS_ON_THE_WIRE) {
+      this.again = true;
+      return;
+    }
+    this.o.timers.cancelPoll();
+    this.pass(plan);
+  }
+
+  private pass(plan: ClaimPlanner): void {
+    const { clock, stats, handBacks, held, timers } = this.o;
+    const now = clock.now();
+    stats.lastPassAt = now;
+    handBacks.release(held.takeStale(now));
+    const claim = plan.plan(now, this.o.inFlight() === 0 && held.size() === 0);
+    // A full worker asks the queue for nothing; the run that finishes kicks the next pass.
+    if (claim === undefined) {
+      // with a claim out, its return runs the pass asked for meanwhile; without, held rows are checked for staleness
+      if (plan.claiming > 0) this.again = true;
+      else if (held.size() > 0) timers.pollLater();
+      return;
+    }
+    const sent = this.claimAndPlace(plan, claim).finally(() => {
+      this.passes.delete(sent);
+      plan.returned(claim);
+      // the pass asked for behind this claim runs now
+      if (this.again && this.o.running()) {
+        this.again = false;
+        this.kick();
+      }
+    });
+    this.passes.add(sent);
+  }
+
+  private async claimAndPlace(plan: ClaimPlanner, claim: PlannedClaim): Promise<void> {
+    const { driver, stats, timers, logger } = this.o;
+    let claimed: readonly ClaimedJob[];
+    try {
+      stats.claims++;
+      claimed = await driver.claim(claim.options);
+    } catch (error) {
+      plan.failed(claim);
+      // The database is down or failing over: keep polling at the idle pace and come back by ourselves.
+      logger.log('error', 'jobs.claim.failed', {
+        workerId: this.o.workerId,
+        error: error instanceof Error ? error.message : String(error),
+      });
+      timers.failed();
+      return;
+    }
+    announceExhaustedInBackground(claim.exhausted, this.o.registry, logger, this.o.metrics);
+    this.o.place(claimed);
+    if (claimed.length > 0) timers.found();
+    else timers.empty();
+  }
+}
