@@ -44,17 +44,20 @@ function pings(port) {
 
 /**
  * Starts one server. `name` prefixes its temp directory; `aof: true` turns the append-only file on (fsync every
- * second) in that directory. Answers `{ url, port, dir, stop }`; a server that does not answer a PING within
- * `timeoutMs` is killed and the start throws with `hint` and what it printed.
+ * second) in that directory. `port` and `dir` restart a stopped server where it was (a test of a Redis restart):
+ * `stop({ keepDir: true })` leaves the directory for that. Answers `{ url, port, dir, pid, stop }`; a server that does
+ * not answer a PING within `timeoutMs` is killed and the start throws with `hint` and what it printed.
  */
 export async function startThrowawayRedis({
   name = 'jobs-redis',
   aof = false,
   hint = '',
   timeoutMs = 10_000,
+  port: fixedPort,
+  dir: fixedDir,
 } = {}) {
-  const port = await freePort();
-  const dir = mkdtempSync(join(tmpdir(), `${name}-${process.pid}-`));
+  const port = fixedPort ?? (await freePort());
+  const dir = fixedDir ?? mkdtempSync(join(tmpdir(), `${name}-${process.pid}-`));
   const args = [
     '--port',
     String(port),
@@ -87,7 +90,7 @@ export async function startThrowawayRedis({
   child.stdout.unref?.();
   child.stderr.unref?.();
 
-  const stop = async () => {
+  const stop = async ({ keepDir = false } = {}) => {
     if (exited === null) {
       let timer;
       const gone = new Promise((resolve) => child.once('exit', resolve));
@@ -97,7 +100,7 @@ export async function startThrowawayRedis({
       clearTimeout(timer);
       if (exited === null) child.kill('SIGKILL');
     }
-    rmSync(dir, { recursive: true, force: true });
+    if (!keepDir) rmSync(dir, { recursive: true, force: true });
   };
 
   const deadline = Date.now() + timeoutMs;

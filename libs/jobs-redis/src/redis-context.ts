@@ -1,5 +1,6 @@
-import type { Clock } from '@ultimat3/jobs';
+import { DriverUnavailableError, type Clock } from '@ultimat3/jobs';
 import type { Cluster, Redis } from 'ioredis';
+import { assertNoEviction } from './redis-server-check';
 import { defineScripts, type ScriptArg, type ScriptName, type ScriptReply } from './redis-scripts';
 
 /** What every part of the driver shares: the client, the key prefix, and the clock that decides. */
@@ -12,14 +13,25 @@ export interface RedisContext {
 }
 
 /**
- * Builds a {@link RedisContext}. Without a clock every script reads the server's `TIME`, so one clock decides for every
+ * Builds a {@link RedisContext}. Before its first script it checks the server will not evict keys
+ * ({@link assertNoEviction}): every operation is refused with the fix until it is so. Without a clock every script reads the server's `TIME`, so one clock decides for every
  * process; with one (tests driving a frozen clock) its reading is sent as each script's first argument instead.
  */
 export function redisContext(client: Redis | Cluster, prefix: string, clock?: Clock): RedisContext {
   const call = defineScripts(client);
+  // the server is checked once, before the first script; a failed check (Redis down) is tried again next time
+  let checked: Promise<void> | undefined;
+  const check = (): Promise<void> =>
+    (checked ??= assertNoEviction(client).catch((error: unknown) => {
+      if (!(error instanceof DriverUnavailableError)) checked = undefined;
+      throw error;
+    }));
   return {
     client,
     prefix,
-    run: (name, argv = []) => call(name, prefix, [clock ? String(clock.now()) : '', ...argv]),
+    async run(name, argv = []) {
+      await check();
+      return call(name, prefix, [clock ? String(clock.now()) : '', ...argv]);
+    },
   };
 }

@@ -4,6 +4,7 @@ import {
   checkedIntrospection,
   InvariantError,
   type Clock,
+  type EnqueueRequest,
   type JobDriver,
   type JobIntrospection,
   type LeaseStore,
@@ -13,6 +14,7 @@ import { claimRows } from './redis-claim';
 import { redisContext } from './redis-context';
 import { redisWorkerRegistry } from './redis-counters';
 import { enqueueRows } from './redis-enqueue';
+import { mapConnectionFailures } from './redis-failures';
 import { redisIntrospection } from './redis-introspect';
 import { redisLeases } from './redis-leases';
 import { toJobRow } from './redis-rows';
@@ -80,6 +82,10 @@ export function redisJobDriver(options: RedisJobDriverOptions): RedisJobDriver {
   const prefix = redisKeyPrefix(options.prefix ?? 'jobs');
   const { client, owned } = clientOf(options);
   const ctx = redisContext(client, prefix, options.clock);
+  // Redis out of reach is X_DRIVER_UNAVAILABLE to the caller, never a raw ioredis error
+  const enqueue = mapConnectionFailures(client, (requests: readonly EnqueueRequest[]) =>
+    enqueueRows(ctx, requests),
+  );
   let closing: Promise<void> | undefined;
 
   return {
@@ -87,12 +93,12 @@ export function redisJobDriver(options: RedisJobDriverOptions): RedisJobDriver {
     // the value contract before any script: refused alike on every driver
     async enqueue(request) {
       assertEnqueueRequest(request);
-      const [result] = await enqueueRows(ctx, [request]);
+      const [result] = await enqueue([request]);
       return result!;
     },
     async enqueueMany(requests) {
       assertEnqueueRequests(requests);
-      return enqueueRows(ctx, requests);
+      return requests.length === 0 ? [] : enqueue(requests);
     },
     claim: (claimOptions) => claimRows(ctx, claimOptions),
     async ack(jobId, ackOptions) {

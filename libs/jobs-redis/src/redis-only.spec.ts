@@ -1,0 +1,198 @@
+import { claimOf, uuidv7, type EnqueueRequest } from '@ultimat3/jobs';
+import { Redis } from 'ioredis';
+import { startThrowawayRedis } from '../../../scripts/throwaway-redis.mjs';
+import { createTestRedis, testRedisUrl, type TestRedis } from '../test/test-redis';
+import { redisJobDriver } from './redis-driver';
+
+let redis: TestRedis;
+let seq = 0;
+
+beforeAll(() => {
+  redis = createTestRedis();
+});
+
+afterAll(async () => {
+  await redis?.drop();
+});
+
+const request = (overrides: Partial<EnqueueRequest> = {}): EnqueueRequest => {
+  const id = uuidv7(Date.UTC(2026, 0, 1) + seq++);
+  return {
+    id,
+    runId: uuidv7(Date.UTC(2026, 0, 1) + seq++),
+    name: 'redis.job',
+    queue: 'q',
+    input: { n: 1 },
+    idempotencyKey: `key:${id}`,
+    tenantId: null,
+    enqueuedBy: null,
+    runAt: 0,
+    maxAttempts: 3,
+    priority: 0,
+    onConflict: 'dedupe',
+    concurrencyKey: null,
+    traceparent: null,
+    ...overrides,
+  };
+};
+const claimArgs = {
+  workerId: 'w',
+  visibilityTimeoutMs: 30_000,
+  slots: [{ queue: 'q', limit: 10 }],
+};
+
+/** The server's clock in epoch ms. */
+async function serverNow(client: Redis): Promise<number> {
+  const [s, us] = await client.time();
+  return Number(s) * 1000 + Math.floor(Number(us) / 1000);
+}
+
+/** Resolves at the client's next `event` (ioredis connection events), whatever the clock. */
+const next = (client: Redis, event: 'ready' | 'reconnecting'): Promise<void> =>
+  new Promise((resolve) => client.once(event, () => resolve()));
+
+describe('redisJobDriver (redis only)', () => {
+  it("stamps and compares with the server's TIME when no clock is given", async () => {
+    const driver = redisJobDriver({ client: redis.client, prefix: redis.prefix() });
+    const before = await serverNow(redis.client);
+    const r = request({ runAt: before });
+    await driver.enqueue(r);
+    const [row] = await driver.claim(claimArgs);
+    const after = await serverNow(redis.client);
+    expect(row?.id).toBe(r.id);
+    expect(row!.createdAt).toBeGreaterThanOrEqual(before);
+    expect(row!.createdAt).toBeLessThanOrEqual(after);
+    expect(row!.leaseExpiresAt - row!.updatedAt).toBe(30_000);
+  });
+
+  it('keeps every key of a deployment under its one hash tag', async () => {
+    // a database of its own, so the scan sees this test's keys and nothing else's
+    const client = new Redis(testRedisUrl(), { db: 7 });
+    try {
+      await client.flushdb();
+      const driver = redisJobDriver({ client, prefix: 'tagged' });
+      await driver.enqueue(request());
+      await driver.enqueue(request({ runAt: Date.UTC(2999, 0, 1) }));
+      const [row] = await driver.claim(claimArgs);
+      await driver.steps.save(row!.id, claimOf(row!), {
+        name: 's',
+        output: 1,
+        attempt: 1,
+        startedAt: 0,
+        completedAt: 1,
+      });
+      await driver.ack(row!.id, claimOf(row!));
+      await driver.leases.acquire('job:redis.job', 'h', 1, 1_000);
+      await driver.workerRegistry!.beat(
+        { id: 'w', host: 'h', pid: 1, startedAt: 0, slots: { q: 1 }, inFlight: [] },
+        1_000,
+      );
+      await driver.introspect.pauseQueue('q');
+      const keys = await client.keys('*');
+      expect(keys.length).toBeGreaterThan(5);
+      expect(keys.filter((k) => !k.startsWith('{tagged}:'))).toEqual([]);
+    } finally {
+      await client.flushdb();
+      await client.quit();
+    }
+  });
+
+  it('re-sends a script the server no longer holds (NOSCRIPT after SCRIPT FLUSH)', async () => {
+    const driver = redisJobDriver({ client: redis.client, prefix: redis.prefix() });
+    await driver.enqueue(request());
+    await redis.client.script('FLUSH');
+    expect(await driver.claim(claimArgs)).toHaveLength(1);
+  });
+
+  it('refuses a prefix that cannot be a hash tag, and wants exactly one of client and url', () => {
+    expect(() => redisJobDriver({ client: redis.client, prefix: 'a{b}' })).toThrow(
+      expect.objectContaining({ code: 'X_INVARIANT' }),
+    );
+    expect(() => redisJobDriver({ client: redis.client, prefix: '' })).toThrow(
+      expect.objectContaining({ code: 'X_INVARIANT' }),
+    );
+    expect(() => redisJobDriver({})).toThrow(expect.objectContaining({ code: 'X_INVARIANT' }));
+    expect(() => redisJobDriver({ client: redis.client, url: testRedisUrl() })).toThrow(
+      expect.objectContaining({ code: 'X_INVARIANT' }),
+    );
+  });
+
+  it('hands no row to two drivers claiming at once', async () => {
+    const prefix = redis.prefix();
+    const other = new Redis(testRedisUrl());
+    try {
+      const a = redisJobDriver({ client: redis.client, prefix });
+      const b = redisJobDriver({ client: other, prefix });
+      await a.enqueueMany(Array.from({ length: 200 }, () => request()));
+      const taken: string[] = [];
+      const drain = async (driver: typeof a, workerId: string): Promise<void> => {
+        for (;;) {
+          const rows = await driver.claim({
+            ...claimArgs,
+            workerId,
+            slots: [{ queue: 'q', limit: 7 }],
+          });
+          if (rows.length === 0) return;
+          taken.push(...rows.map((r) => r.id));
+        }
+      };
+      await Promise.all([drain(a, 'wa'), drain(b, 'wb')]);
+      expect(taken).toHaveLength(200);
+      expect(new Set(taken).size).toBe(200);
+    } finally {
+      await other.quit();
+    }
+  });
+});
+
+describe('redisJobDriver against a server of its own', () => {
+  it('refuses a server that may evict keys, naming the fix', async () => {
+    const server = await startThrowawayRedis({ name: 'jobs-redis-evict' });
+    const client = new Redis(server.url);
+    try {
+      await client.config('SET', 'maxmemory-policy', 'allkeys-lru');
+      const driver = redisJobDriver({ client, prefix: 'evict' });
+      await expect(driver.enqueue(request())).rejects.toMatchObject({
+        code: 'X_DRIVER_UNAVAILABLE',
+        fix: expect.stringContaining('noeviction'),
+      });
+      await expect(driver.claim(claimArgs)).rejects.toMatchObject({ code: 'X_DRIVER_UNAVAILABLE' });
+    } finally {
+      await client.quit();
+      await server.stop();
+    }
+  });
+
+  it('is X_DRIVER_UNAVAILABLE on enqueue while Redis is down, and resumes by itself after a restart (AOF)', async () => {
+    let server = await startThrowawayRedis({ name: 'jobs-redis-restart', aof: true });
+    const client = new Redis(server.url, { retryStrategy: () => 50 });
+    try {
+      const driver = redisJobDriver({ client, prefix: 'restart' });
+      const kept = request();
+      await driver.enqueue(kept);
+
+      const down = next(client, 'reconnecting');
+      await server.stop({ keepDir: true });
+      await down;
+      await expect(driver.enqueue(request())).rejects.toMatchObject({
+        code: 'X_DRIVER_UNAVAILABLE',
+      });
+
+      const up = next(client, 'ready');
+      server = await startThrowawayRedis({ aof: true, port: server.port, dir: server.dir });
+      await up;
+      const [row] = await driver.claim(claimArgs);
+      expect(row?.id).toBe(kept.id);
+      expect(await driver.ack(row!.id, claimOf(row!))).toBe(true);
+      const again = request();
+      expect(await driver.enqueue(again)).toEqual({
+        id: again.id,
+        runId: again.runId,
+        deduped: false,
+      });
+    } finally {
+      client.disconnect();
+      await server.stop();
+    }
+  });
+});
