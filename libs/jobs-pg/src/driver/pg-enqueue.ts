@@ -4,6 +4,7 @@ import {
   type EnqueueRequest,
   type EnqueueResult,
 } from '@ultimat3/jobs';
+import { batchParams } from './pg-batch-params';
 import { iso, type PgContext } from './pg-context';
 
 /** How an enqueue statement answered one request; null: it met a row committed after its snapshot. */
@@ -93,19 +94,53 @@ export function columnsOf(requests: readonly EnqueueRequest[]): unknown[][] {
 const crossTenantReasons = (requests: readonly EnqueueRequest[]): (string | null)[] =>
   requests.map((r) => r.crossTenantReason ?? null);
 
-/** Whether a batch may take the fast path: no strict request, and no id or live key named twice in it. */
-function isFresh(requests: readonly EnqueueRequest[]): boolean {
+/** Whether a batch names an id, or a live key, twice: its later requests answer its earlier ones. */
+function repeats(requests: readonly EnqueueRequest[]): boolean {
   const ids = new Set<string>();
   const keys = new Set<string>();
   for (const r of requests) {
-    if (r.onConflict === 'error') return false;
     const key = `${r.name}\u0000${r.tenantId ?? ''}\u0000${r.idempotencyKey}`;
     const id = r.id.toLowerCase();
-    if (ids.has(id) || keys.has(key)) return false;
+    if (ids.has(id) || keys.has(key)) return true;
     ids.add(id);
     keys.add(key);
   }
-  return true;
+  return false;
+}
+
+/** Whether a batch may take the fast path: no strict request, and no id or live key named twice in it. */
+const isFresh = (requests: readonly EnqueueRequest[]): boolean =>
+  !requests.some((r) => r.onConflict === 'error') && !repeats(requests);
+
+/** PostgreSQL's unique_violation: a row holds an id or a live key the statement would write. */
+const isUniqueViolation = (error: unknown): boolean =>
+  (error as { code?: unknown } | null)?.code === '23505';
+
+/**
+ * The optimistic path (see `SQL_ENQUEUE_BATCH`): every request inserted by one plain insert and answered `created`,
+ * or undefined when a row held one of the batch's ids or live keys — the statement then wrote nothing, and the batch
+ * is judged the conflict-tolerant way. Taken only over a shared executor, whose failed statement ends a transaction
+ * of its own (never the caller's), and for batches repeating nothing inside themselves (they would always fail).
+ */
+async function enqueueOptimistic(
+  ctx: PgContext,
+  requests: readonly EnqueueRequest[],
+): Promise<EnqueueResult[] | undefined> {
+  let inserted: number | undefined;
+  try {
+    const { rows } = await ctx.executor.query<{ inserted: number }>(ctx.sql.enqueueBatch, [
+      ctx.now(),
+      ...batchParams(requests),
+    ]);
+    inserted = rows[0]?.inserted;
+  } catch (error) {
+    if (isUniqueViolation(error)) return undefined;
+    throw error;
+  }
+  if (inserted !== requests.length) {
+    throw new InvariantError(`jobs-pg: enqueueMany inserted ${inserted} of ${requests.length}.`);
+  }
+  return requests.map((r) => ({ id: r.id, runId: r.runId, deduped: false }));
 }
 
 /**
@@ -154,15 +189,21 @@ async function enqueuePass(
 }
 
 /**
- * Inserts a batch in one statement, answering one result per request in order (see `SQL_ENQUEUE_MANY`). A batch with
- * no strict request and no repeated id or key first takes the fast path (`SQL_ENQUEUE_FRESH`), and only the requests
- * it did not insert are judged by `SQL_ENQUEUE_MANY`. Requests that met a concurrently committed row are re-run, in
- * order, in one more statement.
+ * Inserts a batch, answering one result per request in order, each what enqueuing the requests one after another
+ * would answer (see `SQL_ENQUEUE_MANY`). Over a shared executor a batch repeating no id or key first takes the
+ * optimistic path (`SQL_ENQUEUE_BATCH`): one plain insert that lands every row or none. Otherwise, or when a stored
+ * row held one of its ids or keys, a batch with no strict request and no repeat takes the conflict-tolerant fast path
+ * (`SQL_ENQUEUE_FRESH`), and only the requests it did not insert are judged by `SQL_ENQUEUE_MANY`. Requests that met
+ * a concurrently committed row are re-run, in order, in one more statement.
  */
 export async function enqueueMany(
   ctx: PgContext,
   requests: readonly EnqueueRequest[],
 ): Promise<EnqueueResult[]> {
+  if (ctx.executor.shared === true && !repeats(requests)) {
+    const created = await enqueueOptimistic(ctx, requests);
+    if (created !== undefined) return created;
+  }
   const results: (EnqueueResult | null)[] = requests.map(() => null);
   let pending = requests.map((_, i) => i);
   const settle = (answers: readonly (EnqueueResult | null)[]): void => {

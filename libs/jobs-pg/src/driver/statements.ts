@@ -4,6 +4,7 @@ import { SQL_CLAIM } from '../sql/claim.sql';
 import { SQL_COUNTER_TOTALS } from '../sql/counter-totals.sql';
 import { SQL_COUNTERS_ROLLUP } from '../sql/counters-rollup.sql';
 import { SQL_COUNTERS } from '../sql/counters.sql';
+import { SQL_ENQUEUE_BATCH } from '../sql/enqueue-batch.sql';
 import { SQL_ENQUEUE_FRESH } from '../sql/enqueue-fresh.sql';
 import { SQL_ENQUEUE_MANY } from '../sql/enqueue-many.sql';
 import { SQL_ENQUEUE } from '../sql/enqueue.sql';
@@ -43,6 +44,7 @@ const STATEMENTS = {
   counterTotals: SQL_COUNTER_TOTALS,
   countersRollup: SQL_COUNTERS_ROLLUP,
   enqueue: SQL_ENQUEUE,
+  enqueueBatch: SQL_ENQUEUE_BATCH,
   enqueueFresh: SQL_ENQUEUE_FRESH,
   enqueueMany: SQL_ENQUEUE_MANY,
   get: SQL_GET,

@@ -1,0 +1,85 @@
+/**
+ * The optimistic fast path of a batch enqueue: ONE plain `insert … select from unnest(…)` of every request, with no
+ * conflict handling at all. It either lands every row — each request is then answered `created`, exactly what the
+ * judging statement (`SQL_ENQUEUE_MANY`) would answer, since no stored row held any id or live key — or it fails with a
+ * unique violation (23505) and lands none, and the caller judges the batch the conflict-tolerant way. The driver sends
+ * it only where a failed statement harms nothing: over a `PgExecutor.shared` executor (every statement in a
+ * transaction of its own, never the caller's), and only batches that repeat no id and no key inside themselves.
+ *
+ * Why not `on conflict do nothing`: that is a speculative insertion for every row — a conflict check per unique index
+ * before the insert, a speculative-insertion lock, then a confirm record written after it — and it cost more than all
+ * three indexes together: per 1,000 rows, measured in backend CPU on a 2-core machine, 17.5 ms plain, 22.6 ms with
+ * `on conflict (id)`, 27.3 ms with `on conflict do nothing` (which arbitrates both unique indexes). Nothing is
+ * returned to the client: every row landed, so the caller already knows each request's ids.
+ *
+ * The parameters are shaped for the client's cost as much as the server's: array literals built by the driver, and
+ * the JSON inputs as ONE text, one input per line — `JSON.stringify` never writes a raw line feed (it escapes every
+ * control character inside strings), so a line is exactly one input and needs no quoting; an empty line is SQL NULL.
+ *
+ * $1 now (timestamptz; null = the database's `now()`), then one array per column, all the same length:
+ * $2 ids uuid[], $3 run_ids uuid[], $4 names text[], $5 queues text[], $6 inputs text (JSON texts joined by line
+ * feeds), $7 idempotency_keys text[], $8 tenant_ids text[], $9 enqueued_bys text[], $10 run_ats timestamptz[],
+ * $11 max_attempts int[], $12 priorities int[], $13 concurrency_keys text[], $14 traceparents text[],
+ * $15 cross_tenant_reasons text[].
+ *
+ * Returns one row, `inserted`: the rows written (every request). Announces each queue it created rows in, due within
+ * 1 s, on `x_jobs_wake`, throttled per queue per slot exactly as `SQL_ENQUEUE` is (the same `slot` and `woke` CTEs;
+ * see there for the worst case).
+ */
+export const SQL_ENQUEUE_BATCH = `
+with clock as not materialized (
+  select coalesce($1::timestamptz, now()) as now
+),
+inserted as (
+  insert into x_jobs (
+    id, run_id, name, queue, input, idempotency_key, tenant_id, enqueued_by, state, attempt,
+    max_attempts, priority, run_at, created_at, updated_at, concurrency_key, traceparent,
+    cross_tenant_reason
+  )
+  select
+    r.id, r.run_id, r.name, r.queue, nullif(r.input, '')::json, r.idempotency_key, r.tenant_id, r.enqueued_by,
+    case when r.run_at > k.now then 'delayed' else 'ready' end, 0,
+    r.max_attempts, r.priority, r.run_at, k.now, k.now, r.concurrency_key, r.traceparent,
+    r.cross_tenant_reason
+  from unnest(
+    $2::uuid[], $3::uuid[], $4::text[], $5::text[], string_to_array($6::text, E'\\n'), $7::text[], $8::text[],
+    $9::text[], $10::timestamptz[], $11::int[], $12::int[], $13::text[], $14::text[], $15::text[]
+  ) as r(
+    id, run_id, name, queue, input, idempotency_key, tenant_id, enqueued_by,
+    run_at, max_attempts, priority, concurrency_key, traceparent, cross_tenant_reason
+  )
+  cross join clock k
+  returning queue, run_at
+),
+slot as (
+  -- the WAKE_SLOT_MS (5 ms) slot the statement's clock is in: its number n, and the UUIDv7 ids minted inside it
+  select a.n,
+    (substr(b.lo, 1, 8) || '-' || substr(b.lo, 9, 4) || '-0000-0000-000000000000')::uuid as lo,
+    (substr(b.hi, 1, 8) || '-' || substr(b.hi, 9, 4) || '-0000-0000-000000000000')::uuid as hi
+  from (select floor(extract(epoch from k.now) * 1000 / 5)::bigint as n from clock k) a
+  cross join lateral (
+    select lpad(to_hex(a.n * 5), 12, '0') as lo, lpad(to_hex(a.n * 5 + 5), 12, '0') as hi
+  ) b
+),
+woke as (
+  -- each queue created rows due within 1 s, announced unless a committed row of the queue was minted AND created in
+  -- this slot (its announcement woke the listeners), or another transaction in flight holds the slot's wake lock
+  select pg_notify('x_jobs_wake', d.queue)
+  from (
+    select distinct i.queue from inserted i cross join clock k
+    where i.run_at <= k.now + interval '1 second'
+  ) d
+  cross join slot w
+  where case
+    when exists (
+      select 1 from x_jobs s
+      where s.id >= w.lo and s.id < w.hi
+        and s.queue = d.queue
+        and s.run_at <= s.created_at + interval '1 second'
+        and floor(extract(epoch from s.created_at) * 1000 / 5)::bigint = w.n
+    ) then false
+    else pg_try_advisory_xact_lock(2020243307, hashtext(d.queue) # (w.n % 2147483647)::int)
+  end
+)
+select count(*)::int as inserted from inserted i cross join (select count(*) from woke) as announced
+`;
