@@ -54,7 +54,7 @@ export class AttemptSettle {
 
   /**
    * The body returned: ack (through the caller's `ack` when given), then onSettled. The ack is sent here rather than
-   * through {@link answered}: one promise fewer on the path every completed run takes.
+   * through {@link answered}, which would add a promise to the path every completed run takes.
    */
   protected async complete(result: unknown, input: unknown): Promise<JobExecution> {
     const { o, claimed, claim } = this;
