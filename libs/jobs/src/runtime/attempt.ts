@@ -63,10 +63,12 @@ export class Attempt extends AttemptSettle {
     return tracingOn() ? traceRun(this.claimed, () => this.#unlinked()) : this.#unlinked();
   }
 
+  /** The attempt, with the abort's link to the caller's `signal` undone once it ends. */
   #unlinked(): Promise<JobExecution> {
     return this.#unlink === noop ? this.#attempt() : this.#attempt().finally(this.#unlink);
   }
 
+  /** The path itself: each step either settles the attempt or hands on to the next. */
   async #attempt(): Promise<JobExecution> {
     const { o, claimed } = this;
     if (o.job === undefined) return this.fail(new JobUnknownError(claimed.name), undefined);
