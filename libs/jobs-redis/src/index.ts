@@ -1,3 +1,5 @@
-export { redisJobDriver, redisKeyPrefix } from './redis-driver';
+export { redisJobDriver } from './redis-driver';
+export { redisKeyPrefix } from './redis-keys';
+export { redisEventBus, type RedisEventBusOptions } from './redis-event-bus';
 export type { RedisJobDriver, RedisJobDriverOptions } from './redis-driver';
 export { nackOutcome, type NackOutcome } from './redis-settle';

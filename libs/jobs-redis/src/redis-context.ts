@@ -8,6 +8,8 @@ export interface RedisContext {
   readonly client: Redis | Cluster;
   /** `{tag}:` — every key of the deployment starts with it, so all of them hash to one Cluster slot. */
   readonly prefix: string;
+  /** The test clock override, when one was given (see `RedisJobDriverOptions.clock`). */
+  readonly clock: Clock | undefined;
   /** Runs one script with the clock override first and `argv` after it. */
   run(name: ScriptName, argv?: readonly ScriptArg[]): Promise<ScriptReply>;
 }
@@ -29,6 +31,7 @@ export function redisContext(client: Redis | Cluster, prefix: string, clock?: Cl
   return {
     client,
     prefix,
+    clock,
     async run(name, argv = []) {
       await check();
       return call(name, prefix, [clock ? String(clock.now()) : '', ...argv]);

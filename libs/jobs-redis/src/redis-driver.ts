@@ -17,6 +17,7 @@ import { enqueueRows } from './redis-enqueue';
 import { mapConnectionFailures } from './redis-failures';
 import { redisIntrospection } from './redis-introspect';
 import { redisLeases } from './redis-leases';
+import { redisKeyPrefix } from './redis-keys';
 import { toJobRow } from './redis-rows';
 import { ackRows, heartbeatRow, nackOutcome, nackRow, recordProgressRow } from './redis-settle';
 import { queueStats } from './redis-stats';
@@ -47,17 +48,6 @@ export interface RedisJobDriver extends JobDriver {
   readonly kind: 'redis';
   readonly introspect: JobIntrospection;
   readonly leases: LeaseStore;
-}
-
-/** The key prefix of a deployment name: `{name}:`; a name that cannot be a hash tag is refused. */
-export function redisKeyPrefix(name: string): string {
-  if (name.length === 0 || /[{}]/.test(name)) {
-    throw new InvariantError(
-      `redisJobDriver: prefix must be a non-empty name without braces (got ${JSON.stringify(name)}).`,
-      "Pass a plain name, e.g. prefix: 'jobs'; the driver wraps it in braces as the keys' hash tag.",
-    );
-  }
-  return `{${name}}:`;
 }
 
 /** The client of the options: the caller's, or one opened on `url`; exactly one of them must be given. */

@@ -4,6 +4,8 @@ import { LUA_CANCEL } from './lua/cancel.lua';
 import { LUA_CLAIM } from './lua/claim.lua';
 import { LUA_COUNTERS_ROLLUP } from './lua/counters-rollup.lua';
 import { LUA_ENQUEUE } from './lua/enqueue.lua';
+import { LUA_EVENT_PUBLISH } from './lua/event-publish.lua';
+import { LUA_EVENT_PURGE } from './lua/event-purge.lua';
 import { LUA_HEARTBEAT } from './lua/heartbeat.lua';
 import { LUA_LEASE_ACQUIRE } from './lua/lease-acquire.lua';
 import { LUA_LEASE_HOLDERS } from './lua/lease-holders.lua';
@@ -42,6 +44,8 @@ export const SCRIPTS = {
   workerBeat: LUA_WORKER_BEAT,
   workers: LUA_WORKERS,
   countersRollup: LUA_COUNTERS_ROLLUP,
+  eventPublish: LUA_EVENT_PUBLISH,
+  eventPurge: LUA_EVENT_PURGE,
 } as const;
 
 /** The name of one of the driver's scripts. */
