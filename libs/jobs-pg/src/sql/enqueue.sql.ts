@@ -26,11 +26,12 @@
  *   start, so a transaction takes at most one such lock per queue.
  * Why throttle at all: PostgreSQL serialises the commits of every transaction that notified (a lock held through the
  * commit's WAL flush). Under the lock, notifying transactions of one queue follow each other rather than queue up, and
- * those that skip commit unhindered. The woken worker passes at once and once more a slot and a commit margin after
- * the wake (its slot sweep), so a row that skipped the announcement starts within ~slot + margin of the wake that
- * covered it; a row whose commit lands later than that — or whose slot's announcement was carried by a transaction
- * that rolled back — starts on the worker's next wake or poll, the guarantee as before. A deduped enqueue announces
- * nothing.
+ * those that skip commit unhindered. The worst case it guarantees: a row alone in its slot is announced itself; a
+ * row that skipped the announcement starts on the wake that covered it or on the woken worker's sweep, which passes
+ * once more WAKE_SWEEP_MS (15 ms: the slot and a 10 ms commit margin) after the latest wake — so within ~15 ms of
+ * that wake when its commit lands within 10 ms of the slot's end. A later commit, or a slot whose announcing
+ * transaction rolled back or is still open, waits for the queue's next wake or the poll: late, never lost. A deduped
+ * enqueue announces nothing.
  */
 export const SQL_ENQUEUE = `
 with clock as not materialized (
