@@ -1,4 +1,4 @@
-import { jobDriverConformance } from '@ultimat3/jobs/testing';
+import { jobDriverConformance, schedulerStateConformance } from '@ultimat3/jobs/testing';
 import { createTestRedis, type TestRedis } from '../test/test-redis';
 import { redisJobDriver } from './redis-driver';
 
@@ -15,3 +15,8 @@ afterAll(async () => {
 jobDriverConformance('redis', (clock) =>
   redisJobDriver({ client: redis.client, prefix: redis.prefix(), clock }),
 );
+
+schedulerStateConformance('redis', (clock) => {
+  const driver = redisJobDriver({ client: redis.client, prefix: redis.prefix(), clock });
+  return { state: driver.schedulerState, driver };
+});

@@ -8,6 +8,7 @@ import {
   type JobDriver,
   type JobIntrospection,
   type LeaseStore,
+  type SchedulerState,
 } from '@ultimat3/jobs';
 import { Redis, type Cluster } from 'ioredis';
 import { claimRows } from './redis-claim';
@@ -20,6 +21,7 @@ import { redisLeases } from './redis-leases';
 import { redisKeyPrefix } from './redis-keys';
 import { toJobRow } from './redis-rows';
 import { ackRows, heartbeatRow, nackOutcome, nackRow, recordProgressRow } from './redis-settle';
+import { redisSchedulerState } from './redis-scheduler-state';
 import { queueStats } from './redis-stats';
 import { redisSteps } from './redis-steps';
 
@@ -48,6 +50,11 @@ export interface RedisJobDriver extends JobDriver {
   readonly kind: 'redis';
   readonly introspect: JobIntrospection;
   readonly leases: LeaseStore;
+  /**
+   * The scheduler's durable state on the same Redis and hash tag (a fire enqueues its rows in the same script that
+   * moves its watermark); `JobsModule` picks it up as the driver's own, and elects its leader through `leases`.
+   */
+  readonly schedulerState: SchedulerState;
 }
 
 /** The client of the options: the caller's, or one opened on `url`; exactly one of them must be given. */
@@ -121,6 +128,7 @@ export function redisJobDriver(options: RedisJobDriverOptions): RedisJobDriver {
     introspect: checkedIntrospection(redisIntrospection(ctx)),
     leases: redisLeases(ctx),
     workerRegistry: redisWorkerRegistry(ctx),
+    schedulerState: redisSchedulerState(ctx),
     close() {
       closing ??= owned ? client.quit().then(() => undefined) : Promise.resolve();
       return closing;

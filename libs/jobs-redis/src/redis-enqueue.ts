@@ -4,10 +4,10 @@ import {
   type EnqueueRequest,
   type EnqueueResult,
 } from '@ultimat3/jobs';
-import { ENQUEUE_FIELDS } from './lua/enqueue.lua';
+import { ENQUEUE_FIELDS } from './lua/enqueue-core.lua';
 import type { RedisContext } from './redis-context';
 import { NULL_ARG } from './redis-rows';
-import type { ScriptArg } from './redis-scripts';
+import type { ScriptArg, ScriptReply } from './redis-scripts';
 
 const orNull = (value: string | null | undefined): string => value ?? NULL_ARG;
 
@@ -35,16 +35,19 @@ function requestArgs(r: EnqueueRequest): ScriptArg[] {
   return args;
 }
 
+/** The arguments of a batch of requests: the count, then each request's {@link ENQUEUE_FIELDS}. */
+export function enqueueArgs(requests: readonly EnqueueRequest[]): ScriptArg[] {
+  return [requests.length, ...requests.flatMap(requestArgs)];
+}
+
 /**
- * Inserts the rows of `requests` in one script, all or nothing: answers one result per request, in order, or throws
- * X_JOB_DUPLICATE (writing nothing) when a request under `onConflict: 'error'` meets a live key.
+ * A batch's results from the script's reply (`enqueue`, or a scheduler fire that enqueued): one per request, in
+ * order; X_JOB_DUPLICATE (nothing was written) when a request under `onConflict: 'error'` met a live key.
  */
-export async function enqueueRows(
-  ctx: RedisContext,
+export function enqueueAnswer(
   requests: readonly EnqueueRequest[],
-): Promise<EnqueueResult[]> {
-  if (requests.length === 0) return [];
-  const reply = await ctx.run('enqueue', [requests.length, ...requests.flatMap(requestArgs)]);
+  reply: ScriptReply,
+): EnqueueResult[] {
   const out = Array.isArray(reply) ? reply.map(String) : [];
   if (out[0] === 'conflict') {
     const request = requests[Number(out[1]) - 1]!;
@@ -59,5 +62,22 @@ export async function enqueueRows(
   for (let i = 1; i + 2 < out.length; i += 3) {
     results.push({ id: out[i]!, runId: out[i + 1]!, deduped: out[i + 2] === '1' });
   }
+  if (results.length !== requests.length) {
+    throw new InvariantError(
+      `redis enqueue answered ${results.length} results for ${requests.length} requests.`,
+    );
+  }
   return results;
+}
+
+/**
+ * Inserts the rows of `requests` in one script, all or nothing: answers one result per request, in order, or throws
+ * X_JOB_DUPLICATE (writing nothing) when a request under `onConflict: 'error'` meets a live key.
+ */
+export async function enqueueRows(
+  ctx: RedisContext,
+  requests: readonly EnqueueRequest[],
+): Promise<EnqueueResult[]> {
+  if (requests.length === 0) return [];
+  return enqueueAnswer(requests, await ctx.run('enqueue', enqueueArgs(requests)));
 }

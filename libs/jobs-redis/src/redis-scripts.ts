@@ -17,6 +17,8 @@ import { LUA_PROMOTE } from './lua/promote.lua';
 import { LUA_REMOVE } from './lua/remove.lua';
 import { LUA_REQUEUE } from './lua/requeue.lua';
 import { LUA_RESCUE } from './lua/rescue.lua';
+import { LUA_SCHEDULER_FIRE } from './lua/scheduler-fire.lua';
+import { LUA_SCHEDULER_SKIP } from './lua/scheduler-skip.lua';
 import { LUA_STATS } from './lua/stats.lua';
 import { LUA_STEP_SAVE } from './lua/step-save.lua';
 import { LUA_WORKER_BEAT } from './lua/worker-beat.lua';
@@ -46,6 +48,8 @@ export const SCRIPTS = {
   countersRollup: LUA_COUNTERS_ROLLUP,
   eventPublish: LUA_EVENT_PUBLISH,
   eventPurge: LUA_EVENT_PURGE,
+  schedulerFire: LUA_SCHEDULER_FIRE,
+  schedulerSkip: LUA_SCHEDULER_SKIP,
 } as const;
 
 /** The name of one of the driver's scripts. */
