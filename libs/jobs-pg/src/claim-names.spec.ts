@@ -76,6 +76,8 @@ describe('claim by name (PostgreSQL)', () => {
           true,
           names.map(() => QUEUE),
           names,
+          // $14–$20: no registry beat carried
+          ...Array.from({ length: 7 }, () => null),
         ],
       );
       return result.rows[0]!['QUERY PLAN'][0]!.Plan;

@@ -57,6 +57,14 @@ describe('claim without rescue (PostgreSQL, driven clock)', () => {
         // $12, $13: the slot takes every name
         `array['${QUEUE}']`,
         'array[null]::text[]',
+        // $14–$20: no registry beat carried
+        'null',
+        'null',
+        'null',
+        'null',
+        'null',
+        'null',
+        'null',
       ];
       const result = await client.query<{ 'QUERY PLAN': readonly { Plan: PlanNode }[] }>(
         `explain (analyze, format json) execute rescue_claim(${params.join(', ')})`,

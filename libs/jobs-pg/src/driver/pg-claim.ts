@@ -1,10 +1,12 @@
 import {
+  assertCarriedBeat,
+  boundInFlight,
   ClaimQueuesEmptyError,
   type ClaimedJob,
   type ClaimOptions,
   type JobRow,
 } from '@ultimat3/jobs';
-import type { PgContext } from './pg-context';
+import { iso, isUuid, type PgContext } from './pg-context';
 import { toClaimedJob, toJobRow, type JobRecord } from './pg-rows';
 
 interface ClaimRecord extends JobRecord {
@@ -19,6 +21,7 @@ interface ClaimRecord extends JobRecord {
  */
 export async function claimRows(ctx: PgContext, options: ClaimOptions): Promise<ClaimedJob[]> {
   if (options.slots.length === 0) throw new ClaimQueuesEmptyError();
+  if (waitingOnly(options)) return claimWaiting(ctx, options);
   const { rows } = await ctx.executor.query<ClaimRecord>(ctx.sql.claim, [
     ctx.now(),
     options.workerId,
@@ -32,6 +35,7 @@ export async function claimRows(ctx: PgContext, options: ClaimOptions): Promise<
     options.slots.map((slot) => slot.lowWater === null),
     options.rescue !== false,
     ...servedPairs(options.slots),
+    ...beatParams(options),
   ]);
   const claimed: ClaimedJob[] = [];
   const buried: JobRow[] = [];
@@ -52,6 +56,39 @@ export async function claimRows(ctx: PgContext, options: ClaimOptions): Promise<
 }
 
 /**
+ * Whether `SQL_CLAIM_WAITING` answers `options` exactly: no rescue (so nothing to bury), no beat to carry, no low
+ * water to report, each queue once with one served name. A busy worker's claims are all of this shape but the one a second that rescues.
+ */
+function waitingOnly(options: ClaimOptions): boolean {
+  if (options.rescue !== false || options.presence !== undefined) return false;
+  const queues = new Set<string>();
+  for (const slot of options.slots) {
+    if (slot.lowWater === null || slot.names?.length !== 1 || queues.has(slot.queue)) return false;
+    queues.add(slot.queue);
+  }
+  return true;
+}
+
+/** One claim of waiting rows through `SQL_CLAIM_WAITING` (see {@link waitingOnly}). */
+async function claimWaiting(ctx: PgContext, options: ClaimOptions): Promise<ClaimedJob[]> {
+  const { slots } = options;
+  const { rows } = await ctx.executor.query<JobRecord>(ctx.sql.claimWaiting, [
+    ctx.now(),
+    options.workerId,
+    slots.map((slot) => slot.queue),
+    slots.map((slot) => slot.names?.[0] ?? null),
+    slots.map((slot) => Math.max(0, Math.floor(slot.limit))),
+    slots.map((slot) => Math.max(0, Math.floor(slot.ahead ?? 0))),
+    slots.map((slot) => (typeof slot.lowWater === 'number' ? slot.lowWater : null)),
+    [...(options.excludeTenants ?? [])],
+    options.visibilityTimeoutMs,
+  ]);
+  const claimed: ClaimedJob[] = new Array<ClaimedJob>(rows.length);
+  for (let i = 0; i < rows.length; i++) claimed[i] = toClaimedJob(rows[i] as JobRecord);
+  return claimed;
+}
+
+/**
  * `SQL_CLAIM`'s $12 and $13: the (queue, name) pairs the slots serve, a null name for a slot that takes every name
  * (`ClaimSlot.names` absent). A slot naming no name adds no pair: nothing of its queue is taken.
  */
@@ -65,6 +102,23 @@ function servedPairs(slots: ClaimOptions['slots']): [string[], (string | null)[]
     }
   }
   return [queues, names];
+}
+
+/** `SQL_CLAIM`'s $14–$20: the registry beat the claim carries, or nulls for none (see `pgWorkerRegistry`). */
+function beatParams(options: ClaimOptions): unknown[] {
+  const { presence } = options;
+  if (presence === undefined) return [null, null, null, null, null, null, null];
+  assertCarriedBeat(options.workerId, presence);
+  const { beat } = presence;
+  return [
+    beat.host,
+    beat.pid,
+    Object.keys(beat.slots).sort(),
+    JSON.stringify(beat.slots),
+    boundInFlight(beat.inFlight.filter(isUuid)),
+    iso(beat.startedAt),
+    presence.visibilityTimeoutMs,
+  ];
 }
 
 /** Returns claimed rows to the queue uncounted, keeping their last error. */

@@ -114,6 +114,8 @@ export function pgCounterIntrospection(
 /** Worker rows in `x_workers` (see `SQL_WORKER_BEAT`, `SQL_WORKER_LEAVE`). */
 export function pgWorkerRegistry(ctx: PgContext): WorkerRegistry {
   return {
+    // `SQL_CLAIM` upserts the row too when a claim carries the beat (`ClaimOptions.presence`)
+    claimCarriesBeat: true,
     async beat(beat, visibilityTimeoutMs) {
       await ctx.executor.query(ctx.sql.workerBeat, [
         ctx.now(),

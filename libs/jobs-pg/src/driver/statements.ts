@@ -1,5 +1,6 @@
 import { qualify } from '../schema';
 import { SQL_ACK } from '../sql/ack.sql';
+import { SQL_CLAIM_WAITING } from '../sql/claim-waiting.sql';
 import { SQL_CLAIM } from '../sql/claim.sql';
 import { SQL_COUNTER_TOTALS } from '../sql/counter-totals.sql';
 import { SQL_COUNTERS_ROLLUP } from '../sql/counters-rollup.sql';
@@ -40,6 +41,7 @@ import { SQL_WORKERS } from '../sql/workers.sql';
 const STATEMENTS = {
   ack: SQL_ACK,
   claim: SQL_CLAIM,
+  claimWaiting: SQL_CLAIM_WAITING,
   counters: SQL_COUNTERS,
   counterTotals: SQL_COUNTER_TOTALS,
   countersRollup: SQL_COUNTERS_ROLLUP,

@@ -12,7 +12,10 @@
  * compute the queue's low water and return it), $11 rescue bool (false: skip both rescue arms — lapsed leases are
  * neither buried nor re-taken, and the lease index is not read), $12 queues text[] and $13 names text[] (same length:
  * the (queue, name) pairs the slots serve — only rows of those names are handed out; a null name: every name of that
- * queue; a queue with no pair: nothing of it).
+ * queue; a queue with no pair: nothing of it), $14 host (text, or null: the claim carries no registry beat and the
+ * `beat` arm writes nothing), $15 pid (int, null), $16 queues text[], $17 slots (json text), $18 in-flight job ids
+ * uuid[] (at most MAX_WORKER_IN_FLIGHT), $19 started at (timestamptz), $20 the beat's visibility timeout in ms — the
+ * worker's registry beat (`SQL_WORKER_BEAT`'s parameters, its id being $2).
  *
  * Returns `arm` plus every `x_jobs` column, the timestamps as epoch milliseconds (float8, truncated as a JS `Date`
  * would): a client decodes a float far more cheaply than a `timestamptz` text, and a claim returns hundreds of rows.
@@ -73,6 +76,11 @@
  * so the planner makes it a one-time filter (`One-Time Filter: $11`, or a constant-false Result in a custom plan)
  * checked before the scan under it starts — with `$11` false the lease index is never opened. A worker passes true on
  * its first claim, on any claim made with nothing in flight, and otherwise at most every `RESCUE_INTERVAL_MS`.
+ *
+ * The `beat` arm upserts the claiming worker's `x_workers` row as `SQL_WORKER_BEAT` does, when $14 is set: an idle
+ * worker claims every few seconds anyway, so its presence rides a claim it was sending instead of costing a statement
+ * of its own. `$14::text is not null` names no column, so the planner makes it a one-time filter: a claim carrying no
+ * beat (every busy claim but one per heartbeat interval) never touches `x_workers`.
  */
 export const SQL_CLAIM = `
 with clock as not materialized (
@@ -132,6 +140,22 @@ buried_counted as (
   on conflict (name, bucket_ms, bucket_start) do update set
     failed = c.failed + excluded.failed,
     dead = c.dead + excluded.dead
+),
+beat as (
+  insert into x_workers as w (id, host, pid, queues, slots, in_flight, started_at, heartbeat_at, expires_at)
+  select $2::text, $14::text, $15::int, $16::text[], $17::jsonb, $18::uuid[], $19::timestamptz, k.now,
+    k.now + $20::float8 * interval '1 millisecond'
+  from clock k
+  where $14::text is not null
+  on conflict (id) do update set
+    host = excluded.host,
+    pid = excluded.pid,
+    queues = excluded.queues,
+    slots = excluded.slots,
+    in_flight = excluded.in_flight,
+    started_at = excluded.started_at,
+    heartbeat_at = excluded.heartbeat_at,
+    expires_at = excluded.expires_at
 ),
 shares as materialized (
   select v.queue, v.name, count(*)::int as share

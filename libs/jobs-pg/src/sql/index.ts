@@ -4,6 +4,7 @@
  * DBA can read, EXPLAIN and review exactly what runs — each constant's TSDoc says why it is written the way it is.
  */
 export { SQL_ACK } from './ack.sql';
+export { SQL_CLAIM_WAITING } from './claim-waiting.sql';
 export { SQL_CLAIM } from './claim.sql';
 export { SQL_COUNTER_TOTALS } from './counter-totals.sql';
 export { SQL_COUNTERS_ROLLUP } from './counters-rollup.sql';

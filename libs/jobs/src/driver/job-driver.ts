@@ -3,7 +3,7 @@ import type { ClaimedJob, ClaimRef, JobProgress, JobRow, JobState } from './job-
 import type { JobIntrospection } from './introspection';
 import type { LeaseStore } from './lease-store';
 import type { PurgeTarget, ResolvedRetention } from './retention';
-import type { WorkerRegistry } from './workers';
+import type { ClaimPresence, WorkerRegistry } from './workers';
 
 /** One row to enqueue. Ids are minted by the caller, so they are known before the write lands. */
 export interface EnqueueRequest {
@@ -106,6 +106,13 @@ export interface ClaimOptions {
    * know its name, it goes `dead` (kept, requeueable) and no `onSettled` runs.
    */
   readonly rescue?: boolean;
+  /**
+   * The claiming worker's registry beat, when one is due: the claim also upserts the worker's row, exactly as
+   * `workerRegistry.beat(presence.beat, presence.visibilityTimeoutMs)` would, in the same write — so an idle worker's
+   * presence costs no statement of its own. `presence.beat.id` is `workerId`. A worker sets it only when its driver's
+   * registry says {@link WorkerRegistry.claimCarriesBeat}; a claim that throws renewed nothing.
+   */
+  readonly presence?: ClaimPresence;
 }
 
 /** Settle a run as completed. */

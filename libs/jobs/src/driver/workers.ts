@@ -1,3 +1,5 @@
+import { InvariantError } from '../errors/runtime-errors';
+
 /** The most in-flight job ids a worker row carries: a worker holding more lists its first 100. */
 export const MAX_WORKER_IN_FLIGHT = 100;
 
@@ -29,10 +31,30 @@ export interface WorkerInfo extends WorkerBeat {
  * `JobIntrospection.workers()`. A row nobody renews expires one visibility timeout after its last beat.
  */
 export interface WorkerRegistry {
+  /**
+   * Whether the driver's `claim` renews the worker's row when asked (`ClaimOptions.presence`): a worker then lets the
+   * claims it sends anyway carry its beats, and beats alone only when none did.
+   */
+  readonly claimCarriesBeat?: boolean;
   /** Upserts the worker's row, live until `visibilityTimeoutMs` from now. */
   beat(beat: WorkerBeat, visibilityTimeoutMs: number): Promise<void>;
   /** Removes the worker's row (a clean stop). */
   leave(workerId: string): Promise<void>;
+}
+
+/** A registry beat a claim carries (`ClaimOptions.presence`): the row to write and how long it stays live. */
+export interface ClaimPresence {
+  readonly beat: WorkerBeat;
+  readonly visibilityTimeoutMs: number;
+}
+
+/** Refuses a carried beat of another worker than the claiming one: a claim renews its own worker's row only. */
+export function assertCarriedBeat(workerId: string, presence: ClaimPresence): void {
+  if (presence.beat.id !== workerId) {
+    throw new InvariantError(
+      `claim of worker ${workerId} carries the registry beat of another worker (${presence.beat.id}).`,
+    );
+  }
 }
 
 /** `ids` bounded to {@link MAX_WORKER_IN_FLIGHT}. */

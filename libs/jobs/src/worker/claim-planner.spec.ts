@@ -132,4 +132,35 @@ describe('ClaimPlanner', () => {
     p.returned(claim);
     expect(p.plan(T0 + 1, false)?.options.slots[0]?.lowWater).toBe(T0 - 5_000);
   });
+
+  it("attaches the presence's due beat to the claim, and tells it whether the claim landed", () => {
+    const offered = {
+      beat: { id: 'w1', host: 'h', pid: 1, startedAt: T0, slots: {}, inFlight: [] },
+      visibilityTimeoutMs: 30_000,
+    };
+    const told: [number, boolean][] = [];
+    let due = true;
+    const presence = {
+      carry: (now: number) => (due && now >= T0 ? offered : undefined),
+      carried: (sentAt: number, landed: boolean) => {
+        told.push([sentAt, landed]);
+      },
+    };
+    const { planner: p } = planner({ presence });
+    const first = p.plan(T0, true);
+    expect(first?.options.presence).toBe(offered);
+    p.returned(first!);
+    due = false;
+    const second = p.plan(T0 + 5, true);
+    expect(second?.options).not.toHaveProperty('presence');
+    p.returned(second!);
+    due = true;
+    const third = p.plan(T0 + 10, true);
+    p.failed(third!);
+    p.returned(third!);
+    expect(told).toEqual([
+      [T0, true],
+      [T0 + 10, false],
+    ]);
+  });
 });

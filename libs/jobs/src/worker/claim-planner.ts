@@ -4,6 +4,7 @@ import type { LowWater } from './low-water';
 import { PREFETCH_PER_SLOT, type PrefetchBuffer } from './prefetch';
 import type { RescueCadence } from './rescue-cadence';
 import type { SlotLedger } from './slot-ledger';
+import type { WorkerPresence } from './worker-presence';
 
 /** What a {@link ClaimPlanner} reads. */
 export interface ClaimPlannerOptions {
@@ -21,12 +22,16 @@ export interface ClaimPlannerOptions {
   readonly claimAhead: boolean;
   /** Job names whose exhausted rows are buried `failed` (read per claim: the registry may grow). */
   readonly dropExhausted: () => ReadonlySet<string>;
+  /** The worker's registry presence, whose due beats ride its claims (`ClaimOptions.presence`); absent: none. */
+  readonly presence?: Pick<WorkerPresence, 'carry' | 'carried'>;
 }
 
 /** A claim the planner sent: its options, when it was sent, and the rows it buried once it answered. */
 export class PlannedClaim {
   /** The rows the claim buried (lease lapsed on the final attempt), told through `options.onExhausted`. */
   exhausted: readonly JobRow[] = [];
+  /** Whether the claim threw (`ClaimPlanner.failed`). */
+  threw = false;
   readonly options: ClaimOptions;
 
   constructor(
@@ -44,7 +49,8 @@ export class PlannedClaim {
 
 /**
  * Decides what each claim asks for: which queues, how many rows for free slots (`limit`) and how many ahead of them
- * (`ahead`), the names served, the low-water hint, the tenants to skip and whether it rescues lapsed leases. It also
+ * (`ahead`), the names served, the low-water hint, the tenants to skip, whether it rescues lapsed leases and whether it
+ * carries the worker's due registry beat. It also
  * counts the claims on the wire and the rows they asked each queue for, which count as held until they return.
  */
 export class ClaimPlanner {
@@ -65,6 +71,7 @@ export class ClaimPlanner {
     for (const slot of slots) this.count(slot, 1);
     const { o } = this;
     const excludeTenants = o.ledger.fullTenants();
+    const presence = o.presence?.carry(now);
     return new PlannedClaim(now, {
       workerId: o.workerId,
       slots,
@@ -73,6 +80,7 @@ export class ClaimPlanner {
       ...(excludeTenants === undefined ? {} : { excludeTenants }),
       onLowWater: (queue, bound) => o.lowWater.learn(queue, bound, now),
       rescue: o.rescues.due(now, idle),
+      ...(presence === undefined ? {} : { presence }),
     });
   }
 
@@ -80,10 +88,13 @@ export class ClaimPlanner {
   returned(claim: PlannedClaim): void {
     this.claiming--;
     for (const slot of claim.options.slots) this.count(slot, -1);
+    // the beat it carried landed with it, or is due again for the next claim
+    if (claim.options.presence !== undefined) this.o.presence?.carried(claim.sentAt, !claim.threw);
   }
 
-  /** A claim `plan` gave threw: if it was to rescue, the next claim rescues. */
+  /** A claim `plan` gave threw: if it was to rescue, the next claim rescues; a beat it carried did not land. */
   failed(claim: PlannedClaim): void {
+    claim.threw = true;
     if (claim.options.rescue === true) this.o.rescues.failed(claim.sentAt);
   }
 

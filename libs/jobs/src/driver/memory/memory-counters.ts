@@ -165,6 +165,7 @@ export function memoryCounterIntrospection(
 export function memoryWorkerRegistry(store: MemoryStore): WorkerRegistry {
   const side = sideOf(store);
   return {
+    claimCarriesBeat: true,
     beat(beat, visibilityTimeoutMs) {
       const now = store.now();
       side.workers.set(beat.id, {

@@ -2,6 +2,7 @@ import { systemClock, type Clock } from '../../util/clock';
 import type { JobIntrospection } from '../introspection';
 import type { JobDriver } from '../job-driver';
 import type { LeaseStore } from '../lease-store';
+import { assertCarriedBeat } from '../workers';
 import { claimRows } from './memory-claim';
 import { enqueueBatch, enqueueOne } from './memory-enqueue';
 import { memoryIntrospection } from './memory-introspect';
@@ -46,6 +47,8 @@ export function memoryJobDriver(options: MemoryJobDriverOptions = {}): MemoryJob
     }
   };
 
+  const workers = memoryWorkerRegistry(store);
+
   return {
     kind: 'memory',
     // the value contract first: a request PostgreSQL could not store exactly is refused here too
@@ -59,7 +62,15 @@ export function memoryJobDriver(options: MemoryJobDriverOptions = {}): MemoryJob
         assertEnqueueRequests(requests);
         return enqueueBatch(store, requests);
       }),
-    claim: (claimOptions) => run(() => claimRows(store, claimOptions)),
+    claim: (claimOptions) =>
+      run(() => {
+        const { presence } = claimOptions;
+        // refused before anything is claimed; a beat the claim carries lands with it (the registry writes at once)
+        if (presence !== undefined) assertCarriedBeat(claimOptions.workerId, presence);
+        const rows = claimRows(store, claimOptions);
+        if (presence !== undefined) void workers.beat(presence.beat, presence.visibilityTimeoutMs);
+        return rows;
+      }),
     ack: (jobId, ackOptions) => run(() => ackRow(store, jobId, ackOptions)),
     ackMany: (items) => run(() => items.map((item) => ackRow(store, item.jobId, item))),
     nack: (jobId, nackOptions) => run(() => nackRow(store, jobId, nackOptions)),
@@ -78,7 +89,7 @@ export function memoryJobDriver(options: MemoryJobDriverOptions = {}): MemoryJob
     steps: memorySteps(store),
     introspect: checkedIntrospection(memoryIntrospection(store)),
     leases: memoryLeases(store),
-    workerRegistry: memoryWorkerRegistry(store),
+    workerRegistry: workers,
     purgeTargets: (policy) => memoryPurgeTargets(store, policy),
     close: () => Promise.resolve(),
   };

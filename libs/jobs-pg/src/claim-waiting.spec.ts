@@ -1,0 +1,217 @@
+import { errorCodeOf, uuidv7, type ClaimOptions, type EnqueueRequest } from '@ultimat3/jobs';
+import { frozenClock } from '@ultimat3/jobs/testing';
+import { request } from '../test/requests';
+import { createTestDatabase, resetJobTables, type TestDatabase } from '../test/test-database';
+import type { PgExecutor } from './executor/pg-executor';
+import { postgresJobDriver } from './driver/pg-driver';
+import { SQL_CLAIM } from './sql/claim.sql';
+import { SQL_CLAIM_WAITING } from './sql/claim-waiting.sql';
+
+const VT = 30_000;
+const START = Date.UTC(2026, 0, 1);
+
+/**
+ * A busy worker's claim (`SQL_CLAIM_WAITING`) and the claim that rescues, reports and carries beats (`SQL_CLAIM`):
+ * which one a claim runs, that they hand out the very same rows, and the registry beat a claim carries.
+ */
+describe('the waiting-only claim and the carried registry beat (PostgreSQL, driven clock)', () => {
+  let a: TestDatabase;
+  let b: TestDatabase;
+  beforeAll(async () => {
+    [a, b] = await Promise.all([createTestDatabase(), createTestDatabase()]);
+  });
+  afterAll(async () => {
+    await Promise.all([a?.drop(), b?.drop()]);
+  });
+  beforeEach(async () => {
+    await Promise.all([resetJobTables(a.executor), resetJobTables(b.executor)]);
+  });
+
+  /** `db`'s executor, recording the text of every statement sent through it. */
+  function recording(db: TestDatabase): { executor: PgExecutor; texts: string[] } {
+    const texts: string[] = [];
+    return {
+      texts,
+      executor: {
+        query(text, values) {
+          texts.push(text);
+          return db.executor.query(text, values);
+        },
+      },
+    };
+  }
+
+  const busy = (over: Partial<ClaimOptions> = {}): ClaimOptions => ({
+    workerId: 'w',
+    slots: [{ queue: 'pg-q', limit: 2, ahead: 3, names: ['pg.job'], lowWater: START - 60_000 }],
+    visibilityTimeoutMs: VT,
+    rescue: false,
+    ...over,
+  });
+
+  it('a claim that neither rescues, reports, merges names nor carries a beat runs SQL_CLAIM_WAITING', async () => {
+    const r = recording(a);
+    const driver = postgresJobDriver({ executor: r.executor, clock: frozenClock(START) });
+    const beat = {
+      id: 'w',
+      host: 'h',
+      pid: 1,
+      startedAt: START,
+      slots: { 'pg-q': 2 },
+      inFlight: [],
+    };
+    const q = { queue: 'pg-q', limit: 1 };
+    const shapes: [string, ClaimOptions][] = [
+      ['busy', busy()],
+      ['no low water', busy({ slots: [{ ...q, names: ['pg.job'] }] })],
+      ['rescue', busy({ rescue: true })],
+      [
+        'rescue by default',
+        { workerId: 'w', slots: [{ ...q, names: ['pg.job'] }], visibilityTimeoutMs: VT },
+      ],
+      ['report', busy({ slots: [{ ...q, names: ['pg.job'], lowWater: null }] })],
+      ['two names', busy({ slots: [{ ...q, names: ['pg.job', 'pg.other'] }] })],
+      ['every name', busy({ slots: [q] })],
+      [
+        'a queue twice',
+        busy({
+          slots: [
+            { ...q, names: ['pg.job'] },
+            { ...q, names: ['pg.other'] },
+          ],
+        }),
+      ],
+      ['a beat', busy({ presence: { beat, visibilityTimeoutMs: VT } })],
+    ];
+    const ran: string[] = [];
+    for (const [shape, options] of shapes) {
+      r.texts.length = 0;
+      await driver.claim(options);
+      ran.push(
+        `${shape}: ${r.texts.map((t) => (t === SQL_CLAIM_WAITING ? 'waiting' : t === SQL_CLAIM ? 'claim' : '?')).join()}`,
+      );
+    }
+    expect(ran).toEqual([
+      'busy: waiting',
+      'no low water: waiting',
+      'rescue: claim',
+      'rescue by default: claim',
+      'report: claim',
+      'two names: claim',
+      'every name: claim',
+      'a queue twice: claim',
+      'a beat: claim',
+    ]);
+  });
+
+  it('hands out exactly the rows SQL_CLAIM hands out, in the same order, claim after claim', async () => {
+    const clock = frozenClock(START);
+    const full = postgresJobDriver({ executor: a.executor, clock });
+    const waiting = postgresJobDriver({ executor: b.executor, clock });
+    const row = (n: number, over: Partial<EnqueueRequest>): EnqueueRequest =>
+      request({ id: uuidv7(START - 100_000 + n), runAt: START - 50_000 + n * 7, ...over });
+    const rows = [
+      ...Array.from({ length: 12 }, (_, n) => row(n, { priority: n % 3 })),
+      ...Array.from({ length: 6 }, (_, n) => row(20 + n, { maxAttempts: 1 })), // their claim is their final attempt
+      row(30, { priority: -1, tenantId: 'capped' }),
+      row(31, { tenantId: 'free' }),
+      row(32, { runAt: START + 1 }), // not due
+      row(33, { runAt: START - 70_000 }), // below the low water: the hint hides it
+      row(34, { name: 'pg.other' }),
+      row(35, { queue: 'pg-r' }),
+      row(36, { queue: 'pg-paused' }),
+      ...Array.from({ length: 4 }, (_, n) =>
+        row(40 + n, { queue: 'pg-r', maxAttempts: 1 + (n % 2) }),
+      ),
+    ];
+    await Promise.all([full.enqueueMany(rows), waiting.enqueueMany(rows)]);
+    await Promise.all([
+      full.introspect?.pauseQueue('pg-paused'),
+      waiting.introspect?.pauseQueue('pg-paused'),
+    ]);
+    const low = START - 60_000;
+    const options = (limit: number, ahead: number): ClaimOptions =>
+      busy({
+        slots: [
+          { queue: 'pg-q', limit, ahead, names: ['pg.job'], lowWater: low },
+          { queue: 'pg-r', limit: 1, ahead, names: ['pg.job'] },
+          { queue: 'pg-paused', limit: 5, names: ['pg.job'], lowWater: low },
+        ],
+        excludeTenants: ['capped'],
+      });
+    const shape = (claimed: Awaited<ReturnType<typeof full.claim>>): unknown[] =>
+      claimed.map((c) => [
+        c.id,
+        c.queue,
+        c.state,
+        c.attempt,
+        c.workerId,
+        c.leaseExpiresAt,
+        c.runAt,
+        c.input,
+      ]);
+    let taken = 0;
+    for (const [limit, ahead] of [
+      [1, 0],
+      [2, 3],
+      [0, 4],
+      [3, 1],
+      [5, 10],
+      [5, 10],
+    ] as const) {
+      const [expected, got] = [
+        await full.claim({ ...options(limit, ahead), rescue: true }),
+        await waiting.claim(options(limit, ahead)),
+      ];
+      expect(shape(got)).toEqual(shape(expected));
+      taken += got.length;
+    }
+    // every due, unpaused, uncapped row of the served name above the low water, and nothing else
+    expect(taken).toBe(12 + 6 + 1 + 1 + 4);
+  });
+
+  it('a claim carrying the worker beat upserts its row, live one visibility timeout; a busy claim writes none', async () => {
+    const clock = frozenClock(START);
+    const driver = postgresJobDriver({ executor: a.executor, clock });
+    const beat = {
+      id: 'w',
+      host: 'host-1',
+      pid: 42,
+      startedAt: START - 5_000,
+      slots: { 'pg-q': 4 },
+      inFlight: [uuidv7(), 'not-a-uuid'],
+    };
+    await driver.claim(busy());
+    expect(await driver.introspect?.workers()).toEqual([]);
+
+    await driver.claim(busy({ rescue: true, presence: { beat, visibilityTimeoutMs: VT } }));
+    expect(await driver.introspect?.workers()).toEqual([
+      {
+        ...beat,
+        inFlight: [beat.inFlight[0]],
+        queues: ['pg-q'],
+        heartbeatAt: START,
+        expiresAt: START + VT,
+      },
+    ]);
+    await clock.advance(10_000);
+    await driver.claim(
+      busy({ presence: { beat: { ...beat, inFlight: [] }, visibilityTimeoutMs: VT } }),
+    );
+    expect(await driver.introspect?.workers()).toMatchObject([
+      { id: 'w', inFlight: [], heartbeatAt: START + 10_000, expiresAt: START + 10_000 + VT },
+    ]);
+  });
+
+  it('refuses the beat of another worker (X_INVARIANT) before anything is claimed', async () => {
+    const driver = postgresJobDriver({ executor: a.executor, clock: frozenClock(START) });
+    await driver.enqueue(request({ runAt: START - 1_000 }));
+    const beat = { id: 'other', host: 'h', pid: null, startedAt: START, slots: {}, inFlight: [] };
+    const error: unknown = await driver
+      .claim(busy({ rescue: true, presence: { beat, visibilityTimeoutMs: VT } }))
+      .catch((e: unknown) => e);
+    expect(errorCodeOf(error)).toBe('X_INVARIANT');
+    expect(await driver.introspect?.workers()).toEqual([]);
+    expect(await driver.claim(busy())).toHaveLength(1);
+  });
+});
