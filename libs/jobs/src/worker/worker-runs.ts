@@ -3,10 +3,10 @@ import type { ClaimedJob } from '../driver/job-row';
 import { JobDrainedError } from '../errors/runtime-errors';
 import type { EventBus } from '../events/event-bus';
 import type { JobRegistry, RegisteredJob } from '../registry/job-registry';
-import { executeJob } from '../runtime/execute-job';
+import { Attempt } from '../runtime/attempt';
 import type { JobMetrics } from '../runtime/metrics';
 import type { JobExecution } from '../runtime/outcome';
-import { RunAbort } from '../runtime/run-abort';
+import type { RunAbort } from '../runtime/run-abort';
 import type { Clock } from '../util/clock';
 import type { JobsLogger } from '../util/logger';
 import { ACK_BATCH_MAX, ACK_BATCHES_IN_FLIGHT, type AckBatcher } from './ack-batcher';
@@ -128,20 +128,8 @@ export class WorkerRuns {
       );
       return;
     }
-    const abort = new RunAbort();
-    // A row a claim on the wire hands back after the drain began is aborted like the rest; after a manual stop() it runs.
-    if (this.drainSignal !== undefined)
-      abort.abort(new JobDrainedError(o.workerId, this.drainSignal));
-    const run: HeldRun = {
-      claimed,
-      abort,
-      done: undefined,
-      beat: o.beats.start(claimed, abort),
-      freed: false,
-      deferred: false,
-    };
-    this.runs.set(claimed.id, run);
-    run.done = executeJob({
+    // The attempt owns the run's abort; the heartbeat (a lost lease) and a drain abort it through `run.abort`.
+    const attempt = new Attempt({
       driver: o.driver,
       job: this.jobOf(claimed.name),
       claimed,
@@ -149,7 +137,6 @@ export class WorkerRuns {
       logger: o.logger,
       events: o.events,
       metrics: o.metrics,
-      abort,
       visibilityTimeoutMs: o.visibilityTimeoutMs,
       heartbeatIntervalMs: o.heartbeatIntervalMs,
       handBackMs: o.handBackMs,
@@ -164,7 +151,21 @@ export class WorkerRuns {
         }
         return landed;
       },
-    }).then(
+    });
+    const { abort } = attempt;
+    // A row a claim on the wire hands back after the drain began is aborted like the rest; after a manual stop() it runs.
+    if (this.drainSignal !== undefined)
+      abort.abort(new JobDrainedError(o.workerId, this.drainSignal));
+    const run: HeldRun = {
+      claimed,
+      abort,
+      done: undefined,
+      beat: o.beats.start(claimed, abort),
+      freed: false,
+      deferred: false,
+    };
+    this.runs.set(claimed.id, run);
+    run.done = attempt.run().then(
       (execution) => {
         try {
           run.deferred = execution.outcome === 'deferred';
