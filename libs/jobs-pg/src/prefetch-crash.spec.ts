@@ -71,17 +71,17 @@ describe('a worker that dies holding prefetched rows (PostgreSQL, driven clock)'
       concurrency: 2,
       visibilityTimeoutMs: VT,
     });
-    // a measured rate: 40 quick runs in one 100 ms window (0.4 a ms, a target of 20 rows ahead). Enqueued before
+    // a measured rate: 10 quick runs in one 100 ms window (0.1 a ms, a target of 20 rows ahead). Enqueued before
     // the worker starts: rows a minute in the past landing after its first claim would sit below the low water that
     // claim computed (the clock's now less a second) until the next refresh, and this clock hardly moves.
     await driverA.enqueueMany(
-      Array.from({ length: 40 }, (_, n) => requestOf(n, start - 60_000, 3)),
+      Array.from({ length: 10 }, (_, n) => requestOf(n, start - 60_000, 3)),
     );
     await worker.start();
     worker.signalEnqueued(QUEUE);
     // each flush is one turn of the event loop: the database answers in between (no time passes on the clock)
-    for (let i = 0; i < 100_000 && worker.stats().completed < 40; i++) await clockA.flush();
-    expect(worker.stats().completed).toBe(40);
+    for (let i = 0; i < 100_000 && worker.stats().completed < 10; i++) await clockA.flush();
+    expect(worker.stats().completed).toBe(10);
     await clockA.advance(100);
 
     // the backlog: two blockers first in claim order, then 30 rows of which every other one has ONE attempt
@@ -94,7 +94,7 @@ describe('a worker that dies holding prefetched rows (PostgreSQL, driven clock)'
     ];
     await driverA.enqueueMany(backlog);
     worker.signalEnqueued(QUEUE);
-    for (let i = 0; i < 100_000 && worker.stats().claimed < 42; i++) await clockA.flush();
+    for (let i = 0; i < 100_000 && worker.stats().claimed < 12; i++) await clockA.flush();
     const claimedAt = clockA.now();
 
     const running = (await driverA.introspect.list({ state: 'running', limit: 100 })).filter(
