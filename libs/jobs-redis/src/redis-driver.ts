@@ -21,6 +21,7 @@ import { redisLeases } from './redis-leases';
 import { redisKeyPrefix } from './redis-keys';
 import { toJobRow } from './redis-rows';
 import { ackRows, heartbeatRow, nackOutcome, nackRow, recordProgressRow } from './redis-settle';
+import { redisPurgeTargets } from './redis-purge';
 import { redisSchedulerState } from './redis-scheduler-state';
 import { queueStats } from './redis-stats';
 import { redisSteps } from './redis-steps';
@@ -129,6 +130,7 @@ export function redisJobDriver(options: RedisJobDriverOptions): RedisJobDriver {
     leases: redisLeases(ctx),
     workerRegistry: redisWorkerRegistry(ctx),
     schedulerState: redisSchedulerState(ctx),
+    purgeTargets: (policy) => redisPurgeTargets(ctx, policy),
     close() {
       closing ??= owned ? client.quit().then(() => undefined) : Promise.resolve();
       return closing;

@@ -1,4 +1,5 @@
-import { claimOf, uuidv7, type EnqueueRequest } from '@ultimat3/jobs';
+import { claimOf, resolveRetention, uuidv7, type EnqueueRequest } from '@ultimat3/jobs';
+import { frozenClock } from '@ultimat3/jobs/testing';
 import { Redis } from 'ioredis';
 import { startThrowawayRedis } from '../../../scripts/throwaway-redis.mjs';
 import { createTestRedis, testRedisUrl, type TestRedis } from '../test/test-redis';
@@ -142,6 +143,51 @@ describe('redisJobDriver (redis only)', () => {
     } finally {
       await other.quit();
     }
+  });
+});
+
+describe('redisJobDriver retention', () => {
+  it('sweeps finished rows past their keep with their steps, in batches, and leaves the rest', async () => {
+    const clock = frozenClock();
+    const driver = redisJobDriver({ client: redis.client, prefix: redis.prefix(), clock });
+    const policy = resolveRetention({ finishedMs: 60_000, deadMs: 120_000, batchSize: 2 });
+    const settle = async (how: 'ack' | 'dead'): Promise<string> => {
+      const r = request({ runAt: clock.now() });
+      await driver.enqueue(r);
+      const [row] = await driver.claim({ ...claimArgs, slots: [{ queue: 'q', limit: 1 }] });
+      const step = { name: 's', output: 1, attempt: 1, startedAt: 0, completedAt: 1 };
+      await driver.steps.save(row!.id, claimOf(row!), step);
+      if (how === 'ack') await driver.ack(row!.id, claimOf(row!));
+      else await driver.nack(row!.id, { ...claimOf(row!), error: 'x', deadLetter: true });
+      return r.id;
+    };
+    const done = [await settle('ack'), await settle('ack'), await settle('ack')];
+    const dead = await settle('dead');
+    const live = request({ runAt: clock.now() + 3_600_000 });
+    await driver.enqueue(live);
+    await clock.advance(90_000);
+
+    const sweep = async (): Promise<Record<string, number>> => {
+      const removed: Record<string, number> = {};
+      for (const t of driver.purgeTargets!(policy))
+        removed[t.name] = await t.purgeExpired(clock.now());
+      return removed;
+    };
+    expect(await sweep()).toMatchObject({ 'x_jobs:done': 3, 'x_jobs:dead': 0 });
+    for (const id of done) {
+      expect(await driver.get(id)).toBeUndefined();
+      expect(await driver.steps.load(id)).toEqual([]);
+    }
+    expect((await driver.get(dead))?.state).toBe('dead');
+    expect((await driver.get(live.id))?.state).toBe('delayed');
+    expect(await driver.stats()).toEqual([
+      expect.objectContaining({ queue: 'q', done: 0, dead: 1, delayed: 1 }),
+    ]);
+
+    await clock.advance(60_000);
+    expect(await sweep()).toMatchObject({ 'x_jobs:done': 0, 'x_jobs:dead': 1 });
+    expect(await driver.get(dead)).toBeUndefined();
+    expect(await driver.introspect.list()).toEqual([expect.objectContaining({ id: live.id })]);
   });
 });
 

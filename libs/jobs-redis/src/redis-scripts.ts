@@ -14,6 +14,8 @@ import { LUA_LIST } from './lua/list.lua';
 import { LUA_NACK } from './lua/nack.lua';
 import { LUA_PROGRESS } from './lua/progress.lua';
 import { LUA_PROMOTE } from './lua/promote.lua';
+import { LUA_PURGE_COUNTERS } from './lua/purge-counters.lua';
+import { LUA_PURGE_JOBS } from './lua/purge-jobs.lua';
 import { LUA_REMOVE } from './lua/remove.lua';
 import { LUA_REQUEUE } from './lua/requeue.lua';
 import { LUA_RESCUE } from './lua/rescue.lua';
@@ -50,6 +52,8 @@ export const SCRIPTS = {
   eventPurge: LUA_EVENT_PURGE,
   schedulerFire: LUA_SCHEDULER_FIRE,
   schedulerSkip: LUA_SCHEDULER_SKIP,
+  purgeJobs: LUA_PURGE_JOBS,
+  purgeCounters: LUA_PURGE_COUNTERS,
 } as const;
 
 /** The name of one of the driver's scripts. */

@@ -22,6 +22,7 @@
  *   Q(q)..':l'             ZSET  running rows of q: score leaseExpiresAt, member id
  *   Q(q)..':w:'..name      ZSET  ready / delayed (not suspended) rows of (q, name): score runAt (oldest due age)
  *   Q(q)..':n'             HASH  state → count, and name..'|'..state → count for live states
+ *   P..'fin:'..state       ZSET  finished rows of one finished state: score finishedAt (the retention sweep's index)
  */
 export const LUA_PRELUDE = `
 local P = KEYS[1]
@@ -73,6 +74,7 @@ local function unindex(r)
   redis.call('ZREM', q .. ':d', r.id)
   redis.call('ZREM', q .. ':l', r.id)
   redis.call('ZREM', q .. ':w:' .. r.name, r.id)
+  if not LIVE[r.st] then redis.call('ZREM', P .. 'fin:' .. r.st, r.id) end
   count(r, -1)
 end
 -- puts a row into the indexes its state calls for, reading due-ness against NOW
@@ -89,6 +91,8 @@ local function index(r)
       redis.call('ZADD', q .. ':d', r.at, r.id)
     end
     if r.st ~= 'suspended' then redis.call('ZADD', q .. ':w:' .. r.name, r.at, r.id) end
+  elseif r.fin then
+    redis.call('ZADD', P .. 'fin:' .. r.st, r.fin, r.id)
   end
   count(r, 1)
 end
