@@ -1,0 +1,77 @@
+import { DEFAULT_RETRY, type ResolvedRetryPolicy } from '../declare/retry-policy';
+import type { ClaimedJob } from '../driver/job-row';
+import { isFinal, planFailure } from './failure-plan';
+import { ERROR_TEXT_MAX_LENGTH } from './render-error';
+
+/** The fields of a claimed row the plan reads; the rest are never touched. */
+function claimed(attempt: number, maxAttempts: number): ClaimedJob {
+  return { name: 'plan.job', attempt, maxAttempts } as ClaimedJob;
+}
+
+const fixed: ResolvedRetryPolicy = {
+  ...DEFAULT_RETRY,
+  attempts: 4,
+  backoff: 'fixed',
+  delay: 2_000,
+  jitter: false,
+};
+
+const coded = (code: string, extra: object = {}): Error =>
+  Object.assign(new Error(`failed with ${code}`), { code }, extra);
+
+describe('isFinal: whether a failure of this attempt stops the job', () => {
+  it("follows the job's retry policy when it has one, else the row's maxAttempts", () => {
+    expect(isFinal(claimed(3, 10), { ...fixed, attempts: 3 })).toBe(true);
+    expect(isFinal(claimed(2, 2), { ...fixed, attempts: 3 })).toBe(false);
+    expect(isFinal(claimed(2, 2), undefined)).toBe(true);
+    expect(isFinal(claimed(1, 2), undefined)).toBe(false);
+  });
+});
+
+describe('planFailure: what a failed attempt comes to, before anything is written', () => {
+  it('retries an unclassified error after the policy back-off', () => {
+    expect(planFailure(new Error('boom'), claimed(1, 4), fixed, false, undefined)).toEqual({
+      kind: 'retry',
+      delayMs: 2_000,
+    });
+  });
+
+  it('stops on the final attempt: dead-lettered as attempts-exhausted, the error text without a suffix', () => {
+    expect(planFailure(new Error('boom'), claimed(4, 4), fixed, true, undefined)).toEqual({
+      kind: 'stop',
+      stop: 'attempts-exhausted',
+      deadLetter: true,
+      code: undefined,
+      text: 'boom',
+    });
+  });
+
+  it('stops on a terminal code at any attempt, naming the code and the attempt in a suffix kept whole', () => {
+    const long = coded('X_VALUE_INVALID', { message: 'x'.repeat(ERROR_TEXT_MAX_LENGTH * 2) });
+    const plan = planFailure(long, claimed(1, 4), fixed, false, undefined);
+    expect(plan).toMatchObject({ kind: 'stop', stop: 'terminal', code: 'X_VALUE_INVALID' });
+    if (plan.kind !== 'stop') throw new Error('expected a stop');
+    expect(plan.text.length).toBeLessThanOrEqual(ERROR_TEXT_MAX_LENGTH);
+    expect(plan.text.endsWith(' [terminal: X_VALUE_INVALID; attempt 1 of 4]')).toBe(true);
+  });
+
+  it('drops rather than dead-letters when the policy keeps no dead letters', () => {
+    const plan = planFailure(
+      new Error('boom'),
+      claimed(4, 4),
+      { ...fixed, deadLetter: false },
+      true,
+      undefined,
+    );
+    expect(plan).toMatchObject({ kind: 'stop', deadLetter: false });
+  });
+
+  it('backs a row of a job this process does not know off exponentially from 1 s, with jitter', () => {
+    const half = (): number => 0.5;
+    // attempt 2: base 2,000 ms; equal jitter at 0.5 is 1,000 + 500
+    expect(planFailure(new Error('boom'), claimed(2, 5), undefined, false, half)).toEqual({
+      kind: 'retry',
+      delayMs: 1_500,
+    });
+  });
+});
