@@ -174,6 +174,29 @@ describe('idle cost and pickup latency', () => {
     expect(claims.slice(before).map((c) => c.at - wokenAt)).toEqual([0, 10, 25]);
   });
 
+  it('a wake while a claim is on the wire asks for ONE pass right after it, not a second claim beside it', async () => {
+    const { h } = await start({ jobs: [idle], idlePollMaxMs: 60_000 });
+    await h.advance(MINUTE);
+    const held: (() => void)[] = [];
+    const inner = h.driver.claim.bind(h.driver);
+    h.driver.claim = async (o) => {
+      await new Promise<void>((resolve) => held.push(resolve));
+      return inner(o);
+    };
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    h.worker.signalEnqueued('default');
+    h.worker.signalEnqueued('default');
+    h.worker.signalEnqueued('default');
+    await turn();
+    expect(held).toHaveLength(1);
+    held.shift()?.();
+    await turn();
+    expect(held).toHaveLength(1);
+    held.shift()?.();
+    await turn();
+    expect(held).toHaveLength(0);
+  });
+
   it('ignores a wake for a queue the worker does not serve', async () => {
     const { h, claims } = await start({ jobs: [idle] });
     await h.advance(10_000);

@@ -184,10 +184,10 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
     },
     signalEnqueued(queue, sweepAfterMs) {
       if (state !== 'running' || !ledger.serves(queue)) return;
-      // A woken loop passes now (or right after the claims on the wire), then at the floor again — and, for a
+      // A woken loop passes now (or right after the claim on the wire), then at the floor again — and, for a
       // throttled wake, sweeps once more when the rows its announcement stands for have committed.
       timers.woken(sweepAfterMs);
-      kick();
+      loop.woken();
     },
     setWakeLive(live) {
       stats.wakeLive = live;

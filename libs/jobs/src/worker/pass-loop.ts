@@ -56,9 +56,22 @@ export class PassLoop {
 
   /** Runs a pass now — while fewer than {@link CLAIMS_ON_THE_WIRE} claims are out — or asks for ONE more after. */
   kick(): void {
+    this.kickBelow(CLAIMS_ON_THE_WIRE);
+  }
+
+  /**
+   * A wake's pass: now when no claim is out, else ONE more right after the claim on the wire returns (its snapshot may
+   * predate the commit the wake announced). A flood of wakes so costs one claim at a time, each taking every row
+   * committed meanwhile, rather than a second claim racing the first for the same few rows.
+   */
+  woken(): void {
+    this.kickBelow(1);
+  }
+
+  private kickBelow(onTheWire: number): void {
     const plan = this.o.planner();
     if (!this.o.running() || plan === undefined) return;
-    if (plan.claiming >= CLAIMS_ON_THE_WIRE) {
+    if (plan.claiming >= onTheWire) {
       this.again = true;
       return;
     }
