@@ -6,6 +6,13 @@ type Element = string | number | null | undefined;
 
 const QUOTED = /["\\]/g;
 
+/** One element of an array literal: double-quoted with `"` and `\` escaped, or `NULL`. */
+function element(value: Element): string {
+  if (value === null || value === undefined) return 'NULL';
+  const s = String(value);
+  return `"${s.includes('"') || s.includes('\\') ? s.replace(QUOTED, '\\$&') : s}"`;
+}
+
 /**
  * The text of a PostgreSQL array literal holding `values` in order: every element double-quoted (so no value can end
  * an element or the array early, whatever it holds — commas, braces, `NULL`, line feeds), `"` and `\` escaped, null
@@ -15,16 +22,21 @@ const QUOTED = /["\\]/g;
 export function arrayLiteral(values: readonly Element[]): string {
   let text = '{';
   for (let i = 0; i < values.length; i++) {
-    const value = values[i];
     if (i > 0) text += ',';
-    if (value === null || value === undefined) {
-      text += 'NULL';
-    } else {
-      const s = String(value);
-      text += `"${s.includes('"') || s.includes('\\') ? s.replace(QUOTED, '\\$&') : s}"`;
-    }
+    text += element(values[i]);
   }
   return `${text}}`;
+}
+
+/**
+ * A column of `SQL_ENQUEUE_BATCH` that may stand for every request with one element: `values` as an array literal,
+ * or, when they are all one value (a bulk batch's name, queue, due time, its nulls), that value alone.
+ */
+export function columnLiteral(values: readonly Element[]): string {
+  const first = values[0];
+  return values.length > 0 && values.every((value) => value === first)
+    ? `{${element(first)}}`
+    : arrayLiteral(values);
 }
 
 /**
@@ -36,11 +48,11 @@ export function inputLines(requests: readonly EnqueueRequest[]): string {
   return requests.map((r) => JSON.stringify(r.input) ?? '').join('\n');
 }
 
-/** The due times of a batch as an array literal; a batch mostly shares one due time, formatted once. */
+/** The due times of a batch as a column; a batch mostly shares one due time, formatted once. */
 function runAtLiteral(requests: readonly EnqueueRequest[]): string {
   let lastMs: number | undefined;
   let lastText = '';
-  return arrayLiteral(
+  return columnLiteral(
     requests.map((r) => {
       if (r.runAt !== lastMs) {
         lastMs = r.runAt;
@@ -53,14 +65,16 @@ function runAtLiteral(requests: readonly EnqueueRequest[]): string {
 
 /** `$2 … $15` of `SQL_ENQUEUE_BATCH` for `requests`. */
 export function batchParams(requests: readonly EnqueueRequest[]): string[] {
-  const column = (pick: (r: EnqueueRequest) => Element): string => arrayLiteral(requests.map(pick));
+  const each = (pick: (r: EnqueueRequest) => Element): string => arrayLiteral(requests.map(pick));
+  const column = (pick: (r: EnqueueRequest) => Element): string =>
+    columnLiteral(requests.map(pick));
   return [
-    column((r) => r.id),
-    column((r) => r.runId),
+    each((r) => r.id),
+    each((r) => r.runId),
     column((r) => r.name),
     column((r) => r.queue),
     inputLines(requests),
-    column((r) => r.idempotencyKey),
+    each((r) => r.idempotencyKey),
     column((r) => r.tenantId),
     column((r) => r.enqueuedBy),
     runAtLiteral(requests),

@@ -94,18 +94,26 @@ export function columnsOf(requests: readonly EnqueueRequest[]): unknown[][] {
 const crossTenantReasons = (requests: readonly EnqueueRequest[]): (string | null)[] =>
   requests.map((r) => r.crossTenantReason ?? null);
 
-/** Whether a batch names an id, or a live key, twice: its later requests answer its earlier ones. */
+/** The live key a request names: its name, tenant ('' and null alike) and idempotency key. */
+const liveKeyOf = (r: EnqueueRequest): string =>
+  `${r.name}\u0000${r.tenantId ?? ''}\u0000${r.idempotencyKey}`;
+
+/**
+ * Whether a batch names an id, or a live key, twice: its later requests answer its earlier ones. The live keys are
+ * composed only when an idempotency key comes twice (maybe under another name or tenant): a bulk batch seldom has one.
+ */
 function repeats(requests: readonly EnqueueRequest[]): boolean {
   const ids = new Set<string>();
   const keys = new Set<string>();
+  let keyTwice = false;
   for (const r of requests) {
-    const key = `${r.name}\u0000${r.tenantId ?? ''}\u0000${r.idempotencyKey}`;
     const id = r.id.toLowerCase();
-    if (ids.has(id) || keys.has(key)) return true;
+    if (ids.has(id)) return true;
     ids.add(id);
-    keys.add(key);
+    if (keys.has(r.idempotencyKey)) keyTwice = true;
+    else keys.add(r.idempotencyKey);
   }
-  return false;
+  return keyTwice && new Set(requests.map(liveKeyOf)).size < requests.length;
 }
 
 /** Whether a batch may take the fast path: no strict request, and no id or live key named twice in it. */

@@ -12,15 +12,20 @@
  * `on conflict (id)`, 27.3 ms with `on conflict do nothing` (which arbitrates both unique indexes). Nothing is
  * returned to the client: every row landed, so the caller already knows each request's ids.
  *
- * The parameters are shaped for the client's cost as much as the server's: array literals built by the driver, and
- * the JSON inputs as ONE text, one input per line — `JSON.stringify` never writes a raw line feed (it escapes every
- * control character inside strings), so a line is exactly one input and needs no quoting; an empty line is SQL NULL.
+ * The parameters are shaped for the client's cost as much as the server's: array literals built by the driver; the
+ * JSON inputs as ONE text, one input per line — `JSON.stringify` never writes a raw line feed (it escapes every
+ * control character inside strings), so a line is exactly one input and needs no quoting; an empty line is SQL NULL;
+ * and a column other than the ids, inputs and keys that holds one value for every request (a bulk batch's name,
+ * queue, tenant, due time, priority, its nulls) as a ONE-element array, read once rather than parsed 1,000 times —
+ * ~2 of ~13 ms of backend CPU on a 1,000-row batch. A one-element array is never ambiguous: `unnest` pads it with
+ * NULLs past its first row, and the statement reads its one value for every row instead.
  *
- * $1 now (timestamptz; null = the database's `now()`), then one array per column, all the same length:
- * $2 ids uuid[], $3 run_ids uuid[], $4 names text[], $5 queues text[], $6 inputs text (JSON texts joined by line
- * feeds), $7 idempotency_keys text[], $8 tenant_ids text[], $9 enqueued_bys text[], $10 run_ats timestamptz[],
- * $11 max_attempts int[], $12 priorities int[], $13 concurrency_keys text[], $14 traceparents text[],
- * $15 cross_tenant_reasons text[].
+ * $1 now (timestamptz; null = the database's `now()`), then one array per column, each as long as the batch or,
+ * where marked (*), one element standing for every request:
+ * $2 ids uuid[], $3 run_ids uuid[], $4 names text[]*, $5 queues text[]*, $6 inputs text (JSON texts joined by line
+ * feeds), $7 idempotency_keys text[], $8 tenant_ids text[]*, $9 enqueued_bys text[]*, $10 run_ats timestamptz[]*,
+ * $11 max_attempts int[]*, $12 priorities int[]*, $13 concurrency_keys text[]*, $14 traceparents text[]*,
+ * $15 cross_tenant_reasons text[]*.
  *
  * Returns one row, `inserted`: the rows written (every request). Announces each queue it created rows in, due within
  * 1 s, on `x_jobs_wake`, throttled per queue per slot exactly as `SQL_ENQUEUE` is (the same `slot` and `woke` CTEs;
@@ -37,17 +42,45 @@ inserted as (
     cross_tenant_reason
   )
   select
-    r.id, r.run_id, r.name, r.queue, nullif(r.input, '')::json, r.idempotency_key, r.tenant_id, r.enqueued_by,
-    case when r.run_at > k.now then 'delayed' else 'ready' end, 0,
-    r.max_attempts, r.priority, r.run_at, k.now, k.now, r.concurrency_key, r.traceparent,
-    r.cross_tenant_reason
-  from unnest(
-    $2::uuid[], $3::uuid[], $4::text[], $5::text[], string_to_array($6::text, E'\\n'), $7::text[], $8::text[],
-    $9::text[], $10::timestamptz[], $11::int[], $12::int[], $13::text[], $14::text[], $15::text[]
-  ) as r(
-    id, run_id, name, queue, input, idempotency_key, tenant_id, enqueued_by,
-    run_at, max_attempts, priority, concurrency_key, traceparent, cross_tenant_reason
-  )
+    b.id, b.run_id, b.name, b.queue, nullif(b.input, '')::json, b.idempotency_key, b.tenant_id, b.enqueued_by,
+    case when b.run_at > k.now then 'delayed' else 'ready' end, 0,
+    b.max_attempts, b.priority, b.run_at, k.now, k.now, b.concurrency_key, b.traceparent,
+    b.cross_tenant_reason
+  from (
+    select r.id, r.run_id, r.input, r.idempotency_key,
+      case when u.one_name then u.name else r.name end as name,
+      case when u.one_queue then u.queue else r.queue end as queue,
+      case when u.one_tenant_id then u.tenant_id else r.tenant_id end as tenant_id,
+      case when u.one_enqueued_by then u.enqueued_by else r.enqueued_by end as enqueued_by,
+      case when u.one_run_at then u.run_at else r.run_at end as run_at,
+      case when u.one_max_attempts then u.max_attempts else r.max_attempts end as max_attempts,
+      case when u.one_priority then u.priority else r.priority end as priority,
+      case when u.one_concurrency_key then u.concurrency_key else r.concurrency_key end as concurrency_key,
+      case when u.one_traceparent then u.traceparent else r.traceparent end as traceparent,
+      case when u.one_cross_tenant_reason then u.cross_tenant_reason else r.cross_tenant_reason end
+        as cross_tenant_reason
+    from unnest(
+      $2::uuid[], $3::uuid[], $4::text[], $5::text[], string_to_array($6::text, E'\\n'), $7::text[], $8::text[],
+      $9::text[], $10::timestamptz[], $11::int[], $12::int[], $13::text[], $14::text[], $15::text[]
+    ) as r(
+      id, run_id, name, queue, input, idempotency_key, tenant_id, enqueued_by,
+      run_at, max_attempts, priority, concurrency_key, traceparent, cross_tenant_reason
+    )
+    cross join (
+      -- a column holding one value throughout comes as that one value: read once, here
+      select
+        cardinality($4::text[]) = 1 as one_name, ($4::text[])[1] as name,
+        cardinality($5::text[]) = 1 as one_queue, ($5::text[])[1] as queue,
+        cardinality($8::text[]) = 1 as one_tenant_id, ($8::text[])[1] as tenant_id,
+        cardinality($9::text[]) = 1 as one_enqueued_by, ($9::text[])[1] as enqueued_by,
+        cardinality($10::timestamptz[]) = 1 as one_run_at, ($10::timestamptz[])[1] as run_at,
+        cardinality($11::int[]) = 1 as one_max_attempts, ($11::int[])[1] as max_attempts,
+        cardinality($12::int[]) = 1 as one_priority, ($12::int[])[1] as priority,
+        cardinality($13::text[]) = 1 as one_concurrency_key, ($13::text[])[1] as concurrency_key,
+        cardinality($14::text[]) = 1 as one_traceparent, ($14::text[])[1] as traceparent,
+        cardinality($15::text[]) = 1 as one_cross_tenant_reason, ($15::text[])[1] as cross_tenant_reason
+    ) u
+  ) b
   cross join clock k
   returning queue, run_at
 ),

@@ -1,0 +1,107 @@
+import type { EnqueueRequest } from '@ultimat3/jobs';
+import { createTestDatabase, resetJobTables, type TestDatabase } from '../../test/test-database';
+import { request } from '../../test/requests';
+import { postgresJobDriver } from './pg-driver';
+import { arrayLiteral, columnLiteral, inputLines } from './pg-batch-params';
+
+/** Strings an array literal must quote or escape. */
+const AWKWARD = [
+  'plain',
+  '',
+  'with,comma',
+  '{braces}',
+  '"double" quotes',
+  'back\\slash',
+  '\\"',
+  'NULL',
+  ' white space ',
+  'new\nline',
+  'ünïcødé ✓ 😀',
+];
+
+describe('batch parameters as the server reads them', () => {
+  let db: TestDatabase;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await db?.drop();
+  });
+
+  const readBack = async (literal: string): Promise<(string | null)[]> => {
+    const { rows } = await db.executor.query<{ a: (string | null)[] }>('select $1::text[] as a', [
+      literal,
+    ]);
+    return rows[0]?.a ?? [];
+  };
+
+  it('reads an array literal back element for element, nulls included', async () => {
+    const values = [...AWKWARD, null, undefined];
+    expect(await readBack(arrayLiteral(values))).toEqual([...AWKWARD, null, null]);
+  });
+
+  it('sends a column of one value throughout as that one value, whatever it holds', async () => {
+    for (const value of [...AWKWARD, null]) {
+      expect(await readBack(columnLiteral([value, value, value]))).toEqual([value]);
+      expect(await readBack(arrayLiteral([value, value]))).toEqual([value, value]);
+    }
+    expect(await readBack(columnLiteral([7, 7]))).toEqual(['7']);
+    expect(await readBack(columnLiteral([7, 8]))).toEqual(['7', '8']);
+    expect(await readBack(columnLiteral([null, undefined]))).toEqual([null, null]);
+    expect(await readBack(arrayLiteral([]))).toEqual([]);
+  });
+
+  it('stores each request’s own values whether a column is one value throughout or not', async () => {
+    await resetJobTables(db.executor);
+    const driver = postgresJobDriver({ executor: db.executor });
+    const at = Date.now();
+    const shared = { name: 'same "name"', queue: 'q,1', tenantId: null, runAt: at, priority: 3 };
+    const uniform = Array.from({ length: 3 }, () => request(shared));
+    const mixed = [
+      request({ ...shared, tenantId: 't', enqueuedBy: 'a\\b', traceparent: null }),
+      request({ ...shared, tenantId: null, runAt: at + 60_000, priority: -1, maxAttempts: 9 }),
+      request({ ...shared, tenantId: 'NULL', concurrencyKey: 'c', crossTenantReason: 'why' }),
+      request({ ...shared, name: 'other', queue: 'q,2', enqueuedBy: null }),
+    ];
+    const single = [request({ tenantId: 'alone', priority: 7 })];
+    for (const batch of [uniform, mixed, single]) {
+      expect(await driver.enqueueMany(batch)).toEqual(
+        batch.map((r) => ({ id: r.id, runId: r.runId, deduped: false })),
+      );
+      for (const r of batch) {
+        const row = await driver.get(r.id);
+        expect(row).toMatchObject({
+          name: r.name,
+          queue: r.queue,
+          tenantId: r.tenantId,
+          enqueuedBy: r.enqueuedBy,
+          priority: r.priority,
+          maxAttempts: r.maxAttempts,
+          concurrencyKey: r.concurrencyKey,
+          crossTenantReason: r.crossTenantReason ?? null,
+          state: r.runAt > at + 1_000 ? 'delayed' : 'ready',
+        });
+        expect(row?.runAt).toBe(r.runAt);
+      }
+    }
+  });
+
+  it('splits the inputs text into exactly one JSON text per request', async () => {
+    const inputs = [
+      { s: 'line\nfeed\r\n', t: '\u2028\u2029', u: '\u0000', q: '"\\' },
+      'new\nline',
+      ['', null, 0],
+      null,
+      {},
+    ];
+    const requests: EnqueueRequest[] = inputs.map((input) =>
+      request({ input: input as EnqueueRequest['input'] }),
+    );
+    const { rows } = await db.executor.query<{ t: string }>(
+      `select t from unnest(string_to_array($1::text, E'\\n')) with ordinality as x(t, i) order by i`,
+      [inputLines(requests)],
+    );
+    expect(rows.map((r) => JSON.parse(r.t) as unknown)).toEqual(inputs);
+  });
+});
