@@ -7,7 +7,7 @@ import {
 } from '../errors/declaration-errors';
 import { activeTraceparent } from '../tracing/run-span';
 import { enqueueTenant } from '../runtime/tenant';
-import { uuidv7 } from '../util/ids';
+import { uuidv7, uuidv7Batch } from '../util/ids';
 import { jsonProblem, type JsonValue } from '../util/json';
 import { jobsFacade } from './ambient';
 import type { EnqueueActor, EnqueueOptions, JobHandle } from './handle';
@@ -33,10 +33,22 @@ async function asStored<In, Out>(
   );
 }
 
+/** The ids of one row: its job id and its run id. */
+interface RowIds {
+  readonly id: string;
+  readonly runId: string;
+}
+
+/** Fresh ids for one row: minted now, the run id the options' when they name one. */
+const mintIds = (resolved: ResolvedOptions, nowMs: number): RowIds => ({
+  id: uuidv7(nowMs),
+  runId: resolved.runId ?? uuidv7(nowMs),
+});
+
 /**
  * Builds one row from a raw input under options already checked: parses the input (a bad one is refused with the
  * schema's paths, and nothing is queued), refuses an oversized one, derives the key, tenant and concurrency key, and
- * mints the ids.
+ * takes the ids (minted now unless the batch minted them).
  */
 async function prepareRow<In, Out>(
   handle: JobHandle<In, Out, unknown>,
@@ -44,6 +56,7 @@ async function prepareRow<In, Out>(
   resolved: ResolvedOptions,
   actor: EnqueueActor | undefined,
   nowMs: number,
+  ids?: RowIds,
 ): Promise<EnqueueRequest> {
   const parsed = await handle.parseInput(raw);
   if (!parsed.ok) throw new JobInputInvalidError(handle.name, parsed.issues);
@@ -62,9 +75,10 @@ async function prepareRow<In, Out>(
   const declaredTenant = handle.tenantOf(value);
   // inside a run: another tenant's job is X_JOB_TENANT_MISMATCH unless inside crossTenant(), whose reason the row keeps
   const crossTenantReason = enqueueTenant(handle.name, declaredTenant);
+  const { id, runId } = ids ?? mintIds(resolved, nowMs);
   return {
-    id: uuidv7(nowMs),
-    runId: resolved.runId ?? uuidv7(nowMs),
+    id,
+    runId,
     name: handle.name,
     queue: resolved.queue ?? handle.queue,
     input: input as JsonValue,
@@ -129,11 +143,19 @@ export async function prepareEnqueueMany<In, Out>(
   }
   const resolved = resolveOptions(handle.name, options, nowMs);
   assertActor(handle.name, actor);
+  // Ids minted in one millisecond sort at random; handed out in sorted order, they keep the batch in the order given
+  // wherever rows tie on everything else (a claim's priority and run time, an outbox row's stage time).
+  const ids = uuidv7Batch(nowMs, raws.length).sort();
+  const runIds = resolved.runId === undefined ? uuidv7Batch(nowMs, raws.length) : undefined;
   const requests: EnqueueRequest[] = [];
   const issues: JobInputIssue[] = [];
   for (let index = 0; index < raws.length; index++) {
+    const rowIds = {
+      id: ids[index] as string,
+      runId: resolved.runId ?? (runIds?.[index] as string),
+    };
     try {
-      requests.push(await prepareRow(handle, raws[index] as In, resolved, actor, nowMs));
+      requests.push(await prepareRow(handle, raws[index] as In, resolved, actor, nowMs, rowIds));
     } catch (error) {
       const found = itemIssues(index, error);
       if (found === undefined) throw error;
@@ -141,10 +163,7 @@ export async function prepareEnqueueMany<In, Out>(
     }
   }
   if (issues.length > 0) throw new JobInputInvalidError(handle.name, issues);
-  // Ids minted in one millisecond sort at random; handed out in sorted order, they keep the batch in the order given
-  // wherever rows tie on everything else (a claim's priority and run time, an outbox row's stage time).
-  const ids = requests.map((r) => r.id).sort();
-  return requests.map((r, i) => ({ ...r, id: ids[i] ?? r.id }));
+  return requests;
 }
 
 /** Tells `onEnqueued` once per queue a batch landed a new row in (a deduped row wakes nothing). */

@@ -1,4 +1,4 @@
-import { isUuid, uuidv7 } from './ids';
+import { isUuid, uuidv7, uuidv7Batch } from './ids';
 
 const msOf = (id: string): number => parseInt(id.slice(0, 8) + id.slice(9, 13), 16);
 
@@ -28,5 +28,20 @@ describe('uuidv7', () => {
     for (let i = 100; i < ids.length; i += 100) {
       expect((ids[i - 1] ?? '') < (ids[i] ?? '')).toBe(true);
     }
+  });
+
+  it('mints a batch of one millisecond as uuidv7 would: canonical, that millisecond, all different', () => {
+    const at = Date.UTC(2026, 10, 29, 13, 44, 52, 123);
+    const ids = uuidv7Batch(at, 5_000);
+    expect(ids).toHaveLength(5_000);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const id of ids) {
+      expect(isUuid(id)).toBe(true);
+      expect(id[14]).toBe('7');
+      expect('89ab').toContain(id[19]);
+      expect(msOf(id)).toBe(at);
+    }
+    expect(uuidv7Batch(at, 0)).toEqual([]);
+    expect(uuidv7Batch(-5, 1)[0]?.slice(0, 15)).toBe(uuidv7(-5).slice(0, 15));
   });
 });

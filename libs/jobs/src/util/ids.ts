@@ -9,9 +9,25 @@ import { randomUUID } from 'node:crypto';
  * entropy pool — ~0.1 µs an id, against ~6 µs for a `randomBytes(16)` call each (two ids per enqueued job).
  */
 export function uuidv7(nowMs: number = Date.now()): string {
+  return `${timePrefix(nowMs)}${randomUUID().slice(15)}`;
+}
+
+/**
+ * `count` UUIDv7s of one millisecond, as {@link uuidv7} mints them, the time part formatted once: what a batch
+ * enqueue mints (two ids a job), at under half the cost of as many `uuidv7()` calls.
+ */
+export function uuidv7Batch(nowMs: number, count: number): string[] {
+  const prefix = timePrefix(nowMs);
+  const ids = new Array<string>(count);
+  for (let i = 0; i < count; i++) ids[i] = `${prefix}${randomUUID().slice(15)}`;
+  return ids;
+}
+
+/** The first 15 characters of a UUIDv7 of `nowMs`: 48 bits of milliseconds, then the version digit. */
+function timePrefix(nowMs: number): string {
   const ms = Math.min(MAX_MS, Math.max(0, Math.floor(nowMs)));
   const time = ms.toString(16).padStart(12, '0');
-  return `${time.slice(0, 8)}-${time.slice(8)}-7${randomUUID().slice(15)}`;
+  return `${time.slice(0, 8)}-${time.slice(8)}-7`;
 }
 
 /** The last millisecond 48 bits hold (the year 10889). */
