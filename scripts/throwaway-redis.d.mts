@@ -16,6 +16,8 @@ export interface ThrowawayRedisOptions {
   readonly timeoutMs?: number;
   readonly port?: number;
   readonly dir?: string;
+  /** More `redis-server` flags, e.g. `['--cluster-enabled', 'yes']`. */
+  readonly args?: readonly string[];
 }
 
 /** Starts a `redis-server` on loopback; see `throwaway-redis.mjs`. */

@@ -45,7 +45,8 @@ function pings(port) {
 /**
  * Starts one server. `name` prefixes its temp directory; `aof: true` turns the append-only file on (fsync every
  * second) in that directory. `port` and `dir` restart a stopped server where it was (a test of a Redis restart):
- * `stop({ keepDir: true })` leaves the directory for that. Answers `{ url, port, dir, pid, stop }`; a server that does
+ * `stop({ keepDir: true })` leaves the directory for that. `args` are more `redis-server` flags (`['--cluster-enabled',
+ * 'yes']`). Answers `{ url, port, dir, pid, stop }`; a server that does
  * not answer a PING within `timeoutMs` is killed and the start throws with `hint` and what it printed.
  */
 export async function startThrowawayRedis({
@@ -55,6 +56,7 @@ export async function startThrowawayRedis({
   timeoutMs = 10_000,
   port: fixedPort,
   dir: fixedDir,
+  args: extra = [],
 } = {}) {
   const port = fixedPort ?? (await freePort());
   const dir = fixedDir ?? mkdtempSync(join(tmpdir(), `${name}-${process.pid}-`));
@@ -73,6 +75,7 @@ export async function startThrowawayRedis({
     'noeviction',
     '--daemonize',
     'no',
+    ...extra,
   ];
   const output = [];
   let exited = null;
