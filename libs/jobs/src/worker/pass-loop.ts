@@ -42,14 +42,14 @@ export interface PassLoopOptions {
 
 /**
  * The claim loop: a pass hands stale held rows back and sends the one claim the served queues need. At most
- * {@link CLAIMS_ON_THE_WIRE} claims are out at once; a pass asked for while they are runs when one returns — ONE
- * pass however many were asked for, as it serves every queue. What the claim found sets the next poll
+ * {@link CLAIMS_ON_THE_WIRE} claims are out at once (a wake's pass: one); a pass asked for while they are runs when
+ * one returns — ONE pass however many were asked for, as it serves every queue. What the claim found sets the next poll
  * ({@link DueTimers}).
  */
 export class PassLoop {
   /** The claims on the wire (the drain waits for them). */
   readonly passes = new Set<Promise<void>>();
-  /** A pass asked for while {@link CLAIMS_ON_THE_WIRE} claims were out: it runs when one returns. */
+  /** A pass asked for while the claims on the wire were all it may have out: it runs when one returns. */
   private again = false;
 
   constructor(private readonly o: PassLoopOptions) {}
