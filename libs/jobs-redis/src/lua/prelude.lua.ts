@@ -64,23 +64,28 @@ local function count(r, by)
   redis.call('HINCRBY', k, r.st, by)
   if LIVE[r.st] then redis.call('HINCRBY', k, r.name .. '|' .. r.st, by) end
 end
--- takes a row out of every index its state put it in
-local function unindex(r)
+-- takes a row out of every index its state put it in ('keepLive': it stays live, so its live key stays too)
+local function unindex(r, keepLive)
   local q = Q(r.q)
-  if LIVE[r.st] and redis.call('HGET', P .. 'live', liveKey(r)) == r.id then
+  if LIVE[r.st] and not keepLive and redis.call('HGET', P .. 'live', liveKey(r)) == r.id then
     redis.call('HDEL', P .. 'live', liveKey(r))
   end
-  redis.call('ZREM', q .. ':r:' .. r.name, member(r))
-  redis.call('ZREM', q .. ':d', r.id)
-  redis.call('ZREM', q .. ':l', r.id)
-  redis.call('ZREM', q .. ':w:' .. r.name, r.id)
-  if not LIVE[r.st] then redis.call('ZREM', P .. 'fin:' .. r.st, r.id) end
+  if r.st == 'running' then
+    redis.call('ZREM', q .. ':l', r.id)
+  elseif LIVE[r.st] then
+    -- a waiting row is in its due set or the delayed set (promotion moves it without a state change): try both
+    redis.call('ZREM', q .. ':r:' .. r.name, member(r))
+    redis.call('ZREM', q .. ':d', r.id)
+    if r.st ~= 'suspended' then redis.call('ZREM', q .. ':w:' .. r.name, r.id) end
+  else
+    redis.call('ZREM', P .. 'fin:' .. r.st, r.id)
+  end
   count(r, -1)
 end
 -- puts a row into the indexes its state calls for, reading due-ness against NOW
-local function index(r)
+local function index(r, keepLive)
   local q = Q(r.q)
-  if LIVE[r.st] then redis.call('HSET', P .. 'live', liveKey(r), r.id) end
+  if LIVE[r.st] and not keepLive then redis.call('HSET', P .. 'live', liveKey(r), r.id) end
   if r.st == 'running' then
     redis.call('ZADD', q .. ':l', r.le, r.id)
   elseif LIVE[r.st] then
@@ -98,7 +103,8 @@ local function index(r)
 end
 -- writes the fields of 'set' (false = delete the field) onto r and its hash, re-indexing around the change
 local function move(r, set)
-  unindex(r)
+  local keepLive = LIVE[r.st] and LIVE[set.st or r.st]
+  unindex(r, keepLive)
   local hset, hdel = {}, {}
   for f, v in pairs(set) do
     if v == false then
@@ -112,7 +118,7 @@ local function move(r, set)
   end
   if #hset > 0 then redis.call('HSET', rowKey(r.id), unpack(hset)) end
   if #hdel > 0 then redis.call('HDEL', rowKey(r.id), unpack(hdel)) end
-  index(r)
+  index(r, keepLive)
 end
 local function holds(r, worker, claim)
   return r ~= nil and r.st == 'running' and r.c == claim and r.w == worker

@@ -1,0 +1,88 @@
+/**
+ * Redis driver figures (built code: run `npm run build` first): serial enqueue (one awaited enqueue at a time), batch
+ * enqueue (1,000 rows per script), and ONE worker draining no-op jobs at concurrency 10 — the same shape as
+ * `scripts/bench/drain.mjs` on PostgreSQL. Starts its own throwaway redis-server. Prints figures with the load average.
+ *
+ *   node libs/jobs-redis/bench/redis-bench.mjs
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import {
+  ROOT,
+  jobs,
+  noopJob,
+  preciseNow,
+  registryOf,
+  request,
+  sleep,
+  whole,
+} from '../../../scripts/bench/lib.mjs';
+import { startThrowawayRedis } from '../../../scripts/throwaway-redis.mjs';
+
+const require = createRequire(import.meta.url);
+const { redisJobDriver } = require(join(ROOT, 'libs', 'jobs-redis', 'dist', 'index.js'));
+const { Redis } = require('ioredis');
+
+const SERIAL = Number(process.env.BENCH_REDIS_SERIAL ?? 5_000);
+const DRAIN = Number(process.env.BENCH_REDIS_DRAIN ?? 20_000);
+const CONCURRENCY = 10;
+
+const drainJob = noopJob('bench.redis.drain', 'redis-drain');
+const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+
+async function serialEnqueue(driver) {
+  const started = preciseNow();
+  for (let i = 0; i < SERIAL; i++) await driver.enqueue(request('redis-serial', 'bench.serial'));
+  return (SERIAL * 1000) / (preciseNow() - started);
+}
+
+async function batchEnqueue(driver, total) {
+  const started = preciseNow();
+  for (let i = 0; i < total; i += 1_000) {
+    const size = Math.min(1_000, total - i);
+    await driver.enqueueMany(
+      Array.from({ length: size }, () => request('redis-drain', 'bench.redis.drain')),
+    );
+  }
+  return (total * 1000) / (preciseNow() - started);
+}
+
+async function drain(driver) {
+  const worker = jobs.jobWorker({
+    driver,
+    registry: registryOf(drainJob),
+    concurrency: CONCURRENCY,
+  });
+  const started = preciseNow();
+  await worker.start();
+  while (worker.stats().completed < DRAIN) await sleep(2);
+  const elapsed = preciseNow() - started;
+  await worker.stop();
+  return { perSecond: (DRAIN * 1000) / elapsed, claims: worker.stats().claims };
+}
+
+const server = await startThrowawayRedis({ name: 'jobs-redis-bench' });
+const client = new Redis(server.url);
+try {
+  const driver = redisJobDriver({ client, prefix: 'bench' });
+  const commands = async () =>
+    Number(/total_commands_processed:(\d+)/.exec(await client.info('stats'))[1]);
+  console.log(`redis bench — load average before: ${load()}`);
+  const serial = await serialEnqueue(driver);
+  console.log(`serial enqueue: ${whole(serial)} jobs/s (${whole(SERIAL)} awaited one by one)`);
+  const batch = await batchEnqueue(driver, DRAIN);
+  console.log(`batch enqueue: ${whole(batch)} jobs/s (1,000 per enqueueMany)`);
+  const before = await commands();
+  const drained = await drain(driver);
+  const used = (await commands()) - before;
+  console.log(
+    `drain: ${whole(drained.perSecond)} no-op jobs/s, one worker at concurrency ${CONCURRENCY} ` +
+      `(${whole(DRAIN)} jobs, ${whole(drained.claims)} claims, ${whole(used)} server commands, ` +
+      `${(used / DRAIN).toFixed(2)} per job)`,
+  );
+  console.log(`load average after: ${load()}`);
+} finally {
+  client.disconnect();
+  await server.stop();
+}
