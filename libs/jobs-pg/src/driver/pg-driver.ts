@@ -15,7 +15,7 @@ import type { PgExecutor } from '../executor/pg-executor';
 import { quoteSchema } from '../schema';
 import { claimRows } from './pg-claim';
 import { isUuid, pgContext } from './pg-context';
-import { enqueueMany, enqueueOne } from './pg-enqueue';
+import { batchMemory, enqueueMany, enqueueOne } from './pg-enqueue';
 import { coalescingEnqueue } from './pg-enqueue-coalescer';
 import { pgIntrospection } from './pg-introspect';
 import { pgWorkerRegistry } from './pg-counters';
@@ -62,14 +62,15 @@ export interface PostgresJobDriver extends JobDriver {
 export function postgresJobDriver(options: PostgresJobDriverOptions): PostgresJobDriver {
   if (options.schema !== undefined) quoteSchema(options.schema); // refuse a bad name at construction
   const ctx = pgContext(options.executor, statementsFor(options.schema), options.clock);
+  const memory = batchMemory(); // the batch enqueues' memory of meeting stored rows, this driver's own
   // a database out of reach is X_DRIVER_UNAVAILABLE to the caller, never a raw pg error
   const enqueue = mapConnectionFailures(
     options.executor.shared
-      ? coalescingEnqueue(ctx)
+      ? coalescingEnqueue(ctx, undefined, memory)
       : (request: EnqueueRequest) => enqueueOne(ctx, request),
   );
   const enqueueBatch = mapConnectionFailures((requests: readonly EnqueueRequest[]) =>
-    enqueueMany(ctx, requests),
+    enqueueMany(ctx, requests, memory),
   );
   const steps = pgSteps(ctx);
 

@@ -1,6 +1,6 @@
 import type { EnqueueRequest, EnqueueResult } from '@ultimat3/jobs';
 import type { PgContext } from './pg-context';
-import { enqueueMany, enqueueOne } from './pg-enqueue';
+import { enqueueMany, enqueueOne, type BatchMemory } from './pg-enqueue';
 
 /** How a coalescing `enqueue()` bounds its statements. */
 export interface CoalescingLimits {
@@ -47,12 +47,17 @@ function mayBeOneRequests(error: unknown): boolean {
 }
 
 /** Settles every waiter of a gathered batch from ONE statement, or each from its own when one request broke it. */
-async function settleBatch(ctx: PgContext, waiters: readonly Waiter[]): Promise<void> {
+async function settleBatch(
+  ctx: PgContext,
+  waiters: readonly Waiter[],
+  memory: BatchMemory | undefined,
+): Promise<void> {
   let results: readonly EnqueueResult[];
   try {
     results = await enqueueMany(
       ctx,
       waiters.map((w) => w.request),
+      memory,
     );
   } catch (error) {
     if (!mayBeOneRequests(error)) {
@@ -83,6 +88,7 @@ async function settleBatch(ctx: PgContext, waiters: readonly Waiter[]): Promise<
 export function coalescingEnqueue(
   ctx: PgContext,
   limits: CoalescingLimits = COALESCING_LIMITS,
+  memory?: BatchMemory,
 ): (request: EnqueueRequest) => Promise<EnqueueResult> {
   let running = 0; // statements in flight that count against `limits.statements`
   let inFlight = 0; // every statement in flight, stalled ones included
@@ -113,7 +119,7 @@ export function coalescingEnqueue(
       const batch = gathered.slice(0, limits.batch);
       gathered = gathered.slice(batch.length);
       if (batch.length === 1) sendAlone(batch[0] as Waiter);
-      else run(settleBatch(ctx, batch));
+      else run(settleBatch(ctx, batch, memory));
     }
   }
 

@@ -3,6 +3,8 @@ import { pgPoolExecutor } from '../executor/pg-pool-executor';
 import { createTestDatabase, resetJobTables, type TestDatabase } from '../../test/test-database';
 import { request } from '../../test/requests';
 import { postgresJobDriver } from './pg-driver';
+import { CAUTIOUS_BATCHES } from './pg-enqueue';
+import { statementsFor } from './statements';
 
 /** An executor that counts the statements it runs. */
 function counting(executor: PgExecutor): PgExecutor & { statements: number } {
@@ -14,6 +16,28 @@ function counting(executor: PgExecutor): PgExecutor & { statements: number } {
     },
   };
   return counted;
+}
+
+/** A shared executor that names the statements it runs: `batch` (the optimistic insert), `fresh`, `many`, or `other`. */
+function naming(executor: PgExecutor): PgExecutor & { names: string[] } {
+  const sql = statementsFor();
+  const nameOf = (text: string): string =>
+    text === sql.enqueueBatch
+      ? 'batch'
+      : text === sql.enqueueFresh
+        ? 'fresh'
+        : text === sql.enqueueMany
+          ? 'many'
+          : 'other';
+  const named = {
+    shared: true,
+    names: [] as string[],
+    query<R>(text: string, values: readonly unknown[]) {
+      named.names.push(nameOf(text));
+      return executor.query<R>(text, values);
+    },
+  };
+  return named;
 }
 
 describe('postgres enqueue (database clock, a pool of 20)', () => {
@@ -178,6 +202,39 @@ describe('postgres enqueue (database clock, a pool of 20)', () => {
       { id: fresh.id, runId: fresh.runId, deduped: false },
       { id: holder.id, runId: holder.runId, deduped: true },
     ]);
+  });
+
+  it('over a shared pool, lands a batch in ONE plain insert, judges one meeting a stored row as before, and sends the next batches the conflict-tolerant way for a while', async () => {
+    const executor = naming(db.executor);
+    const driver = postgresJobDriver({ executor });
+    const created = (r: ReturnType<typeof request>) => ({
+      id: r.id,
+      runId: r.runId,
+      deduped: false,
+    });
+    const first = [request(), request()];
+    expect(await driver.enqueueMany(first)).toEqual(first.map(created));
+    expect(executor.names).toEqual(['batch']);
+
+    executor.names.length = 0;
+    const fresh = request();
+    const again = request({ idempotencyKey: first[0]!.idempotencyKey });
+    expect(await driver.enqueueMany([fresh, again])).toEqual([
+      created(fresh),
+      { id: first[0]!.id, runId: first[0]!.runId, deduped: true },
+    ]);
+    expect(executor.names).toEqual(['batch', 'fresh', 'many']);
+    expect(await driver.get(again.id)).toBeUndefined();
+
+    executor.names.length = 0;
+    for (let i = 0; i < CAUTIOUS_BATCHES; i++) {
+      const batch = [request(), request()];
+      expect(await driver.enqueueMany(batch)).toEqual(batch.map(created));
+    }
+    expect(executor.names).toEqual(Array.from({ length: CAUTIOUS_BATCHES }, () => 'fresh'));
+    executor.names.length = 0;
+    await driver.enqueueMany([request(), request()]);
+    expect(executor.names).toEqual(['batch']);
   });
 
   it('stamps a row due now ready, and one due later delayed, on the database clock', async () => {

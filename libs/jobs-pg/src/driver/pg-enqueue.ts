@@ -197,20 +197,43 @@ async function enqueuePass(
 }
 
 /**
+ * How many batches after one whose optimistic insert met a stored row skip the optimistic path: a workload that
+ * dedupes (a relay re-publishing, an app enqueuing keys it enqueued before) would otherwise pay for a failed insert on
+ * most batches. Measured on 1,000-row batches holding one held key: a failed insert then the conflict-tolerant
+ * statements took about twice as long as the conflict-tolerant statements alone.
+ */
+export const CAUTIOUS_BATCHES = 8;
+
+/** What one driver's batch enqueues remember between batches: how many more skip the optimistic path. */
+export interface BatchMemory {
+  cautious: number;
+}
+
+/** A fresh {@link BatchMemory}: the next batch tries the optimistic path. */
+export const batchMemory = (): BatchMemory => ({ cautious: 0 });
+
+/**
  * Inserts a batch, answering one result per request in order, each what enqueuing the requests one after another
  * would answer (see `SQL_ENQUEUE_MANY`). Over a shared executor a batch repeating no id or key first takes the
  * optimistic path (`SQL_ENQUEUE_BATCH`): one plain insert that lands every row or none. Otherwise, or when a stored
  * row held one of its ids or keys, a batch with no strict request and no repeat takes the conflict-tolerant fast path
  * (`SQL_ENQUEUE_FRESH`), and only the requests it did not insert are judged by `SQL_ENQUEUE_MANY`. Requests that met
- * a concurrently committed row are re-run, in order, in one more statement.
+ * a concurrently committed row are re-run, in order, in one more statement. With `memory`, a batch whose optimistic
+ * insert met a stored row sends the next {@link CAUTIOUS_BATCHES} batches the conflict-tolerant way first.
  */
 export async function enqueueMany(
   ctx: PgContext,
   requests: readonly EnqueueRequest[],
+  memory?: BatchMemory,
 ): Promise<EnqueueResult[]> {
   if (ctx.executor.shared === true && !repeats(requests)) {
-    const created = await enqueueOptimistic(ctx, requests);
-    if (created !== undefined) return created;
+    if (memory !== undefined && memory.cautious > 0) {
+      memory.cautious--;
+    } else {
+      const created = await enqueueOptimistic(ctx, requests);
+      if (created !== undefined) return created;
+      if (memory !== undefined) memory.cautious = CAUTIOUS_BATCHES;
+    }
   }
   const results: (EnqueueResult | null)[] = requests.map(() => null);
   let pending = requests.map((_, i) => i);
