@@ -25,20 +25,24 @@ const CONCURRENCY = 10;
 const ACK_WITHOUT_COUNTERS = `
 with clock as not materialized (
   select coalesce($1::timestamptz, now()) as now
+),
+settled as (
+  update x_jobs j set
+    state = 'done',
+    worker_id = null,
+    claim = null,
+    lease_expires_at = null,
+    finished_at = k.now,
+    updated_at = k.now
+  from clock k
+  where j.id = any($2::uuid[])
+    and coalesce(j.state, '') = 'running'
+    and j.worker_id = any($3::text[])
+    and (j.claim::text || j.id::text) = any($4::text[])
+  returning j.id
 )
-update x_jobs j set
-  state = 'done',
-  worker_id = null,
-  claim = null,
-  lease_expires_at = null,
-  finished_at = k.now,
-  updated_at = k.now
-from clock k
-where j.id = any($2::uuid[])
-  and coalesce(j.state, '') = 'running'
-  and j.worker_id = any($3::text[])
-  and (j.claim::text || j.id::text) = any($4::text[])
-returning j.id
+select u.id from unnest($2::uuid[]) as u(id)
+where not exists (select 1 from settled s where s.id = u.id)
 `;
 
 const job = noopJob('bench.counters', 'counters');

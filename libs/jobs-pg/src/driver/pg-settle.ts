@@ -47,6 +47,7 @@ export async function ackRows(ctx: PgContext, items: readonly AckManyItem[]): Pr
     durations.push(durationOf(item.durationMs));
   });
   if (ids.length === 0) return answers;
+  // the statement answers the ids that did NOT land
   const { rows } = await ctx.executor.query<{ id: string }>(ctx.sql.ack, [
     ctx.now(),
     ids,
@@ -54,9 +55,10 @@ export async function ackRows(ctx: PgContext, items: readonly AckManyItem[]): Pr
     fences,
     durations,
   ]);
+  for (const index of sent.values()) answers[index] = true;
   for (const { id } of rows) {
     const index = sent.get(id);
-    if (index !== undefined) answers[index] = true;
+    if (index !== undefined) answers[index] = false;
   }
   return answers;
 }
