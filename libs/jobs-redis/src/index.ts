@@ -3,3 +3,5 @@ export { redisKeyPrefix } from './redis-keys';
 export { redisEventBus, type RedisEventBusOptions } from './redis-event-bus';
 export type { RedisJobDriver, RedisJobDriverOptions } from './redis-driver';
 export { nackOutcome, type NackOutcome } from './redis-settle';
+export { redisBackend, type RedisBackend, type RedisBackendOptions } from './redis-backend';
+export type { RedisConnectionOptions } from './redis-client';

@@ -2,7 +2,6 @@ import {
   assertEnqueueRequest,
   assertEnqueueRequests,
   checkedIntrospection,
-  InvariantError,
   type Clock,
   type EnqueueRequest,
   type JobDriver,
@@ -10,8 +9,8 @@ import {
   type LeaseStore,
   type SchedulerState,
 } from '@ultimat3/jobs';
-import { Redis, type Cluster } from 'ioredis';
 import { claimRows } from './redis-claim';
+import { clientOf, type RedisConnectionOptions } from './redis-client';
 import { redisContext } from './redis-context';
 import { redisWorkerRegistry } from './redis-counters';
 import { enqueueRows } from './redis-enqueue';
@@ -27,11 +26,7 @@ import { queueStats } from './redis-stats';
 import { redisSteps } from './redis-steps';
 
 /** Options of {@link redisJobDriver}: a `client` the caller owns, or a `url` the driver connects to and closes. */
-export interface RedisJobDriverOptions {
-  /** An ioredis client (or Cluster) the caller owns: `close()` leaves it open. */
-  readonly client?: Redis | Cluster;
-  /** A `redis://` URL: the driver opens its own client and `close()` quits it. */
-  readonly url?: string;
+export interface RedisJobDriverOptions extends RedisConnectionOptions {
   /**
    * The deployment's name (default `jobs`): every key is `{<prefix>}:…`, one hash tag, so all of them live in one
    * Redis Cluster slot and every script is Cluster-legal. Two prefixes on one server are two deployments that never
@@ -56,18 +51,6 @@ export interface RedisJobDriver extends JobDriver {
    * moves its watermark); `JobsModule` picks it up as the driver's own, and elects its leader through `leases`.
    */
   readonly schedulerState: SchedulerState;
-}
-
-/** The client of the options: the caller's, or one opened on `url`; exactly one of them must be given. */
-function clientOf(options: RedisJobDriverOptions): { client: Redis | Cluster; owned: boolean } {
-  if ((options.client === undefined) === (options.url === undefined)) {
-    throw new InvariantError(
-      'redisJobDriver: pass exactly one of client and url.',
-      "Pass { url: 'redis://127.0.0.1:6379' }, or { client } with an ioredis client you own.",
-    );
-  }
-  if (options.client) return { client: options.client, owned: false };
-  return { client: new Redis(options.url!), owned: true };
 }
 
 /**

@@ -1,0 +1,71 @@
+import { DriverUnavailableError, type Clock, type EventBus } from '@ultimat3/jobs';
+import { clientOf, type RedisConnectionOptions } from './redis-client';
+import { redisJobDriver, type RedisJobDriver } from './redis-driver';
+import { redisEventBus } from './redis-event-bus';
+import { assertNoEviction } from './redis-server-check';
+
+/** Options of {@link redisBackend}. */
+export interface RedisBackendOptions extends RedisConnectionOptions {
+  /** The deployment's name (default `jobs`): see `RedisJobDriverOptions.prefix`. */
+  readonly prefix?: string;
+  /** FOR TESTS ONLY: see `RedisJobDriverOptions.clock`. */
+  readonly clock?: Clock;
+  /** How long the boot's first answer from Redis may take (default 10,000 ms). */
+  readonly connectTimeoutMs?: number;
+}
+
+/**
+ * Everything the module runs on one Redis: the driver (with its lease store, operator surface and scheduler state) and
+ * the event bus, on one client and one hash tag; `close()` closes the driver and quits a client it opened. The same
+ * shape as the `JobsBackend` `JobsModule` builds for `driver: 'postgres'`.
+ */
+export interface RedisBackend {
+  readonly driver: RedisJobDriver;
+  readonly events: EventBus;
+  close(): Promise<void>;
+}
+
+/** Rejects when `work` has not settled after `ms`; the timer never outlives it. */
+async function within<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Opens the Redis backend and proves it before anything runs on it: the server answers within `connectTimeoutMs`, and
+ * will not evict keys (`maxmemory-policy noeviction`). A boot that fails either is `X_DRIVER_UNAVAILABLE` with the
+ * fix, and a client it opened is closed again.
+ */
+export async function redisBackend(options: RedisBackendOptions): Promise<RedisBackend> {
+  const { client, owned } = clientOf(options);
+  const ms = options.connectTimeoutMs ?? 10_000;
+  try {
+    await within(client.ping(), ms, 'Redis');
+    await assertNoEviction(client);
+  } catch (error) {
+    if (owned) client.disconnect();
+    if (error instanceof DriverUnavailableError) throw error;
+    throw new DriverUnavailableError(
+      `Redis is out of reach at boot (${error instanceof Error ? error.message : String(error)})`,
+      'Check redis.url (and that redis-server runs and accepts connections from here), or raise connectTimeoutMs.',
+      { cause: error },
+    );
+  }
+  const driver = redisJobDriver({ client, prefix: options.prefix, clock: options.clock });
+  const events = redisEventBus({ client, prefix: options.prefix, clock: options.clock });
+  return {
+    driver,
+    events,
+    async close() {
+      await driver.close();
+      if (owned) await client.quit();
+    },
+  };
+}
