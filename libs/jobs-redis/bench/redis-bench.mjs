@@ -27,6 +27,7 @@ const { Redis } = require('ioredis');
 const SERIAL = Number(process.env.BENCH_REDIS_SERIAL ?? 5_000);
 const DRAIN = Number(process.env.BENCH_REDIS_DRAIN ?? 20_000);
 const CONCURRENCY = 10;
+const IDLE_S = Number(process.env.BENCH_REDIS_IDLE_S ?? 30);
 
 const drainJob = noopJob('bench.redis.drain', 'redis-drain');
 const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
@@ -62,6 +63,36 @@ async function drain(driver) {
   return { perSecond: (DRAIN * 1000) / elapsed, claims: worker.stats().claims };
 }
 
+/**
+ * One idle worker (empty queue) for IDLE_S seconds, per minute: the script calls it made (EVALSHA), and every command
+ * the server ran (those inside scripts included; this bench's own INFO reads left out).
+ */
+async function idle(driver, client) {
+  const stats = async () => {
+    const info = await client.info('commandstats');
+    const counts = new Map(
+      [...info.matchAll(/^cmdstat_(\w+):calls=(\d+)/gm)].map(([, name, n]) => [name, Number(n)]),
+    );
+    const all = [...counts].filter(([name]) => name !== 'info').reduce((sum, [, n]) => sum + n, 0);
+    return { all, scripts: (counts.get('evalsha') ?? 0) + (counts.get('eval') ?? 0) };
+  };
+  const worker = jobs.jobWorker({
+    driver,
+    registry: registryOf(noopJob('bench.redis.idle', 'redis-idle')),
+    concurrency: 1,
+  });
+  await worker.start();
+  await sleep(1_000);
+  const before = await stats();
+  await sleep(IDLE_S * 1_000);
+  const after = await stats();
+  await worker.stop();
+  return {
+    perMinute: ((after.all - before.all) * 60) / IDLE_S,
+    scriptsPerMinute: ((after.scripts - before.scripts) * 60) / IDLE_S,
+  };
+}
+
 const server = await startThrowawayRedis({ name: 'jobs-redis-bench' });
 const client = new Redis(server.url);
 try {
@@ -80,6 +111,11 @@ try {
     `drain: ${whole(drained.perSecond)} no-op jobs/s, one worker at concurrency ${CONCURRENCY} ` +
       `(${whole(DRAIN)} jobs, ${whole(drained.claims)} claims, ${whole(used)} server commands, ` +
       `${(used / DRAIN).toFixed(2)} per job)`,
+  );
+  const quiet = await idle(driver, client);
+  console.log(
+    `idle worker: ${quiet.scriptsPerMinute.toFixed(1)} script calls per minute ` +
+      `(${quiet.perMinute.toFixed(1)} server commands counting those inside scripts; ${IDLE_S} s measured)`,
   );
   console.log(`load average after: ${load()}`);
 } finally {
