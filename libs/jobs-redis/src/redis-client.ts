@@ -21,5 +21,9 @@ export function clientOf(options: RedisConnectionOptions): {
     );
   }
   if (options.client) return { client: options.client, owned: false };
-  return { client: new Redis(options.url!), owned: true };
+  const client = new Redis(options.url!);
+  // a lost connection reaches each caller as its command's failure (X_DRIVER_UNAVAILABLE on enqueue); ioredis would
+  // otherwise print every reconnect attempt's error as unhandled
+  client.on('error', () => undefined);
+  return { client, owned: true };
 }

@@ -1,0 +1,114 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { uuidv7, type EnqueueRequest } from '@ultimat3/jobs';
+import { Redis } from 'ioredis';
+import { startThrowawayRedis, type ThrowawayRedis } from '../../../scripts/throwaway-redis.mjs';
+import { until } from '../../../test/until';
+import { redisJobDriver } from './redis-driver';
+
+const JOBS = 3_000;
+const TEST_DIR = join(__dirname, '..', 'test');
+
+/** A forked worker process: its `ready`, and its `stopped` message (undefined when it died without one). */
+interface Spawned {
+  readonly child: ChildProcess;
+  readonly ready: Promise<void>;
+  readonly stopped: Promise<unknown>;
+}
+
+function spawnWorker(url: string, name: string): Spawned {
+  const child = fork(join(TEST_DIR, 'fleet-worker.ts'), [url, name], {
+    execArgv: ['-r', join(TEST_DIR, 'swc-register.js')],
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  const message = (type: string): Promise<unknown> =>
+    new Promise((resolve, reject) => {
+      child.on('message', (m: { type: string }) => {
+        if (m.type === type) resolve(m);
+      });
+      child.once('exit', (code) =>
+        type === 'stopped'
+          ? resolve(undefined)
+          : reject(new Error(`worker ${name} exited ${code}`)),
+      );
+    });
+  return { child, ready: message('ready').then(() => undefined), stopped: message('stopped') };
+}
+
+const request = (n: number): EnqueueRequest => {
+  const id = uuidv7();
+  return {
+    id,
+    runId: uuidv7(),
+    name: 'fleet.record',
+    queue: 'fleet',
+    input: { n },
+    idempotencyKey: `n:${n}`,
+    tenantId: null,
+    enqueuedBy: null,
+    runAt: 0,
+    maxAttempts: 10,
+    priority: 0,
+    onConflict: 'dedupe',
+    concurrencyKey: null,
+    traceparent: null,
+  };
+};
+
+describe('three worker processes on Redis under faults', () => {
+  let server: ThrowawayRedis;
+  const workers: Spawned[] = [];
+  afterAll(async () => {
+    for (const w of workers) if (w.child.exitCode === null) w.child.kill('SIGKILL');
+    await server?.stop();
+  });
+
+  it('completes every job once, none lost, through 2 SIGKILLed workers and a redis-server restart (AOF)', async () => {
+    server = await startThrowawayRedis({ name: 'jobs-redis-faults', aof: true });
+    const client = new Redis(server.url, { retryStrategy: () => 50 });
+    client.on('error', () => undefined);
+    const driver = redisJobDriver({ client, prefix: 'fleet' });
+    try {
+      for (let n = 0; n < JOBS; n += 500) {
+        await driver.enqueueMany(Array.from({ length: 500 }, (_, i) => request(n + i)));
+      }
+      for (const name of ['a', 'b', 'c']) workers.push(spawnWorker(server.url, name));
+      await Promise.all(workers.map((w) => w.ready));
+
+      const done = async (): Promise<number> => {
+        try {
+          return (await driver.stats()).find((q) => q.queue === 'fleet')?.done ?? 0;
+        } catch {
+          return -1; // the server is restarting
+        }
+      };
+      const kill = async (i: number, atDone: number): Promise<void> => {
+        await until(async () => (await done()) >= atDone, 30_000);
+        workers[i]!.child.kill('SIGKILL');
+        const again = spawnWorker(server.url, `${i}-again`);
+        workers.push(again);
+        await again.ready;
+      };
+      await kill(0, JOBS * 0.2);
+      await kill(1, JOBS * 0.4);
+      await until(async () => (await done()) >= JOBS * 0.6, 30_000);
+      await server.stop({ keepDir: true });
+      server = await startThrowawayRedis({ aof: true, port: server.port, dir: server.dir });
+
+      await until(async () => (await done()) >= JOBS, 60_000);
+      for (const w of workers) if (w.child.exitCode === null) w.child.kill('SIGTERM');
+      await Promise.all(workers.map((w) => w.stopped));
+
+      const [stats] = await driver.stats();
+      expect(stats).toMatchObject({ queue: 'fleet', done: JOBS, ready: 0, delayed: 0, running: 0 });
+      expect(stats).toMatchObject({ failed: 0, dead: 0, suspended: 0, cancelled: 0 });
+      const effects = (await client.lrange('{fleet}:effects', 0, -1)).map(Number);
+      // none lost: every n ran; a run a SIGKILL cut off before its ack may have run once more (at most the two
+      // killed workers' 10 in-flight runs each) — the row itself was completed once
+      expect(new Set(effects).size).toBe(JOBS);
+      expect(effects.length - JOBS).toBeLessThanOrEqual(20);
+    } finally {
+      client.disconnect();
+    }
+  }, 120_000);
+});

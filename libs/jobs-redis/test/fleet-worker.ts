@@ -1,0 +1,61 @@
+/**
+ * One worker process of the fault spec (`redis-faults.spec.ts`), run from source through `swc-register.js` with an
+ * IPC channel. argv: <redis url> <worker name>.
+ *
+ * It serves queue `fleet` at concurrency 10 on the Redis driver (deployment `fleet`) with a short lease (1 s) so a
+ * SIGKILLed sibling's runs are rescued quickly; each run of `fleet.record` appends its n to the list
+ * `{fleet}:effects` — no dedupe, so a job that ran twice shows up twice. Sends `{ type: 'ready' }` once serving; on
+ * SIGTERM it drains, sends `{ type: 'stopped', stats }` and exits.
+ */
+import { job, JobRegistry, jobWorker, t } from '@ultimat3/jobs';
+import { Redis } from 'ioredis';
+import { redisJobDriver } from '../src/redis-driver';
+
+const [url, name] = process.argv.slice(2) as [string, string];
+const effects = new Redis(url);
+effects.on('error', () => undefined);
+
+const record = job({
+  name: 'fleet.record',
+  queue: 'fleet',
+  input: t.object({ n: t.number }),
+  idempotencyKey: ({ n }) => `n:${n}`,
+  tenant: 'none',
+  retry: { attempts: 10, backoff: 'fixed', delay: 50, jitter: false },
+  run: async ({ input }) => {
+    await effects.rpush('{fleet}:effects', String(input.n));
+  },
+});
+
+async function main(): Promise<void> {
+  const registry = new JobRegistry();
+  registry.register(record);
+  const driver = redisJobDriver({ url, prefix: 'fleet' });
+  const worker = jobWorker({
+    driver,
+    registry,
+    concurrency: 10,
+    workerId: `fleet-${name}-${process.pid}`,
+    visibilityTimeoutMs: 1_000,
+    heartbeatIntervalMs: 250,
+    pollIntervalMs: 50,
+  });
+  await worker.start();
+  process.once('SIGTERM', () => {
+    worker.beginDrain('SIGTERM');
+    void worker
+      .stop()
+      .then(() => driver.close())
+      .then(() => effects.quit())
+      .then(() => {
+        process.send?.({ type: 'stopped', stats: worker.stats() });
+        process.disconnect?.();
+      });
+  });
+  process.send?.({ type: 'ready' });
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
