@@ -43,7 +43,20 @@ describe('a worker that dies holding prefetched rows (PostgreSQL, driven clock)'
   it('leaves them claimable again exactly at the visibility timeout, none dead, no final attempt held', async () => {
     const start = Date.UTC(2026, 0, 1);
     const clockA = frozenClock(start);
-    const driverA = postgresJobDriver({ executor: db.executor, clock: clockA });
+    const pgA = postgresJobDriver({ executor: db.executor, clock: clockA });
+    // the dying worker's claims on the wire: a wait below ends only once every claim it sent has answered
+    let claiming = 0;
+    const driverA: typeof pgA = {
+      ...pgA,
+      claim: async (options) => {
+        claiming++;
+        try {
+          return await pgA.claim(options);
+        } finally {
+          claiming--;
+        }
+      },
+    };
     const release: (() => void)[] = [];
     const handle = job({
       name: 'prefetch.crash',
@@ -90,7 +103,9 @@ describe('a worker that dies holding prefetched rows (PostgreSQL, driven clock)'
     await worker.start();
     worker.signalEnqueued(QUEUE);
     // each flush is one turn of the event loop: the database answers in between (no time passes on the clock)
-    await flushUntil(clockA, () => worker.stats().completed >= 10);
+    // and no claim of the worker is still out when the backlog lands: under load one sent as the last quick run
+    // freed its slot could run after the backlog's commit and take the blockers alone, leased from an earlier time
+    await flushUntil(clockA, () => worker.stats().completed >= 10 && claiming === 0);
     expect(worker.stats().completed).toBe(10);
     await clockA.advance(100);
 
@@ -104,7 +119,8 @@ describe('a worker that dies holding prefetched rows (PostgreSQL, driven clock)'
     ];
     await driverA.enqueueMany(backlog);
     worker.signalEnqueued(QUEUE);
-    await flushUntil(clockA, () => worker.stats().claimed >= 12);
+    // every claim the backlog prompted has answered, so what the worker holds is placed before it is listed
+    await flushUntil(clockA, () => worker.stats().claimed >= 12 && claiming === 0);
     const claimedAt = clockA.now();
 
     const running = (await driverA.introspect.list({ state: 'running', limit: 100 })).filter(
