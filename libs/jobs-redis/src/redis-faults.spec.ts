@@ -103,10 +103,11 @@ describe('three worker processes on Redis under faults', () => {
       expect(stats).toMatchObject({ queue: 'fleet', done: JOBS, ready: 0, delayed: 0, running: 0 });
       expect(stats).toMatchObject({ failed: 0, dead: 0, suspended: 0, cancelled: 0 });
       const effects = (await client.lrange('{fleet}:effects', 0, -1)).map(Number);
-      // none lost: every n ran; a run a SIGKILL cut off before its ack may have run once more (at most the two
-      // killed workers' 10 in-flight runs each) — the row itself was completed once
+      // none lost: every n ran. A run cut off before its ack may run once more — at most the in-flight runs (10 per
+      // worker) of the two killed workers, and of the three live through the restart if their leases lapsed while
+      // Redis was down: 2 × 10 + 3 × 10. The row itself was completed once (done = JOBS above).
       expect(new Set(effects).size).toBe(JOBS);
-      expect(effects.length - JOBS).toBeLessThanOrEqual(20);
+      expect(effects.length - JOBS).toBeLessThanOrEqual(50);
     } finally {
       client.disconnect();
     }
