@@ -1,0 +1,50 @@
+import { Test } from '@nestjs/testing';
+import { job, JobsModule, JobsService, t } from '@ultimat3/jobs';
+import { until } from '../../../test/until';
+import { createTestRedis, type TestRedis } from '../test/test-redis';
+import { redisBackend } from './redis-backend';
+
+let redis: TestRedis;
+beforeAll(() => {
+  redis = createTestRedis();
+});
+afterAll(async () => {
+  await redis?.drop();
+});
+
+const ran: number[] = [];
+const echo = job({
+  name: 'redis-module.echo',
+  input: t.object({ n: t.number }),
+  idempotencyKey: ({ n }) => `n:${n}`,
+  tenant: 'none',
+  run: async ({ input, step }) => {
+    ran.push(await step.run('double', () => input.n * 2));
+  },
+});
+
+describe('JobsModule on the Redis backend (passed as an instance)', () => {
+  it('boots web, worker and scheduler roles, runs an enqueued job to done, and shuts down', async () => {
+    const backend = await redisBackend({ client: redis.client, prefix: redis.prefix() });
+    const app = await Test.createTestingModule({
+      imports: [
+        JobsModule.forRoot({
+          driver: backend.driver,
+          events: backend.events,
+          roles: ['web', 'worker', 'scheduler'],
+        }),
+        JobsModule.forFeature({ jobs: [{ echo }] }),
+      ],
+    }).compile();
+    await app.init();
+    try {
+      const { id } = await app.get(JobsService).enqueue(echo, { n: 21 });
+      await until(async () => (await backend.driver.get(id))?.state === 'done');
+      expect(ran).toEqual([42]);
+      expect((await backend.driver.steps.load(id)).map((s) => s.output)).toEqual([42]);
+    } finally {
+      await app.close();
+      await backend.close();
+    }
+  });
+});
