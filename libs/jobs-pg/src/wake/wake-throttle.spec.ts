@@ -22,6 +22,7 @@ describe('the wake CTEs', () => {
     const single = wakeCtes('enqueue.sql.ts');
     expect(wakeCtes('enqueue-many.sql.ts')).toBe(single);
     expect(wakeCtes('enqueue-fresh.sql.ts')).toBe(single);
+    expect(wakeCtes('enqueue-batch.sql.ts')).toBe(single);
     expect(single).toContain(`* 1000 / ${WAKE_SLOT_MS})::bigint`);
     expect(single).toContain(`a.n * ${WAKE_SLOT_MS} + ${WAKE_SLOT_MS}`);
     expect(single).toContain(`pg_try_advisory_xact_lock(${WAKE_LOCK_CLASS},`);
