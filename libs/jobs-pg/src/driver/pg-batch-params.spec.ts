@@ -1,6 +1,7 @@
 import type { EnqueueRequest } from '@ultimat3/jobs';
 import { createTestDatabase, resetJobTables, type TestDatabase } from '../../test/test-database';
 import { request } from '../../test/requests';
+import { pgPoolExecutor } from '../executor/pg-pool-executor';
 import { postgresJobDriver } from './pg-driver';
 import { arrayLiteral, columnLiteral, inputLines } from './pg-batch-params';
 
@@ -52,40 +53,46 @@ describe('batch parameters as the server reads them', () => {
     expect(await readBack(arrayLiteral([]))).toEqual([]);
   });
 
-  it('stores each request’s own values whether a column is one value throughout or not', async () => {
-    await resetJobTables(db.executor);
-    const driver = postgresJobDriver({ executor: db.executor });
-    const at = Date.now();
-    const shared = { name: 'same "name"', queue: 'q,1', tenantId: null, runAt: at, priority: 3 };
-    const uniform = Array.from({ length: 3 }, () => request(shared));
-    const mixed = [
-      request({ ...shared, tenantId: 't', enqueuedBy: 'a\\b', traceparent: null }),
-      request({ ...shared, tenantId: null, runAt: at + 60_000, priority: -1, maxAttempts: 9 }),
-      request({ ...shared, tenantId: 'NULL', concurrencyKey: 'c', crossTenantReason: 'why' }),
-      request({ ...shared, name: 'other', queue: 'q,2', enqueuedBy: null }),
-    ];
-    const single = [request({ tenantId: 'alone', priority: 7 })];
-    for (const batch of [uniform, mixed, single]) {
-      expect(await driver.enqueueMany(batch)).toEqual(
-        batch.map((r) => ({ id: r.id, runId: r.runId, deduped: false })),
-      );
-      for (const r of batch) {
-        const row = await driver.get(r.id);
-        expect(row).toMatchObject({
-          name: r.name,
-          queue: r.queue,
-          tenantId: r.tenantId,
-          enqueuedBy: r.enqueuedBy,
-          priority: r.priority,
-          maxAttempts: r.maxAttempts,
-          concurrencyKey: r.concurrencyKey,
-          crossTenantReason: r.crossTenantReason ?? null,
-          state: r.runAt > at + 1_000 ? 'delayed' : 'ready',
-        });
-        expect(row?.runAt).toBe(r.runAt);
+  it.each([
+    ['a shared pool (the optimistic insert)', true],
+    ['an unshared executor (the conflict-tolerant insert)', false],
+  ])(
+    'stores each request’s own values whether a column is one value throughout or not, over %s',
+    async (_, isShared) => {
+      await resetJobTables(db.executor);
+      const driver = postgresJobDriver({ executor: pgPoolExecutor(db.pool, { shared: isShared }) });
+      const at = Date.now();
+      const shared = { name: 'same "name"', queue: 'q,1', tenantId: null, runAt: at, priority: 3 };
+      const uniform = Array.from({ length: 3 }, () => request(shared));
+      const mixed = [
+        request({ ...shared, tenantId: 't', enqueuedBy: 'a\\b', traceparent: null }),
+        request({ ...shared, tenantId: null, runAt: at + 60_000, priority: -1, maxAttempts: 9 }),
+        request({ ...shared, tenantId: 'NULL', concurrencyKey: 'c', crossTenantReason: 'why' }),
+        request({ ...shared, name: 'other', queue: 'q,2', enqueuedBy: null }),
+      ];
+      const single = [request({ tenantId: 'alone', priority: 7 })];
+      for (const batch of [uniform, mixed, single]) {
+        expect(await driver.enqueueMany(batch)).toEqual(
+          batch.map((r) => ({ id: r.id, runId: r.runId, deduped: false })),
+        );
+        for (const r of batch) {
+          const row = await driver.get(r.id);
+          expect(row).toMatchObject({
+            name: r.name,
+            queue: r.queue,
+            tenantId: r.tenantId,
+            enqueuedBy: r.enqueuedBy,
+            priority: r.priority,
+            maxAttempts: r.maxAttempts,
+            concurrencyKey: r.concurrencyKey,
+            crossTenantReason: r.crossTenantReason ?? null,
+            state: r.runAt > at + 1_000 ? 'delayed' : 'ready',
+          });
+          expect(row?.runAt).toBe(r.runAt);
+        }
       }
-    }
-  });
+    },
+  );
 
   it('splits the inputs text into exactly one JSON text per request', async () => {
     const inputs = [

@@ -90,7 +90,7 @@ export function columnsOf(requests: readonly EnqueueRequest[]): unknown[][] {
   ];
 }
 
-/** The `cross_tenant_reason` column of a batch: the last array `SQL_ENQUEUE_FRESH` and `SQL_ENQUEUE_MANY` take. */
+/** The `cross_tenant_reason` column of a batch: the last array `SQL_ENQUEUE_MANY` takes. */
 const crossTenantReasons = (requests: readonly EnqueueRequest[]): (string | null)[] =>
   requests.map((r) => r.crossTenantReason ?? null);
 
@@ -161,8 +161,7 @@ async function enqueueFresh(
 ): Promise<(EnqueueResult | null)[]> {
   const { rows } = await ctx.executor.query<{ id: string }>(ctx.sql.enqueueFresh, [
     ctx.now(),
-    ...columnsOf(requests),
-    crossTenantReasons(requests),
+    ...batchParams(requests),
   ]);
   const inserted = new Set(rows.map((row) => row.id.toLowerCase()));
   return requests.map((r) =>

@@ -1,16 +1,19 @@
 /**
- * The fast path of a batch enqueue: inserts every request that collides with nothing, in ONE plain
- * `insert … on conflict do nothing`, and answers the ids it inserted. The caller sends only batches with no
+ * The conflict-tolerant fast path of a batch enqueue: inserts every request that collides with nothing, in ONE
+ * `insert … on conflict do nothing`, and answers the ids it inserted. Taken where the optimistic plain insert
+ * (`SQL_ENQUEUE_BATCH`) is not: over an executor bound to one connection or a caller's transaction, after that insert
+ * met a stored row, and for the driver's next few batches. The caller sends only batches with no
  * strict request (onConflict 'error' is all or nothing) and no id or key repeated inside the batch; a request whose
  * id is not answered met a stored row (its id, or a live row holding its key) and is answered by `SQL_ENQUEUE_MANY`
  * in a second statement. It skips that statement's per-request probes and window functions: ~1.8x the rows a second,
  * measured on 100- and 1,000-row batches.
  *
- * $1 now (timestamptz; null = the database's `now()`), then one array per column, all the same length:
- * $2 ids uuid[], $3 run_ids uuid[], $4 names text[], $5 queues text[], $6 inputs text[] (JSON texts),
- * $7 idempotency_keys text[], $8 tenant_ids text[], $9 enqueued_bys text[], $10 run_ats timestamptz[],
- * $11 max_attempts int[], $12 priorities int[], $13 concurrency_keys text[], $14 traceparents text[],
- * $15 cross_tenant_reasons text[].
+ * Its parameters are those of `SQL_ENQUEUE_BATCH`, shaped the same way (see there): $1 now (timestamptz; null = the
+ * database's `now()`), then one array per column, each as long as the batch or, where marked (*), one element
+ * standing for every request: $2 ids uuid[], $3 run_ids uuid[], $4 names text[]*, $5 queues text[]*, $6 inputs text
+ * (JSON texts joined by line feeds), $7 idempotency_keys text[], $8 tenant_ids text[]*, $9 enqueued_bys text[]*,
+ * $10 run_ats timestamptz[]*, $11 max_attempts int[]*, $12 priorities int[]*, $13 concurrency_keys text[]*,
+ * $14 traceparents text[]*, $15 cross_tenant_reasons text[]*.
  *
  * Returns `id` of each inserted row. Announces each queue it created rows in, due within 1 s, on `x_jobs_wake`,
  * throttled per queue per 5 ms slot exactly as `SQL_ENQUEUE` is (the
@@ -27,19 +30,47 @@ inserted as (
     cross_tenant_reason
   )
   select
-    r.id, r.run_id, r.name, r.queue, r.input::json, r.idempotency_key, r.tenant_id, r.enqueued_by,
-    case when r.run_at > k.now then 'delayed' else 'ready' end, 0,
-    r.max_attempts, r.priority, r.run_at, k.now, k.now, r.concurrency_key, r.traceparent,
-    r.cross_tenant_reason
-  from unnest(
-    $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
-    $10::timestamptz[], $11::int[], $12::int[], $13::text[], $14::text[], $15::text[]
-  ) with ordinality as r(
-    id, run_id, name, queue, input, idempotency_key, tenant_id, enqueued_by,
-    run_at, max_attempts, priority, concurrency_key, traceparent, cross_tenant_reason, ord
-  )
+    b.id, b.run_id, b.name, b.queue, nullif(b.input, '')::json, b.idempotency_key, b.tenant_id, b.enqueued_by,
+    case when b.run_at > k.now then 'delayed' else 'ready' end, 0,
+    b.max_attempts, b.priority, b.run_at, k.now, k.now, b.concurrency_key, b.traceparent,
+    b.cross_tenant_reason
+  from (
+    select r.ord, r.id, r.run_id, r.input, r.idempotency_key,
+      case when u.one_name then u.name else r.name end as name,
+      case when u.one_queue then u.queue else r.queue end as queue,
+      case when u.one_tenant_id then u.tenant_id else r.tenant_id end as tenant_id,
+      case when u.one_enqueued_by then u.enqueued_by else r.enqueued_by end as enqueued_by,
+      case when u.one_run_at then u.run_at else r.run_at end as run_at,
+      case when u.one_max_attempts then u.max_attempts else r.max_attempts end as max_attempts,
+      case when u.one_priority then u.priority else r.priority end as priority,
+      case when u.one_concurrency_key then u.concurrency_key else r.concurrency_key end as concurrency_key,
+      case when u.one_traceparent then u.traceparent else r.traceparent end as traceparent,
+      case when u.one_cross_tenant_reason then u.cross_tenant_reason else r.cross_tenant_reason end
+        as cross_tenant_reason
+    from unnest(
+      $2::uuid[], $3::uuid[], $4::text[], $5::text[], string_to_array($6::text, E'\\n'), $7::text[], $8::text[],
+      $9::text[], $10::timestamptz[], $11::int[], $12::int[], $13::text[], $14::text[], $15::text[]
+    ) with ordinality as r(
+      id, run_id, name, queue, input, idempotency_key, tenant_id, enqueued_by,
+      run_at, max_attempts, priority, concurrency_key, traceparent, cross_tenant_reason, ord
+    )
+    cross join (
+      -- a column holding one value throughout comes as that one value: read once, here
+      select
+        cardinality($4::text[]) = 1 as one_name, ($4::text[])[1] as name,
+        cardinality($5::text[]) = 1 as one_queue, ($5::text[])[1] as queue,
+        cardinality($8::text[]) = 1 as one_tenant_id, ($8::text[])[1] as tenant_id,
+        cardinality($9::text[]) = 1 as one_enqueued_by, ($9::text[])[1] as enqueued_by,
+        cardinality($10::timestamptz[]) = 1 as one_run_at, ($10::timestamptz[])[1] as run_at,
+        cardinality($11::int[]) = 1 as one_max_attempts, ($11::int[])[1] as max_attempts,
+        cardinality($12::int[]) = 1 as one_priority, ($12::int[])[1] as priority,
+        cardinality($13::text[]) = 1 as one_concurrency_key, ($13::text[])[1] as concurrency_key,
+        cardinality($14::text[]) = 1 as one_traceparent, ($14::text[])[1] as traceparent,
+        cardinality($15::text[]) = 1 as one_cross_tenant_reason, ($15::text[])[1] as cross_tenant_reason
+    ) u
+  ) b
   cross join clock k
-  order by r.ord
+  order by b.ord
   on conflict do nothing
   returning id, queue, run_at
 ),
