@@ -10,8 +10,15 @@ import type { RedisContext } from './redis-context';
 import { toJobRows } from './redis-rows';
 import type { ScriptArg } from './redis-scripts';
 
-/** A slot's whole-number limit and ahead (a fraction or a negative is taken as its floor, at least 0). */
-const whole = (n: number | undefined): number => Math.max(0, Math.floor(n ?? 0));
+/** The most rows one slot hands out in one claim, whatever it asks (an unbounded `limit` included). */
+const MAX_SLOT_ROWS = 1_000_000;
+
+/**
+ * A slot's whole-number limit and ahead, as the memory driver reads them: a fraction or a negative is taken as its
+ * floor, at least 0; NaN takes nothing; Infinity takes every due row (up to {@link MAX_SLOT_ROWS}).
+ */
+const whole = (n: number | undefined): number =>
+  n === undefined || Number.isNaN(n) ? 0 : Math.min(MAX_SLOT_ROWS, Math.max(0, Math.floor(n)));
 
 /** The served-names arguments of a slot or a queue: -1 for every name, else the count and the names. */
 const namesArgs = (names: readonly string[] | undefined): ScriptArg[] =>

@@ -118,6 +118,14 @@ describe('redisJobDriver (redis only)', () => {
     );
   });
 
+  it('reads a slot limit of Infinity as every due row, and NaN as none', async () => {
+    const driver = redisJobDriver({ client: redis.client, prefix: redis.prefix() });
+    await driver.enqueueMany([request(), request(), request()]);
+    const slot = (limit: number) => ({ ...claimArgs, slots: [{ queue: 'q', limit }] });
+    expect(await driver.claim(slot(Number.NaN))).toEqual([]);
+    expect(await driver.claim(slot(Number.POSITIVE_INFINITY))).toHaveLength(3);
+  });
+
   it('hands no row to two drivers claiming at once', async () => {
     const prefix = redis.prefix();
     const other = new Redis(testRedisUrl());
