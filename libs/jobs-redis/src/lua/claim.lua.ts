@@ -8,8 +8,9 @@ import { LUA_PRELUDE } from './prelude.lua';
  * e, then e excluded tenants (their rows are skipped; rows with no tenant never are). Then s, the slot count, and
  * per slot: queue, limit, ahead, k (-1 = every name) and k served names.
  *
- * Per slot, in order (a queue named by two slots is taken from twice; paused queues are skipped): first each of the
- * queue's delayed rows whose run time came moves to its name's due set; then, over the served names, the first
+ * Per slot, in order (a queue named by two slots is taken from twice; paused queues are skipped): first the queue's
+ * delayed rows whose run time came move to their names' due sets, earliest first and at most 10,000 per call (a larger
+ * burst follows on the next claims, so only within such a burst can a later-due row of a better priority wait); then, over the served names, the first
  * limit + ahead due rows in claim order (priority, run time, id — each name's due set is already in that order, and
  * the names are merged) are picked, of which the first `limit` are taken whatever their attempt and the rest only if
  * this claim does not put them on their final attempt. Each taken row becomes running: attempt + 1, this worker, a
@@ -34,7 +35,8 @@ local claimed = {}
 local function promote(q)
   if promoted[q] then return end
   promoted[q] = true
-  local due = redis.call('ZRANGEBYSCORE', Q(q) .. ':d', '-inf', fmt(NOW))
+  -- bounded, so a burst of rows falling due together never stalls the server in one script
+  local due = redis.call('ZRANGEBYSCORE', Q(q) .. ':d', '-inf', fmt(NOW), 'LIMIT', 0, 10000)
   for _, id in ipairs(due) do
     redis.call('ZREM', Q(q) .. ':d', id)
     local r = load(id)
