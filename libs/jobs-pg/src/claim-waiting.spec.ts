@@ -214,4 +214,34 @@ describe('the waiting-only claim and the carried registry beat (PostgreSQL, driv
     expect(await driver.introspect?.workers()).toEqual([]);
     expect(await driver.claim(busy())).toHaveLength(1);
   });
+
+  it('reports as low water the least run time of the queue over every name and priority, nothing else', async () => {
+    const clock = frozenClock(START);
+    const driver = postgresJobDriver({ executor: a.executor, clock });
+    const at = (n: number, over: Partial<EnqueueRequest>): EnqueueRequest =>
+      request({ id: uuidv7(START - 500_000 + n), runAt: START - 100_000 + n, ...over });
+    const names = ['pg.a', 'pg.b', 'pg.c'];
+    const rows = names.flatMap((name, i) =>
+      [-5, 0, 7].map((priority, j) => at(10 * i + j, { name, priority })),
+    );
+    // the least of the queue: a middle name, a middle priority, not the first entry of the index
+    rows.push(at(-50, { name: 'pg.b', priority: 0, idempotencyKey: 'least' }));
+    rows.push(at(-90, { queue: 'pg-other' })); // another queue: not counted
+    const running = at(-99, { name: 'pg.a', maxAttempts: 3, idempotencyKey: 'taken' });
+    await driver.enqueueMany([...rows, running]);
+    // a row earlier still, but running: not waiting, not counted
+    await a.pool.query(
+      `update x_jobs set state = 'running', worker_id = 'x', claim = gen_random_uuid(),
+      lease_expires_at = now() + interval '1 hour', attempt = 1 where id = $1`,
+      [running.id],
+    );
+    const reported: number[] = [];
+    await driver.claim({
+      workerId: 'w',
+      slots: [{ queue: 'pg-q', limit: 0, names: ['pg.a'], lowWater: null }],
+      visibilityTimeoutMs: VT,
+      onLowWater: (_queue, bound) => reported.push(bound),
+    });
+    expect(reported).toEqual([START - 100_000 - 50]);
+  });
 });
