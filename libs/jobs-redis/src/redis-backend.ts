@@ -1,4 +1,4 @@
-import { DriverUnavailableError, type Clock, type EventBus } from '@ultimat3/jobs';
+import { DriverUnavailableError, JobsError, type Clock, type EventBus } from '@ultimat3/jobs';
 import { clientOf, type RedisConnectionOptions } from './redis-client';
 import { redisJobDriver, type RedisJobDriver } from './redis-driver';
 import { redisEventBus } from './redis-event-bus';
@@ -40,8 +40,8 @@ async function within<T>(work: Promise<T>, ms: number, what: string): Promise<T>
 
 /**
  * Opens the Redis backend and proves it before anything runs on it: the server answers within `connectTimeoutMs`, and
- * will not evict keys (`maxmemory-policy noeviction`). A boot that fails either is `X_DRIVER_UNAVAILABLE` with the
- * fix, and a client it opened is closed again.
+ * will not evict keys (`maxmemory-policy noeviction`). A boot that fails is `X_DRIVER_UNAVAILABLE` (out of reach) or
+ * `X_REDIS_EVICTION_POLICY`, each with the fix, and a client it opened is closed again.
  */
 export async function redisBackend(options: RedisBackendOptions): Promise<RedisBackend> {
   const { client, owned } = clientOf(options);
@@ -51,7 +51,7 @@ export async function redisBackend(options: RedisBackendOptions): Promise<RedisB
     await assertNoEviction(client);
   } catch (error) {
     if (owned) client.disconnect();
-    if (error instanceof DriverUnavailableError) throw error;
+    if (error instanceof JobsError) throw error;
     throw new DriverUnavailableError(
       `Redis is out of reach at boot (${error instanceof Error ? error.message : String(error)})`,
       'Check redis.url (and that redis-server runs and accepts connections from here), or raise connectTimeoutMs.',

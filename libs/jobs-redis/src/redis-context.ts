@@ -1,4 +1,4 @@
-import { DriverUnavailableError, type Clock } from '@ultimat3/jobs';
+import { RedisEvictionPolicyError, type Clock } from '@ultimat3/jobs';
 import type { Cluster, Redis } from 'ioredis';
 import { assertNoEviction } from './redis-server-check';
 import { defineScripts, type ScriptArg, type ScriptName, type ScriptReply } from './redis-scripts';
@@ -25,7 +25,7 @@ export function redisContext(client: Redis | Cluster, prefix: string, clock?: Cl
   let checked: Promise<void> | undefined;
   const check = (): Promise<void> =>
     (checked ??= assertNoEviction(client).catch((error: unknown) => {
-      if (!(error instanceof DriverUnavailableError)) checked = undefined;
+      if (!(error instanceof RedisEvictionPolicyError)) checked = undefined;
       throw error;
     }));
   return {

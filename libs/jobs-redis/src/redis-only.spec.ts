@@ -207,10 +207,13 @@ describe('redisJobDriver against a server of its own', () => {
       await client.config('SET', 'maxmemory-policy', 'allkeys-lru');
       const driver = redisJobDriver({ client, prefix: 'evict' });
       await expect(driver.enqueue(request())).rejects.toMatchObject({
-        code: 'X_DRIVER_UNAVAILABLE',
-        fix: expect.stringContaining('noeviction'),
+        code: 'X_REDIS_EVICTION_POLICY',
+        fix: expect.stringContaining('CONFIG SET maxmemory-policy noeviction'),
+        meta: { maxmemoryPolicy: 'allkeys-lru' },
       });
-      await expect(driver.claim(claimArgs)).rejects.toMatchObject({ code: 'X_DRIVER_UNAVAILABLE' });
+      await expect(driver.claim(claimArgs)).rejects.toMatchObject({
+        code: 'X_REDIS_EVICTION_POLICY',
+      });
     } finally {
       await client.quit();
       await server.stop();

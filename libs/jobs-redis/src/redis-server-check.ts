@@ -1,4 +1,4 @@
-import { DriverUnavailableError } from '@ultimat3/jobs';
+import { RedisEvictionPolicyError } from '@ultimat3/jobs';
 import type { Cluster, Redis } from 'ioredis';
 
 /** The eviction policy of the server `client` reaches, from `INFO memory` (allowed where CONFIG is renamed away). */
@@ -8,16 +8,12 @@ export async function evictionPolicy(client: Redis | Cluster): Promise<string | 
 }
 
 /**
- * Refuses a server that may evict keys: a job store whose rows, indexes or claim tokens can vanish under memory
- * pressure loses jobs silently. `noeviction` makes Redis answer a write with an OOM error instead, which the caller
- * sees. A server that does not report its policy is let through.
+ * Refuses a server that may evict keys (`X_REDIS_EVICTION_POLICY`, with the fix): a job store whose rows, indexes or
+ * claim tokens can vanish under memory pressure loses jobs silently. `noeviction` makes Redis answer a write with an
+ * OOM error instead, which the caller sees. A server that does not report its policy is let through.
  */
 export async function assertNoEviction(client: Redis | Cluster): Promise<void> {
   const policy = await evictionPolicy(client);
   if (policy === undefined || policy === 'noeviction') return;
-  throw new DriverUnavailableError(
-    `Redis runs with maxmemory-policy ${policy}, so it may evict job keys; the Redis driver refuses to use it`,
-    'Set maxmemory-policy noeviction (redis.conf, or CONFIG SET maxmemory-policy noeviction), or give the jobs a Redis of their own.',
-    { meta: { maxmemoryPolicy: policy } },
-  );
+  throw new RedisEvictionPolicyError(policy);
 }

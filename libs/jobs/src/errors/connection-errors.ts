@@ -122,3 +122,21 @@ export class DriverConnectionLostError extends JobsError {
     );
   }
 }
+
+/**
+ * The Redis server may evict keys under memory pressure (its `maxmemory-policy` is not `noeviction`), so the Redis
+ * driver refuses it: a job whose row, index entry or claim token is evicted is lost without a trace. Code
+ * `X_REDIS_EVICTION_POLICY`; `meta.maxmemoryPolicy` names the policy found.
+ */
+export class RedisEvictionPolicyError extends JobsError {
+  constructor(policy: string) {
+    super(
+      'X_REDIS_EVICTION_POLICY',
+      `Redis runs with maxmemory-policy ${policy}, so it may evict job keys; the Redis driver refuses to use it.`,
+      {
+        fix: 'Run CONFIG SET maxmemory-policy noeviction (and CONFIG REWRITE), or set maxmemory-policy noeviction in redis.conf; or give the jobs a Redis of their own.',
+        meta: { maxmemoryPolicy: policy },
+      },
+    );
+  }
+}

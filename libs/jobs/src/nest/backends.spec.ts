@@ -91,7 +91,7 @@ describe("openJobsBackend: driver 'postgres'", () => {
     expect(pg.calls).toEqual([]);
   });
 
-  it('is X_DRIVER_UNAVAILABLE, naming the package, when @ultimat3/jobs-pg is not installed', async () => {
+  it('is X_PEER_MISSING with the install line when @ultimat3/jobs-pg is not installed', async () => {
     const load = (): never => {
       throw Object.assign(new Error("Cannot find module '@ultimat3/jobs-pg'"), {
         code: 'MODULE_NOT_FOUND',
@@ -101,8 +101,12 @@ describe("openJobsBackend: driver 'postgres'", () => {
       { driver: 'postgres', postgres: { url: 'postgres://a/b' } },
       context({ load }),
     ).catch((e: unknown) => e);
-    expect(errorCodeOf(error)).toBe('X_DRIVER_UNAVAILABLE');
-    expect(String(error)).toMatch(/needs @ultimat3\/jobs-pg, which is not installed/);
+    expect(error).toMatchObject({
+      code: 'X_PEER_MISSING',
+      fix: 'npm install @ultimat3/jobs-pg pg',
+      meta: { packages: ['@ultimat3/jobs-pg', 'pg'] },
+    });
+    expect(String(error)).toMatch(/driver 'postgres' needs the optional peer @ultimat3\/jobs-pg/);
     expect(
       await codeOf(
         openJobsBackend(

@@ -2,9 +2,11 @@ import { memoryJobDriver } from '../driver/memory';
 import type { JobDriver } from '../driver/job-driver';
 import type { EventBus } from '../events/event-bus';
 import type { JobsLogger } from '../util/logger';
-import { errorCodeOf, JobsError } from '../errors/jobs-error';
+import { JobsError } from '../errors/jobs-error';
 import type { Clock } from '../util/clock';
 import type { JobsModuleOptions, JobsPostgresOptions } from './jobs.options';
+import { loadDriverPeer, type PeerPackageLoader } from './backends.peer';
+import { openRedisBackend } from './backends.redis';
 
 /** The optional peer that provides `driver: 'postgres'`. */
 export const POSTGRES_PACKAGE = '@ultimat3/jobs-pg';
@@ -52,7 +54,7 @@ export interface PostgresPackage {
 }
 
 /** Loads the package behind `'postgres'`; tests pass another loader. */
-export type PostgresPackageLoader = () => unknown;
+export type PostgresPackageLoader = PeerPackageLoader;
 
 /**
  * The lazy `require` of the optional peer. Core never imports `pg`, `typeorm` or `@ultimat3/jobs-pg` statically: an
@@ -90,33 +92,8 @@ export function unknownDriver(driver: unknown): JobsError {
   const named = typeof driver === 'string' ? `"${driver}"` : typeof driver;
   return unavailable(
     `JobsModule has no driver ${named}.`,
-    "Use 'memory', 'postgres' (with @ultimat3/jobs-pg installed) or pass a JobDriver instance.",
+    "Use 'memory', 'postgres' (with @ultimat3/jobs-pg installed), 'redis' (with @ultimat3/jobs-redis installed) or pass a JobDriver instance.",
   );
-}
-
-function postgresPackage(load: PostgresPackageLoader): PostgresPackage {
-  let loaded: unknown;
-  try {
-    loaded = load();
-  } catch (error) {
-    const missing =
-      errorCodeOf(error) === 'MODULE_NOT_FOUND' && String(error).includes(POSTGRES_PACKAGE);
-    throw unavailable(
-      missing
-        ? `JobsModule driver 'postgres' needs ${POSTGRES_PACKAGE}, which is not installed.`
-        : `JobsModule driver 'postgres': ${POSTGRES_PACKAGE} failed to load (${String(error)}).`,
-      `npm install ${POSTGRES_PACKAGE} pg`,
-      error,
-    );
-  }
-  const backend = (loaded as Partial<PostgresPackage> | null)?.postgresBackend;
-  if (typeof backend !== 'function') {
-    throw unavailable(
-      `JobsModule driver 'postgres': ${POSTGRES_PACKAGE} has no postgresBackend().`,
-      `Install a version of ${POSTGRES_PACKAGE} that matches @ultimat3/jobs.`,
-    );
-  }
-  return loaded as PostgresPackage;
 }
 
 /** The source `postgres` options name: the DataSource, else the URL (default `DATABASE_URL`). */
@@ -150,23 +127,43 @@ export interface OpenBackendContext {
   /** The clock the memory driver runs on (the module's, else the system clock). */
   readonly memoryClock: Clock;
   readonly env: NodeJS.ProcessEnv;
+  /** Loads `@ultimat3/jobs-pg` (default the lazy `require`). */
   readonly load?: PostgresPackageLoader;
+  /** Loads `@ultimat3/jobs-redis` (default the lazy `require`). */
+  readonly loadRedis?: PeerPackageLoader;
 }
 
 /**
  * Opens the driver the options name. `'memory'` and an instance answer at once; `'postgres'` loads
- * `@ultimat3/jobs-pg` lazily, builds its pool (or reuses the DataSource) and migrates — awaited by the module's async
- * provider, so bootstrap finishes only on a migrated database. Anything else is `X_DRIVER_UNAVAILABLE`.
+ * `@ultimat3/jobs-pg` lazily, builds its pool (or reuses the DataSource) and migrates; `'redis'` loads
+ * `@ultimat3/jobs-redis` lazily, connects (or reuses the client) and checks the eviction policy — each awaited by the
+ * module's async provider, so bootstrap finishes only on a ready driver. A missing package is `X_PEER_MISSING` with
+ * the install line; anything else unknown is `X_DRIVER_UNAVAILABLE`.
  */
 export async function openJobsBackend(
-  options: Pick<JobsModuleOptions, 'driver' | 'postgres'>,
+  options: Pick<JobsModuleOptions, 'driver' | 'postgres' | 'redis'>,
   context: OpenBackendContext,
 ): Promise<JobsBackend> {
   const ready = syncBackend(options.driver, context.memoryClock);
   if (ready !== undefined) return ready;
+  if (options.driver === 'redis') {
+    return openRedisBackend(options.redis, {
+      clock: context.clock,
+      env: context.env,
+      ...(context.loadRedis === undefined ? {} : { load: context.loadRedis }),
+    });
+  }
   if (options.driver !== 'postgres') throw unknownDriver(options.driver);
   const source = postgresSource(options.postgres, context.env);
-  const pg = postgresPackage(context.load ?? loadPostgresPackage);
+  const pg = loadDriverPeer<PostgresPackage>(
+    {
+      driver: 'postgres',
+      packageName: POSTGRES_PACKAGE,
+      install: [POSTGRES_PACKAGE, 'pg'],
+      entry: 'postgresBackend',
+    },
+    context.load ?? loadPostgresPackage,
+  );
   const { schema, migrate, connectTimeoutMs } = options.postgres ?? {};
   return pg.postgresBackend(source, {
     ...(context.clock === undefined ? {} : { clock: context.clock }),

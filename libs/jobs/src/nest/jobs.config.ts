@@ -89,7 +89,8 @@ export function resolveJobsSettings(
 }
 
 /**
- * The config for a driver that opens with no I/O (`'memory'`, an instance). `'postgres'` opens asynchronously —
+ * The config for a driver that opens with no I/O (`'memory'`, an instance). `'postgres'` and `'redis'` open
+ * asynchronously —
  * {@link loadJobsConfig}, which the module runs — and is `X_DRIVER_UNAVAILABLE` here, as is an unknown driver.
  */
 export function resolveJobsConfig(
@@ -99,10 +100,12 @@ export function resolveJobsConfig(
   const settings = resolveJobsSettings(options, env);
   const backend = syncBackend(options.driver, settings.clock);
   if (backend === undefined) {
-    if (options.driver !== 'postgres') throw unknownDriver(options.driver);
+    if (options.driver !== 'postgres' && options.driver !== 'redis') {
+      throw unknownDriver(options.driver);
+    }
     throw new JobsError(
       'X_DRIVER_UNAVAILABLE',
-      "JobsModule driver 'postgres' opens asynchronously.",
+      `JobsModule driver '${options.driver}' opens asynchronously.`,
       {
         fix: 'Use loadJobsConfig() (JobsModule.forRoot does).',
       },

@@ -86,19 +86,63 @@ export type JobsPostgresOptions =
     })
   | (JobsPostgresCommonOptions & { readonly dataSource: JobsPostgresDataSource });
 
+/**
+ * The part of an ioredis client (`Redis` or `Cluster`) the module checks (structural: core never imports `ioredis`).
+ * Pass the app's own client to share its connection; the app keeps owning it.
+ */
+export interface JobsRedisClient {
+  ping(): Promise<unknown>;
+}
+
+/** What the `'redis'` driver shares by either source. */
+interface JobsRedisCommonOptions {
+  /**
+   * The deployment's name (default `jobs`): every key lives under `{<prefix>}:` — one hash tag, so the deployment is
+   * legal on Redis Cluster. Two apps on one Redis keep apart by their prefixes.
+   */
+  readonly prefix?: string;
+  /**
+   * How long the boot's first answer from Redis may take, in ms (default 10 000). A server out of reach fails the boot
+   * within it with `X_DRIVER_UNAVAILABLE`; one whose `maxmemory-policy` is not `noeviction` with
+   * `X_REDIS_EVICTION_POLICY`.
+   */
+  readonly connectTimeoutMs?: number;
+}
+
+/**
+ * Where `driver: 'redis'` connects: a URL (default `REDIS_URL`; the module opens, owns and closes the client), or the
+ * app's ioredis client (reused; the app keeps owning it and closes it after the module).
+ */
+export type JobsRedisOptions =
+  | (JobsRedisCommonOptions & {
+      /** A `redis://` or `rediss://` connection string (default `process.env.REDIS_URL`). */
+      readonly url?: string;
+    })
+  | (JobsRedisCommonOptions & {
+      /** An ioredis `Redis` or `Cluster` the app owns (needs the peer `ioredis`). */
+      readonly client: JobsRedisClient;
+    });
+
 /** The drivers `JobsModule` can create by name, or a driver instance. */
-export type JobsDriverOption = 'memory' | 'postgres' | JobDriver;
+export type JobsDriverOption = 'memory' | 'postgres' | 'redis' | JobDriver;
 
 /** Options of `JobsModule.forRoot()` / `forRootAsync()`. */
 export interface JobsModuleOptions {
   /**
    * The driver: `'memory'` (one process, nothing durable across restarts), `'postgres'` (needs the optional peer
-   * `@ultimat3/jobs-pg`; see {@link JobsModuleOptions.postgres}) or a `JobDriver` instance. The module owns the driver
-   * from then on and closes it last at shutdown, after every host drained.
+   * `@ultimat3/jobs-pg`; see {@link JobsModuleOptions.postgres}), `'redis'` (needs the optional peers
+   * `@ultimat3/jobs-redis` and `ioredis`; see {@link JobsModuleOptions.redis}) or a `JobDriver` instance. The module
+   * owns the driver from then on and closes it last at shutdown, after every host drained.
    */
   readonly driver: JobsDriverOption;
   /** Where `driver: 'postgres'` connects (default `{ url: process.env.DATABASE_URL }`). */
   readonly postgres?: JobsPostgresOptions;
+  /**
+   * Where `driver: 'redis'` connects (default `{ url: process.env.REDIS_URL }`). Redis 7 or later, with
+   * `maxmemory-policy noeviction` (checked at boot) and the append-only file on for durability. Its event bus becomes
+   * the module's (unless `events` is given).
+   */
+  readonly redis?: JobsRedisOptions;
   /** The roles of this process (default: `JOBS_ROLES`, a comma list, else `['web', 'worker']`). */
   readonly roles?: readonly JobsRole[];
   /** Worker knobs, used when the roles include `worker`. */
