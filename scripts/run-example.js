@@ -6,10 +6,13 @@
 // a post (the post and its notifySubscribers job commit in one transaction, the worker's relay publishes the job, a
 // worker runs it) and a failing one (?fail=1: no post, no job); prints what happened and GET /tasks, then stops both
 // with SIGTERM (the drain path a deploy takes) and the database last.
+// `JOBS_DRIVER=redis npm run example` runs the same on Redis: the jobs in Redis (REDIS_URL when set, else a throwaway
+// redis-server started here and stopped at the end), the posts and the outbox staging still in PostgreSQL, the relay
+// publishing from there onto Redis.
 // `npm run example` builds first; run it directly only after `npm run build`.
 'use strict';
 
-const { spawn } = require('node:child_process');
+const { spawn, spawnSync } = require('node:child_process');
 const { randomUUID } = require('node:crypto');
 const { existsSync } = require('node:fs');
 const { createServer } = require('node:net');
@@ -129,7 +132,7 @@ async function stop(state, name) {
  * The transactional outbox: a post and its notifySubscribers job commit together (the worker's relay publishes the
  * job, a worker runs it), and a request that fails after its enqueue leaves neither.
  */
-async function publishPosts(base, orgId) {
+async function publishPosts(base, orgId, store) {
   const posts = `${base}/orgs/${orgId}/posts`;
   const title = 'Hello, subscribers';
   console.log(
@@ -145,7 +148,7 @@ async function publishPosts(base, orgId) {
   const { post, job } = published.body;
   console.log(`  → 201: post ${post.id} "${post.title}", job ${job.id}`);
   console.log(
-    '  Committed: the job waits in x_outbox until the relay in the worker process publishes it.',
+    `  Committed: the job waits in x_outbox (PostgreSQL) until the relay in the worker process publishes it${store === 'Redis' ? ' onto Redis' : ''}.`,
   );
   const done = await poll('the notifySubscribers job to be done', RUN_TIMEOUT_MS, async () => {
     const current = await json(`${base}/jobs/${job.id}`); // 404 until the relay published it
@@ -190,16 +193,59 @@ async function publishPosts(base, orgId) {
   );
 }
 
+/** `JOBS_DRIVER`: `postgres` (default) or `redis`. */
+function jobsDriver() {
+  const driver = process.env.JOBS_DRIVER || 'postgres';
+  if (driver !== 'postgres' && driver !== 'redis') {
+    throw new Error(`JOBS_DRIVER must be postgres or redis (got "${driver}").`);
+  }
+  return driver;
+}
+
+/**
+ * The Redis the jobs run on under JOBS_DRIVER=redis: REDIS_URL when set, else a throwaway redis-server (no
+ * persistence, maxmemory-policy noeviction) in a temp directory. Answers `{ url, source, stop }`.
+ */
+async function exampleRedis() {
+  if (process.env.REDIS_URL) {
+    return { url: process.env.REDIS_URL, source: 'REDIS_URL', stop: async () => undefined };
+  }
+  const probe = spawnSync('redis-server', ['--version'], { stdio: 'ignore' });
+  if (probe.error) {
+    throw new Error(
+      'JOBS_DRIVER=redis needs a Redis: redis-server is not installed (not on PATH), and REDIS_URL is unset. ' +
+        'Install Redis 7 or later (apt-get install redis-server, brew install redis), or set REDIS_URL to a Redis with maxmemory-policy noeviction.',
+    );
+  }
+  const { startThrowawayRedis } = await import('./throwaway-redis.mjs');
+  const server = await startThrowawayRedis({ name: 'jobs-example-redis' });
+  return { url: server.url, source: 'throwaway: started', stop: () => server.stop() };
+}
+
 async function main() {
   for (const file of [WORKER_MAIN, APP_MAIN, DATABASE]) {
     if (!existsSync(file)) {
       throw new Error(`${path.relative(ROOT, file)} is missing: run \`npm run build\` first.`);
     }
   }
+  const driver = jobsDriver();
+  const redis = driver === 'redis' ? await exampleRedis() : undefined;
   const { exampleDatabase } = require(DATABASE);
-  const database = await exampleDatabase({ log: (message) => console.log(message) });
+  const database = await exampleDatabase({ log: (message) => console.log(message) }).catch(
+    async (error) => {
+      await redis?.stop();
+      throw error;
+    },
+  );
   console.log(`PostgreSQL: ${database.source} (${database.url.replace(/:[^:@/]*@/, ':***@')})`);
-  const env = { ...process.env, DATABASE_URL: database.url, NO_COLOR: '1' };
+  const env = { ...process.env, DATABASE_URL: database.url, NO_COLOR: '1', JOBS_DRIVER: driver };
+  if (redis !== undefined) {
+    env.REDIS_URL = redis.url;
+    console.log(
+      `Redis: ${redis.source} (${redis.url.replace(/\/\/[^@/]*@/, '//***@')}) — the jobs live here; the posts and the outbox stay in PostgreSQL.`,
+    );
+  }
+  const store = redis === undefined ? 'PostgreSQL' : 'Redis';
   const port = await freePort(process.env.PORT);
   // the worker's probes and metrics (HEALTH_PORT): a free port, so a second checkout or a busy 9464 cannot fail it
   const healthPort = await freePort(process.env.HEALTH_PORT);
@@ -231,9 +277,7 @@ async function main() {
     const orgId = randomUUID();
     const queued = await json(`${base}/orgs/${orgId}/onboard`, { method: 'POST' });
     console.log(`\nPOST /orgs/${orgId}/onboard → job ${queued.id} (deduped: ${queued.deduped})`);
-    console.log(
-      'The web process only wrote the row; the worker process claims it from PostgreSQL.',
-    );
+    console.log(`The web process only wrote the row; the worker process claims it from ${store}.`);
 
     const row = await poll('the job to park on its sleep', RUN_TIMEOUT_MS, async () => {
       const current = await json(`${base}/jobs/${queued.id}`);
@@ -247,14 +291,14 @@ async function main() {
     console.log(
       `It resumes at ${new Date(row.runAt).toISOString()} to send the nudge; no process waits for it —`,
     );
-    console.log('the row sleeps in PostgreSQL, and any worker claims it when it is due.');
+    console.log(`the row sleeps in ${store}, and any worker claims it when it is due.`);
 
     const again = await json(`${base}/orgs/${orgId}/onboard`, { method: 'POST' });
     console.log(
       `\nA second POST for the same org answers the same job: ${again.id} (deduped: ${again.deduped})`,
     );
 
-    await publishPosts(base, orgId);
+    await publishPosts(base, orgId, store);
 
     const tasks = await json(`${base}/tasks`);
     console.log('\nGET /tasks (fired by the worker process, the scheduler leader):');
@@ -268,6 +312,10 @@ async function main() {
     for (const [name, state] of children.reverse()) clean = (await stop(state, name)) && clean;
     await database.stop();
     if (database.source === 'embedded: started') console.log('Stopped the embedded PostgreSQL.');
+    if (redis !== undefined) {
+      await redis.stop();
+      if (redis.source === 'throwaway: started') console.log('Stopped the throwaway redis-server.');
+    }
   }
   if (!clean) throw new Error('a process did not exit cleanly (code 0) after SIGTERM');
 }

@@ -1,9 +1,9 @@
 import { Module } from '@nestjs/common';
 import { getDataSourceToken, TypeOrmModule } from '@nestjs/typeorm';
-import { ExampleJobsModule } from '@ultimat3/example-jobs';
+import { ExampleJobsModule, exampleJobsBackend } from '@ultimat3/example-jobs';
 import { JobsHealthModule, JobsModule, OutboxModule, type JobsModuleOptions } from '@ultimat3/jobs';
 import type { DataSource } from 'typeorm';
-import { exampleOutboxStore, exampleTypeOrmOptions } from './database';
+import { exampleOutboxStore, exampleTypeOrmOptions, migrateExampleOutbox } from './database';
 import { JobsController } from './jobs.controller';
 import { OnboardingController } from './onboarding.controller';
 import { Post } from './post.entity';
@@ -12,7 +12,8 @@ import { TasksController } from './tasks.controller';
 
 /**
  * The example HTTP app: the web role only, on PostgreSQL (`DATABASE_URL`, which `main.ts` points at the embedded
- * server when it is unset). One pool: TypeORM's DataSource, which `JobsModule` reuses. `apps/worker`, another process
+ * server when it is unset) — or, with `JOBS_DRIVER=redis`, its jobs on Redis (`REDIS_URL`) and its posts and outbox
+ * in PostgreSQL. One pool: TypeORM's DataSource, which `JobsModule` reuses. `apps/worker`, another process
  * on the same database, runs the jobs, fires the tasks and relays the outbox.
  *
  * `OutboxModule` with `interceptAll: false`: only `POST /orgs/:orgId/posts` runs in a transaction (its
@@ -29,9 +30,12 @@ import { TasksController } from './tasks.controller';
       // the jobs series in prom-client's default registry, served at GET /metrics
       metrics: { path: '/metrics' },
       inject: [getDataSourceToken()],
-      useFactory: (dataSource: DataSource): JobsModuleOptions => ({
-        driver: 'postgres',
-        postgres: { dataSource },
+      useFactory: async (dataSource: DataSource): Promise<JobsModuleOptions> => ({
+        // JOBS_DRIVER=redis: the jobs on Redis (REDIS_URL), the outbox still staged in PostgreSQL
+        ...(await exampleJobsBackend({
+          dataSource,
+          migrateOutbox: () => migrateExampleOutbox(dataSource),
+        })),
         roles: ['web'],
       }),
     }),

@@ -1,6 +1,6 @@
 import type { TypeOrmModuleOptions } from '@nestjs/typeorm';
 import { exampleDatabaseUrl } from '@ultimat3/example-jobs';
-import { postgresOutboxStore, typeormExecutor } from '@ultimat3/jobs-pg';
+import { migrate, postgresOutboxStore, typeormExecutor } from '@ultimat3/jobs-pg';
 import type { OutboxStore } from '@ultimat3/jobs';
 import type { DataSource } from 'typeorm';
 import { Post } from './post.entity';
@@ -26,4 +26,12 @@ export function exampleTypeOrmOptions(env: NodeJS.ProcessEnv = process.env): Typ
  */
 export function exampleOutboxStore(dataSource: DataSource): OutboxStore {
   return postgresOutboxStore({ executor: typeormExecutor(dataSource) });
+}
+
+/**
+ * Creates the package's tables — the outbox among them — on the app's DataSource: what `JOBS_DRIVER=redis` needs, as
+ * the `'postgres'` driver's boot migration no longer runs. Safe when the worker migrates at the same time.
+ */
+export function migrateExampleOutbox(dataSource: DataSource): Promise<void> {
+  return migrate(typeormExecutor(dataSource));
 }

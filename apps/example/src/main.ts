@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { exampleDatabase } from '@ultimat3/example-jobs';
+import { exampleDatabase, exampleJobsWhere } from '@ultimat3/example-jobs';
 import { AppModule } from './app.module';
 
 /**
@@ -19,7 +19,9 @@ async function bootstrap(): Promise<void> {
   app.enableShutdownHooks(['SIGTERM', 'SIGINT'], { useProcessExit: true });
   const port = Number(process.env['PORT'] ?? 3000);
   await app.listen(port);
-  logger.log(`listening on http://localhost:${port} (PostgreSQL: ${database.source})`);
+  logger.log(
+    `listening on http://localhost:${port} (jobs on ${exampleJobsWhere()}; PostgreSQL: ${database.source})`,
+  );
 }
 
 bootstrap().catch((error: unknown) => {

@@ -1,13 +1,14 @@
 import { Module } from '@nestjs/common';
 import { getDataSourceToken, TypeOrmModule } from '@nestjs/typeorm';
-import { ExampleJobsModule, exampleDatabaseUrl } from '@ultimat3/example-jobs';
+import { ExampleJobsModule, exampleDatabaseUrl, exampleJobsBackend } from '@ultimat3/example-jobs';
 import { JobsHealthModule, JobsModule, OutboxModule, type JobsModuleOptions } from '@ultimat3/jobs';
-import { postgresOutboxStore, typeormExecutor } from '@ultimat3/jobs-pg';
+import { migrate, postgresOutboxStore, typeormExecutor } from '@ultimat3/jobs-pg';
 import type { DataSource } from 'typeorm';
 
 /**
  * The worker process: the same job modules as the web app, with the worker, scheduler and relay roles, on PostgreSQL
- * (`DATABASE_URL`, which `main.ts` points at the embedded server when it is unset). Any number of these can run: the
+ * (`DATABASE_URL`, which `main.ts` points at the embedded server when it is unset) — or, with `JOBS_DRIVER=redis`, the
+ * jobs on Redis (`REDIS_URL`) while the outbox stays in PostgreSQL and the relay publishes from it onto Redis. Any number of these can run: the
  * claims skip each other's rows, one scheduler leads through a lease row, and relays fence the outbox rows they
  * claim.
  *
@@ -35,9 +36,12 @@ import type { DataSource } from 'typeorm';
       // the jobs series in prom-client's default registry, served at GET /metrics
       metrics: { path: '/metrics' },
       inject: [getDataSourceToken()],
-      useFactory: (dataSource: DataSource): JobsModuleOptions => ({
-        driver: 'postgres',
-        postgres: { dataSource },
+      useFactory: async (dataSource: DataSource): Promise<JobsModuleOptions> => ({
+        // JOBS_DRIVER=redis: the jobs on Redis (REDIS_URL), the outbox still staged in PostgreSQL
+        ...(await exampleJobsBackend({
+          dataSource,
+          migrateOutbox: () => migrate(typeormExecutor(dataSource)),
+        })),
         roles: ['worker', 'scheduler', 'relay'],
       }),
     }),

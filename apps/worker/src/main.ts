@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { exampleDatabase } from '@ultimat3/example-jobs';
+import { exampleDatabase, exampleJobsWhere } from '@ultimat3/example-jobs';
 import type { AddressInfo } from 'node:net';
 import { WorkerModule } from './app.module';
 
@@ -10,7 +10,8 @@ const DEFAULT_HEALTH_PORT = 9464;
 
 /**
  * Starts the worker, the scheduler and the outbox relay on `DATABASE_URL` — or, when it is unset, on the embedded
- * PostgreSQL under `.data/pg` (started here, or reused when the example app already runs it). SIGTERM / SIGINT: Nest's
+ * PostgreSQL under `.data/pg` (started here, or reused when the example app already runs it). `JOBS_DRIVER=redis` puts
+ * the jobs on `REDIS_URL` instead; the outbox stays in PostgreSQL. SIGTERM / SIGINT: Nest's
  * shutdown hooks stop the scheduler after its round, stop the relay (joining its pass in flight), stop claiming, hand
  * held runs back uncounted, wait for them, close the driver and then the DataSource's pool, then exit 0.
  * Its only HTTP is for the platform: `/health/live`, `/health/ready` and `/metrics` on `HEALTH_PORT`.
@@ -25,7 +26,7 @@ async function bootstrap(): Promise<void> {
   await app.listen(healthPort(process.env['HEALTH_PORT']));
   const address = app.getHttpServer().address() as AddressInfo;
   logger.log(
-    `worker started: roles worker, scheduler, relay (PostgreSQL: ${database.source}); ` +
+    `worker started: roles worker, scheduler, relay (jobs on ${exampleJobsWhere()}; PostgreSQL: ${database.source}); ` +
       `/health/live, /health/ready and /metrics on port ${address.port}`,
   );
 }

@@ -6,6 +6,7 @@ export * from './fleet.jobs';
 export * from './fleet.module';
 export * from './fleet.tasks';
 export * from './hosts.service';
+export * from './jobs-driver';
 export * from './mail.service';
 export * from './onboarding.handler';
 export * from './onboarding.jobs';
