@@ -49,6 +49,9 @@ async function batchEnqueue(driver, total) {
   return (total * 1000) / (preciseNow() - started);
 }
 
+/** Requests this process sent to Redis (each script call or command one request), read around a phase. */
+let requests = 0;
+
 async function drain(driver) {
   const worker = jobs.jobWorker({
     driver,
@@ -64,8 +67,9 @@ async function drain(driver) {
 }
 
 /**
- * One idle worker (empty queue) for IDLE_S seconds, per minute: the script calls it made (EVALSHA), and every command
- * the server ran (those inside scripts included; this bench's own INFO reads left out).
+ * One idle worker (empty queue) for IDLE_S seconds of real time, per minute: the script calls it made (EVALSHA), and
+ * every command the server ran (those inside scripts included; this bench's own INFO reads left out). The worker is
+ * handed the driver's wake (as `redisBackend().startWake` does under JobsModule), measured once it is proven live.
  */
 async function idle(driver, client) {
   const stats = async () => {
@@ -82,10 +86,13 @@ async function idle(driver, client) {
     concurrency: 1,
   });
   await worker.start();
+  const stopWake = driver.wake.listen(worker);
+  while (!worker.stats().wakeLive) await sleep(5);
   await sleep(1_000);
   const before = await stats();
   await sleep(IDLE_S * 1_000);
   const after = await stats();
+  await stopWake();
   await worker.stop();
   return {
     perMinute: ((after.all - before.all) * 60) / IDLE_S,
@@ -95,6 +102,11 @@ async function idle(driver, client) {
 
 const server = await startThrowawayRedis({ name: 'jobs-redis-bench' });
 const client = new Redis(server.url);
+const send = client.sendCommand.bind(client);
+client.sendCommand = (...args) => {
+  requests++;
+  return send(...args);
+};
 try {
   const driver = redisJobDriver({ client, prefix: 'bench' });
   const commands = async () =>
@@ -105,12 +117,14 @@ try {
   const batch = await batchEnqueue(driver, DRAIN);
   console.log(`batch enqueue: ${whole(batch)} jobs/s (1,000 per enqueueMany)`);
   const before = await commands();
+  const sentBefore = requests;
   const drained = await drain(driver);
   const used = (await commands()) - before;
+  const sent = requests - sentBefore;
   console.log(
     `drain: ${whole(drained.perSecond)} no-op jobs/s, one worker at concurrency ${CONCURRENCY} ` +
       `(${whole(DRAIN)} jobs, ${whole(drained.claims)} claims, ${whole(used)} server commands, ` +
-      `${(used / DRAIN).toFixed(2)} per job)`,
+      `${(used / DRAIN).toFixed(2)} per job; ${whole(sent)} requests sent, ${(sent / DRAIN).toFixed(3)} per job)`,
   );
   const quiet = await idle(driver, client);
   console.log(

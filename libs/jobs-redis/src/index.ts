@@ -5,3 +5,4 @@ export type { RedisJobDriver, RedisJobDriverOptions } from './redis-driver';
 export { nackOutcome, type NackOutcome } from './redis-settle';
 export { redisBackend, type RedisBackend, type RedisBackendOptions } from './redis-backend';
 export type { RedisConnectionOptions } from './redis-client';
+export type { RedisWake, RedisWakeListener, WakeMark } from './redis-wake';

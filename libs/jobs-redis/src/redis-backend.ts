@@ -2,6 +2,7 @@ import { DriverUnavailableError, JobsError, type Clock, type EventBus } from '@u
 import { clientOf, type RedisConnectionOptions } from './redis-client';
 import { redisJobDriver, type RedisJobDriver } from './redis-driver';
 import { redisEventBus } from './redis-event-bus';
+import type { RedisWakeListener } from './redis-wake';
 import { assertNoEviction } from './redis-server-check';
 
 /** Options of {@link redisBackend}. */
@@ -22,6 +23,11 @@ export interface RedisBackendOptions extends RedisConnectionOptions {
 export interface RedisBackend {
   readonly driver: RedisJobDriver;
   readonly events: EventBus;
+  /**
+   * Starts the cross-process wake for a worker (its `signalEnqueued` / `setWakeLive`): one subscriber connection per
+   * backend, proven by a probe; the worker's poll stays the guarantee. The shape `JobsBackend.startWake` has.
+   */
+  startWake(target: RedisWakeListener): { stop(): Promise<void> };
   close(): Promise<void>;
 }
 
@@ -63,6 +69,9 @@ export async function redisBackend(options: RedisBackendOptions): Promise<RedisB
   return {
     driver,
     events,
+    startWake(target) {
+      return { stop: driver.wake.listen(target) };
+    },
     async close() {
       await driver.close();
       if (owned) await client.quit();

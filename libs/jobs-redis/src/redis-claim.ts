@@ -8,7 +8,8 @@ import {
 } from '@ultimat3/jobs';
 import type { RedisContext } from './redis-context';
 import { toJobRows } from './redis-rows';
-import type { ScriptArg } from './redis-scripts';
+import type { ScriptArg, ScriptReply } from './redis-scripts';
+import type { RedisWake } from './redis-wake';
 
 /** The most rows one slot hands out in one claim, whatever it asks (an unbounded `limit` included). */
 const MAX_SLOT_ROWS = 1_000_000;
@@ -28,7 +29,9 @@ const namesArgs = (names: readonly string[] | undefined): ScriptArg[] =>
  * Per queue, the names its slots serve; `undefined` when a slot of it takes every name. A queue named by two slots
  * serves the names of both.
  */
-function servedNames(slots: readonly ClaimSlot[]): Map<string, readonly string[] | undefined> {
+export function servedNames(
+  slots: readonly ClaimSlot[],
+): Map<string, readonly string[] | undefined> {
   const served = new Map<string, readonly string[] | undefined>();
   for (const slot of slots) {
     const had = served.has(slot.queue) ? served.get(slot.queue) : [];
@@ -55,13 +58,35 @@ export async function rescueLapsed(ctx: RedisContext, options: ClaimOptions): Pr
   return toJobRows(await ctx.run('rescue', argv));
 }
 
+/** What {@link LUA_CLAIM} answers: the claimed rows, the server's now, and the queues it found idle (→ due ms). */
+export interface ClaimReply {
+  readonly rows: ClaimedJob[];
+  readonly now: number;
+  readonly idle: Map<string, number>;
+}
+
+function claimReplyOf(reply: ScriptReply): ClaimReply {
+  const [rows, meta] = Array.isArray(reply) ? reply : [];
+  const flat = Array.isArray(meta) ? meta.map(String) : [];
+  const idle = new Map<string, number>();
+  for (let i = 1; i + 1 < flat.length; i += 2) idle.set(flat[i]!, Number(flat[i + 1]));
+  return { rows: toJobRows(rows ?? []) as ClaimedJob[], now: Number(flat[0] ?? 0), idle };
+}
+
 /** Claims waiting rows for the slots ({@link LUA_CLAIM}); rescue is not its business. */
 export async function claimWaiting(
   ctx: RedisContext,
   options: ClaimOptions,
 ): Promise<ClaimedJob[]> {
+  return (await claimWaitingReply(ctx, options, servedNames(options.slots))).rows;
+}
+
+async function claimWaitingReply(
+  ctx: RedisContext,
+  options: ClaimOptions,
+  served: ReadonlyMap<string, readonly string[] | undefined>,
+): Promise<ClaimReply> {
   const excluded = options.excludeTenants ?? [];
-  const served = servedNames(options.slots);
   const argv: ScriptArg[] = [
     options.workerId,
     options.visibilityTimeoutMs,
@@ -79,19 +104,31 @@ export async function claimWaiting(
       ...namesArgs(served.get(slot.queue)),
     );
   }
-  return toJobRows(await ctx.run('claim', argv)) as ClaimedJob[];
+  return claimReplyOf(await ctx.run('claim', argv));
 }
 
 /**
  * One claim pass as the current `JobDriver.claim` has it: rescue (unless `rescue: false`), announce the buried rows,
  * then claim. The rescue is its own script, so a narrower seam that makes rescue its own operation calls
  * {@link rescueLapsed} alone. `onLowWater` is never called: the due sets need no scan bound.
+ *
+ * With a live `wake`, a claim of queues the last claim found idle, with nothing announced since and nothing due by
+ * time yet, is answered empty without a round trip (see {@link RedisWake}): an idle worker's polls cost nothing.
  */
-export async function claimRows(ctx: RedisContext, options: ClaimOptions): Promise<ClaimedJob[]> {
+export async function claimRows(
+  ctx: RedisContext,
+  options: ClaimOptions,
+  wake?: RedisWake,
+): Promise<ClaimedJob[]> {
   if (options.slots.length === 0) throw new ClaimQueuesEmptyError();
+  const served = servedNames(options.slots);
+  if (wake?.skips(options, served) === true) return [];
+  const mark = wake?.mark();
   if (options.rescue !== false) {
     const buried = await rescueLapsed(ctx, options);
     if (buried.length > 0) options.onExhausted?.(buried);
   }
-  return claimWaiting(ctx, options);
+  const reply = await claimWaitingReply(ctx, options, served);
+  if (wake && mark) wake.settle(mark, options, served, reply.now, reply.idle);
+  return reply.rows;
 }

@@ -18,8 +18,14 @@ export interface RedisContext {
  * Builds a {@link RedisContext}. Before its first script it checks the server will not evict keys
  * ({@link assertNoEviction}): every operation is refused with the fix until it is so. Without a clock every script reads the server's `TIME`, so one clock decides for every
  * process; with one (tests driving a frozen clock) its reading is sent as each script's first argument instead.
+ * `onRun` is told each script's name as it is sent.
  */
-export function redisContext(client: Redis | Cluster, prefix: string, clock?: Clock): RedisContext {
+export function redisContext(
+  client: Redis | Cluster,
+  prefix: string,
+  clock?: Clock,
+  onRun?: (name: ScriptName) => void,
+): RedisContext {
   const call = defineScripts(client);
   // the server is checked once, before the first script; a failed check (Redis down) is tried again next time
   let checked: Promise<void> | undefined;
@@ -34,6 +40,7 @@ export function redisContext(client: Redis | Cluster, prefix: string, clock?: Cl
     clock,
     async run(name, argv = []) {
       await check();
+      onRun?.(name);
       return call(name, prefix, [clock ? String(clock.now()) : '', ...argv]);
     },
   };

@@ -81,8 +81,16 @@ export function redisCounterIntrospection(
   };
 }
 
-/** Where workers say they are alive: one script per beat, rows expiring one visibility timeout after it. */
+/**
+ * Where workers say they are alive: one script (one HSET) per beat, rows expiring one visibility timeout after it. A
+ * beat that repeats the last one this registry wrote for the worker (same content, same timeout) is not written again
+ * until half the timeout has passed since that write: the row stays live (it is rewritten at most an interval plus
+ * half the timeout after the last write, well inside the timeout), an idle worker's presence costs half the writes,
+ * and `workers()` shows the last beat written (at most that long ago).
+ */
 export function redisWorkerRegistry(ctx: RedisContext): WorkerRegistry {
+  const written = new Map<string, { text: string; at: number }>();
+  const now = (): number => (ctx.clock ? ctx.clock.now() : Date.now());
   return {
     async beat(beat: WorkerBeat, visibilityTimeoutMs: number) {
       const stored: WorkerBeat = {
@@ -90,15 +98,18 @@ export function redisWorkerRegistry(ctx: RedisContext): WorkerRegistry {
         slots: { ...beat.slots },
         inFlight: [...boundInFlight(beat.inFlight)],
       };
-      await ctx.run('workerBeat', [beat.id, visibilityTimeoutMs, JSON.stringify(stored)]);
+      const text = JSON.stringify(stored);
+      const key = `${visibilityTimeoutMs}|${text}`;
+      const last = written.get(beat.id);
+      const sentAt = now();
+      if (last?.text === key && sentAt - last.at < visibilityTimeoutMs / 2) return;
+      written.delete(beat.id);
+      await ctx.run('workerBeat', [beat.id, visibilityTimeoutMs, text]);
+      written.set(beat.id, { text: key, at: sentAt });
     },
     async leave(workerId: string) {
-      await ctx.client
-        .multi()
-        .hdel(`${ctx.prefix}wk`, workerId)
-        .hdel(`${ctx.prefix}wkat`, workerId)
-        .zrem(`${ctx.prefix}wkx`, workerId)
-        .exec();
+      written.delete(workerId);
+      await ctx.client.hdel(`${ctx.prefix}wk`, workerId);
     },
   };
 }

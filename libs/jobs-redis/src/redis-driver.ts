@@ -24,6 +24,17 @@ import { redisPurgeTargets } from './redis-purge';
 import { redisSchedulerState } from './redis-scheduler-state';
 import { queueStats } from './redis-stats';
 import { redisSteps } from './redis-steps';
+import { redisWake, type RedisWake } from './redis-wake';
+import type { ScriptName } from './redis-scripts';
+
+/** The driver's own scripts that can make rows waiting: each makes the wake's recorded idle queues stale at once. */
+const WAKING: ReadonlySet<ScriptName> = new Set([
+  'enqueue',
+  'nack',
+  'requeue',
+  'promote',
+  'schedulerFire',
+]);
 
 /** Options of {@link redisJobDriver}: a `client` the caller owns, or a `url` the driver connects to and closes. */
 export interface RedisJobDriverOptions extends RedisConnectionOptions {
@@ -51,6 +62,12 @@ export interface RedisJobDriver extends JobDriver {
    * moves its watermark); `JobsModule` picks it up as the driver's own, and elects its leader through `leases`.
    */
   readonly schedulerState: SchedulerState;
+  /**
+   * The cross-process wake (a sharded-channel subscription, started by the first `listen`): tells a worker of every
+   * queue announced, and while it is live lets an idle worker's claims skip Redis (see {@link RedisWake}).
+   * `redisBackend().startWake` hands it to the worker.
+   */
+  readonly wake: RedisWake;
 }
 
 /**
@@ -62,7 +79,10 @@ export interface RedisJobDriver extends JobDriver {
 export function redisJobDriver(options: RedisJobDriverOptions): RedisJobDriver {
   const prefix = redisKeyPrefix(options.prefix ?? 'jobs');
   const { client, owned } = clientOf(options);
-  const ctx = redisContext(client, prefix, options.clock);
+  const wake = redisWake(client, prefix, options.clock);
+  const ctx = redisContext(client, prefix, options.clock, (name) => {
+    if (WAKING.has(name)) wake.touch();
+  });
   // Redis out of reach is X_DRIVER_UNAVAILABLE to the caller, never a raw ioredis error
   const enqueue = mapConnectionFailures(client, (requests: readonly EnqueueRequest[]) =>
     enqueueRows(ctx, requests),
@@ -81,7 +101,7 @@ export function redisJobDriver(options: RedisJobDriverOptions): RedisJobDriver {
       assertEnqueueRequests(requests);
       return requests.length === 0 ? [] : enqueue(requests);
     },
-    claim: (claimOptions) => claimRows(ctx, claimOptions),
+    claim: (claimOptions) => claimRows(ctx, claimOptions, wake),
     async ack(jobId, ackOptions) {
       const [landed] = await ackRows(ctx, [{ ...ackOptions, jobId }]);
       return landed === true;
@@ -114,8 +134,11 @@ export function redisJobDriver(options: RedisJobDriverOptions): RedisJobDriver {
     workerRegistry: redisWorkerRegistry(ctx),
     schedulerState: redisSchedulerState(ctx),
     purgeTargets: (policy) => redisPurgeTargets(ctx, policy),
+    wake,
     close() {
-      closing ??= owned ? client.quit().then(() => undefined) : Promise.resolve();
+      closing ??= wake
+        .close()
+        .then(() => (owned ? client.quit().then(() => undefined) : undefined));
       return closing;
     },
   };

@@ -107,6 +107,8 @@ export function redisIntrospection(ctx: RedisContext): JobIntrospection {
     },
     async resumeQueue(queue) {
       await ctx.client.srem(paused, queue);
+      // its waiting rows are claimable again: announced like an enqueue (see the prelude's wake)
+      await ctx.client.spublish(`${ctx.prefix}wake`, queue);
     },
     async pausedQueues() {
       return (await ctx.client.smembers(paused)).sort();

@@ -16,7 +16,11 @@ import { LUA_PRELUDE } from './prelude.lua';
  * this claim does not put them on their final attempt. Each taken row becomes running: attempt + 1, this worker, a
  * fresh claim token, leased until now + the visibility timeout.
  *
- * Returns the claimed rows, each a flat HGETALL-style array of its fields.
+ * Returns { rows, idle }: rows the claimed rows, each a flat HGETALL-style array of its fields; idle = { NOW, then per
+ * queue that a slot with a limit above 0 asked of and that gave no row: the queue, and the earliest time something
+ * there can become claimable without an announcement (its first delayed row's run time or first running row's lease
+ * expiry, whichever is sooner; -1 for neither) }. An idle worker's driver skips its claims until then, or until the
+ * queue is announced (see `redis-wake.ts`).
  */
 export const LUA_CLAIM = `${LUA_PRELUDE}
 local worker = ARGV[2]
@@ -31,6 +35,7 @@ a = a + 1
 local promoted = {}
 local seq = 0
 local claimed = {}
+local asked, taken = {}, {}
 
 local function promote(q)
   if promoted[q] then return end
@@ -82,6 +87,7 @@ for s = 1, ns do
     a = a + 4
   end
   local want = limit + ahead
+  if limit > 0 then asked[q] = true end
   if want > 0 and redis.call('SISMEMBER', P .. 'paused', q) == 0 then
     promote(q)
     if names == nil then names = redis.call('SMEMBERS', Q(q) .. ':names') end
@@ -95,9 +101,25 @@ for s = 1, ns do
         move(r, { st = 'running', att = fmt(tonumber(r.att) + 1), w = worker, c = base .. ':' .. seq,
           le = fmt(NOW + vt), ua = fmt(NOW) })
         claimed[#claimed + 1] = flat(r)
+        taken[q] = true
       end
     end
   end
 end
-return claimed
+local function first(key)
+  local top = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+  if #top == 0 then return nil end
+  return tonumber(top[2])
+end
+local idle = { fmt(NOW) }
+for q in pairs(asked) do
+  if not taken[q] then
+    local d, l = first(Q(q) .. ':d'), first(Q(q) .. ':l')
+    local due = d or l or -1
+    if d and l then due = math.min(d, l) end
+    idle[#idle + 1] = q
+    idle[#idle + 1] = fmt(due)
+  end
+end
+return { claimed, idle }
 `;

@@ -23,6 +23,11 @@
  *   Q(q)..':w:'..name      ZSET  ready / delayed (not suspended) rows of (q, name): score runAt (oldest due age)
  *   Q(q)..':n'             HASH  state → count, and name..'|'..state → count for live states
  *   P..'fin:'..state       ZSET  finished rows of one finished state: score finishedAt (the retention sweep's index)
+ *
+ * Wake: a script that puts a waiting (not suspended) row into a queue's indexes announces the queue once on the
+ * sharded channel P..'wake' (SPUBLISH, the queue's name as the message; the channel shares the keys' hash tag, so it
+ * is Cluster-legal and served by the shard that ran the script). Workers subscribed there claim at once; an idle
+ * worker's driver skips its polls while nothing was announced (see `redis-wake.ts`).
  */
 export const LUA_PRELUDE = `
 local P = KEYS[1]
@@ -82,10 +87,18 @@ local function unindex(r, keepLive)
   end
   count(r, -1)
 end
+-- announces a queue that got a waiting row, once per script
+local ANNOUNCED = {}
+local function announce(q)
+  if ANNOUNCED[q] then return end
+  ANNOUNCED[q] = true
+  redis.call('SPUBLISH', P .. 'wake', q)
+end
 -- puts a row into the indexes its state calls for, reading due-ness against NOW
 local function index(r, keepLive)
   local q = Q(r.q)
   if LIVE[r.st] and not keepLive then redis.call('HSET', P .. 'live', liveKey(r), r.id) end
+  if LIVE[r.st] and r.st ~= 'running' and r.st ~= 'suspended' then announce(r.q) end
   if r.st == 'running' then
     redis.call('ZADD', q .. ':l', r.le, r.id)
   elseif LIVE[r.st] then

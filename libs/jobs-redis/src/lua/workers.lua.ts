@@ -8,17 +8,17 @@ import { LUA_PRELUDE } from './prelude.lua';
  * Returns a flat list of beat JSON, heartbeatAt, expiresAt per live worker, in no particular order.
  */
 export const LUA_WORKERS = `${LUA_PRELUDE}
-for _, gone in ipairs(redis.call('ZRANGEBYSCORE', P .. 'wkx', '-inf', fmt(NOW))) do
-  redis.call('HDEL', P .. 'wk', gone)
-  redis.call('HDEL', P .. 'wkat', gone)
-  redis.call('ZREM', P .. 'wkx', gone)
-end
 local out = {}
-local live = redis.call('ZRANGE', P .. 'wkx', 0, -1, 'WITHSCORES')
-for i = 1, #live, 2 do
-  out[#out + 1] = redis.call('HGET', P .. 'wk', live[i])
-  out[#out + 1] = redis.call('HGET', P .. 'wkat', live[i])
-  out[#out + 1] = live[i + 1]
+local rows = redis.call('HGETALL', P .. 'wk')
+for i = 1, #rows, 2 do
+  local at, exp, json = string.match(rows[i + 1], '^(%d+)|(%d+)|(.*)$')
+  if exp == nil or tonumber(exp) <= NOW then
+    redis.call('HDEL', P .. 'wk', rows[i])
+  else
+    out[#out + 1] = json
+    out[#out + 1] = at
+    out[#out + 1] = exp
+  end
 end
 return out
 `;

@@ -1,0 +1,125 @@
+import { job, t, uuidv7, type EnqueueRequest } from '@ultimat3/jobs';
+import { frozenClock, runJobs, type JobsHarness } from '@ultimat3/jobs/testing';
+import { Redis } from 'ioredis';
+import { startThrowawayRedis, type ThrowawayRedis } from '../../../scripts/throwaway-redis.mjs';
+import { until } from '../../../test/until';
+import { redisBackend, type RedisBackend } from './redis-backend';
+import { redisJobDriver, type RedisJobDriver } from './redis-driver';
+
+// A server of its own: INFO commandstats counts every client of the server, so no other test file may share it.
+let server: ThrowawayRedis;
+let client: Redis;
+beforeAll(async () => {
+  server = await startThrowawayRedis({ name: 'jobs-redis-wake-spec' });
+  client = new Redis(server.url);
+});
+afterAll(async () => {
+  client?.disconnect();
+  await server?.stop();
+});
+
+const ran: number[] = [];
+const wakeJob = job({
+  name: 'redis-wake.noop',
+  queue: 'wake-q',
+  input: t.object({ n: t.number }),
+  idempotencyKey: ({ n }) => `n:${n}`,
+  tenant: 'none',
+  run: ({ input }) => {
+    ran.push(input.n);
+  },
+});
+
+/** An enqueue request for {@link wakeJob}, as another process would send it. */
+const request = (n: number, runAt: number): EnqueueRequest => ({
+  id: uuidv7(),
+  runId: uuidv7(),
+  name: wakeJob.name,
+  queue: 'wake-q',
+  input: { n },
+  idempotencyKey: `n:${n}`,
+  tenantId: null,
+  enqueuedBy: null,
+  runAt,
+  maxAttempts: 3,
+  priority: 0,
+  onConflict: 'dedupe',
+  concurrencyKey: null,
+  traceparent: null,
+});
+
+/** Every command the server ran (those inside scripts included), INFO itself left out. */
+async function commandsRun(): Promise<number> {
+  const info = await client.info('commandstats');
+  let sum = 0;
+  for (const [, name, n] of info.matchAll(/^cmdstat_([\w|]+):calls=(\d+)/gm)) {
+    if (name !== 'info') sum += Number(n);
+  }
+  return sum;
+}
+
+/** Lets replies already on the wire land (the frozen clock fires timers; Redis answers in real time). */
+const io = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 15));
+
+describe('the Redis wake', () => {
+  let h: JobsHarness | undefined;
+  let backend: RedisBackend | undefined;
+  let other: RedisJobDriver | undefined;
+  let stopWake: (() => Promise<void>) | undefined;
+  afterEach(async () => {
+    await stopWake?.();
+    await h?.close();
+    await backend?.close();
+    await other?.close();
+  });
+
+  async function start(prefix: string): Promise<JobsHarness> {
+    const clock = frozenClock();
+    backend = await redisBackend({ client, prefix, clock });
+    h = await runJobs({ jobs: [wakeJob], driver: backend.driver, clock, installFacade: false });
+    stopWake = backend.startWake(h.worker).stop;
+    // another process's driver: no wake of its own, its enqueues reach the worker only through the channel
+    other = redisJobDriver({ url: server.url, prefix, clock });
+    const worker = h.worker;
+    await until(() => worker.stats().wakeLive);
+    return h;
+  }
+
+  it('an idle worker minute (driven clock) costs at most 12 server commands, presence beats included', async () => {
+    const harness = await start('idle');
+    for (let s = 0; s < 5; s++) {
+      await harness.advance(1_000);
+      await io();
+    }
+    const before = await commandsRun();
+    for (let s = 0; s < 60; s++) {
+      await harness.advance(1_000);
+      await io();
+    }
+    const used = (await commandsRun()) - before;
+    expect(used).toBeGreaterThan(0); // the presence beats still land
+    expect(used).toBeLessThanOrEqual(12);
+  });
+
+  it("runs another process's enqueue through the wake, and a delayed row once its time comes", async () => {
+    const harness = await start('pickup');
+    await harness.advance(10_000);
+    await io();
+    const now = harness.clock.now();
+    await other!.enqueue(request(1, now));
+    await until(() => ran.includes(1));
+
+    await other!.enqueue(request(2, now + 30_000));
+    await io();
+    await harness.advance(29_000);
+    await io();
+    expect(ran).not.toContain(2);
+    await harness.advance(1_000);
+    await until(async () => {
+      await harness.advance(100);
+      return ran.includes(2);
+    });
+    // the driver's claims are answered empty without Redis only while nothing was announced and nothing fell due
+    expect(backend!.driver.wake.live).toBe(true);
+  });
+});
