@@ -13,6 +13,7 @@ import { LUA_PRELUDE } from './prelude.lua';
  * Returns one 1 (landed) or 0 per item, in order.
  */
 export const LUA_ACK = `${LUA_PRELUDE}
+DEFERRED = {}
 local n = tonumber(ARGV[2])
 local out = {}
 for i = 0, n - 1 do
@@ -27,5 +28,6 @@ for i = 0, n - 1 do
     out[#out + 1] = 0
   end
 end
+flushCounts()
 return out
 `;

@@ -23,6 +23,7 @@ import { LUA_PRELUDE } from './prelude.lua';
  * queue is announced (see `redis-wake.ts`).
  */
 export const LUA_CLAIM = `${LUA_PRELUDE}
+DEFERRED = {}
 local worker = ARGV[2]
 local vt = tonumber(ARGV[3])
 local base = ARGV[4]
@@ -92,8 +93,14 @@ for s = 1, ns do
     promote(q)
     if names == nil then names = redis.call('SMEMBERS', Q(q) .. ':names') end
     local picked = {}
-    for _, name in ipairs(names) do firstOf(q, name, want, picked) end
-    table.sort(picked, before)
+    local sources = 0
+    for _, name in ipairs(names) do
+      local had = #picked
+      firstOf(q, name, want, picked)
+      if #picked > had then sources = sources + 1 end
+    end
+    -- one name's due set is already in claim order: the merge sort is for rows of several names
+    if sources > 1 then table.sort(picked, before) end
     for i = 1, math.min(want, #picked) do
       local r = load(picked[i].id)
       if r ~= nil and (i <= limit or tonumber(r.att) + 1 < tonumber(r.max)) then
@@ -121,5 +128,6 @@ for q in pairs(asked) do
     idle[#idle + 1] = fmt(due)
   end
 end
+flushCounts()
 return { claimed, idle }
 `;

@@ -64,10 +64,34 @@ local function strlt(a, b)
   end
   return #a < #b
 end
+-- hash increments: written at once, or — in a script that set DEFERRED = {} (the batch hot paths: claim, ack) —
+-- summed per key and field and written by flushCounts() before it returns, one HINCRBY per distinct field
+local DEFERRED = nil
+local function bump(key, field, by)
+  if DEFERRED == nil then
+    redis.call('HINCRBY', key, field, by)
+    return
+  end
+  local fields = DEFERRED[key]
+  if fields == nil then
+    fields = {}
+    DEFERRED[key] = fields
+  end
+  fields[field] = (fields[field] or 0) + by
+end
+local function flushCounts()
+  if DEFERRED == nil then return end
+  for key, fields in pairs(DEFERRED) do
+    for field, by in pairs(fields) do
+      if by ~= 0 then redis.call('HINCRBY', key, field, by) end
+    end
+  end
+  DEFERRED = {}
+end
 local function count(r, by)
   local k = Q(r.q) .. ':n'
-  redis.call('HINCRBY', k, r.st, by)
-  if LIVE[r.st] then redis.call('HINCRBY', k, r.name .. '|' .. r.st, by) end
+  bump(k, r.st, by)
+  if LIVE[r.st] then bump(k, r.name .. '|' .. r.st, by) end
 end
 -- takes a row out of every index its state put it in ('keepLive': it stays live, so its live key stays too)
 local function unindex(r, keepLive)
@@ -148,6 +172,6 @@ end
 local function countInto(name, field, by)
   if by == 0 then return end
   local start = math.floor(NOW / 60000) * 60000
-  redis.call('HINCRBY', P .. 'ctr', name .. '|60000|' .. fmt(start) .. '|' .. field, by)
+  bump(P .. 'ctr', name .. '|60000|' .. fmt(start) .. '|' .. field, by)
 end
 `;
