@@ -1,5 +1,5 @@
 import { job, t, uuidv7, type EnqueueRequest } from '@ultimat3/jobs';
-import { frozenClock, runJobs, type JobsHarness } from '@ultimat3/jobs/testing';
+import { frozenClock, runJobs, type FrozenClock, type JobsHarness } from '@ultimat3/jobs/testing';
 import { Redis } from 'ioredis';
 import { startThrowawayRedis, type ThrowawayRedis } from '../../../scripts/throwaway-redis.mjs';
 import { until } from '../../../test/until';
@@ -73,13 +73,17 @@ describe('the Redis wake', () => {
     await other?.close();
   });
 
-  async function start(prefix: string): Promise<JobsHarness> {
+  async function start(
+    prefix: string,
+    before?: (other: RedisJobDriver, clock: FrozenClock) => Promise<void>,
+  ): Promise<JobsHarness> {
     const clock = frozenClock();
+    // another process's driver: no wake of its own, its enqueues reach the worker only through the channel
+    other = redisJobDriver({ url: server.url, prefix, clock });
+    await before?.(other, clock);
     backend = await redisBackend({ client, prefix, clock });
     h = await runJobs({ jobs: [wakeJob], driver: backend.driver, clock, installFacade: false });
     stopWake = backend.startWake(h.worker).stop;
-    // another process's driver: no wake of its own, its enqueues reach the worker only through the channel
-    other = redisJobDriver({ url: server.url, prefix, clock });
     const worker = h.worker;
     await until(() => worker.stats().wakeLive);
     return h;
@@ -121,5 +125,26 @@ describe('the Redis wake', () => {
     });
     // the driver's claims are answered empty without Redis only while nothing was announced and nothing fell due
     expect(backend!.driver.wake.live).toBe(true);
+  });
+
+  it("rescues a dead worker's lapsed lease when it lapses, with nothing announced meanwhile", async () => {
+    const harness = await start('rescue', async (o, clock) => {
+      await o.enqueue(request(3, clock.now()));
+      const [held] = await o.claim({
+        workerId: 'dead-worker',
+        visibilityTimeoutMs: 30_000,
+        slots: [{ queue: 'wake-q', limit: 1 }],
+      });
+      expect(held?.input).toEqual({ n: 3 });
+    });
+    for (let s = 0; s < 29; s++) {
+      await harness.advance(1_000);
+      await io();
+    }
+    expect(ran).not.toContain(3);
+    await until(async () => {
+      await harness.advance(500);
+      return ran.includes(3);
+    });
   });
 });
