@@ -6,7 +6,7 @@
  *
  * Needs `npm run build` (ours is read from libs/*\/dist) and `redis-server` on the PATH for BullMQ. DATABASE_URL as
  * for `npm run bench` (else an embedded PostgreSQL, fsync and synchronous commit on). BENCH_PEERS=ours,bullmq picks
- * peers; BENCH_ONLY=pickup,bulk,drain,serial,idle picks scenarios; BENCH_RUNS (default 3) repetitions.
+ * peers (ours-redis, ours on Redis, only when named; measure its idle without BullMQ); BENCH_ONLY=pickup,bulk,drain,serial,idle picks scenarios; BENCH_RUNS (default 3) repetitions.
  */
 import { cpus, loadavg } from 'node:os';
 import IORedis from 'ioredis';
@@ -17,8 +17,10 @@ import { startRedis } from './redis.mjs';
 import { bulkEnqueue, drain, pickupScenarios, serialEnqueue } from './scenarios.mjs';
 import { printTable } from './table.mjs';
 
-const ALL = ['ours', 'graphile-worker', 'bullmq', 'pg-boss'];
-const peers = (process.env.BENCH_PEERS ?? ALL.join(',')).split(',').filter(Boolean);
+const ALL = ['ours', 'graphile-worker', 'bullmq', 'pg-boss', 'ours-redis'];
+// ours on Redis only when named: its idle count would share the one Redis server's INFO with BullMQ's
+const DEFAULT_PEERS = ALL.filter((peer) => peer !== 'ours-redis');
+const peers = (process.env.BENCH_PEERS ?? DEFAULT_PEERS.join(',')).split(',').filter(Boolean);
 const only = new Set((process.env.BENCH_ONLY ?? 'pickup,bulk,drain,serial,idle').split(','));
 const runs = Number(process.env.BENCH_RUNS ?? 3);
 const DRAIN_JOBS = 50_000;
