@@ -143,6 +143,19 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
         logger.log('warn', 'jobs.worker.queue-unregistered', { workerId: id, queue: q });
       ledger.serve(resolved.slots);
       stats.slots = ledger.total();
+      // the registry row: its due beats ride the claims (an idle worker's presence costs no statement of its own)
+      presence =
+        driver.workerRegistry &&
+        new WorkerPresence({
+          registry: driver.workerRegistry,
+          clock,
+          logger,
+          workerId: id,
+          slots: () => ledger.sizes(),
+          inFlight: () => runs.keys(),
+          intervalMs: heartbeatIntervalMs,
+          visibilityTimeoutMs,
+        });
       planner = new ClaimPlanner({
         workerId: id,
         visibilityTimeoutMs,
@@ -153,6 +166,7 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
         rescues: new RescueCadence(),
         claimAhead: options.claimAhead !== false,
         dropExhausted: () => dropExhaustedNames(registry),
+        ...(presence === undefined ? {} : { presence }),
       });
       unserved = new UnservedNames({
         driver,
@@ -168,19 +182,7 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
       logger.log('info', 'jobs.worker.started', { workerId: id, queues: [...ledger.queues()] });
       kick();
       unserved.start();
-      if (driver.workerRegistry) {
-        presence = new WorkerPresence({
-          registry: driver.workerRegistry,
-          clock,
-          logger,
-          workerId: id,
-          slots: () => ledger.sizes(),
-          inFlight: () => runs.keys(),
-          intervalMs: heartbeatIntervalMs,
-          visibilityTimeoutMs,
-        });
-        presence.start();
-      }
+      presence?.start();
     },
     signalEnqueued(queue, sweepAfterMs) {
       if (state !== 'running' || !ledger.serves(queue)) return;
