@@ -109,7 +109,7 @@ async function claimWaitingReply(
 
 /**
  * One claim pass as the current `JobDriver.claim` has it: rescue (unless `rescue: false`), announce the buried rows,
- * then claim. The rescue is its own script, so a narrower seam that makes rescue its own operation calls
+ * then claim — the two scripts sent together (one round trip), run by the server in that order. The rescue is its own script, so a narrower seam that makes rescue its own operation calls
  * {@link rescueLapsed} alone. `onLowWater` is never called: the due sets need no scan bound.
  *
  * With a live `wake`, a claim of queues the last claim found idle, with nothing announced since and nothing due by
@@ -124,11 +124,18 @@ export async function claimRows(
   const served = servedNames(options.slots);
   if (wake?.skips(options, served) === true) return [];
   const mark = wake?.mark();
-  if (options.rescue !== false) {
-    const buried = await rescueLapsed(ctx, options);
-    if (buried.length > 0) options.onExhausted?.(buried);
+  // both scripts leave in one write and run in that order on the one connection: the claim sees what the rescue freed
+  const rescuing = options.rescue !== false ? rescueLapsed(ctx, options) : undefined;
+  const claiming = claimWaitingReply(ctx, options, served);
+  const [rescued, claimed] = await Promise.allSettled([rescuing, claiming]);
+  if (claimed.status === 'rejected') throw claimed.reason;
+  const reply = claimed.value;
+  if (rescued.status === 'rejected') {
+    // rows the claim took are returned, never dropped; with none, the failure is the caller's (its next claim rescues)
+    if (reply.rows.length === 0) throw rescued.reason;
+  } else if (rescued.value !== undefined && rescued.value.length > 0) {
+    options.onExhausted?.(rescued.value);
   }
-  const reply = await claimWaitingReply(ctx, options, served);
   if (wake && mark) wake.settle(mark, options, served, reply.now, reply.idle);
   return reply.rows;
 }
