@@ -1,5 +1,7 @@
 import { jobDriverConformance, schedulerStateConformance } from '@ultimat3/jobs/testing';
 import { startThrowawayCluster, type ThrowawayCluster } from '../test/throwaway-cluster';
+import { uuidv7 } from '@ultimat3/jobs';
+import { until } from '../../../test/until';
 import { redisJobDriver } from './redis-driver';
 
 let cluster: ThrowawayCluster;
@@ -44,5 +46,46 @@ describe('the cluster under the conformance suite', () => {
     }
     expect(used.has(-1)).toBe(false);
     expect(used.size).toBe(3);
+  });
+});
+
+describe('the wake on the cluster', () => {
+  it("subscribes on the master of each deployment's slot: another driver's enqueue is announced there", async () => {
+    // three deployments whose hash tags hash to slots 1339, 9593 and 13656: one on each of the three masters
+    for (const name of ['wake-a', 'wake-b', 'wake-c']) {
+      const listening = redisJobDriver({ client: cluster.client, prefix: name });
+      const enqueuing = redisJobDriver({ client: cluster.client, prefix: name });
+      const seen: string[] = [];
+      let live = false;
+      const stop = listening.wake.listen({
+        signalEnqueued: (queue) => seen.push(queue),
+        setWakeLive: (next) => {
+          live = next;
+        },
+      });
+      try {
+        await until(() => live);
+        await enqueuing.enqueue({
+          id: uuidv7(),
+          runId: uuidv7(),
+          name: 'cluster.wake',
+          queue: `q-${name}`,
+          input: null,
+          idempotencyKey: 'k',
+          tenantId: null,
+          enqueuedBy: null,
+          runAt: Date.now(),
+          maxAttempts: 1,
+          priority: 0,
+          onConflict: 'dedupe',
+          concurrencyKey: null,
+          traceparent: null,
+        });
+        await until(() => seen.includes(`q-${name}`));
+      } finally {
+        await stop();
+      }
+      expect(listening.wake.live).toBe(false);
+    }
   });
 });

@@ -71,6 +71,44 @@ function covered(
   return slot !== undefined && slot.every((n) => idle.has(n));
 }
 
+/**
+ * The subscriber connection: a duplicate of a plain client; on a Cluster, a plain connection to the master that owns
+ * the channel's slot (where the deployment's scripts publish), with the Cluster's node options. Undefined while the
+ * Cluster knows no owner of that slot: the worker keeps polling. A failover or a moved slot breaks the subscription,
+ * and the wake is not live (polls) from then on.
+ */
+function subscriberOf(client: Redis | Cluster, channel: string): Redis | undefined {
+  if (client instanceof Redis) return client.duplicate({ lazyConnect: false });
+  const owner = client.slots[keySlot(channel)]?.[0];
+  const at = owner?.lastIndexOf(':') ?? -1;
+  if (owner === undefined || at < 0) return undefined;
+  return new Redis({
+    ...client.options.redisOptions,
+    host: owner.slice(0, at),
+    port: Number(owner.slice(at + 1)),
+    lazyConnect: false,
+  });
+}
+
+/** CRC16 (XMODEM), as Redis Cluster hashes a key. */
+function crc16(text: string): number {
+  let crc = 0;
+  for (const byte of Buffer.from(text)) {
+    crc ^= byte << 8;
+    for (let i = 0; i < 8; i++)
+      crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
+  }
+  return crc;
+}
+
+/** The Cluster slot of a key: of its hash tag (the text between the first `{` and the next `}`), when non-empty. */
+function keySlot(key: string): number {
+  const open = key.indexOf('{');
+  const close = open < 0 ? -1 : key.indexOf('}', open + 1);
+  const hashed = close > open + 1 ? key.slice(open + 1, close) : key;
+  return crc16(hashed) % 16_384;
+}
+
 /** Builds the wake of a driver on `client` (its connection settings are duplicated for the subscriber). */
 export function redisWake(client: Redis | Cluster, prefix: string, clock?: Clock): RedisWake {
   const channel = `${prefix}wake`;
@@ -104,9 +142,8 @@ export function redisWake(client: Redis | Cluster, prefix: string, clock?: Clock
     await client.spublish(channel, probe);
   };
   const start = (): void => {
-    // a Cluster routes sharded pub/sub by slot through its own subscribers: not wired here, so it keeps polling
-    if (!(client instanceof Redis)) return;
-    const s = client.duplicate({ lazyConnect: false });
+    const s = subscriberOf(client, channel);
+    if (s === undefined) return;
     sub = s;
     s.on('error', () => undefined);
     s.on('smessage', onMessage);
