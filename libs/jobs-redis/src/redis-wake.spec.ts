@@ -147,4 +147,24 @@ describe('the Redis wake', () => {
       return ran.includes(3);
     });
   });
+
+  it('a probe that does not come back in time makes the wake not live, until one does', async () => {
+    const harness = await start('reprobe');
+    const worker = harness.worker;
+    // writes (SPUBLISH among them) wait while the server is paused: the next probe cannot come back. Paused and
+    // unpaused from a connection of its own: the driver's connection holds paused writes, and answers in order
+    const admin = new Redis(server.url);
+    await admin.call('CLIENT', 'PAUSE', '30000', 'WRITE');
+    try {
+      await harness.advance(60_000);
+      await io();
+      expect(worker.stats().wakeLive).toBe(true);
+      await harness.advance(5_000);
+      expect(worker.stats().wakeLive).toBe(false);
+    } finally {
+      await admin.call('CLIENT', 'UNPAUSE');
+      admin.disconnect();
+    }
+    await until(() => worker.stats().wakeLive);
+  });
 });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ClaimOptions, Clock } from '@ultimat3/jobs';
+import { systemClock, type ClaimOptions, type Clock, type TimerHandle } from '@ultimat3/jobs';
 import { Redis, type Cluster } from 'ioredis';
 
 /** What a started wake tells: a queue was announced, and whether the wake is proven live. */
@@ -28,7 +28,8 @@ interface IdleQueue {
  * The Redis wake of one driver: a dedicated connection subscribed (SSUBSCRIBE) to the deployment's sharded channel
  * `{tag}:wake`, where every script that makes a row waiting announces its queue (see the prelude). Started by the
  * first {@link RedisWake.listen} and closed with the last. It is proven live by a probe it publishes itself and sees
- * come back; a lost connection is not live until the probe comes back again.
+ * come back, and again every {@link WAKE_REPROBE_MS}; a lost connection, or a probe not back within
+ * {@link WAKE_PROBE_LATE_MS}, is not live until a probe comes back again.
  *
  * While live it also lets the driver skip idle claims: a claim that found a queue empty records until when nothing
  * there can fall due by time alone (its first delayed row, its first lease expiry); a later claim of the same slots is
@@ -61,6 +62,13 @@ export interface RedisWake {
 
 /** The probe message: NUL-led, which no queue name can be (the value contract refuses NUL). */
 const PROBE = '\u0000probe:';
+/**
+ * How often a live wake proves itself again: a subscriber connection that died without closing (a half-open socket)
+ * would otherwise keep idle claims skipped while announcements are lost. One SPUBLISH a minute.
+ */
+export const WAKE_REPROBE_MS = 60_000;
+/** How long a probe may take to come back before the wake is not live (the worker polls until one does). */
+export const WAKE_PROBE_LATE_MS = 5_000;
 
 /** Whether every name `slot` serves was served by the idle claim (`undefined`: every name). */
 function covered(
@@ -120,6 +128,9 @@ export function redisWake(client: Redis | Cluster, prefix: string, clock?: Clock
   let live = false;
   let sub: Redis | undefined;
   let probe = '';
+  const timers = clock ?? systemClock;
+  let reprobe: TimerHandle | undefined;
+  let late: TimerHandle | undefined;
 
   const setLive = (next: boolean): void => {
     if (next === live) return;
@@ -130,16 +141,31 @@ export function redisWake(client: Redis | Cluster, prefix: string, clock?: Clock
   const onMessage = (from: string, message: string): void => {
     if (from !== channel) return;
     if (message.startsWith(PROBE)) {
-      if (message === probe) setLive(true);
+      if (message !== probe) return;
+      late?.cancel();
+      setLive(true);
       return;
     }
     gens.set(message, (gens.get(message) ?? 0) + 1);
     for (const l of listeners) l.signalEnqueued(message);
   };
+  const sendProbe = async (): Promise<void> => {
+    probe = `${PROBE}${randomUUID()}`;
+    late?.cancel();
+    late = timers.setTimeout(() => setLive(false), WAKE_PROBE_LATE_MS);
+    await client.spublish(channel, probe);
+  };
+  const armReprobe = (): void => {
+    reprobe?.cancel();
+    reprobe = timers.setTimeout(() => {
+      if (sub === undefined) return;
+      armReprobe();
+      void sendProbe().catch(() => setLive(false));
+    }, WAKE_REPROBE_MS);
+  };
   const subscribe = async (s: Redis): Promise<void> => {
     await s.ssubscribe(channel);
-    probe = `${PROBE}${randomUUID()}`;
-    await client.spublish(channel, probe);
+    await sendProbe();
   };
   const start = (): void => {
     const s = subscriberOf(client, channel);
@@ -149,10 +175,13 @@ export function redisWake(client: Redis | Cluster, prefix: string, clock?: Clock
     s.on('smessage', onMessage);
     s.on('close', () => setLive(false));
     s.on('ready', () => void subscribe(s).catch(() => setLive(false)));
+    armReprobe();
   };
   const stop = async (): Promise<void> => {
     const s = sub;
     sub = undefined;
+    reprobe?.cancel();
+    late?.cancel();
     setLive(false);
     if (s) await s.quit().catch(() => s.disconnect());
   };
