@@ -206,7 +206,9 @@ export function redisWake(client: Redis | Cluster, prefix: string, clock?: Clock
       all++;
     },
     skips(options, served) {
-      if (!live || (options.excludeTenants?.length ?? 0) > 0) return false;
+      // a claim carrying a registry beat (`presence`) must reach Redis to renew it
+      if (!live || options.presence !== undefined || (options.excludeTenants?.length ?? 0) > 0)
+        return false;
       const t = now();
       let asks = false;
       for (const slot of options.slots) {
