@@ -109,8 +109,7 @@ slot as (
 ),
 woke as (
   -- each queue created rows due within 1 s, announced unless a committed row of the queue was minted AND created in
-  -- this slot (its announcement woke the listeners), or another transaction in flight holds the queue's wake lock of
-  -- this WAKE_LOCK_WINDOW_MS (25 ms) window: five slots
+  -- this slot (its announcement woke the listeners), or another transaction in flight holds the slot's wake lock
   select pg_notify('x_jobs_wake', d.queue)
   from (
     select distinct i.queue from inserted i cross join clock k
@@ -125,7 +124,7 @@ woke as (
         and s.run_at <= s.created_at + interval '1 second'
         and floor(extract(epoch from s.created_at) * 1000 / 5)::bigint = w.n
     ) then false
-    else pg_try_advisory_xact_lock(2020243307, hashtext(d.queue) # ((w.n / 5) % 2147483647)::int)
+    else pg_try_advisory_xact_lock(2020243307, hashtext(d.queue) # (w.n % 2147483647)::int)
   end
 ),
 landed as (

@@ -13,33 +13,25 @@
  * never surfaces as a unique violation.
  *
  * A created row due within WAKE_DUE_WITHIN_MS (1 s) announces its queue on `x_jobs_wake` (the wake) — the same
- * `slot` and `woke` CTEs as `SQL_ENQUEUE_MANY`, `SQL_ENQUEUE_FRESH` and `SQL_ENQUEUE_BATCH` — unless one of two things
- * shows that another transaction announces this queue for it, by the statement's clock and its WAKE_SLOT_MS (5 ms) slot:
+ * `slot` and `woke` CTEs as `SQL_ENQUEUE_MANY` and `SQL_ENQUEUE_FRESH` — unless one of two things shows that another
+ * transaction announces this queue in the same WAKE_SLOT_MS (5 ms) slot of the statement's clock:
  * - a committed row of the queue, itself due within 1 s of its creation, whose id was minted AND whose `created_at`
  *   falls in this slot: its notification already woke the listeners. The id range makes it a primary-key range scan
  *   over the UUIDv7 ids of the slot (no write, no extra index); the `created_at` test keeps an app clock that runs
  *   ahead or behind the database from silencing a slot it was never in.
- * - a transaction in flight holding the queue's wake lock of this WAKE_LOCK_WINDOW_MS (25 ms) window — five slots —
- *   `pg_try_advisory_xact_lock(2020243307, hashtext(queue) # window)`: of concurrent enqueues (none sees the others'
- *   uncommitted rows) only the holder announces, so under a flood about one notifying transaction per queue is in
- *   flight at a time rather than one per slot. The two-int advisory key space is shared with the application: class
- *   2020243307 (WAKE_LOCK_CLASS, 'xjwk') is ours, and the lock never blocks (try) and ends with the transaction.
- *   The window is a bounded stand-in for "the whole queue": no statement can tell an autocommit transaction from one
- *   in a transaction block (over the extended protocol `now()` is the Parse/Bind message's time, before
- *   `statement_timestamp()`, in both), and a transaction block keeps its lock until COMMIT — keyed by its clock, which
- *   in a block is the transaction's start, so a long transaction silences only the arrivals of its own window.
+ * - a transaction in flight holding the slot's wake lock, `pg_try_advisory_xact_lock(2020243307, hashtext(queue) #
+ *   slot)`: of a wave of concurrent enqueues (none sees the others' uncommitted rows) only the holder announces. The
+ *   two-int advisory key space is shared with the application: class 2020243307 (WAKE_LOCK_CLASS, 'xjwk') is ours,
+ *   and the lock never blocks (try) and ends with the transaction. In a transaction block `now()` is the transaction's
+ *   start, so a transaction takes at most one such lock per queue.
  * Why throttle at all: PostgreSQL serialises the commits of every transaction that notified (a lock held through the
  * commit's WAL flush). Under the lock, notifying transactions of one queue follow each other rather than queue up, and
- * those that skip commit unhindered. The worst case it guarantees: a row with no committed sibling in its slot and no
- * lock holder in flight is announced itself. The woken worker passes at once and once more WAKE_SWEEP_MS (15 ms)
- * after the latest wake, so a row that skipped the announcement starts on that wake or the sweep:
- * - skipped for a committed sibling of its slot: the wake covering that sibling left no earlier than the slot began,
- *   so the sweep finds the row when its commit lands within WAKE_COMMIT_MARGIN_MS (10 ms) of the slot's end;
- * - skipped for a lock holder: the holder was in flight at the row's try-lock and its wake leaves at its commit, so the
- *   sweep finds the row when it commits within 15 ms of the holder's commit (the rest of its statement and its commit).
- * A later commit, or a holder that rolled back or is still open (an enqueue inside a longer transaction block: it
- * silences the arrivals of its 25 ms window until it commits), waits for the queue's next wake or the poll: late,
- * never lost. A deduped enqueue announces nothing.
+ * those that skip commit unhindered. The worst case it guarantees: a row alone in its slot is announced itself; a
+ * row that skipped the announcement starts on the wake that covered it or on the woken worker's sweep, which passes
+ * once more WAKE_SWEEP_MS (15 ms: the slot and a 10 ms commit margin) after the latest wake — so within ~15 ms of
+ * that wake when its commit lands within 10 ms of the slot's end. A later commit, or a slot whose announcing
+ * transaction rolled back or is still open, waits for the queue's next wake or the poll: late, never lost. A deduped
+ * enqueue announces nothing.
  */
 export const SQL_ENQUEUE = `
 with clock as not materialized (
@@ -82,8 +74,7 @@ slot as (
 ),
 woke as (
   -- each queue created rows due within 1 s, announced unless a committed row of the queue was minted AND created in
-  -- this slot (its announcement woke the listeners), or another transaction in flight holds the queue's wake lock of
-  -- this WAKE_LOCK_WINDOW_MS (25 ms) window: five slots
+  -- this slot (its announcement woke the listeners), or another transaction in flight holds the slot's wake lock
   select pg_notify('x_jobs_wake', d.queue)
   from (
     select distinct i.queue from inserted i cross join clock k
@@ -98,7 +89,7 @@ woke as (
         and s.run_at <= s.created_at + interval '1 second'
         and floor(extract(epoch from s.created_at) * 1000 / 5)::bigint = w.n
     ) then false
-    else pg_try_advisory_xact_lock(2020243307, hashtext(d.queue) # ((w.n / 5) % 2147483647)::int)
+    else pg_try_advisory_xact_lock(2020243307, hashtext(d.queue) # (w.n % 2147483647)::int)
   end
 )
 select i.id, i.run_id, 'created' as outcome, null::text as holder_state

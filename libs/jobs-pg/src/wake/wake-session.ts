@@ -2,20 +2,13 @@
 export const WAKE_CHANNEL = 'x_jobs_wake';
 /**
  * The throttle slot: an enqueue announces its queue unless a committed row of that queue was minted and created in the
- * same slot, or a transaction in flight holds the queue's wake lock of the same {@link WAKE_LOCK_WINDOW_MS} window
- * (`SQL_ENQUEUE` and its batch siblings). The SQL spells it as a literal; a spec holds the two equal.
+ * same slot, or a transaction in flight holds the slot's wake lock (`SQL_ENQUEUE`, `SQL_ENQUEUE_MANY`). The SQL spells
+ * it as a literal; a spec holds the two equal.
  */
 export const WAKE_SLOT_MS = 5;
 /**
- * The span of one wake lock key (`hashtext(queue) # window`): five slots. Under a flood of concurrent enqueues about
- * one notifying transaction per queue is in flight at a time (one per slot let several queue behind PostgreSQL's
- * notify commit lock); an open transaction block that enqueued keeps the lock of its window until it commits, so it
- * silences at most the arrivals of that window. The SQL spells it as `slot / 5`; a spec holds the two equal.
- */
-export const WAKE_LOCK_WINDOW_MS = 25;
-/**
  * The class half of the two-int advisory key the enqueue statements take (`pg_try_advisory_xact_lock(class,
- * hashtext(queue) # window)`) so that one transaction of a concurrent wave announces a queue. The two-int key
+ * hashtext(queue) # slot)`) so that one transaction of a concurrent wave announces a queue's slot. The two-int key
  * space is shared with the application: keep this class out of your own advisory locks. ('xjwk' in ASCII.)
  */
 export const WAKE_LOCK_CLASS = 2_020_243_307;
@@ -25,10 +18,9 @@ export const WAKE_LOCK_CLASS = 2_020_243_307;
  */
 export const WAKE_COMMIT_MARGIN_MS = 10;
 /**
- * When the woken worker passes once more after a wake (`JobWorker.signalEnqueued`'s `sweepAfterMs`): a row that
- * skipped the announcement for a committed sibling of its slot was enqueued within {@link WAKE_SLOT_MS} of that wake
- * and has committed {@link WAKE_COMMIT_MARGIN_MS} later; one that skipped for a lock holder in flight has committed
- * unless its commit took longer than this after the holder's.
+ * When the woken worker passes once more after a wake (`JobWorker.signalEnqueued`'s `sweepAfterMs`): the rows of the
+ * announced slot that skipped the announcement were enqueued within {@link WAKE_SLOT_MS} of the announcing one and
+ * have committed {@link WAKE_COMMIT_MARGIN_MS} later.
  */
 export const WAKE_SWEEP_MS = WAKE_SLOT_MS + WAKE_COMMIT_MARGIN_MS;
 /** Only rows due this long of the enqueue are announced; later ones start on the poll. */

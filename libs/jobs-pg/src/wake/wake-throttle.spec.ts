@@ -7,13 +7,7 @@ import { createTestDatabase, resetJobTables, type TestDatabase } from '../../tes
 import { request } from '../../test/requests';
 import { postgresJobDriver } from '../driver/pg-driver';
 import { pgPoolExecutor } from '../executor/pg-pool-executor';
-import {
-  WAKE_CHANNEL,
-  WAKE_DUE_WITHIN_MS,
-  WAKE_LOCK_CLASS,
-  WAKE_LOCK_WINDOW_MS,
-  WAKE_SLOT_MS,
-} from './wake-session';
+import { WAKE_CHANNEL, WAKE_DUE_WITHIN_MS, WAKE_LOCK_CLASS, WAKE_SLOT_MS } from './wake-session';
 
 /** The `slot` and `woke` CTEs of one enqueue statement's source, verbatim. */
 const wakeCtes = (file: string): string => {
@@ -32,9 +26,6 @@ describe('the wake CTEs', () => {
     expect(single).toContain(`* 1000 / ${WAKE_SLOT_MS})::bigint`);
     expect(single).toContain(`a.n * ${WAKE_SLOT_MS} + ${WAKE_SLOT_MS}`);
     expect(single).toContain(`pg_try_advisory_xact_lock(${WAKE_LOCK_CLASS},`);
-    expect(single).toContain(
-      `# ((w.n / ${WAKE_LOCK_WINDOW_MS / WAKE_SLOT_MS}) % 2147483647)::int)`,
-    );
   });
 });
 
@@ -193,30 +184,6 @@ describe('the wake throttle in the enqueue statements', () => {
       // another queue has its own lock
       await driver.enqueue(at({ queue: 'other' }));
       expect(await announced()).toEqual(['other']);
-      await holder.query('commit');
-    } finally {
-      holder.release();
-    }
-    expect(await announced()).toEqual(['q']);
-  });
-
-  it('lets an open transaction block silence the arrivals of its lock window only', async () => {
-    const { clock, at } = setup();
-    const holder = await db.pool.connect();
-    try {
-      await holder.query('begin');
-      await postgresJobDriver({ executor: pgPoolExecutor(holder), clock }).enqueue(
-        at({ queue: 'q' }),
-      );
-      const driver = postgresJobDriver({ executor: db.executor, clock });
-      // the last slot of the holder's window: no committed sibling, but the holder's lock silences it
-      await clock.advance(WAKE_LOCK_WINDOW_MS - WAKE_SLOT_MS);
-      await driver.enqueue(at({ queue: 'q' }));
-      expect(await announced()).toEqual([]);
-      // the next window has a lock of its own: announced while the holder is still open
-      await clock.advance(WAKE_SLOT_MS);
-      await driver.enqueue(at({ queue: 'q' }));
-      expect(await announced()).toEqual(['q']);
       await holder.query('commit');
     } finally {
       holder.release();
