@@ -1,6 +1,11 @@
 export { postgresOutboxStore, type PostgresOutboxStoreOptions } from './pg-outbox-store';
 export { typeormTxExecutor } from './typeorm-tx-executor';
 export { OUTBOX_WAKE_CHANNEL } from './wake-channel';
+export {
+  startOutboxWake,
+  OUTBOX_WAKE_CONNECT_TIMEOUT_MS,
+  type OutboxWakeSource,
+} from './pg-outbox-wake';
 export { SQL_OUTBOX_BACKLOG } from './sql/outbox-backlog.sql';
 export { SQL_OUTBOX_CLAIM } from './sql/outbox-claim.sql';
 export { SQL_OUTBOX_MARK_PUBLISHED } from './sql/outbox-mark-published.sql';

@@ -49,4 +49,39 @@ describe('OutboxModule relay on PostgreSQL: the proven wake reaches the relay', 
       { level: 'info', fields: { channel: OUTBOX_WAKE_CHANNEL } },
     ]);
   });
+
+  it("holds ONE session when the store has its own wake too (wakeUrl): the store's, not a second", async () => {
+    await app?.close();
+    const logger = recordingLogger();
+    app = await Test.createTestingModule({
+      imports: [
+        TypeOrmModule.forRoot({ type: 'postgres', url: db.url, entities: [] }),
+        JobsModule.forRoot({
+          driver: 'postgres',
+          postgres: { url: db.url },
+          roles: ['relay'],
+          logger,
+        }),
+        OutboxModule.forRoot({
+          dataSource: getDataSourceToken(),
+          store: postgresOutboxStore({ executor: db.executor, wakeUrl: db.url }),
+        }),
+      ],
+    }).compile();
+    await app.init();
+
+    const relay = app.get(OutboxHost).relay;
+    await until(() => relay?.stats().wakeLive === true);
+    // the previous app's session may take a moment to leave pg_stat_activity; a second live one never leaves
+    const wakeSessions = async (): Promise<number> =>
+      (
+        await db.pool.query(
+          "select 1 from pg_stat_activity where application_name = 'ultimat3-jobs-wake' and datname = current_database()",
+        )
+      ).rowCount ?? 0;
+    await until(async () => (await wakeSessions()) === 1);
+    expect(logger.named('jobs.wake.live')).toMatchObject([
+      { level: 'info', fields: { channel: OUTBOX_WAKE_CHANNEL } },
+    ]);
+  });
 });

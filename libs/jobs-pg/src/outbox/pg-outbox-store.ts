@@ -14,6 +14,7 @@ import { isUuid } from '../driver/pg-context';
 import type { PgExecutor } from '../executor/pg-executor';
 import { quoteSchema } from '../schema';
 import { outboxStatementsFor } from './statements';
+import { startOutboxWake } from './pg-outbox-wake';
 import { typeormTxExecutor } from './typeorm-tx-executor';
 
 /** Options of {@link postgresOutboxStore}. */
@@ -31,6 +32,15 @@ export interface PostgresOutboxStoreOptions {
   readonly schema?: string;
   /** Decides leases and stamps `claimed_at` / `published_at` (default: the database's `now()`). */
   readonly clock?: Clock;
+  /**
+   * The outbox database's connection string, dialled for the relay's wake: one LISTEN session on `x_outbox_wake`, so
+   * a relay finds a commit at once instead of at its next poll — whatever driver it publishes onto (with
+   * `driver: 'redis'` this is the only wake it has). Without it a relay on `driver: 'postgres'` uses the backend's
+   * wake, and one on another driver only polls.
+   */
+  readonly wakeUrl?: string;
+  /** How long the wake's LISTEN session may take to connect (default 10 000 ms). */
+  readonly wakeConnectTimeoutMs?: number;
 }
 
 interface ClaimedRow {
@@ -103,6 +113,26 @@ export function postgresOutboxStore(options: PostgresOutboxStoreOptions): Outbox
     }
     return on;
   };
+
+  const { wakeUrl, wakeConnectTimeoutMs } = options;
+  const wake: Pick<OutboxStore, 'startWake'> =
+    wakeUrl === undefined || wakeUrl === ''
+      ? {}
+      : {
+          startWake: (onWake, logger, onLive) =>
+            startOutboxWake(
+              {
+                url: wakeUrl,
+                executor,
+                ...(wakeConnectTimeoutMs === undefined
+                  ? {}
+                  : { connectTimeoutMs: wakeConnectTimeoutMs }),
+              },
+              onWake,
+              logger,
+              onLive,
+            ),
+        };
 
   return {
     async stage(request, tx) {
@@ -197,5 +227,6 @@ export function postgresOutboxStore(options: PostgresOutboxStoreOptions): Outbox
         oldestAgeMs: oldest === null ? 0 : Number(row?.oldest_age_ms ?? 0),
       };
     },
+    ...wake,
   };
 }

@@ -1,5 +1,6 @@
 import type { EnqueueRequest } from '../driver/job-driver';
 import { InvariantError } from '../errors/runtime-errors';
+import type { JobsLogger } from '../util/logger';
 
 /** One staged request a relay claimed, with the lease that makes it this relay's to publish. */
 export interface OutboxRecord {
@@ -147,4 +148,15 @@ export interface OutboxStore {
    * `outbox_lag_seconds` and the health check's `outbox.maxLagMs` read).
    */
   backlog(): Promise<OutboxBacklog>;
+  /**
+   * Starts the relay's cross-process wake on the store's own database, when the store has one (PostgreSQL: a proven
+   * LISTEN on `x_outbox_wake`): `onWake` per committed staging, `onLive` when the wake is proven and when it is lost.
+   * `OutboxModule` prefers it to the job backend's, so a relay publishing onto Redis is woken by commits in
+   * PostgreSQL. Answers its stop. The relay's poll stays the guarantee.
+   */
+  startWake?(
+    onWake: () => void,
+    logger: JobsLogger,
+    onLive?: (live: boolean) => void,
+  ): { stop(): Promise<void> };
 }

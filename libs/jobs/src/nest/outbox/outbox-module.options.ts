@@ -25,7 +25,9 @@ export interface OutboxModuleOptions {
   /**
    * Where enqueues inside a transaction are staged: a store, or a factory given the resolved `DataSource` —
    * `(dataSource) => postgresOutboxStore({ executor: typeormExecutor(dataSource) })`. The `DataSource` is typed
-   * structurally ({@link OutboxDataSource}): `typeorm` stays an optional peer.
+   * structurally ({@link OutboxDataSource}): `typeorm` stays an optional peer. A store with its own wake
+   * ({@link OutboxStore.startWake}: `postgresOutboxStore({ …, wakeUrl })`) wakes the relay on commit whatever the job
+   * driver; otherwise the job backend's wake does (the `'postgres'` driver's), or only the poll.
    */
   readonly store: OutboxStore | OutboxStoreFactory;
   /** An enqueue outside any transaction: publish directly (`optional`, the default) or `X_OUTBOX_NO_TX`. */

@@ -99,9 +99,14 @@ export class OutboxHost implements JobsRoleHost, OnModuleInit {
     });
     relay.start();
     this.#relay = relay;
-    // A commit in another process reaches this relay through the backend's wake (Postgres LISTEN); the poll stays,
-    // idling at a higher ceiling while the wake is proven.
-    this.#wake = this.runtime.config.startOutboxWake?.(
+    // A commit in another process reaches this relay through the store's own wake (a PostgreSQL store: LISTEN on
+    // its database, whatever the job driver), else the backend's; the poll stays, idling higher while it is proven.
+    const store = this.options.store;
+    const startWake =
+      store.startWake === undefined
+        ? this.runtime.config.startOutboxWake
+        : store.startWake.bind(store);
+    this.#wake = startWake?.(
       () => relay.wake(),
       logger,
       (live) => relay.setWakeLive(live),
