@@ -25,7 +25,11 @@ export function exampleTypeOrmOptions(env: NodeJS.ProcessEnv = process.env): Typ
  * inside a request runs on the request's own transaction (the `EntityManager` `OutboxInterceptor` made ambient).
  */
 export function exampleOutboxStore(dataSource: DataSource): OutboxStore {
-  return postgresOutboxStore({ executor: typeormExecutor(dataSource) });
+  return postgresOutboxStore({
+    executor: typeormExecutor(dataSource),
+    // the relay's LISTEN wake on this database, whichever driver holds the jobs
+    wakeUrl: 'url' in dataSource.options ? dataSource.options.url : undefined,
+  });
 }
 
 /**

@@ -49,7 +49,12 @@ import type { DataSource } from 'typeorm';
     // after JobsModule: the relay starts once the driver is open, and stops before it closes
     OutboxModule.forRoot({
       dataSource: getDataSourceToken(),
-      store: (dataSource) => postgresOutboxStore({ executor: typeormExecutor(dataSource) }),
+      // wakeUrl: the relay's LISTEN wake on the outbox's own PostgreSQL, whichever driver holds the jobs
+      store: (dataSource) =>
+        postgresOutboxStore({
+          executor: typeormExecutor(dataSource),
+          wakeUrl: exampleDatabaseUrl(),
+        }),
       interceptAll: false,
     }),
     JobsHealthModule.forRoot({ path: 'health' }),
