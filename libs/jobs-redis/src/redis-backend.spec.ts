@@ -1,28 +1,36 @@
-import { claimOf, uuidv7 } from '@ultimat3/jobs';
+import { claimOf, uuidv7, type EnqueueRequest } from '@ultimat3/jobs';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { testRedisUrl } from '../test/test-redis';
 import { redisBackend } from './redis-backend';
+
+const run = promisify(execFile);
+const TEST_DIR = join(__dirname, '..', 'test');
+
+const request = (id: string): EnqueueRequest => ({
+  id,
+  runId: uuidv7(),
+  name: 'backend.job',
+  queue: 'q',
+  input: {},
+  idempotencyKey: id,
+  tenantId: null,
+  enqueuedBy: null,
+  runAt: 0,
+  maxAttempts: 1,
+  priority: 0,
+  onConflict: 'dedupe',
+  concurrencyKey: null,
+  traceparent: null,
+});
 
 describe('redisBackend', () => {
   it('opens the driver and the event bus on one client, and close() quits the client it opened', async () => {
     const prefix = `backend-${uuidv7()}`;
     const backend = await redisBackend({ url: testRedisUrl(), prefix });
     const id = uuidv7();
-    await backend.driver.enqueue({
-      id,
-      runId: uuidv7(),
-      name: 'backend.job',
-      queue: 'q',
-      input: {},
-      idempotencyKey: id,
-      tenantId: null,
-      enqueuedBy: null,
-      runAt: 0,
-      maxAttempts: 1,
-      priority: 0,
-      onConflict: 'dedupe',
-      concurrencyKey: null,
-      traceparent: null,
-    });
+    await backend.driver.enqueue(request(id));
     const [row] = await backend.driver.claim({
       workerId: 'w',
       visibilityTimeoutMs: 1_000,
@@ -40,8 +48,6 @@ describe('redisBackend', () => {
     await expect(backend.driver.ping!()).rejects.toThrow();
   });
 
-  // ioredis keeps a 2 s timer (its disconnectTimeout) after closing a client that never connected: a jest run of this
-  // file alone exits that much later, not never
   it('refuses to boot on a Redis it cannot reach: X_DRIVER_UNAVAILABLE with the fix', async () => {
     await expect(
       redisBackend({ url: 'redis://127.0.0.1:1', connectTimeoutMs: 500 }),
@@ -49,5 +55,20 @@ describe('redisBackend', () => {
       code: 'X_DRIVER_UNAVAILABLE',
       fix: expect.stringContaining('redis.url'),
     });
+  });
+
+  // in a process of their own, so that no other spec's timers are counted: after a failed boot, or the close of a
+  // driver whose own client waits to reconnect, nothing of ioredis holds the process (no reconnect, socket or
+  // disconnect timer)
+  it.each([
+    ['boot', 'X_DRIVER_UNAVAILABLE'],
+    ['close', 'closed'],
+  ])('leaves no timer or socket behind: %s', async (mode, outcome) => {
+    const { stdout } = await run(
+      process.execPath,
+      ['-r', join(TEST_DIR, 'swc-register.js'), join(TEST_DIR, 'unreachable-client.ts'), mode],
+      { timeout: 30_000 },
+    );
+    expect(JSON.parse(stdout)).toEqual({ outcome, handles: [] });
   });
 });

@@ -1,5 +1,10 @@
 import { DriverUnavailableError, JobsError, type Clock, type EventBus } from '@ultimat3/jobs';
-import { clientOf, type RedisConnectionOptions } from './redis-client';
+import {
+  clientOf,
+  closeOwnedClient,
+  endOwnedClient,
+  type RedisConnectionOptions,
+} from './redis-client';
 import { redisJobDriver, type RedisJobDriver } from './redis-driver';
 import { redisEventBus } from './redis-event-bus';
 import type { RedisWakeListener } from './redis-wake';
@@ -56,7 +61,7 @@ export async function redisBackend(options: RedisBackendOptions): Promise<RedisB
     await within(client.ping(), ms, 'Redis');
     await assertNoEviction(client);
   } catch (error) {
-    if (owned) client.disconnect();
+    if (owned) await endOwnedClient(client);
     if (error instanceof JobsError) throw error;
     throw new DriverUnavailableError(
       `Redis is out of reach at boot (${error instanceof Error ? error.message : String(error)})`,
@@ -74,7 +79,7 @@ export async function redisBackend(options: RedisBackendOptions): Promise<RedisB
     },
     async close() {
       await driver.close();
-      if (owned) await client.quit();
+      if (owned) await closeOwnedClient(client);
     },
   };
 }

@@ -27,3 +27,38 @@ export function clientOf(options: RedisConnectionOptions): {
   client.on('error', () => undefined);
   return { client, owned: true };
 }
+
+/**
+ * Closes a client the driver opened, leaving nothing that holds the process: a connected one is quit (its replies
+ * flushed first); one that is not connected is ended at once ({@link endOwnedClient}) — a `QUIT` would wait in its
+ * offline queue for a Redis that may never come back.
+ */
+export async function closeOwnedClient(client: Redis | Cluster): Promise<void> {
+  if (client.status === 'ready') {
+    await client.quit().catch(() => endOwnedClient(client));
+    return;
+  }
+  await endOwnedClient(client);
+}
+
+/**
+ * Ends a client the driver opened and resolves once nothing of it holds the process: no reconnect pending, no socket,
+ * no timer. `disconnect()` cancels the pending reconnect and ends the client's last socket, arming ioredis's
+ * `disconnectTimeout` (2 s) until that socket closes: a live one closes (the client then emits `end`), but one already
+ * destroyed (a Redis out of reach: between two attempts, or before the next attempt's socket exists) never closes
+ * again — the listeners the disconnect added for that `close` are then run here, there being nothing left to wait for.
+ */
+export async function endOwnedClient(client: Redis | Cluster): Promise<void> {
+  if (client.status === 'end') return;
+  const stream =
+    client instanceof Redis ? (client.stream as Redis['stream'] | undefined) : undefined;
+  const waiting = new Set(stream?.listeners('close') ?? []);
+  const ended = new Promise<void>((resolve) => client.once('end', () => resolve()));
+  client.disconnect();
+  if (stream === undefined || !stream.destroyed) return ended;
+  for (const listener of stream.listeners('close')) {
+    if (waiting.has(listener)) continue;
+    stream.removeListener('close', listener as () => void);
+    (listener as () => void).call(stream);
+  }
+}

@@ -10,7 +10,7 @@ import {
   type SchedulerState,
 } from '@ultimat3/jobs';
 import { claimRows } from './redis-claim';
-import { clientOf, type RedisConnectionOptions } from './redis-client';
+import { clientOf, closeOwnedClient, type RedisConnectionOptions } from './redis-client';
 import { redisContext } from './redis-context';
 import { redisWorkerRegistry } from './redis-counters';
 import { enqueueRows } from './redis-enqueue';
@@ -136,9 +136,7 @@ export function redisJobDriver(options: RedisJobDriverOptions): RedisJobDriver {
     purgeTargets: (policy) => redisPurgeTargets(ctx, policy),
     wake,
     close() {
-      closing ??= wake
-        .close()
-        .then(() => (owned ? client.quit().then(() => undefined) : undefined));
+      closing ??= wake.close().then(() => (owned ? closeOwnedClient(client) : undefined));
       return closing;
     },
   };
