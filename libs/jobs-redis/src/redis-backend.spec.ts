@@ -7,6 +7,8 @@ import { redisBackend } from './redis-backend';
 
 const run = promisify(execFile);
 const TEST_DIR = join(__dirname, '..', 'test');
+/** Runs a child from the TypeScript sources (the one register every workspace's spec children use). */
+const SWC_REGISTER = join(__dirname, '..', '..', 'jobs-pg', 'test', 'swc-register.js');
 
 const request = (id: string): EnqueueRequest => ({
   id,
@@ -66,7 +68,7 @@ describe('redisBackend', () => {
   ])('leaves no timer or socket behind: %s', async (mode, outcome) => {
     const { stdout } = await run(
       process.execPath,
-      ['-r', join(TEST_DIR, 'swc-register.js'), join(TEST_DIR, 'unreachable-client.ts'), mode],
+      ['-r', SWC_REGISTER, join(TEST_DIR, 'unreachable-client.ts'), mode],
       { timeout: 30_000 },
     );
     expect(JSON.parse(stdout)).toEqual({ outcome, handles: [] });

@@ -8,6 +8,8 @@ import { redisJobDriver } from './redis-driver';
 
 const JOBS = 10_000;
 const TEST_DIR = join(__dirname, '..', 'test');
+/** Runs a child from the TypeScript sources (the one register every workspace's spec children use). */
+const SWC_REGISTER = join(__dirname, '..', '..', 'jobs-pg', 'test', 'swc-register.js');
 
 /** A forked worker process: its `ready`, and its `stopped` message (undefined when it died without one). */
 interface Spawned {
@@ -18,7 +20,7 @@ interface Spawned {
 
 function spawnWorker(url: string, name: string): Spawned {
   const child = fork(join(TEST_DIR, 'fleet-worker.ts'), [url, name], {
-    execArgv: ['-r', join(TEST_DIR, 'swc-register.js')],
+    execArgv: ['-r', SWC_REGISTER],
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   const message = (type: string): Promise<unknown> =>

@@ -1,5 +1,5 @@
 /**
- * One worker process of the fault spec (`redis-faults.spec.ts`), run from source through `swc-register.js` with an
+ * One worker process of the fault spec (`redis-faults.spec.ts`), run from source through `libs/jobs-pg/test/swc-register.js` with an
  * IPC channel. argv: <redis url> <worker name>.
  *
  * It serves queue `fleet` at concurrency 10 on the Redis driver (deployment `fleet`) with a short lease (1 s) so a

@@ -1,5 +1,5 @@
 /**
- * A child process of `redis-backend.spec.ts`, run from source through `swc-register.js`: it opens a client on a Redis
+ * A child process of `redis-backend.spec.ts`, run from source through `libs/jobs-pg/test/swc-register.js`: it opens a client on a Redis
  * that cannot be reached and ends it the product's way, then prints `{ outcome, handles }` — the outcome, and the
  * kinds of timers and sockets still alive in this process (`process.getActiveResourcesInfo()`), which must be none.
  * A process of its own, so no other spec's timers are counted. argv: `boot` (a failed `redisBackend` boot) or `close`
