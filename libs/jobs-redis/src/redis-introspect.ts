@@ -1,4 +1,5 @@
 import {
+  NotImplementedError,
   DEFAULT_JOB_PAGE,
   JobDuplicateError,
   JobNotFoundError,
@@ -113,6 +114,15 @@ export function redisIntrospection(ctx: RedisContext): JobIntrospection {
     async pausedQueues() {
       return (await ctx.client.smembers(paused)).sort();
     },
+    // interface first (issue 16): the bulk and task members land driver by driver
+    requeueMany: () => Promise.reject(new NotImplementedError('requeueMany')),
+    removeMany: () => Promise.reject(new NotImplementedError('removeMany')),
+    promoteMany: () => Promise.reject(new NotImplementedError('promoteMany')),
+    pauseTask: () => Promise.reject(new NotImplementedError('pauseTask')),
+    resumeTask: () => Promise.reject(new NotImplementedError('resumeTask')),
+    pausedTasks: () => Promise.reject(new NotImplementedError('pausedTasks')),
+    taskFires: () => Promise.reject(new NotImplementedError('taskFires')),
+    recordTaskFire: () => Promise.reject(new NotImplementedError('recordTaskFire')),
     ...redisCounterIntrospection(ctx),
   };
 }

@@ -1,3 +1,4 @@
+import type { TaskFireRecord } from '../scheduler/scheduler-state';
 import type { CounterBucket, CounterQuery, CounterTotals } from './counters';
 import type { JobRow, JobState } from './job-row';
 import type { WorkerInfo } from './workers';
@@ -6,6 +7,15 @@ import type { WorkerInfo } from './workers';
 export const MAX_JOB_PAGE = 200;
 /** The page size when none is asked for. */
 export const DEFAULT_JOB_PAGE = 100;
+/**
+ * The most rows one `requeueMany` / `removeMany` / `promoteMany` call moves. The bound is spent only on rows the call
+ * can move; what is left is answered as `remaining`, so "call until `remaining` is 0" ends.
+ */
+export const MAX_BULK_ROWS = 1_000;
+/** The states `promoteMany` takes: the rows that can be waiting on their run time (a ready row backing off). */
+export const PROMOTABLE_STATES = ['delayed', 'ready'] as const;
+/** A state {@link JobIntrospection.promoteMany} takes. */
+export type PromotableState = (typeof PROMOTABLE_STATES)[number];
 
 /** A filter over job rows, and a page of it. */
 export interface JobListFilter {
@@ -13,6 +23,16 @@ export interface JobListFilter {
   readonly name?: string;
   readonly state?: JobState;
   readonly tenantId?: string;
+  /**
+   * Rows whose id starts with it: a lower-case prefix of a UUID, dashes where a UUID has them (`0194f3a2`,
+   * `0194f3a2-7c1`). The short form of an id an operator copies from a table.
+   */
+  readonly idPrefix?: string;
+  /** Rows created at or after it (epoch ms, inclusive). */
+  readonly createdFrom?: number;
+  /** Rows created before it (epoch ms, exclusive): adjacent windows never share a row. */
+  readonly createdTo?: number;
+  /** Rows per page: 1 to {@link MAX_JOB_PAGE} (default {@link DEFAULT_JOB_PAGE}). */
   readonly limit?: number;
   /** `jobCursor(lastRow)` of the previous page: the next (older) rows. */
   readonly after?: string;
@@ -20,27 +40,90 @@ export interface JobListFilter {
   readonly before?: string;
 }
 
+/** The set a bulk operation walks: one state, narrowed by queue, job name and tenant. */
+export interface JobBulkFilter<S extends JobState = JobState> {
+  readonly state: S;
+  readonly queue?: string;
+  readonly name?: string;
+  readonly tenantId?: string;
+}
+
+/** What one bulk call did: rows it moved (at most {@link MAX_BULK_ROWS}), and what a second call could still move. */
+export interface JobBulkResult {
+  readonly affected: number;
+  readonly remaining: number;
+}
+
+/** The scheduler's record of a fire that went through `driver.enqueue` (`recordTaskFire`). */
+export interface TaskFireNote {
+  readonly task: string;
+  /** The occurrence that fired (epoch ms). */
+  readonly occurrenceMs: number;
+}
+
 /** The opaque cursor of one row for paging: its id (UUIDv7 ids sort by creation). */
 export function jobCursor(row: Pick<JobRow, 'id'>): string {
   return row.id;
 }
 
-/** The operator surface over one driver. */
+/**
+ * The operator surface over one driver: every operator capability is a member, and the CLI, the admin page and the
+ * projections read nothing else. Every driver wraps it in `checkedIntrospection`, so a value no row could hold is
+ * `X_VALUE_INVALID` naming the argument on all of them alike.
+ */
 export interface JobIntrospection {
-  /** One page of rows, newest first. */
+  /**
+   * One page of rows, newest first. A page shorter than its limit is the last. A limit above {@link MAX_JOB_PAGE},
+   * both cursors at once, or a cursor no page produced is `X_JOB_PAGE_INVALID`.
+   */
   list(filter?: JobListFilter): Promise<readonly JobRow[]>;
-  /** Stops a live job; answers the cancelled row, or undefined when it was not live (or unknown). */
+  /**
+   * Stops a live job; answers the cancelled row, or undefined when it was not live (or unknown). A running attempt
+   * loses its claim: its next heartbeat answers false (the worker aborts the attempt) and its settle cannot land.
+   */
   cancel(id: string, reason?: string): Promise<JobRow | undefined>;
-  /** Deletes one non-running job and its steps. */
+  /** Deletes one non-running job and its steps. Running: `X_JOB_NOT_REMOVABLE`; unknown: `X_JOB_NOT_FOUND`. */
   remove(id: string): Promise<void>;
-  /** Re-queues one finished job; `fromStep` drops that step and every later one. */
+  /**
+   * Re-queues one finished job; `fromStep` drops that step and every later one (a name no stored step carries drops
+   * nothing: the step that failed never completed). Live: `X_JOB_NOT_REQUEUEABLE`; its key held by a live job:
+   * `X_JOB_DUPLICATE`; unknown: `X_JOB_NOT_FOUND`.
+   */
   requeue(id: string, options?: { readonly fromStep?: string }): Promise<JobRow>;
-  /** A job waiting on its run time becomes due now. */
+  /** A job waiting on its run time becomes due now. Otherwise `X_JOB_NOT_PROMOTABLE`; unknown: `X_JOB_NOT_FOUND`. */
   promote(id: string): Promise<JobRow>;
-  /** A paused queue is claimed by no worker; enqueues still land. */
+  /**
+   * Re-queues up to {@link MAX_BULK_ROWS} finished rows of the filter, oldest first. A row whose key a live job holds
+   * stays, and of several finished rows sharing one key only the oldest moves; neither is counted in `remaining`. A
+   * live `state` is `X_JOB_NOT_REQUEUEABLE`.
+   */
+  requeueMany(filter: JobBulkFilter): Promise<JobBulkResult>;
+  /** Deletes up to {@link MAX_BULK_ROWS} rows of the filter, oldest first. `state: 'running'` is `X_JOB_NOT_REMOVABLE`. */
+  removeMany(filter: JobBulkFilter): Promise<JobBulkResult>;
+  /**
+   * Makes up to {@link MAX_BULK_ROWS} rows of the filter that wait on their run time due now, oldest first;
+   * `remaining` is the rows still waiting. A state outside {@link PROMOTABLE_STATES} is `X_JOB_NOT_PROMOTABLE`.
+   */
+  promoteMany(filter: JobBulkFilter<PromotableState>): Promise<JobBulkResult>;
+  /** A paused queue is claimed by no worker; enqueues still land. Effective at every worker's next claim. */
   pauseQueue(queue: string): Promise<void>;
   resumeQueue(queue: string): Promise<void>;
   pausedQueues(): Promise<readonly string[]>;
+  /** A paused task is not dispatched; on resume its own `catchUp` decides what it missed. Idempotent. */
+  pauseTask(task: string): Promise<void>;
+  resumeTask(task: string): Promise<void>;
+  /** The paused tasks, by name. */
+  pausedTasks(): Promise<readonly string[]>;
+  /**
+   * Per task, the last occurrence that DISPATCHED, by task name; at most `MAX_TASK_FIRES` rows. Arming a task or
+   * skipping missed occurrences is not a fire. The next fire is `nextTaskRun(task, from)`, no scheduler needed.
+   */
+  taskFires(): Promise<readonly TaskFireRecord[]>;
+  /**
+   * Records a fire that went through `driver.enqueue` (a scheduler state that keeps its watermarks elsewhere); the
+   * PostgreSQL and Redis scheduler states record theirs in the fire itself.
+   */
+  recordTaskFire(fire: TaskFireNote): Promise<void>;
   /** Every live worker (its row was renewed within one visibility timeout), by id. */
   workers(): Promise<readonly WorkerInfo[]>;
   /** One job's history: every bucket of every tier starting at or after `sinceMs`, oldest first. */

@@ -1,3 +1,4 @@
+import { NotImplementedError } from '../../errors/runtime-errors';
 import { JobDuplicateError } from '../../errors/declaration-errors';
 import {
   JobNotFoundError,
@@ -114,6 +115,15 @@ export function memoryIntrospection(store: MemoryStore): JobIntrospection {
       return Promise.resolve();
     },
     pausedQueues: () => Promise.resolve([...store.paused].sort()),
+    // interface first (issue 16): the bulk and task members land driver by driver
+    requeueMany: () => Promise.reject(new NotImplementedError('requeueMany')),
+    removeMany: () => Promise.reject(new NotImplementedError('removeMany')),
+    promoteMany: () => Promise.reject(new NotImplementedError('promoteMany')),
+    pauseTask: () => Promise.reject(new NotImplementedError('pauseTask')),
+    resumeTask: () => Promise.reject(new NotImplementedError('resumeTask')),
+    pausedTasks: () => Promise.reject(new NotImplementedError('pausedTasks')),
+    taskFires: () => Promise.reject(new NotImplementedError('taskFires')),
+    recordTaskFire: () => Promise.reject(new NotImplementedError('recordTaskFire')),
     ...memoryCounterIntrospection(store),
   };
 }
