@@ -67,7 +67,7 @@ function seeder(driver: JobDriver, clock: FrozenClock) {
     },
     dead: async () => {
       const row = await running();
-      await driver.nack(row.id, { ...claimOf(row), error: 'seeded', deadLetter: true });
+      await driver.nack(row.id, { ...claimOf(row), kind: 'dead', error: 'seeded' });
       return row.id;
     },
   };

@@ -76,14 +76,10 @@ function seeder(driver: JobDriver, clock: FrozenClock) {
       await driver.ack(row.id, claimOf(row));
       return row.id;
     },
-    async nacked(how: { deadLetter?: boolean; fail?: boolean; park?: boolean }) {
+    async nacked(kind: 'dead' | 'fail' | 'park') {
       const row = await running();
-      await driver.nack(row.id, {
-        ...claimOf(row),
-        error: 'x',
-        runAt: clock.now() + 60 * DAY,
-        ...how,
-      });
+      const runAt = clock.now() + 60 * DAY;
+      await driver.nack(row.id, { ...claimOf(row), error: 'x', ...{ kind, runAt } });
       return row.id;
     },
   };
@@ -97,21 +93,21 @@ describe('the retention sweep over PostgreSQL (driven clock)', () => {
     const t0 = clock.now();
 
     const oldDone = await seed.done(true);
-    const oldFailed = await seed.nacked({ fail: true });
+    const oldFailed = await seed.nacked('fail');
     const oldCancelled = await seed.enqueue();
     await driver.introspect?.cancel(oldCancelled);
-    const oldDead = await seed.nacked({ deadLetter: true });
+    const oldDead = await seed.nacked('dead');
     const live = [
       await seed.enqueue(),
       await seed.enqueue(t0 + 60 * DAY),
       (await seed.running()).id,
-      await seed.nacked({ park: true }),
+      await seed.nacked('park'),
     ];
     await clock.advance(MINUTE);
     const atCutoff = await seed.done(true);
     await clock.advance(2 * DAY);
     const youngDone = await seed.done();
-    const youngDead = await seed.nacked({ deadLetter: true });
+    const youngDead = await seed.nacked('dead');
     const published = uuidv7(clock.now());
     const pending = uuidv7(clock.now() + 1);
     for (const [id, publishedAt] of [

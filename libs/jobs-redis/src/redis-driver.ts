@@ -19,7 +19,7 @@ import { redisIntrospection } from './redis-introspect';
 import { redisLeases } from './redis-leases';
 import { redisKeyPrefix } from './redis-keys';
 import { toJobRow } from './redis-rows';
-import { ackRows, heartbeatRow, nackOutcome, nackRow, recordProgressRow } from './redis-settle';
+import { ackRows, heartbeatRow, nackRow, recordProgressRow } from './redis-settle';
 import { redisPurgeTargets } from './redis-purge';
 import { redisSchedulerState } from './redis-scheduler-state';
 import { queueStats } from './redis-stats';
@@ -107,15 +107,7 @@ export function redisJobDriver(options: RedisJobDriverOptions): RedisJobDriver {
       return landed === true;
     },
     ackMany: (items) => ackRows(ctx, items),
-    nack: (jobId, nackOptions) =>
-      nackRow(
-        ctx,
-        jobId,
-        nackOptions,
-        nackOutcome(nackOptions),
-        nackOptions.error,
-        nackOptions.durationMs,
-      ),
+    nack: (jobId, nackOptions) => nackRow(ctx, jobId, nackOptions),
     heartbeat: (jobId, claim, visibilityTimeoutMs) =>
       heartbeatRow(ctx, jobId, claim, visibilityTimeoutMs),
     recordProgress: (jobId, claim, progress) => recordProgressRow(ctx, jobId, claim, progress),

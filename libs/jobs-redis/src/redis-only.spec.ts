@@ -166,7 +166,7 @@ describe('redisJobDriver retention', () => {
       const step = { name: 's', output: 1, attempt: 1, startedAt: 0, completedAt: 1 };
       await driver.steps.save(row!.id, claimOf(row!), step);
       if (how === 'ack') await driver.ack(row!.id, claimOf(row!));
-      else await driver.nack(row!.id, { ...claimOf(row!), error: 'x', deadLetter: true });
+      else await driver.nack(row!.id, { ...claimOf(row!), kind: 'dead', error: 'x' });
       return r.id;
     };
     const done = [await settle('ack'), await settle('ack'), await settle('ack')];

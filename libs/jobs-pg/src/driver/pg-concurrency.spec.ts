@@ -84,7 +84,7 @@ describe('postgres driver under concurrency, on the database clock', () => {
     const driver = postgresJobDriver({ executor: db.executor });
     const ref = { workerId: 'w', claim: 'not-a-uuid' };
     expect(await driver.ack('also-not', ref)).toBe(false);
-    expect(await driver.nack('also-not', { ...ref, error: null })).toBe(false);
+    expect(await driver.nack('also-not', { ...ref, kind: 'retry', error: null })).toBe(false);
     expect(await driver.heartbeat('also-not', ref, 1_000)).toBe(false);
     expect(await driver.get('also-not')).toBeUndefined();
     expect(await driver.steps.load('also-not')).toEqual([]);

@@ -1,6 +1,8 @@
 import {
   boundedText,
+  nackRunAt,
   nackState,
+  nackUncounted,
   type AckManyItem,
   type AckOptions,
   type ClaimRef,
@@ -63,13 +65,17 @@ export async function ackRows(ctx: PgContext, items: readonly AckManyItem[]): Pr
   return answers;
 }
 
-/** Hands a run back in the state `nackState` names, fenced on its claim (see `SQL_NACK`). */
+/**
+ * Hands a run back as its kind says, fenced on its claim (see `SQL_NACK`): the target state from `nackState`, the
+ * attempt handed back when `nackUncounted`.
+ */
 export async function nackRow(
   ctx: PgContext,
   jobId: string,
   options: NackOptions,
 ): Promise<boolean> {
   if (!canHold(jobId, options)) return false;
+  const runAt = nackRunAt(options);
   const { rows } = await ctx.executor.query(ctx.sql.nack, [
     ctx.now(),
     jobId,
@@ -77,8 +83,8 @@ export async function nackRow(
     options.claim,
     nackState(options, ctx.nowMs()),
     options.error === null ? null : boundedText(options.error),
-    options.runAt === undefined ? null : iso(options.runAt),
-    options.uncounted === true,
+    runAt === undefined ? null : iso(runAt),
+    nackUncounted(options),
     durationOf(options.durationMs),
   ]);
   return rows.length === 1;

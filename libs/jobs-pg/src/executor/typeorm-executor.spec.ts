@@ -91,7 +91,9 @@ describe('typeormExecutor', () => {
     expect(await driver.heartbeat(id, claimOf(claimed!), 30_000)).toBe(true);
     expect(await driver.ack(id, claimOf(claimed!))).toBe(true);
     expect(await driver.ack(id, claimOf(claimed!))).toBe(false);
-    expect(await driver.nack(id, { ...claimOf(claimed!), error: 'late' })).toBe(false);
+    expect(await driver.nack(id, { ...claimOf(claimed!), kind: 'retry', error: 'late' })).toBe(
+      false,
+    );
   });
 
   it('runs on a QueryRunner inside its transaction, and leaves the runner open', async () => {

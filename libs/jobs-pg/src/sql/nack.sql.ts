@@ -1,9 +1,10 @@
 /**
- * Hands a run back — retry, park, dead-letter or fail — fenced on its claim.
+ * Hands a run back — retry, hand back, park, dead-letter or fail (the kinds of `NackOptions`) — fenced on its claim.
  *
  * $1 now (timestamptz; null = the database's `now()`), $2 id, $3 worker_id, $4 claim, $5 target state (from
- * `nackState()`: ready, delayed, suspended, dead or failed), $6 error text (NUL-free), $7 run_at (null = now),
- * $8 uncounted (true: the attempt is handed back, attempt - 1), $9 the run's duration in ms (int8, null = 0).
+ * `nackState()`: ready, delayed, suspended, dead or failed), $6 error text (NUL-free), $7 run_at (`nackRunAt()`;
+ * null = now), $8 uncounted (`nackUncounted()`; true: the attempt is handed back, attempt - 1), $9 the run's duration
+ * in ms (int8, null = 0).
  *
  * A `ready` / `delayed` target is re-decided against the statement's clock (delayed when run_at is still ahead), so
  * one clock decides the stored state. Returns the row's `id` when it moved, nothing when the claim no longer holds it.

@@ -1,14 +1,14 @@
 import { LUA_PRELUDE } from './prelude.lua';
 
 /**
- * Hands a run back, fenced on its claim. The outcome is a tagged kind, never a set of flags with a precedence rule.
+ * Hands a run back, fenced on its claim. The outcome is a tagged kind (`NackOptions.kind`), never a set of flags.
  *
  * KEYS[1] the prefix. ARGV[1] clock override. ARGV[2] job id, ARGV[3] worker id, ARGV[4] claim token, ARGV[5] kind:
  * 'retry' (counted attempt, due at the run time: ready, or delayed while it is ahead), 'handBack' (the same, the
  * attempt taken back: the next claim presents the same number), 'park' (suspended until the run time), 'dead'
  * (dead-letter) or 'fail' (failed, outside the dead-letter queue). ARGV[6] run time in epoch ms ('' = now). ARGV[7]
- * '1' to take the attempt back whatever the kind (a suspension hands its attempt back), else '0'. ARGV[8] the error
- * text ('\0' = null). ARGV[9] the run's duration in ms.
+ * '1' to take the attempt back whatever the kind (`nackUncounted()`: a park, a fail whose body never ran), else
+ * '0'. ARGV[8] the error text ('\0' = null). ARGV[9] the run's duration in ms.
  *
  * Counted in the job's current 1-minute bucket by this script: `dead` / `failed` for those kinds, `retried` for a
  * counted retry, each with the duration; a park or a hand-back adds nothing.

@@ -125,22 +125,51 @@ export interface AckManyItem extends AckOptions {
   readonly jobId: string;
 }
 
-/** How a nack moves the row. See {@link nackState}. */
-export interface NackOptions extends ClaimRef {
-  /** The error text to record (NUL characters are stripped at the write). */
+/** What every nack carries, whatever its kind: the claim it is fenced on, the error text and the run's duration. */
+export interface NackBase extends ClaimRef {
+  /** The error text to record (NUL characters are stripped at the write); null clears it. */
   readonly error: string | null;
-  /** When the row is due again (ready / suspended). Defaults to now. */
-  readonly runAt?: number;
-  /** Dead-letter the row: state `dead`. */
-  readonly deadLetter?: boolean;
-  /** Fail the row for good, outside the dead-letter queue: state `failed`. */
-  readonly fail?: boolean;
-  /** Park the row (a step.sleep or a waitForEvent): state `suspended` until `runAt`. */
-  readonly park?: boolean;
-  /** Hand the attempt back uncounted (a suspension or a drain): the next claim presents the same attempt number. */
-  readonly uncounted?: boolean;
   readonly durationMs?: number;
 }
+
+/** A failed attempt, counted, due again at `runAt` (default now): `delayed` while it is ahead, else `ready`. */
+export interface RetryNack extends NackBase {
+  readonly kind: 'retry';
+  readonly runAt?: number;
+}
+
+/**
+ * A run given back without its attempt counting (a drain, a held row let go, a cap's refusal to start it): due again
+ * at `runAt` (default now), and the next claim presents the same attempt number.
+ */
+export interface HandBackNack extends NackBase {
+  readonly kind: 'handBack';
+  readonly runAt?: number;
+}
+
+/** A suspension (a step.sleep, a waitForEvent): `suspended` until `runAt`, the attempt handed back uncounted. */
+export interface ParkNack extends NackBase {
+  readonly kind: 'park';
+  readonly runAt: number;
+}
+
+/** A run stopped for good into the dead-letter queue: `dead` (kept, requeueable). The attempt counts. */
+export interface DeadNack extends NackBase {
+  readonly kind: 'dead';
+}
+
+/** A run stopped for good outside the dead-letter queue: `failed`. */
+export interface FailNack extends NackBase {
+  readonly kind: 'fail';
+  /** The body never ran (a `whenBusy: 'fail'` refusal): the claim's attempt is handed back. Default false. */
+  readonly uncounted?: boolean;
+}
+
+/** How a nack moves the row: one kind, with only the fields that kind needs. See {@link nackState}. */
+export type NackOptions = RetryNack | HandBackNack | ParkNack | DeadNack | FailNack;
+
+/** The kinds of {@link NackOptions}. */
+export type NackKind = NackOptions['kind'];
 
 /**
  * The live rows of one job name within a queue: how a row whose name no worker serves becomes visible (it waits, its
@@ -213,7 +242,10 @@ export interface JobDriver {
    * on a driver without it settles one ack at a time.
    */
   ackMany?(items: readonly AckManyItem[]): Promise<readonly boolean[]>;
-  /** Hands a run back (retry, park, dead-letter, fail). Fenced on the claim: answers whether it landed. */
+  /**
+   * Hands a run back as its {@link NackOptions.kind} says (retry, handBack, park, dead, fail). Fenced on the claim:
+   * answers whether it landed.
+   */
   nack(jobId: string, options: NackOptions): Promise<boolean>;
   /** Renews the lease by `visibilityTimeoutMs` from now. Fenced on the claim: answers whether it landed. */
   heartbeat(jobId: string, claim: ClaimRef, visibilityTimeoutMs: number): Promise<boolean>;
@@ -246,10 +278,37 @@ export interface JobDriver {
   close(): Promise<void>;
 }
 
-/** The state a nack moves a row to. Every driver reads it from here, so a new branch cannot land in one only. */
+/** The state a nack moves a row to. Every driver reads it from here, so a new kind cannot land in one only. */
 export function nackState(options: NackOptions, nowMs: number): JobState {
-  if (options.deadLetter) return 'dead';
-  if (options.fail) return 'failed';
-  if (options.park) return 'suspended';
-  return (options.runAt ?? nowMs) > nowMs ? 'delayed' : 'ready';
+  switch (options.kind) {
+    case 'dead':
+      return 'dead';
+    case 'fail':
+      return 'failed';
+    case 'park':
+      return 'suspended';
+    default:
+      return (options.runAt ?? nowMs) > nowMs ? 'delayed' : 'ready';
+  }
+}
+
+/** The run time a nack stores, or undefined for "now" (`dead` and `fail` keep none of their own). */
+export function nackRunAt(options: NackOptions): number | undefined {
+  return options.kind === 'dead' || options.kind === 'fail' ? undefined : options.runAt;
+}
+
+/**
+ * Whether a nack hands its attempt back (attempt - 1, so the next claim presents the same number): a hand-back, a
+ * park, and a fail whose body never ran. Such a nack adds nothing to the `retried` counter.
+ */
+export function nackUncounted(options: NackOptions): boolean {
+  switch (options.kind) {
+    case 'handBack':
+    case 'park':
+      return true;
+    case 'fail':
+      return options.uncounted === true;
+    default:
+      return false;
+  }
 }

@@ -88,9 +88,8 @@ export class AttemptSettle {
     const landed = await this.answered('park', () =>
       this.o.driver.nack(this.claimed.id, {
         ...this.claim,
+        kind: 'park',
         error: null,
-        park: true,
-        uncounted: true,
         runAt: resumeAt,
         durationMs: this.o.clock.now() - this.started,
       }),
@@ -103,8 +102,8 @@ export class AttemptSettle {
     const landed = await this.answered('interrupt', () =>
       this.o.driver.nack(this.claimed.id, {
         ...this.claim,
+        kind: 'handBack',
         error: renderError(reason),
-        uncounted: true,
         durationMs: this.o.clock.now() - this.started,
       }),
     );
@@ -129,9 +128,8 @@ export class AttemptSettle {
       const landed = await this.answered('nack', () =>
         o.driver.nack(claimed.id, {
           ...claim,
+          kind: deadLetter ? 'dead' : 'fail',
           error: text,
-          deadLetter,
-          fail: !deadLetter,
           durationMs,
         }),
       );
@@ -159,6 +157,7 @@ export class AttemptSettle {
     const landed = await this.answered('nack', () =>
       o.driver.nack(claimed.id, {
         ...claim,
+        kind: 'retry',
         error: renderError(error),
         runAt: resumeAt,
         durationMs,
@@ -181,8 +180,8 @@ export class AttemptSettle {
     const landed = await this.answered('hand-back', () =>
       this.o.driver.nack(this.claimed.id, {
         ...this.claim,
+        kind: 'handBack',
         error: null,
-        uncounted: true,
         runAt: resumeAt,
       }),
     );
@@ -202,8 +201,8 @@ export class AttemptSettle {
     const landed = await this.answered('refuse', () =>
       o.driver.nack(claimed.id, {
         ...this.claim,
+        kind: 'fail',
         error: renderError(error),
-        fail: true,
         uncounted: true,
       }),
     );

@@ -26,8 +26,8 @@ export class HandBacks {
           .nack(row.id, {
             workerId: row.workerId,
             claim: row.claim,
+            kind: 'handBack',
             error: row.lastError,
-            uncounted: true,
             runAt: row.runAt,
           })
           .then(
@@ -49,8 +49,8 @@ export class HandBacks {
         .nack(claimed.id, {
           workerId: claimed.workerId,
           claim: claimed.claim,
+          kind: 'handBack',
           error: null,
-          uncounted: true,
           runAt,
         })
         .then(

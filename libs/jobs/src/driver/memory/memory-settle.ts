@@ -1,6 +1,12 @@
 import { storableProgress } from '../../values/progress';
 import { boundedText } from '../../values/text';
-import { nackState, type AckOptions, type NackOptions } from '../job-driver';
+import {
+  nackRunAt,
+  nackState,
+  nackUncounted,
+  type AckOptions,
+  type NackOptions,
+} from '../job-driver';
 import { isLiveState, type ClaimRef, type JobProgress } from '../job-row';
 import { countSettle } from './memory-counters';
 import { holdsClaim, UNCLAIMED, type MemoryStore } from './memory-store';
@@ -21,17 +27,18 @@ export function nackRow(store: MemoryStore, jobId: string, options: NackOptions)
   if (!holdsClaim(row, options)) return false;
   const now = store.now();
   const state = nackState(options, now);
+  const uncounted = nackUncounted(options);
   store.put({
     ...row,
     ...UNCLAIMED,
     state,
     lastError: options.error === null ? null : boundedText(options.error),
-    runAt: options.runAt ?? now,
-    attempt: options.uncounted ? Math.max(0, row.attempt - 1) : row.attempt,
+    runAt: nackRunAt(options) ?? now,
+    attempt: uncounted ? Math.max(0, row.attempt - 1) : row.attempt,
     finishedAt: isLiveState(state) ? null : now,
     updatedAt: now,
   });
-  countSettle(store, row.name, state, options);
+  countSettle(store, row.name, state, { uncounted, durationMs: options.durationMs });
   return true;
 }
 

@@ -25,7 +25,7 @@ export function claimLapsedSuite(h: Harness): void {
       const stale = claimOf(old);
       const d = h.driver();
       expect(await d.ack(old.id, stale)).toBe(false);
-      expect(await d.nack(old.id, { ...stale, error: 'late', deadLetter: true })).toBe(false);
+      expect(await d.nack(old.id, { ...stale, kind: 'dead', error: 'late' })).toBe(false);
       expect(await d.heartbeat(old.id, stale, VT)).toBe(false);
       expect(await d.recordProgress(old.id, stale, { done: 1, total: 2 })).toBe(false);
       const step = { name: 's', output: 1, attempt: 1, startedAt: 0, completedAt: 0 };

@@ -36,23 +36,25 @@ export function countersSuite(h: Harness): void {
       ).toEqual([true, true]);
       // a counted retry, then its completion
       const r = await h.running({ name });
-      expect(await d.nack(r.id, { ...claimOf(r), error: 'again', durationMs: 5 })).toBe(true);
+      expect(
+        await d.nack(r.id, { ...claimOf(r), kind: 'retry', error: 'again', durationMs: 5 }),
+      ).toBe(true);
       const [again] = await h.claim({ limit: 1 });
       expect(again?.id).toBe(r.id);
       if (again) expect(await d.ack(again.id, claimOf(again))).toBe(true);
       // an uncounted hand-back and a park add nothing
       const u = await h.running({ name });
       const later = { error: null, runAt: start + HOUR };
-      expect(await d.nack(u.id, { ...claimOf(u), ...later, uncounted: true })).toBe(true);
+      expect(await d.nack(u.id, { ...claimOf(u), ...later, kind: 'handBack' })).toBe(true);
       const p = await h.running({ name });
-      expect(await d.nack(p.id, { ...claimOf(p), ...later, park: true })).toBe(true);
+      expect(await d.nack(p.id, { ...claimOf(p), ...later, kind: 'park' })).toBe(true);
       // a dead letter, a failure
       const x = await h.running({ name });
-      expect(
-        await d.nack(x.id, { ...claimOf(x), error: 'x', deadLetter: true, durationMs: 7 }),
-      ).toBe(true);
+      expect(await d.nack(x.id, { ...claimOf(x), kind: 'dead', error: 'x', durationMs: 7 })).toBe(
+        true,
+      );
       const f = await h.running({ name });
-      expect(await d.nack(f.id, { ...claimOf(f), error: 'f', fail: true, durationMs: 1 })).toBe(
+      expect(await d.nack(f.id, { ...claimOf(f), kind: 'fail', error: 'f', durationMs: 1 })).toBe(
         true,
       );
       // a row whose lease lapsed on its final attempt is buried by the next claim

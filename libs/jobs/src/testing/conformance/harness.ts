@@ -155,12 +155,12 @@ export function useHarness(makeDriver: MakeConformanceDriver): Harness {
         await h.driver().ack(row.id, claimOf(row));
         return request;
       }
-      const how: Record<typeof target, Partial<NackOptions>> = {
-        suspended: { park: true, runAt: now + LATER },
-        failed: { fail: true },
-        dead: { deadLetter: true },
+      const how: Record<typeof target, NackOptions> = {
+        suspended: { ...claimOf(row), kind: 'park', error: 'boom', runAt: now + LATER },
+        failed: { ...claimOf(row), kind: 'fail', error: 'boom' },
+        dead: { ...claimOf(row), kind: 'dead', error: 'boom' },
       };
-      await h.driver().nack(row.id, { ...claimOf(row), error: 'boom', ...how[target] });
+      await h.driver().nack(row.id, how[target]);
       return request;
     },
     introspect() {

@@ -31,7 +31,7 @@ export function introspectionSuite(h: Harness): void {
       const d = h.driver();
       const ref = claimOf(row);
       expect(await d.ack(row.id, ref)).toBe(false);
-      expect(await d.nack(row.id, { ...ref, error: 'x' })).toBe(false);
+      expect(await d.nack(row.id, { ...ref, kind: 'retry', error: 'x' })).toBe(false);
       expect(await d.heartbeat(row.id, ref, VT)).toBe(false);
       expect(await d.recordProgress(row.id, ref, { done: 1, total: 1 })).toBe(false);
       expect(await d.steps.save(row.id, ref, step('s', 1))).toBe(false);
@@ -120,7 +120,7 @@ export function introspectionSuite(h: Harness): void {
       for (const [i, name] of ['a', 'b', 'c'].entries()) {
         await h.driver().steps.save(row.id, claimOf(row), step(name, i));
       }
-      await h.driver().nack(row.id, { ...claimOf(row), error: 'x', deadLetter: true });
+      await h.driver().nack(row.id, { ...claimOf(row), kind: 'dead', error: 'x' });
       return row.id;
     };
     const stepNames = async (id: string): Promise<string[]> =>
@@ -183,7 +183,7 @@ export function introspectionSuite(h: Harness): void {
     it('makes a row backing off after a nack due now', async () => {
       const running = await h.running();
       const runAt = h.clock().now() + LATER;
-      await h.driver().nack(running.id, { ...claimOf(running), error: 'x', runAt });
+      await h.driver().nack(running.id, { ...claimOf(running), kind: 'retry', error: 'x', runAt });
       await h.introspect().promote(running.id);
       expect(await h.claim()).toMatchObject([{ id: running.id, attempt: 2 }]);
     });

@@ -1,4 +1,4 @@
-import type { JobDriver } from '../../driver/job-driver';
+import type { JobDriver, NackOptions } from '../../driver/job-driver';
 import { claimOf } from '../../driver/job-row';
 import { idsOf, VT, type Harness } from './harness';
 
@@ -106,7 +106,9 @@ export function settleSuite(h: Harness): void {
   describe('nack', () => {
     it('with no run time is ready again at once and counts the attempt', async () => {
       const row = await h.running();
-      expect(await h.driver().nack(row.id, { ...claimOf(row), error: 'flaky' })).toBe(true);
+      expect(
+        await h.driver().nack(row.id, { ...claimOf(row), kind: 'retry', error: 'flaky' }),
+      ).toBe(true);
       expect(await h.driver().get(row.id)).toMatchObject({
         state: 'ready',
         attempt: 1,
@@ -123,7 +125,7 @@ export function settleSuite(h: Harness): void {
     it('with a future run time is delayed and not claimable until it is due', async () => {
       const row = await h.running();
       const runAt = h.clock().now() + 10_000;
-      await h.driver().nack(row.id, { ...claimOf(row), error: 'backoff', runAt });
+      await h.driver().nack(row.id, { ...claimOf(row), kind: 'retry', error: 'backoff', runAt });
       expect(await h.driver().get(row.id)).toMatchObject({ state: 'delayed', runAt });
       await h.clock().advance(9_999);
       expect(await h.claim()).toEqual([]);
@@ -131,20 +133,21 @@ export function settleSuite(h: Harness): void {
       expect(await h.claim()).toMatchObject([{ id: row.id, attempt: 2 }]);
     });
 
-    it('uncounted hands the attempt back: the next claim presents the same number', async () => {
+    it('handBack hands the attempt back: the next claim presents the same number', async () => {
       const row = await h.running();
-      await h.driver().nack(row.id, { ...claimOf(row), error: null, uncounted: true });
+      await h.driver().nack(row.id, { ...claimOf(row), kind: 'handBack', error: null });
       expect(await h.driver().get(row.id)).toMatchObject({ state: 'ready', attempt: 0 });
       expect(await h.claim()).toMatchObject([{ id: row.id, attempt: 1 }]);
     });
 
-    it('park suspends the row until its run time, then it is claimable', async () => {
+    it('park suspends the row until its run time, the attempt uncounted, then it is claimable', async () => {
       const row = await h.running();
       const runAt = h.clock().now() + 60_000;
-      const parked = { ...claimOf(row), error: null, park: true, uncounted: true, runAt };
+      const parked: NackOptions = { ...claimOf(row), kind: 'park', error: null, runAt };
       expect(await h.driver().nack(row.id, parked)).toBe(true);
       expect(await h.driver().get(row.id)).toMatchObject({
         state: 'suspended',
+        attempt: 0,
         runAt,
         finishedAt: null,
         claim: null,
@@ -156,13 +159,11 @@ export function settleSuite(h: Harness): void {
     });
 
     it.each([
-      ['deadLetter', 'dead'],
+      ['dead', 'dead'],
       ['fail', 'failed'],
-    ] as const)('%s settles the row %s for good', async (flag, state) => {
+    ] as const)('%s settles the row %s for good', async (kind, state) => {
       const row = await h.running();
-      expect(await h.driver().nack(row.id, { ...claimOf(row), error: 'no', [flag]: true })).toBe(
-        true,
-      );
+      expect(await h.driver().nack(row.id, { ...claimOf(row), kind, error: 'no' })).toBe(true);
       const settled = await h.driver().get(row.id);
       expect(settled).toMatchObject({ state, lastError: 'no', claim: null, attempt: 1 });
       expect(settled?.finishedAt).not.toBeNull();
@@ -170,22 +171,36 @@ export function settleSuite(h: Harness): void {
       expect(await h.claim()).toEqual([]);
     });
 
-    it('reads its state through nackState: deadLetter wins over fail and park', async () => {
+    it('fail with uncounted settles the row failed and hands the attempt back (a refusal: the body never ran)', async () => {
       const row = await h.running();
-      const all = { deadLetter: true, fail: true, park: true };
-      await h.driver().nack(row.id, { ...claimOf(row), error: 'x', ...all });
-      expect((await h.driver().get(row.id))?.state).toBe('dead');
+      const refused: NackOptions = {
+        ...claimOf(row),
+        kind: 'fail',
+        error: 'busy',
+        uncounted: true,
+      };
+      expect(await h.driver().nack(row.id, refused)).toBe(true);
+      const settled = await h.driver().get(row.id);
+      expect(settled).toMatchObject({ state: 'failed', lastError: 'busy', attempt: 0 });
+      expect(settled?.finishedAt).not.toBeNull();
     });
 
     it('replaces NUL characters in the error text with U+FFFD', async () => {
       const row = await h.running();
-      await h.driver().nack(row.id, { ...claimOf(row), error: 'bad\u0000byte\u0000' });
+      await h
+        .driver()
+        .nack(row.id, { ...claimOf(row), kind: 'retry', error: 'bad\u0000byte\u0000' });
       expect((await h.driver().get(row.id))?.lastError).toBe('bad\ufffdbyte\ufffd');
     });
 
     it('is fenced: a wrong claim answers false and moves nothing', async () => {
       const row = await h.running();
-      const wrong = { workerId: row.workerId, claim: h.newId(), error: 'x', deadLetter: true };
+      const wrong: NackOptions = {
+        workerId: row.workerId,
+        claim: h.newId(),
+        kind: 'dead',
+        error: 'x',
+      };
       expect(await h.driver().nack(row.id, wrong)).toBe(false);
       expect(await h.driver().get(row.id)).toMatchObject({ state: 'running', claim: row.claim });
     });

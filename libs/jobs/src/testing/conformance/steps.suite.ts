@@ -73,7 +73,7 @@ export function stepsSuite(h: Harness): void {
       const steps = h.driver().steps;
       await steps.save(first.id, claimOf(first), step('a', 1, 1));
       await steps.save(first.id, claimOf(first), step('b', 2, 2));
-      await h.driver().nack(first.id, { ...claimOf(first), error: 'boom' });
+      await h.driver().nack(first.id, { ...claimOf(first), kind: 'retry', error: 'boom' });
       const [second] = await h.claim();
       expect(second?.id).toBe(first.id);
       const c = { ...step('c', 3, 3), attempt: 2 };

@@ -247,7 +247,7 @@ export function valuesRegressionSuite(h: Harness): void {
 
     it('an error text of 5 MB is stored cut to the bound, with the marker', async () => {
       const row = await h.running();
-      await h.driver().nack(row.id, { ...claimOf(row), error: FIVE_MB, deadLetter: true });
+      await h.driver().nack(row.id, { ...claimOf(row), kind: 'dead', error: FIVE_MB });
       bounded((await h.driver().get(row.id))?.lastError);
     });
 
@@ -264,7 +264,7 @@ export function valuesRegressionSuite(h: Harness): void {
         total: 2,
         note: 'a\u0000b\ud800c\udc00d\ud83d\ude00',
       });
-      await h.driver().nack(row.id, { ...claimOf(row), error: 'e\u0000\udbff', deadLetter: true });
+      await h.driver().nack(row.id, { ...claimOf(row), kind: 'dead', error: 'e\u0000\udbff' });
       const stored = await h.driver().get(row.id);
       expect(stored?.progress?.note).toBe('a\ufffdb\ufffdc\ufffdd\ud83d\ude00');
       expect(stored?.lastError).toBe('e\ufffd\ufffd');

@@ -107,8 +107,8 @@ export async function attemptsOf(
     }
     codes.push(errorCodeOf(failure));
     // the last attempt buries the row, so the next probe's claim cannot take it
-    const deadLetter = i === attempts - 1;
-    await h.driver().nack(row.id, { ...claimOf(row), error: String(failure), deadLetter });
+    const kind = i === attempts - 1 ? 'dead' : 'retry';
+    await h.driver().nack(row.id, { ...claimOf(row), kind, error: String(failure) });
   }
   return codes;
 }
