@@ -16,6 +16,8 @@ export interface JobDescriptor {
   readonly concurrency: ResolvedConcurrency | null;
   /** The vendor of the input schema (`ultimat3`, `zod`, …). */
   readonly inputVendor: string;
+  /** The declared `redact:` dot paths into the input, which operator surfaces show as `'[redacted]'`. */
+  readonly redact: readonly string[];
   /** Whether the declaration carries its own `run` (otherwise a `@Job` method binds it). */
   readonly inline: boolean;
 }

@@ -52,6 +52,12 @@ export interface JobDefinition<S extends JobInputSchema, R> {
   readonly eventPoll?: Duration;
   /** A fleet-wide cap: a number, or `{ key, limit, whenBusy }` per key. */
   readonly concurrency?: JobConcurrency<OutputOf<S>>;
+  /**
+   * Dot paths into the stored input that every operator surface (`inspectJob`, `x jobs show`, the admin page) shows
+   * as `'[redacted]'`: `['card.number', 'recipients.*.email']` (`*` is every key or index at that level). The row
+   * keeps the value — the body needs it; redaction is what an operator reads. Default: nothing redacted.
+   */
+  readonly redact?: readonly string[];
   /** Told once per ending, after the settle landed, under the job's tenant. */
   readonly onSettled?: (settled: JobSettled<OutputOf<S>, Awaited<R>>) => void | Promise<void>;
   /** The body. Omit it to bind a DI-aware `@Job(handle)` method instead. */

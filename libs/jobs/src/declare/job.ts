@@ -20,6 +20,7 @@ import type { InputOf, JobDefinition, JobInputSchema, OutputOf } from './job-def
 import { assertName, MAX_JOB_NAME_LENGTH, MAX_QUEUE_NAME_LENGTH } from './names';
 import type { ResolvedRetryPolicy } from './retry-policy';
 import type { JobSettled, RunArgs } from './run-args';
+import { resolveRedaction } from './redaction';
 import { declaredPriority, positiveDuration, resolveRetry } from './validate';
 import { MAX_IDEMPOTENCY_KEY_LENGTH, MAX_TENANT_LENGTH } from '../values/bounds';
 import { identifierProblem } from '../values/text';
@@ -54,6 +55,7 @@ class JobHandleImpl<In, Out, R> implements JobHandle<In, Out, R> {
   readonly tenantMode: 'input' | 'none';
   readonly inline: boolean;
   readonly hasOnSettled: boolean;
+  readonly #redact: readonly string[];
   readonly #name: DeclaredName;
   readonly #def: JobDefinition<StandardSchemaV1<In, Out>, R>;
   /** The declared schema, or the adapter over a declared DTO class. */
@@ -86,6 +88,7 @@ class JobHandleImpl<In, Out, R> implements JobHandle<In, Out, R> {
     this.stepTimeoutMs = positiveDuration(label, 'stepTimeout', def.stepTimeout);
     this.eventPollMs = positiveDuration(label, 'eventPoll', def.eventPoll) ?? DEFAULT_EVENT_POLL_MS;
     this.concurrency = resolveConcurrency(label, def.concurrency);
+    this.#redact = resolveRedaction(label, def.redact);
     this.tenantMode = def.tenant === 'none' ? 'none' : 'input';
     this.inline = def.run !== undefined;
     this.hasOnSettled = def.onSettled !== undefined;
@@ -131,6 +134,7 @@ class JobHandleImpl<In, Out, R> implements JobHandle<In, Out, R> {
       priority: this.priority,
       concurrency: this.concurrency ? { ...this.concurrency } : null,
       inputVendor: this.#schema['~standard'].vendor,
+      redact: [...this.#redact],
       inline: this.inline,
     };
   }

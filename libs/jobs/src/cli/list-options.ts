@@ -1,0 +1,52 @@
+import type { Command } from 'commander';
+import type { JobListFilter } from '../driver/introspection';
+import type { JobState } from '../driver/job-row';
+import { parsePositive, parseState } from './parse';
+
+/** The filter flags `x jobs list` and `x jobs dead` share. */
+export interface ListFlags {
+  readonly state?: JobState;
+  readonly queue?: string;
+  readonly name?: string;
+  readonly tenant?: string;
+  readonly limit?: number;
+  readonly after?: string;
+  readonly before?: string;
+}
+
+/** Adds the filter and paging flags (`--state` only when `withState`). */
+export function addListFlags(command: Command, withState: boolean): Command {
+  if (withState) command.option('--state <state>', 'only rows in this state', parseState);
+  return command
+    .option('--queue <queue>', 'only rows of this queue')
+    .option('--name <job>', 'only rows of this job name')
+    .option('--tenant <tenantId>', 'only rows of this tenant')
+    .option('--limit <n>', 'rows per page (default 100, at most 200)', parsePositive)
+    .option('--after <cursor>', "the page after this cursor (the previous page's next)")
+    .option('--before <cursor>', 'the page before this cursor');
+}
+
+/** The flags as a `JobListFilter`. */
+export function listFilter(flags: ListFlags): JobListFilter {
+  return {
+    ...(flags.state === undefined ? {} : { state: flags.state }),
+    ...(flags.queue === undefined ? {} : { queue: flags.queue }),
+    ...(flags.name === undefined ? {} : { name: flags.name }),
+    ...(flags.tenant === undefined ? {} : { tenantId: flags.tenant }),
+    ...(flags.limit === undefined ? {} : { limit: flags.limit }),
+    ...(flags.after === undefined ? {} : { after: flags.after }),
+    ...(flags.before === undefined ? {} : { before: flags.before }),
+  };
+}
+
+/** The command line that fetches the page after `cursor`, with the same filters. */
+export function nextPageCommand(base: string, flags: ListFlags, cursor: string): string {
+  const parts = [base];
+  if (flags.state !== undefined) parts.push(`--state ${flags.state}`);
+  if (flags.queue !== undefined) parts.push(`--queue ${flags.queue}`);
+  if (flags.name !== undefined) parts.push(`--name ${flags.name}`);
+  if (flags.tenant !== undefined) parts.push(`--tenant ${flags.tenant}`);
+  if (flags.limit !== undefined) parts.push(`--limit ${flags.limit}`);
+  parts.push(`--after ${cursor}`);
+  return parts.join(' ');
+}

@@ -1,0 +1,10 @@
+export * from './job-views';
+export * from './declarations';
+export { introspectionOf, schedulerStateOf } from './operator-driver';
+export { redactJson } from './redact';
+export { listJobs, inspectDeadLetters } from './list-jobs';
+export { inspectJob, type InspectJobOptions } from './inspect-job';
+export { retryFromStep, cancelJob, removeJob, promoteJob } from './job-actions';
+export * from './bulk';
+export * from './queues';
+export * from './tasks';

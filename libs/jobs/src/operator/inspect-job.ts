@@ -1,0 +1,66 @@
+import type { JobDriver, StepRecord } from '../driver/job-driver';
+import type { JobRow } from '../driver/job-row';
+import { JobNotFoundError } from '../errors/operator-errors';
+import {
+  failureOf,
+  jobSummary,
+  type JobBackfillView,
+  type JobStepView,
+  type JobView,
+} from './job-views';
+import type { OperatorDeclarations } from './declarations';
+import { redactJson } from './redact';
+
+/** Options of {@link inspectJob}. */
+export interface InspectJobOptions {
+  /** The app's declarations: the job's `redact:` paths are read here. Without them the input is shown as stored. */
+  readonly declarations?: OperatorDeclarations;
+  /** Include each step's stored output (default false: an output can carry what the input's redaction hides). */
+  readonly outputs?: boolean;
+  /** Reads the backfill ledger row of a run (the backfills module provides it); default: none. */
+  readonly backfill?: (row: JobRow) => Promise<JobBackfillView> | JobBackfillView;
+}
+
+/**
+ * Everything about one job: its row, the input redacted by the declaration's `redact:` paths, the failure split into
+ * code, message and stack, the last progress, every stored step with its duration, and the backfill ledger row when
+ * there is one. An id no queue holds is `X_JOB_NOT_FOUND`. Reads the row and its steps: works on any driver.
+ */
+export async function inspectJob(
+  driver: JobDriver,
+  id: string,
+  options: InspectJobOptions = {},
+): Promise<JobView> {
+  const row = await driver.get(id);
+  if (row === undefined) throw new JobNotFoundError(id);
+  const steps = await driver.steps.load(id);
+  const paths = options.declarations?.jobs.find((j) => j.name === row.name)?.redact;
+  return {
+    ...jobSummary(row),
+    idempotencyKey: row.idempotencyKey,
+    enqueuedBy: row.enqueuedBy,
+    workerId: row.workerId,
+    leaseExpiresAt: row.leaseExpiresAt,
+    concurrencyKey: row.concurrencyKey,
+    traceparent: row.traceparent,
+    crossTenantReason: row.crossTenantReason ?? null,
+    input: paths === undefined ? row.input : redactJson(row.input, paths),
+    redacted: paths === undefined ? null : [...paths],
+    failure: failureOf(row.lastError),
+    steps: steps.map((s) => stepView(s, options.outputs === true)),
+    backfill: options.backfill === undefined ? null : await options.backfill(row),
+  };
+}
+
+function stepView(step: StepRecord, outputs: boolean): JobStepView {
+  const hasOutput = step.output !== undefined;
+  return {
+    name: step.name,
+    attempt: step.attempt,
+    startedAt: step.startedAt,
+    completedAt: step.completedAt,
+    durationMs: Math.max(0, step.completedAt - step.startedAt),
+    hasOutput,
+    ...(outputs && step.output !== undefined ? { output: step.output } : {}),
+  };
+}

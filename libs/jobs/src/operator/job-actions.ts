@@ -1,0 +1,51 @@
+import type { JobDriver } from '../driver/job-driver';
+import { JobNotCancellableError } from '../errors/operator-errors';
+import { jobSummary, type JobSummaryView } from './job-views';
+import { introspectionOf } from './operator-driver';
+
+/**
+ * Re-queues one finished job (done, failed, dead, cancelled) as a fresh run; with `fromStep`, that step and every
+ * step that started after it are dropped so the run redoes them (earlier steps replay from storage). A live job is
+ * `X_JOB_NOT_REQUEUEABLE`, a key a live job holds `X_JOB_DUPLICATE`, an unknown id `X_JOB_NOT_FOUND`.
+ */
+export async function retryFromStep(
+  driver: JobDriver,
+  id: string,
+  fromStep?: string,
+): Promise<JobSummaryView> {
+  const introspect = introspectionOf(driver, 'retryFromStep');
+  const row = await introspect.requeue(id, fromStep === undefined ? {} : { fromStep });
+  return jobSummary(row);
+}
+
+/**
+ * Stops a live job (ready, delayed, running, suspended): a queued row is cancelled at once; a running one stops at its
+ * next heartbeat, and its own settle can no longer land. A finished row, an unknown id, or a driver with no cancel is
+ * `X_JOB_NOT_CANCELLABLE` — the row is left exactly as it ended.
+ */
+export async function cancelJob(
+  driver: JobDriver,
+  id: string,
+  reason?: string,
+): Promise<JobSummaryView> {
+  const introspect = driver.introspect;
+  if (introspect === undefined) throw new JobNotCancellableError(id, 'on a driver with no cancel');
+  const row = await introspect.cancel(id, reason);
+  if (row !== undefined) return jobSummary(row);
+  const current = await driver.get(id);
+  throw new JobNotCancellableError(id, current === undefined ? 'unknown' : current.state);
+}
+
+/** Deletes one job and its steps; answers the row as it was. Running: `X_JOB_NOT_REMOVABLE`; unknown: `X_JOB_NOT_FOUND`. */
+export async function removeJob(
+  driver: JobDriver,
+  id: string,
+): Promise<{ readonly removed: string }> {
+  await introspectionOf(driver, 'removeJob').remove(id);
+  return { removed: id };
+}
+
+/** A job waiting on its run time (delayed, or backing off) becomes due now. Otherwise `X_JOB_NOT_PROMOTABLE`. */
+export async function promoteJob(driver: JobDriver, id: string): Promise<JobSummaryView> {
+  return jobSummary(await introspectionOf(driver, 'promoteJob').promote(id));
+}

@@ -1,0 +1,115 @@
+import type { JobProgress, JobRow, JobState } from '../driver/job-row';
+import type { JsonValue } from '../util/json';
+
+/** One job row as every operator surface lists it: no input, no claim token. Times are epoch ms. */
+export interface JobSummaryView {
+  readonly id: string;
+  readonly runId: string;
+  readonly name: string;
+  readonly queue: string;
+  readonly state: JobState;
+  readonly attempt: number;
+  readonly maxAttempts: number;
+  readonly tenantId: string | null;
+  readonly priority: number;
+  readonly runAt: number;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+  readonly finishedAt: number | null;
+  /** The stored error text of the last failed attempt, or null. */
+  readonly lastError: string | null;
+  readonly progress: JobProgress | null;
+}
+
+/** The failure a row stores (`lastError`), split into its parts. */
+export interface JobFailureView {
+  /** The `X_…` code the text starts with, or null when the thrown value carried none. */
+  readonly code: string | null;
+  /** The first line, without its code. */
+  readonly message: string;
+  /** The lines after the first (a stack, a terminal verdict), or null when the text is one line. */
+  readonly stack: string | null;
+}
+
+/** One stored step of a run, with how long it took. */
+export interface JobStepView {
+  readonly name: string;
+  /** The attempt that completed it. */
+  readonly attempt: number;
+  readonly startedAt: number;
+  readonly completedAt: number;
+  readonly durationMs: number;
+  /** Whether the step stored an output (shown only when asked for: an output can carry what an input redacts). */
+  readonly hasOutput: boolean;
+  /** The stored output, when `outputs: true` was asked for and the step stored one. */
+  readonly output?: JsonValue;
+}
+
+/** A backfill pass's ledger row, for a run under `backfill()`; null for any other job. Filled by the backfills module. */
+export type JobBackfillView = Readonly<Record<string, JsonValue>> | null;
+
+/** Everything an operator reads about one job: `inspectJob`'s answer, `x jobs show --json`. */
+export interface JobView extends JobSummaryView {
+  readonly idempotencyKey: string;
+  readonly enqueuedBy: string | null;
+  readonly workerId: string | null;
+  readonly leaseExpiresAt: number | null;
+  readonly concurrencyKey: string | null;
+  readonly traceparent: string | null;
+  readonly crossTenantReason: string | null;
+  /** The stored input, with the declaration's `redact:` paths shown as `'[redacted]'`. */
+  readonly input: JsonValue;
+  /** The redaction applied: the declared paths, or null when no declaration of this job was known to the caller. */
+  readonly redacted: readonly string[] | null;
+  readonly failure: JobFailureView | null;
+  /** Completed steps in completion order, each with its duration. */
+  readonly steps: readonly JobStepView[];
+  /** The backfill ledger row of this run, or null. */
+  readonly backfill: JobBackfillView;
+}
+
+/** One page of job rows, newest first, and the cursors around it. */
+export interface JobPageView {
+  readonly jobs: readonly JobSummaryView[];
+  /** Pass as `after` for the next (older) page; null when this page is the last. */
+  readonly next: string | null;
+  /** Pass as `before` for the previous (newer) page; null when the page is empty. */
+  readonly previous: string | null;
+}
+
+/** A row as {@link JobSummaryView}. */
+export function jobSummary(row: JobRow): JobSummaryView {
+  return {
+    id: row.id,
+    runId: row.runId,
+    name: row.name,
+    queue: row.queue,
+    state: row.state,
+    attempt: row.attempt,
+    maxAttempts: row.maxAttempts,
+    tenantId: row.tenantId,
+    priority: row.priority,
+    runAt: row.runAt,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+    finishedAt: row.finishedAt,
+    lastError: row.lastError,
+    progress: row.progress,
+  };
+}
+
+const CODE = /^(X_[A-Z0-9_]+|[A-Z][A-Z0-9_]*_[A-Z0-9_]+):\s*/;
+
+/** A stored error text split into code, first line and the rest; null for no error. */
+export function failureOf(lastError: string | null): JobFailureView | null {
+  if (lastError === null || lastError === '') return null;
+  const newline = lastError.indexOf('\n');
+  const first = newline < 0 ? lastError : lastError.slice(0, newline);
+  const rest = newline < 0 ? '' : lastError.slice(newline + 1);
+  const match = CODE.exec(first);
+  return {
+    code: match?.[1] ?? null,
+    message: match ? first.slice(match[0].length) : first,
+    stack: rest.trim() === '' ? null : rest,
+  };
+}
