@@ -12,6 +12,7 @@
 import { DriverUnavailableError } from '../errors/runtime-errors';
 import type { EnqueueRequest, EnqueueResult } from '../driver/job-driver';
 import type { EventBus } from '../events/event-bus';
+import type { BackfillRuntime } from '../backfill/backfill-runtime';
 
 /** Where an enqueue goes: straight to a driver, or staged in the caller's transaction (the outbox). */
 export interface JobsFacade {
@@ -29,6 +30,8 @@ export interface JobsFacade {
   ): Promise<readonly EnqueueResult[]>;
   /** The event bus `publishEvent()` publishes on, when the app has one. */
   readonly events?: EventBus;
+  /** What a `backfill()` pass records itself in (the backend's ledger), and the environment it runs in. */
+  readonly backfills?: BackfillRuntime;
 }
 
 /** Installed facades, newest last: two apps in one process (tests) may close in any order. */

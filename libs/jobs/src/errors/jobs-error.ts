@@ -37,6 +37,14 @@ export type JobsErrorCode =
   | 'X_OUTBOX_QUARANTINED'
   | 'X_OUTBOX_HELD_BEHIND'
   | 'X_VALUE_INVALID'
+  | 'X_BACKFILL_DECLARATION_INVALID'
+  | 'X_BACKFILL_APPLIED'
+  | 'X_BACKFILL_ENVIRONMENT'
+  | 'X_BACKFILL_MIGRATION_PENDING'
+  | 'X_BACKFILL_PENDING'
+  | 'X_BACKFILL_RUNNING'
+  | 'X_BACKFILL_STALLED'
+  | 'X_BACKFILL_UNKNOWN'
   | 'X_INVARIANT';
 
 /** Options every {@link JobsError} accepts beside its message. */

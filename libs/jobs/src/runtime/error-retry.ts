@@ -16,6 +16,9 @@ const BUILT_IN: Readonly<Record<string, ErrorRetryClass>> = {
   X_JOB_TENANT_MISMATCH: 'terminal',
   X_JOB_TENANT_REQUIRED: 'terminal',
   X_JOB_KEY_BUSY: 'terminal',
+  // A backfill's predicates that disagree, or an environment it is not declared for, are the same on every attempt.
+  X_BACKFILL_STALLED: 'terminal',
+  X_BACKFILL_ENVIRONMENT: 'terminal',
   X_JOB_TIMEOUT: 'retryable',
   X_DRAINING: 'retryable',
 };

@@ -1,0 +1,191 @@
+/**
+ * Keyset paging over a TypeORM source, written structurally: `typeorm` is an optional peer and core never imports it,
+ * so these types name only the parts of a `SelectQueryBuilder` / `Repository` a backfill calls — a real one is
+ * assignable to them.
+ */
+import { InvariantError } from '../errors/runtime-errors';
+
+/** The part of a TypeORM `ColumnMetadata` the keyset reads. */
+export interface KeysetColumnLike {
+  readonly propertyPath: string;
+  getEntityValue(entity: object): unknown;
+}
+
+/** The part of a TypeORM `SelectQueryBuilder` a backfill pages with. */
+export interface SelectQueryLike<T> {
+  readonly alias: string;
+  readonly expressionMap: {
+    wheres: unknown[];
+    readonly mainAlias?: {
+      readonly hasMetadata: boolean;
+      readonly metadata: {
+        readonly primaryColumns: readonly KeysetColumnLike[];
+        findColumnWithPropertyPath(path: string): KeysetColumnLike | undefined;
+      };
+    };
+  };
+  clone(): SelectQueryLike<T>;
+  where(where: string | object | object[], parameters?: Record<string, unknown>): unknown;
+  andWhere(where: string, parameters?: Record<string, unknown>): unknown;
+  orderBy(): unknown;
+  addOrderBy(sort: string, order?: 'ASC' | 'DESC'): unknown;
+  take(take?: number): unknown;
+  skip(skip?: number): unknown;
+  limit(limit?: number): unknown;
+  offset(offset?: number): unknown;
+  getMany(): Promise<T[]>;
+}
+
+/** The part of a TypeORM `Repository` a backfill reads through. */
+export interface RepositoryLike<T> {
+  createQueryBuilder(alias?: string): SelectQueryLike<T>;
+}
+
+/** A repository and the rows of it to sweep (a TypeORM `where`: an object, or an array of them for OR). */
+export interface RepositorySource<T> {
+  readonly repository: RepositoryLike<T>;
+  readonly where?: object | readonly object[];
+}
+
+/**
+ * What a backfill sweeps: a TypeORM `SelectQueryBuilder` (its own where, joins and selects; its ORDER BY, LIMIT and
+ * OFFSET are replaced by the keyset's), or a repository with a where-clause.
+ */
+export type BackfillSource<T> = SelectQueryLike<T> | RepositorySource<T>;
+
+/** A keyset cursor: the key values of the last row handled, in key order. */
+export type KeysetCursor = readonly (string | number)[];
+
+/** One page: its rows, and the cursor after its last row (null for an empty page). */
+export interface KeysetPage<T> {
+  readonly rows: readonly T[];
+  readonly cursor: KeysetCursor | null;
+}
+
+const PARAM = 'x_backfill_after';
+
+function isRepositorySource<T>(source: BackfillSource<T>): source is RepositorySource<T> {
+  return typeof (source as Partial<RepositorySource<T>>).repository === 'object';
+}
+
+/** The query builder of a source, as a fresh copy this page may reshape. */
+function queryOf<T>(backfill: string, source: unknown): SelectQueryLike<T> {
+  if (typeof source !== 'object' || source === null) {
+    throw new InvariantError(
+      `backfill "${backfill}": source() answered ${source === null ? 'null' : typeof source}.`,
+      'Answer a TypeORM SelectQueryBuilder, or { repository, where }.',
+    );
+  }
+  const typed = source as BackfillSource<T>;
+  if (isRepositorySource(typed)) {
+    const qb = typed.repository.createQueryBuilder('backfill_row');
+    if (typed.where !== undefined) qb.where(typed.where as object | object[]);
+    return qb;
+  }
+  if (typeof typed.clone !== 'function' || typeof typed.getMany !== 'function') {
+    throw new InvariantError(
+      `backfill "${backfill}": source() answered neither a SelectQueryBuilder nor { repository, where }.`,
+    );
+  }
+  return typed.clone();
+}
+
+/** The key columns: the declared property paths, or the entity's primary columns. */
+function keyColumns(
+  backfill: string,
+  qb: SelectQueryLike<unknown>,
+  key: readonly string[] | undefined,
+): readonly KeysetColumnLike[] {
+  const main = qb.expressionMap.mainAlias;
+  if (main === undefined || !main.hasMetadata) {
+    throw new InvariantError(
+      `backfill "${backfill}": the source selects from no entity, so it has no key to page on.`,
+      'Build the source from a repository or an entity (dataSource.getRepository(Post).createQueryBuilder("post")).',
+    );
+  }
+  const columns =
+    key === undefined
+      ? main.metadata.primaryColumns
+      : key.map((path) => {
+          const column = main.metadata.findColumnWithPropertyPath(path);
+          if (column === undefined) {
+            throw new InvariantError(
+              `backfill "${backfill}": key "${path}" is not a column of the source's entity.`,
+            );
+          }
+          return column;
+        });
+  if (columns.length === 0) {
+    throw new InvariantError(
+      `backfill "${backfill}": the source's entity has no primary key to page on.`,
+    );
+  }
+  return columns;
+}
+
+/** A key value as a cursor stores it: JSON, and still the same value once PostgreSQL casts the parameter back. */
+function cursorValue(backfill: string, path: string, value: unknown): string | number {
+  if (typeof value === 'number' && Number.isFinite(value)) return value;
+  if (typeof value === 'string') return value;
+  if (typeof value === 'bigint') return value.toString();
+  if (value instanceof Date && !Number.isNaN(value.getTime())) return value.toISOString();
+  throw new InvariantError(
+    `backfill "${backfill}": key "${path}" of a row is ${value === null ? 'null' : typeof value}, which no keyset can page on.`,
+    'Page on a unique, non-null key (the primary key, by default).',
+  );
+}
+
+/**
+ * Reads the page after `after` (null: the first page): at most `limit` rows of the source, ordered by the key, with
+ * the key strictly past the cursor — one statement, never OFFSET, so page 500 costs what page 1 does. The source's own
+ * conditions are bracketed before the keyset's is added, so an `a OR b` source stays one predicate.
+ */
+export async function readKeysetPage<T>(
+  backfill: string,
+  source: unknown,
+  key: readonly string[] | undefined,
+  after: KeysetCursor | null,
+  limit: number,
+): Promise<KeysetPage<T>> {
+  const qb = queryOf<T>(backfill, source);
+  const columns = keyColumns(backfill, qb as SelectQueryLike<unknown>, key);
+  const alias = qb.alias;
+  const paths = columns.map((c) => `${alias}.${c.propertyPath}`);
+  if (after !== null) {
+    if (after.length !== columns.length) {
+      throw new InvariantError(
+        `backfill "${backfill}": the stored cursor has ${after.length} value(s) and the key ${columns.length}.`,
+        'The key changed under a pass in flight: let it finish or cancel it before changing the key.',
+      );
+    }
+    const existing = qb.expressionMap.wheres;
+    if (existing.length > 0) {
+      qb.expressionMap.wheres = [
+        { type: 'simple', condition: { operator: 'brackets', condition: existing } },
+      ];
+    }
+    const params: Record<string, unknown> = {};
+    after.forEach((value, i) => (params[`${PARAM}_${i}`] = value));
+    const names = after.map((_, i) => `:${PARAM}_${i}`);
+    qb.andWhere(
+      paths.length === 1
+        ? `${paths[0]} > ${names[0]}`
+        : `(${paths.join(', ')}) > (${names.join(', ')})`,
+      params,
+    );
+  }
+  qb.orderBy();
+  for (const path of paths) qb.addOrderBy(path, 'ASC');
+  // a source's own paging would skip rows the keyset never sees again
+  qb.skip(undefined);
+  qb.offset(undefined);
+  qb.limit(undefined);
+  qb.take(limit);
+  const rows = await qb.getMany();
+  const last = rows[rows.length - 1];
+  const cursor =
+    last === undefined
+      ? null
+      : columns.map((c) => cursorValue(backfill, c.propertyPath, c.getEntityValue(last as object)));
+  return { rows, cursor };
+}
