@@ -60,3 +60,4 @@ export * from './runtime/concurrency-gate';
 export * from './errors/outbox-errors';
 export * from './outbox';
 export * from './nest/outbox';
+export * from './webhook';

@@ -4,3 +4,4 @@ export * from './runtime-errors';
 export * from './operator-errors';
 export * from './connection-errors';
 export * from './value-errors';
+export * from './webhook-errors';

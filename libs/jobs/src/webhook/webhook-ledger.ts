@@ -1,0 +1,67 @@
+/** How one delivery attempt ended, as the ledger records it. */
+export type WebhookAttemptOutcome =
+  /** The receiver answered 2xx. */
+  | 'delivered'
+  /** No answer (connection refused, reset), or a 5xx. */
+  | 'failed'
+  /** A 3xx (never followed) or a 4xx other than 429. */
+  | 'rejected'
+  /** A 429, or a 503 naming a `Retry-After`. */
+  | 'throttled'
+  /** The destination address was refused (private, loopback, link-local) before any byte was sent. */
+  | 'refused';
+
+/** One delivery attempt: written before the attempt's outcome is thrown or returned. */
+export interface WebhookAttempt {
+  readonly endpointId: string;
+  readonly eventId: string;
+  readonly topic: string;
+  /** The org the run acted under, or null (`tenant: 'none'`). */
+  readonly orgId: string | null;
+  readonly jobId: string;
+  readonly runId: string;
+  /** The job's attempt number (1-based). */
+  readonly attempt: number;
+  readonly outcome: WebhookAttemptOutcome;
+  /** The HTTP status, or null when there was no answer. */
+  readonly status: number | null;
+  /** The error code thrown for it (`X_WEBHOOK_…`), or null when delivered. */
+  readonly code: string | null;
+  /** A line saying what went wrong (never a secret or a header value), or null when delivered. */
+  readonly error: string | null;
+  /** When the request started (epoch ms, the webhook's clock). */
+  readonly attemptedAtMs: number;
+  /** How long it took until the answer (or the failure), ms. */
+  readonly durationMs: number;
+}
+
+/** Why and when the ledger disabled an endpoint. */
+export interface WebhookDisable {
+  /** The consecutive failed attempts that reached `disableAfter`. */
+  readonly failures: number;
+  readonly atMs: number;
+  /** The code of the attempt that tipped it. */
+  readonly code: string | null;
+}
+
+/**
+ * Where a webhook records its attempts and its per-endpoint verdict. A seam: how long attempts are kept is the app's
+ * (seven years for one business, thirty days for the next). `memoryWebhookLedger()` is for dev and tests;
+ * `@ultimat3/jobs-pg` ships `postgresWebhookLedger()`.
+ */
+export interface WebhookLedger {
+  /**
+   * Records one attempt and answers the endpoint's consecutive failed attempts after it: a delivered attempt resets
+   * the count to 0, any other outcome adds one. Called before the attempt's outcome is thrown, so a failure the ledger
+   * cannot see never happens (it would never count toward `disableAfter`).
+   */
+  record(attempt: WebhookAttempt): Promise<number>;
+  /** Whether the endpoint is disabled. Asked before every socket. */
+  isDisabled(endpointId: string): Promise<boolean>;
+  /** Disables the endpoint (the webhook calls it when the count reaches `disableAfter`). Idempotent. */
+  disable(endpointId: string, disable: WebhookDisable): Promise<void>;
+  /** Re-enables the endpoint and resets its count. The framework never calls it: re-enabling is the app's. */
+  enable(endpointId: string): Promise<void>;
+  /** The endpoint's most recent attempts, newest first (at most `limit`, default 50). */
+  attempts(endpointId: string, limit?: number): Promise<readonly WebhookAttempt[]>;
+}

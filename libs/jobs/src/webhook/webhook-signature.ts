@@ -1,0 +1,153 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+/** The header carrying the event id of a delivery. */
+export const WEBHOOK_ID_HEADER = 'x-ultimate-webhook-id';
+/** The header carrying the event's topic. */
+export const WEBHOOK_TOPIC_HEADER = 'x-ultimate-webhook-topic';
+/** The header carrying `t=<unix seconds>,v1=<hex hmac-sha256>`. */
+export const WEBHOOK_SIGNATURE_HEADER = 'x-ultimate-webhook-signature';
+/** How far a signature's timestamp may be from the verifier's clock, either way (default 5 minutes). */
+export const WEBHOOK_TOLERANCE_SECONDS = 300;
+
+/** What one signature covers: the event id, its topic, the exact body posted, and the send time. */
+export interface WebhookSignedParts {
+  readonly eventId: string;
+  readonly topic: string;
+  /** The exact bytes posted (a string is read as UTF-8). */
+  readonly body: string | Uint8Array;
+  /** Send time, whole unix seconds. */
+  readonly timestampSeconds: number;
+}
+
+/**
+ * Whether `id`/`topic` may be signed: non-empty and without `:`. One mac over `v1:t:evt:01HZ:orders.paid:<body>` would
+ * otherwise authenticate two different id/topic splits.
+ */
+export function webhookLabelProblem(label: unknown): string | undefined {
+  if (typeof label !== 'string' || label.length === 0) return 'is not a non-empty string';
+  if (label.includes(':')) return 'holds ":"';
+  if (/[\r\n\0]/.test(label)) return 'holds a control character a header cannot carry';
+  return undefined;
+}
+
+/** The hex HMAC-SHA256 under `secret` of `v1:<t>:<eventId>:<topic>:<body>`. */
+export function webhookMac(secret: string, parts: WebhookSignedParts): string {
+  const mac = createHmac('sha256', secret);
+  mac.update(`v1:${parts.timestampSeconds}:${parts.eventId}:${parts.topic}:`);
+  mac.update(parts.body);
+  return mac.digest('hex');
+}
+
+/**
+ * The three headers a delivery carries beyond its content type: the id, the topic and the signature
+ * `t=<timestampSeconds>,v1=<mac>`. The timestamp is inside the mac, so a captured delivery re-dated to slip back into
+ * a receiver's freshness window no longer verifies. Throws a `TypeError` for an id or topic holding `:`.
+ */
+export function signWebhook(secret: string, parts: WebhookSignedParts): Record<string, string> {
+  for (const [name, label] of [
+    ['eventId', parts.eventId],
+    ['topic', parts.topic],
+  ] as const) {
+    const problem = webhookLabelProblem(label);
+    if (problem !== undefined) throw new TypeError(`signWebhook: ${name} ${problem}.`);
+  }
+  if (!Number.isSafeInteger(parts.timestampSeconds) || parts.timestampSeconds < 0) {
+    throw new TypeError('signWebhook: timestampSeconds must be whole unix seconds.');
+  }
+  return {
+    [WEBHOOK_ID_HEADER]: parts.eventId,
+    [WEBHOOK_TOPIC_HEADER]: parts.topic,
+    [WEBHOOK_SIGNATURE_HEADER]: `t=${parts.timestampSeconds},v1=${webhookMac(secret, parts)}`,
+  };
+}
+
+/** A received request as the verifier reads it: its headers and its raw body, exactly as received. */
+export interface WebhookRequestLike {
+  readonly headers: Readonly<Record<string, string | readonly string[] | undefined>>;
+  /** The raw body (Nest: `req.rawBody` with `NestFactory.create(AppModule, { rawBody: true })`). */
+  readonly body: string | Uint8Array | undefined;
+}
+
+/** Options of {@link verifyWebhookSignature}. */
+export interface VerifyWebhookOptions {
+  /** The endpoint's secret; several during a rotation (any one verifying is enough). */
+  readonly secret: string | readonly string[];
+  /** Seconds a timestamp may differ from `nowMs` (default {@link WEBHOOK_TOLERANCE_SECONDS}). */
+  readonly toleranceSeconds?: number;
+  /** The verifier's time in ms (default `Date.now()`). */
+  readonly nowMs?: number;
+}
+
+/** Why a delivery was refused. */
+export type WebhookRefusal = 'missing' | 'malformed' | 'stale' | 'mismatch';
+
+/** The verdict: the delivery's id, topic and send time, or why it was refused. */
+export type WebhookVerification =
+  | {
+      readonly ok: true;
+      readonly eventId: string;
+      readonly topic: string;
+      readonly timestampSeconds: number;
+    }
+  | { readonly ok: false; readonly reason: WebhookRefusal };
+
+const SIGNATURE = /^t=(\d{1,15}),v1=([0-9a-f]{64})$/;
+
+/** One header's value: a repeated header is refused (two signatures is not one). */
+function single(value: string | readonly string[] | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === 'string') return value;
+  return value.length === 1 ? value[0] : undefined;
+}
+
+/** Header lookup by lower-case name, whatever case the framework kept. */
+function header(request: WebhookRequestLike, name: string): string | undefined {
+  const direct = request.headers[name];
+  if (direct !== undefined) return single(direct);
+  for (const [key, value] of Object.entries(request.headers)) {
+    if (key.toLowerCase() === name) return single(value);
+  }
+  return undefined;
+}
+
+/**
+ * Verifies a received delivery: the three headers present, the timestamp within `toleranceSeconds` of now (a replay
+ * later than that is `stale`), and the v1 mac over the raw body equal to one of the secrets' — compared in constant
+ * time. Never throws for a bad request; answers why it was refused.
+ */
+export function verifyWebhookSignature(
+  request: WebhookRequestLike,
+  options: VerifyWebhookOptions,
+): WebhookVerification {
+  const eventId = header(request, WEBHOOK_ID_HEADER);
+  const topic = header(request, WEBHOOK_TOPIC_HEADER);
+  const signature = header(request, WEBHOOK_SIGNATURE_HEADER);
+  const body = request.body;
+  if (eventId === undefined || topic === undefined || signature === undefined || body === undefined)
+    return { ok: false, reason: 'missing' };
+  const match = SIGNATURE.exec(signature.trim());
+  if (
+    match === null ||
+    webhookLabelProblem(eventId) !== undefined ||
+    webhookLabelProblem(topic) !== undefined
+  )
+    return { ok: false, reason: 'malformed' };
+  const timestampSeconds = Number(match[1]);
+  const tolerance = options.toleranceSeconds ?? WEBHOOK_TOLERANCE_SECONDS;
+  const nowSeconds = (options.nowMs ?? Date.now()) / 1000;
+  if (Math.abs(nowSeconds - timestampSeconds) > tolerance) return { ok: false, reason: 'stale' };
+  const given = Buffer.from(match[2]!, 'hex');
+  const secrets = typeof options.secret === 'string' ? [options.secret] : options.secret;
+  let verified = false;
+  // every secret is tried (no early exit), so the time taken does not say which one matched
+  for (const secret of secrets) {
+    const expected = Buffer.from(
+      webhookMac(secret, { eventId, topic, body, timestampSeconds }),
+      'hex',
+    );
+    if (timingSafeEqual(expected, given)) verified = true;
+  }
+  return verified
+    ? { ok: true, eventId, topic, timestampSeconds }
+    : { ok: false, reason: 'mismatch' };
+}

@@ -1,0 +1,161 @@
+import type { Duration } from '../util/duration';
+import type { JobRunContext } from '../declare/run-args';
+import { LeaseLostError } from '../errors/runtime-errors';
+import { frozenClock } from '../testing/frozen-clock';
+import { runJobs, type JobsHarness } from '../testing/run-jobs';
+import { memoryWebhookLedger } from './memory-webhook-ledger';
+import { startReceiver, until, type Receiver } from './receiver.spec-util';
+import { webhook } from './webhook';
+import { deliverWebhook } from './webhook-delivery';
+
+describe('webhook stops: the drain, the deadline, a lost lease', () => {
+  let h: JobsHarness | undefined;
+  let receiver: Receiver;
+  const clock = frozenClock();
+  beforeEach(async () => {
+    receiver = await startReceiver();
+  });
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+    await receiver.close();
+  });
+  const turn = async (): Promise<void> => {
+    await new Promise((r) => setTimeout(r, 5));
+    await h?.settle();
+  };
+
+  function declare(name: string, timeout?: Duration, gate?: Promise<void>) {
+    const ledger = memoryWebhookLedger();
+    const handle = webhook({
+      name,
+      tenant: 'none',
+      endpoint: async () => {
+        await gate;
+        return { url: receiver.url(), secret: 's' };
+      },
+      event: () => ({ topic: 'orders.paid', body: '{"n":1}' }),
+      ledger,
+      disableAfter: 3,
+      destinations: { allowPrivate: true },
+      ...(timeout === undefined ? {} : { timeout }),
+      clock,
+    });
+    return { handle, ledger };
+  }
+
+  it('SIGTERM during a slow POST lets it finish, records it, and the delivery completes', async () => {
+    const { handle, ledger } = declare('webhook.stops.drain-on-wire');
+    receiver.answer(() => 'hold');
+    h = await runJobs({ jobs: [handle], clock, workerId: 'draining' });
+    const { id } = await handle.enqueue({ endpointId: 'ep', eventId: 'evt' });
+    await until('the POST to reach the receiver', () => receiver.requests.length === 1, turn);
+
+    h.worker.beginDrain('SIGTERM');
+    const stopping = h.worker.stop();
+    await turn();
+    expect(receiver.aborted()).toBe(0);
+    receiver.release(200);
+    await until(
+      'the drain to finish',
+      async () => (await h!.driver.get(id))?.state === 'done',
+      turn,
+    );
+    await stopping;
+    expect(receiver.aborted()).toBe(0);
+    expect(await ledger.attempts('ep')).toEqual([
+      expect.objectContaining({ outcome: 'delivered', status: 200 }),
+    ]);
+  });
+
+  it('a drain before the POST is sent stops it: nothing posted, nothing recorded, the job handed back uncounted', async () => {
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const { handle, ledger } = declare('webhook.stops.drain-unsent', undefined, gate);
+    h = await runJobs({ jobs: [handle], clock, workerId: 'draining' });
+    const { id } = await handle.enqueue({ endpointId: 'ep', eventId: 'evt' });
+    await until(
+      'the run to hold the job',
+      async () => (await h!.driver.get(id))?.state === 'running',
+      turn,
+    );
+
+    h.worker.beginDrain('SIGTERM');
+    open();
+    await until(
+      'the job to be handed back',
+      async () => (await h!.driver.get(id))?.state === 'ready',
+      turn,
+    );
+    expect(await h.driver.get(id)).toMatchObject({ attempt: 0 });
+    expect(receiver.connections()).toBe(0);
+    expect(await ledger.attempts('ep')).toEqual([]);
+  });
+
+  it('the deadline tears a POST on the wire down and writes no ledger row', async () => {
+    const { handle, ledger } = declare('webhook.stops.deadline', '2s');
+    receiver.answer(() => 'hold');
+    h = await runJobs({ jobs: [handle], clock });
+    const { id } = await handle.enqueue({ endpointId: 'ep', eventId: 'evt' });
+    await until('the POST to reach the receiver', () => receiver.requests.length === 1, turn);
+
+    await h.advance(2_000);
+    await until('the receiver to see the request go', () => receiver.aborted() === 1, turn);
+    await until(
+      'the attempt to fail',
+      async () => (await h!.driver.get(id))?.state === 'delayed',
+      turn,
+    );
+    expect((await h.driver.get(id))?.lastError).toContain('X_JOB_TIMEOUT');
+    expect(await ledger.attempts('ep')).toEqual([]);
+  });
+
+  it('after a drain, the deadline still tears the POST down (the run signal cannot fire twice)', async () => {
+    const { handle, ledger } = declare('webhook.stops.drain-then-deadline', '2s');
+    receiver.answer(() => 'hold');
+    h = await runJobs({ jobs: [handle], clock });
+    await handle.enqueue({ endpointId: 'ep', eventId: 'evt' });
+    await until('the POST to reach the receiver', () => receiver.requests.length === 1, turn);
+    h.worker.beginDrain('SIGTERM');
+    await turn();
+    expect(receiver.aborted()).toBe(0);
+    await h.advance(2_000);
+    await until('the receiver to see the request go', () => receiver.aborted() === 1, turn);
+    expect(await ledger.attempts('ep')).toEqual([]);
+  });
+
+  it('a lost lease aborts a POST on the wire and writes no ledger row', async () => {
+    const ledger = memoryWebhookLedger();
+    receiver.answer(() => 'hold');
+    const run = new AbortController();
+    const ctx: JobRunContext = {
+      actor: { id: null, orgId: null },
+      signal: run.signal,
+      jobId: 'job-1',
+      runId: 'run-1',
+      name: 'webhook.stops.lease',
+      attempt: 1,
+    };
+    const delivering = deliverWebhook(
+      {
+        name: 'webhook.stops.lease',
+        endpoint: () => ({ url: receiver.url(), secret: 's' }),
+        event: () => ({ topic: 'orders.paid', body: '{}' }),
+        ledger,
+        disableAfter: 3,
+        destinations: { allowPrivate: true },
+        clock,
+        userAgent: 'spec',
+      },
+      undefined,
+      { endpointId: 'ep', eventId: 'evt' },
+      ctx,
+    );
+    await until('the POST to reach the receiver', () => receiver.requests.length === 1);
+    const lost = new LeaseLostError('job-1');
+    run.abort(lost);
+    await expect(delivering).rejects.toBe(lost);
+    await until('the receiver to see the request go', () => receiver.aborted() === 1);
+    expect(await ledger.attempts('ep')).toEqual([]);
+  });
+});

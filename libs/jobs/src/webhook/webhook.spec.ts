@@ -1,0 +1,250 @@
+import { frozenClock } from '../testing/frozen-clock';
+import { runJobs, type JobsHarness } from '../testing/run-jobs';
+import type { JobRow } from '../driver/job-row';
+import { memoryWebhookLedger } from './memory-webhook-ledger';
+import { startReceiver, until, type Receiver } from './receiver.spec-util';
+import { webhook } from './webhook';
+import type { WebhookLedger } from './webhook-ledger';
+import type { WebhookEndpoint } from './webhook-reads';
+import { verifyWebhookSignature, WEBHOOK_SIGNATURE_HEADER } from './webhook-signature';
+
+const SECRET = 'whsec_spec';
+const BODY = JSON.stringify({ order: 'o-1', total: 12.5 });
+
+describe('webhook()', () => {
+  let h: JobsHarness | undefined;
+  let receiver: Receiver;
+  beforeEach(async () => {
+    receiver = await startReceiver();
+  });
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+    await receiver.close();
+  });
+
+  const clock = frozenClock(Date.UTC(2026, 5, 1));
+  const turn = async (): Promise<void> => {
+    await new Promise((r) => setTimeout(r, 5));
+    await h?.settle();
+  };
+  const row = async (id: string): Promise<JobRow | undefined> => h!.driver.get(id);
+  const stateOf = (id: string, state: string) => async () => (await row(id))?.state === state;
+
+  function declare(
+    name: string,
+    ledger: WebhookLedger,
+    extra: Partial<Parameters<typeof webhook>[0]> = {},
+    endpoint: Partial<WebhookEndpoint> = {},
+  ) {
+    const reads = { endpoint: 0 };
+    const handle = webhook({
+      name,
+      tenant: ({ orgId }) => orgId ?? '',
+      endpoint: ({ endpointId }) => {
+        reads.endpoint++;
+        return { url: receiver.url(), secret: `${SECRET}:${endpointId}`, ...endpoint };
+      },
+      event: ({ eventId }) => ({
+        topic: 'orders.paid',
+        body: `${BODY.slice(0, -1)},"id":"${eventId}"}`,
+      }),
+      ledger,
+      disableAfter: 10,
+      destinations: { allowPrivate: true },
+      clock,
+      ...extra,
+    });
+    return { handle, reads };
+  }
+
+  it('posts one signed delivery that verifies, and a replayed or re-dated copy is refused', async () => {
+    const ledger = memoryWebhookLedger();
+    const { handle } = declare('webhook.spec.signed', ledger);
+    h = await runJobs({ jobs: [handle], clock });
+    const { id } = await handle.enqueue({ endpointId: 'ep-1', eventId: 'evt_1', orgId: 'org-a' });
+    await until('the delivery to complete', stateOf(id, 'done'), turn);
+
+    expect(receiver.requests).toHaveLength(1);
+    const [got] = receiver.requests;
+    expect(got!.headers).toMatchObject({
+      'content-type': 'application/json',
+      'x-ultimate-webhook-id': 'evt_1',
+      'x-ultimate-webhook-topic': 'orders.paid',
+    });
+    const request = { headers: got!.headers, body: got!.body };
+    const secret = `${SECRET}:ep-1`;
+    const verdict = verifyWebhookSignature(request, { secret, nowMs: clock.now() });
+    expect(verdict).toEqual({
+      ok: true,
+      eventId: 'evt_1',
+      topic: 'orders.paid',
+      timestampSeconds: Math.floor(clock.now() / 1000),
+    });
+    // replayed six minutes later: outside the freshness window
+    expect(verifyWebhookSignature(request, { secret, nowMs: clock.now() + 360_000 })).toEqual({
+      ok: false,
+      reason: 'stale',
+    });
+    // re-dated into the window: the timestamp is inside the mac
+    const redated = String(got!.headers[WEBHOOK_SIGNATURE_HEADER]).replace(
+      /^t=\d+/,
+      `t=${Math.floor(clock.now() / 1000) + 360}`,
+    );
+    const later = {
+      headers: { ...got!.headers, [WEBHOOK_SIGNATURE_HEADER]: redated },
+      body: got!.body,
+    };
+    expect(verifyWebhookSignature(later, { secret, nowMs: clock.now() + 360_000 })).toEqual({
+      ok: false,
+      reason: 'mismatch',
+    });
+    expect(verifyWebhookSignature(request, { secret: 'another', nowMs: clock.now() })).toEqual({
+      ok: false,
+      reason: 'mismatch',
+    });
+    const attempts = await ledger.attempts('ep-1');
+    expect(attempts).toEqual([
+      expect.objectContaining({
+        eventId: 'evt_1',
+        outcome: 'delivered',
+        status: 200,
+        orgId: 'org-a',
+        attempt: 1,
+      }),
+    ]);
+  });
+
+  it("merges the endpoint's headers under the framework's: a row cannot set the signature", async () => {
+    const { handle } = declare(
+      'webhook.spec.headers',
+      memoryWebhookLedger(),
+      {},
+      { headers: { 'X-Partner': 'p-9', 'Content-Type': 'text/plain' } },
+    );
+    const forging = declare(
+      'webhook.spec.forging',
+      memoryWebhookLedger(),
+      {},
+      { headers: { [WEBHOOK_SIGNATURE_HEADER]: 't=1,v1=00' } },
+    ).handle;
+    h = await runJobs({ jobs: [handle, forging], clock });
+    const { id } = await handle.enqueue({ endpointId: 'ep-h', eventId: 'evt_h', orgId: 'org-a' });
+    await until('the delivery', stateOf(id, 'done'), turn);
+    expect(receiver.requests[0]!.headers).toMatchObject({
+      'x-partner': 'p-9',
+      'content-type': 'application/json',
+    });
+
+    const bad = await forging.enqueue({ endpointId: 'ep-f', eventId: 'evt_f', orgId: 'org-a' });
+    await until('the forging row to dead-letter', stateOf(bad.id, 'dead'), turn);
+    expect((await row(bad.id))?.lastError).toContain('X_WEBHOOK_ENDPOINT_INVALID');
+    expect(receiver.requests).toHaveLength(1);
+  });
+
+  it('a 429 with Retry-After: 3 schedules the retry 3 s out (plus at most 10 % spread), not on the backoff', async () => {
+    const ledger = memoryWebhookLedger();
+    const { handle } = declare('webhook.spec.throttled', ledger, {
+      retry: { attempts: 5, delay: 60_000 },
+    });
+    receiver.answer((_, n) =>
+      n === 1 ? { status: 429, headers: { 'retry-after': '3' } } : { status: 204 },
+    );
+    h = await runJobs({ jobs: [handle], clock });
+    const { id } = await handle.enqueue({ endpointId: 'ep-t', eventId: 'evt_t', orgId: 'org-a' });
+    await until('the throttled attempt to be nacked', stateOf(id, 'delayed'), turn);
+    const failedAt = clock.now();
+    const delayed = await row(id);
+    expect(delayed?.lastError).toContain('X_WEBHOOK_DELIVERY_THROTTLED');
+    expect(delayed!.runAt - failedAt).toBeGreaterThanOrEqual(3_000);
+    expect(delayed!.runAt - failedAt).toBeLessThanOrEqual(3_300);
+
+    await h.advance(delayed!.runAt - failedAt - 1);
+    await turn();
+    expect(receiver.requests).toHaveLength(1);
+    await h.advance(1);
+    await until('the retry to be delivered', stateOf(id, 'done'), turn);
+    expect(receiver.requests).toHaveLength(2);
+    expect((await ledger.attempts('ep-t')).map((a) => [a.outcome, a.status])).toEqual([
+      ['delivered', 204],
+      ['throttled', 429],
+    ]);
+  });
+
+  it('ten 500s in a row disable the endpoint: no further socket opens until the app re-enables it', async () => {
+    const ledger = memoryWebhookLedger();
+    const { handle } = declare('webhook.spec.disable', ledger, {
+      retry: { attempts: 20, backoff: 'fixed', delay: 1_000, jitter: false },
+    });
+    receiver.answer(() => ({ status: 500 }));
+    h = await runJobs({ jobs: [handle], clock });
+    const { id } = await handle.enqueue({ endpointId: 'ep-d', eventId: 'evt_d1', orgId: 'org-a' });
+    for (let n = 1; n <= 10; n++) {
+      await until(`attempt ${n}`, () => receiver.requests.length === n, turn);
+      if (n < 10) {
+        await until(`attempt ${n} nacked`, stateOf(id, 'delayed'), turn);
+        await h.advance(1_000);
+      }
+    }
+    await until('the tenth failure to dead-letter', stateOf(id, 'dead'), turn);
+    expect((await row(id))?.lastError).toContain('X_WEBHOOK_ENDPOINT_DISABLED');
+    expect(await ledger.isDisabled('ep-d')).toBe(true);
+    expect(ledger.disabled().get('ep-d')).toMatchObject({
+      failures: 10,
+      code: 'X_WEBHOOK_DELIVERY_FAILED',
+    });
+
+    const next = await handle.enqueue({ endpointId: 'ep-d', eventId: 'evt_d2', orgId: 'org-a' });
+    await until('the next delivery to dead-letter', stateOf(next.id, 'dead'), turn);
+    await h.advance(60_000);
+    expect((await row(next.id))?.lastError).toContain('X_WEBHOOK_ENDPOINT_DISABLED');
+    expect(receiver.connections()).toBe(10);
+    expect(await ledger.attempts('ep-d', 100)).toHaveLength(10);
+
+    await ledger.enable('ep-d');
+    receiver.answer(() => ({ status: 200 }));
+    const again = await handle.enqueue({ endpointId: 'ep-d', eventId: 'evt_d3', orgId: 'org-a' });
+    await until('the re-enabled endpoint to take a delivery', stateOf(again.id, 'done'), turn);
+    expect(receiver.connections()).toBe(11);
+  });
+
+  it('a 302 is not followed: one request, REJECTED, recorded', async () => {
+    const ledger = memoryWebhookLedger();
+    const { handle } = declare('webhook.spec.redirect', ledger, { retry: { attempts: 1 } });
+    receiver.answer(() => ({ status: 302, headers: { location: receiver.url('/elsewhere') } }));
+    h = await runJobs({ jobs: [handle], clock });
+    const { id } = await handle.enqueue({ endpointId: 'ep-r', eventId: 'evt_r', orgId: 'org-a' });
+    await until('the redirect to dead-letter', stateOf(id, 'dead'), turn);
+    expect(receiver.requests.map((r) => r.path)).toEqual(['/hook']);
+    expect((await row(id))?.lastError).toContain('X_WEBHOOK_DELIVERY_REJECTED');
+    expect((await ledger.attempts('ep-r'))[0]).toMatchObject({
+      outcome: 'rejected',
+      status: 302,
+      code: 'X_WEBHOOK_DELIVERY_REJECTED',
+    });
+  });
+
+  it("an orgId that is not the run's org is X_JOB_TENANT_MISMATCH before either read: terminal on attempt 1", async () => {
+    const ledger = memoryWebhookLedger();
+    const { handle, reads } = declare('webhook.spec.tenant', ledger, { tenant: 'none' });
+    h = await runJobs({ jobs: [handle], clock });
+    const { id } = await handle.enqueue({ endpointId: 'ep-x', eventId: 'evt_x', orgId: 'org-b' });
+    await until('the mismatch to dead-letter', stateOf(id, 'dead'), turn);
+    const dead = await row(id);
+    expect(dead?.lastError).toContain('X_JOB_TENANT_MISMATCH');
+    expect(dead?.attempt).toBe(1);
+    expect(reads.endpoint).toBe(0);
+    expect(receiver.connections()).toBe(0);
+    expect(await ledger.attempts('ep-x')).toEqual([]);
+  });
+
+  it('refuses a bad declaration where it is declared', () => {
+    const ledger = memoryWebhookLedger();
+    expect(() => declare('webhook.spec.bad', ledger, { disableAfter: 0 })).toThrow(
+      expect.objectContaining({ code: 'X_JOB_DECLARATION_INVALID' }),
+    );
+    expect(() => declare('webhook.spec.bad-ledger', {} as unknown as WebhookLedger)).toThrow(
+      expect.objectContaining({ code: 'X_JOB_DECLARATION_INVALID' }),
+    );
+  });
+});
