@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { JobListFilter } from '../driver/introspection';
 import type { JobState } from '../driver/job-row';
-import { parsePositive, parseState } from './parse';
+import { parseInstant, parsePositive, parseState } from './parse';
 
 /** The filter flags `x jobs list` and `x jobs dead` share. */
 export interface ListFlags {
@@ -9,6 +9,9 @@ export interface ListFlags {
   readonly queue?: string;
   readonly name?: string;
   readonly tenant?: string;
+  readonly idPrefix?: string;
+  readonly createdFrom?: number;
+  readonly createdTo?: number;
   readonly limit?: number;
   readonly after?: string;
   readonly before?: string;
@@ -21,6 +24,17 @@ export function addListFlags(command: Command, withState: boolean): Command {
     .option('--queue <queue>', 'only rows of this queue')
     .option('--name <job>', 'only rows of this job name')
     .option('--tenant <tenantId>', 'only rows of this tenant')
+    .option('--id-prefix <prefix>', 'only rows whose id starts with it (lower-case, as listed)')
+    .option(
+      '--created-from <instant>',
+      'only rows created at or after it (ISO 8601 or epoch ms)',
+      parseInstant,
+    )
+    .option(
+      '--created-to <instant>',
+      'only rows created before it (ISO 8601 or epoch ms)',
+      parseInstant,
+    )
     .option('--limit <n>', 'rows per page (default 100, at most 200)', parsePositive)
     .option('--after <cursor>', "the page after this cursor (the previous page's next)")
     .option('--before <cursor>', 'the page before this cursor');
@@ -33,6 +47,9 @@ export function listFilter(flags: ListFlags): JobListFilter {
     ...(flags.queue === undefined ? {} : { queue: flags.queue }),
     ...(flags.name === undefined ? {} : { name: flags.name }),
     ...(flags.tenant === undefined ? {} : { tenantId: flags.tenant }),
+    ...(flags.idPrefix === undefined ? {} : { idPrefix: flags.idPrefix }),
+    ...(flags.createdFrom === undefined ? {} : { createdFrom: flags.createdFrom }),
+    ...(flags.createdTo === undefined ? {} : { createdTo: flags.createdTo }),
     ...(flags.limit === undefined ? {} : { limit: flags.limit }),
     ...(flags.after === undefined ? {} : { after: flags.after }),
     ...(flags.before === undefined ? {} : { before: flags.before }),
@@ -42,10 +59,14 @@ export function listFilter(flags: ListFlags): JobListFilter {
 /** The command line that fetches the page after `cursor`, with the same filters. */
 export function nextPageCommand(base: string, flags: ListFlags, cursor: string): string {
   const parts = [base];
+  const q = (v: string): string => (/^[\w.:@/-]+$/.test(v) ? v : JSON.stringify(v));
   if (flags.state !== undefined) parts.push(`--state ${flags.state}`);
-  if (flags.queue !== undefined) parts.push(`--queue ${flags.queue}`);
-  if (flags.name !== undefined) parts.push(`--name ${flags.name}`);
-  if (flags.tenant !== undefined) parts.push(`--tenant ${flags.tenant}`);
+  if (flags.queue !== undefined) parts.push(`--queue ${q(flags.queue)}`);
+  if (flags.name !== undefined) parts.push(`--name ${q(flags.name)}`);
+  if (flags.tenant !== undefined) parts.push(`--tenant ${q(flags.tenant)}`);
+  if (flags.idPrefix !== undefined) parts.push(`--id-prefix ${q(flags.idPrefix)}`);
+  if (flags.createdFrom !== undefined) parts.push(`--created-from ${flags.createdFrom}`);
+  if (flags.createdTo !== undefined) parts.push(`--created-to ${flags.createdTo}`);
   if (flags.limit !== undefined) parts.push(`--limit ${flags.limit}`);
   parts.push(`--after ${cursor}`);
   return parts.join(' ');

@@ -1,17 +1,15 @@
-import type { JobListFilter } from '../driver/introspection';
+import {
+  type JobBulkFilter,
+  type JobListFilter,
+  type PromotableState,
+} from '../driver/introspection';
 import type { JobDriver } from '../driver/job-driver';
 import type { JobState } from '../driver/job-row';
-import { NotImplementedError } from '../errors/runtime-errors';
 import { jobSummary, type JobSummaryView } from './job-views';
 import { introspectionOf } from './operator-driver';
 
 /** The rows one bulk operation covers: one state, narrowed by queue, job name and tenant. */
-export interface BulkFilter {
-  readonly state: JobState;
-  readonly queue?: string;
-  readonly name?: string;
-  readonly tenantId?: string;
-}
+export type BulkFilter = JobBulkFilter<JobState>;
 
 /** A bulk operation. */
 export type BulkAction = 'requeue' | 'remove' | 'promote';
@@ -36,30 +34,26 @@ export interface BulkPreviewView {
   readonly sample: readonly JobSummaryView[];
 }
 
-type BulkMember = (filter: BulkFilter) => Promise<{ affected: number; remaining: number }>;
-
-const MEMBER: Record<BulkAction, 'requeueMany' | 'removeMany' | 'promoteMany'> = {
-  requeue: 'requeueMany',
-  remove: 'removeMany',
-  promote: 'promoteMany',
-};
-
 /**
  * One bounded bulk call (`MAX_BULK_ROWS` rows at most): `requeue` re-queues finished rows, `remove` deletes rows in any
- * state but running, `promote` makes waiting rows due now. Answers `{ affected, remaining }`; call again until
- * `remaining` is 0.
+ * state but running, `promote` makes waiting rows (`delayed`, or `ready` backing off) due now. Answers
+ * `{ affected, remaining }`; call again until `remaining` is 0. Refusals are the driver's: a live state to requeue is
+ * `X_JOB_NOT_REQUEUEABLE`, `running` to remove `X_JOB_NOT_REMOVABLE`, a state outside `PROMOTABLE_STATES` to promote
+ * `X_JOB_NOT_PROMOTABLE`.
  */
 export async function bulkJobs(
   driver: JobDriver,
   action: BulkAction,
   filter: BulkFilter,
 ): Promise<BulkView> {
-  const introspect = introspectionOf(driver, `bulk ${action}`) as unknown as Partial<
-    Record<(typeof MEMBER)[BulkAction], BulkMember>
-  >;
-  const member = introspect[MEMBER[action]];
-  if (typeof member !== 'function') throw new NotImplementedError(`${MEMBER[action]}()`);
-  const { affected, remaining } = await member.call(introspect, filter);
+  const introspect = introspectionOf(driver, `bulk ${action}`);
+  const { affected, remaining } =
+    action === 'requeue'
+      ? await introspect.requeueMany(filter)
+      : action === 'remove'
+        ? await introspect.removeMany(filter)
+        : // a state outside PROMOTABLE_STATES is the driver's X_JOB_NOT_PROMOTABLE, on every driver alike
+          await introspect.promoteMany(filter as JobBulkFilter<PromotableState>);
   return { action, filter, affected, remaining };
 }
 

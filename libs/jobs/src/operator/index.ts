@@ -1,6 +1,6 @@
 export * from './job-views';
 export * from './declarations';
-export { introspectionOf, schedulerStateOf } from './operator-driver';
+export { introspectionOf } from './operator-driver';
 export { redactJson } from './redact';
 export { listJobs, inspectDeadLetters } from './list-jobs';
 export { inspectJob, type InspectJobOptions } from './inspect-job';

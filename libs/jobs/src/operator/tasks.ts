@@ -4,7 +4,7 @@ import { InvariantError } from '../errors/runtime-errors';
 import { compileCron } from '../scheduler/cron-schedule';
 import { systemClock, type Clock } from '../util/clock';
 import type { OperatorDeclarations } from './declarations';
-import { schedulerStateOf } from './operator-driver';
+import { introspectionOf } from './operator-driver';
 
 /** One task as operators read it: its declaration (when known), pause flag, last fire and next run. */
 export interface TaskView {
@@ -40,14 +40,14 @@ export interface InspectTasksOptions {
 
 /**
  * Every task the app declares or the backend remembers (a fire or a pause), by name, with its pause flag, last
- * dispatched occurrence and next occurrence. Reads the driver's scheduler state: `X_NOT_IMPLEMENTED` without one.
+ * dispatched occurrence and next occurrence. Reads the driver's operator surface: `X_NOT_IMPLEMENTED` without one.
  */
 export async function inspectTasks(
   driver: JobDriver,
   options: InspectTasksOptions = {},
 ): Promise<readonly TaskView[]> {
-  const state = schedulerStateOf(driver, 'inspectTasks');
-  const [paused, fires] = await Promise.all([state.pausedTasks(), state.taskFires()]);
+  const introspect = introspectionOf(driver, 'inspectTasks');
+  const [paused, fires] = await Promise.all([introspect.pausedTasks(), introspect.taskFires()]);
   const nowMs = (options.clock ?? systemClock).now();
   const declared = options.declarations?.tasks ?? [];
   const names = new Set([...declared.map((t) => t.name), ...fires.map((f) => f.task), ...paused]);
@@ -116,12 +116,12 @@ export function nextTaskRuns(
 
 /** Pauses a task: the scheduler leader dispatches none of its occurrences until it is resumed. Idempotent. */
 export async function pauseTask(driver: JobDriver, task: string): Promise<TaskPauseView> {
-  await schedulerStateOf(driver, 'pauseTask').pauseTask(task);
+  await introspectionOf(driver, 'pauseTask').pauseTask(task);
   return { task, paused: true };
 }
 
 /** Resumes a paused task; its own `catchUp` decides what it missed. Idempotent. */
 export async function resumeTask(driver: JobDriver, task: string): Promise<TaskPauseView> {
-  await schedulerStateOf(driver, 'resumeTask').resumeTask(task);
+  await introspectionOf(driver, 'resumeTask').resumeTask(task);
   return { task, paused: false };
 }

@@ -1,0 +1,145 @@
+import { job } from '../declare/job';
+import { memoryJobDriver } from '../driver/memory';
+import { t } from '../schema';
+import { frozenClock } from '../testing/frozen-clock';
+import { runJobs, type JobsHarness } from '../testing/run-jobs';
+import { busyFor, thrownCode } from '../testing/test-kit';
+import { inspectManifest } from './declarations';
+import { inspectJob } from './inspect-job';
+import { retryFromStep } from './job-actions';
+import { failureOf } from './job-views';
+
+describe('inspectJob', () => {
+  let h: JobsHarness | undefined;
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+  });
+
+  /** A job whose steps a (300 ms) and b (1.2 s) complete and c throws until `fixed`, with a secret in its input. */
+  let seq = 0;
+  function charge() {
+    seq += 1;
+    const calls: string[] = [];
+    const state = { fixed: false };
+    const handle = job({
+      name: `billing.charge.${seq}`,
+      input: t.object({ orderId: t.string, card: t.object({ number: t.string, last4: t.string }) }),
+      idempotencyKey: ({ orderId }) => orderId,
+      tenant: 'none',
+      retry: { attempts: 1 },
+      redact: ['card.number'],
+      async run({ step, progress }) {
+        await step.run('a', async () => {
+          calls.push('a');
+          await busyFor(h!.clock, 300);
+          return 'A';
+        });
+        progress(1, 3, 'reserved');
+        await step.run('b', async () => {
+          calls.push('b');
+          await busyFor(h!.clock, 1_200);
+        });
+        progress(2, 3);
+        await step.run('c', () => {
+          calls.push('c');
+          if (!state.fixed) throw new Error('card declined');
+          return Promise.resolve('C');
+        });
+      },
+    });
+    return { handle, calls, state };
+  }
+
+  const input = { orderId: 'o-1', card: { number: '4242424242424242', last4: '4242' } };
+
+  it("shows a dead job's step trace with durations, the failure, the last progress and the redacted input", async () => {
+    const { handle } = charge();
+    h = await runJobs({ jobs: [handle] });
+    const { id } = await handle.enqueue(input);
+    await h.advance(2_000);
+
+    const view = await inspectJob(h.driver, id, {
+      declarations: inspectManifest({ jobs: [handle] }),
+    });
+    expect(view).toMatchObject({
+      id,
+      name: `billing.charge.${seq}`,
+      state: 'dead',
+      attempt: 1,
+      input: { orderId: 'o-1', card: { number: '[redacted]', last4: '4242' } },
+      redacted: ['card.number'],
+      progress: { done: 2, total: 3 },
+      backfill: null,
+    });
+    expect(view.failure?.message).toContain('card declined');
+    expect(view.steps.map((s) => [s.name, s.durationMs, s.hasOutput])).toEqual([
+      ['a', 300, true],
+      ['b', 1_200, false],
+    ]);
+    expect(view.steps[0]).not.toHaveProperty('output');
+    expect(JSON.parse(JSON.stringify(view))).toEqual(view);
+  });
+
+  it('shows the input as stored when no declaration is given, and step outputs only when asked', async () => {
+    const { handle } = charge();
+    h = await runJobs({ jobs: [handle] });
+    const { id } = await handle.enqueue(input);
+    await h.advance(2_000);
+
+    const view = await inspectJob(h.driver, id, { outputs: true });
+    expect(view.input).toEqual(input);
+    expect(view.redacted).toBeNull();
+    expect(view.steps[0]).toMatchObject({ name: 'a', output: 'A' });
+  });
+
+  it('fills the backfill slot from the reader it is handed', async () => {
+    const { handle } = charge();
+    h = await runJobs({ jobs: [handle] });
+    const { id } = await handle.enqueue(input);
+    await h.advance(2_000);
+    const view = await inspectJob(h.driver, id, {
+      backfill: (row) => ({ name: row.name, rows: 0 }),
+    });
+    expect(view.backfill).toEqual({ name: `billing.charge.${seq}`, rows: 0 });
+  });
+
+  it('is X_JOB_NOT_FOUND for an id no queue holds', async () => {
+    const driver = memoryJobDriver({ clock: frozenClock() });
+    expect(await thrownCode(() => inspectJob(driver, '0194f3a2-0000-7000-8000-000000000000'))).toBe(
+      'X_JOB_NOT_FOUND',
+    );
+  });
+
+  it('retryFromStep redoes that step and the later ones; earlier steps replay from storage', async () => {
+    const { handle, calls, state } = charge();
+    h = await runJobs({ jobs: [handle] });
+    const { id } = await handle.enqueue(input);
+    await h.advance(2_000);
+    expect(calls).toEqual(['a', 'b', 'c']);
+
+    state.fixed = true;
+    const requeued = await retryFromStep(h.driver, id, 'b');
+    expect(requeued).toMatchObject({ id, state: 'ready', attempt: 0 });
+    h.worker.signalEnqueued(handle.queue);
+    await h.advance(2_000);
+
+    expect(calls).toEqual(['a', 'b', 'c', 'b', 'c']);
+    const view = await inspectJob(h.driver, id);
+    expect(view.state).toBe('done');
+    expect(view.failure).toBeNull();
+    expect(view.steps.map((s) => s.name)).toEqual(['a', 'b', 'c']);
+  });
+});
+
+describe('failureOf', () => {
+  it('splits the code, the first line and the rest', () => {
+    expect(failureOf('X_JOB_TIMEOUT: took too long\nterminal: X_JOB_TIMEOUT')).toEqual({
+      code: 'X_JOB_TIMEOUT',
+      message: 'took too long',
+      stack: 'terminal: X_JOB_TIMEOUT',
+    });
+    expect(failureOf('plain words')).toEqual({ code: null, message: 'plain words', stack: null });
+    expect(failureOf(null)).toBeNull();
+  });
+});
