@@ -1,6 +1,6 @@
-import { jobDriverConformance } from '@ultimat3/jobs/testing';
+import { backendConformance } from '@ultimat3/jobs/testing';
 import { createTestDatabase, resetJobTables, type TestDatabase } from '../test/test-database';
-import { postgresJobDriver } from './driver/pg-driver';
+import { POSTGRES_CAPABILITIES, postgresBackendOver } from './backend/pg-backend';
 
 let db: TestDatabase;
 
@@ -12,7 +12,9 @@ afterAll(async () => {
   await db?.drop();
 });
 
-jobDriverConformance('postgres', async (clock) => {
+// over a shared executor there is no connection string to LISTEN on: the wake has its own specs (src/wake)
+backendConformance('postgres', POSTGRES_CAPABILITIES, async (clock) => {
   await resetJobTables(db.executor);
-  return postgresJobDriver({ executor: db.executor, clock });
+  await db.executor.query('delete from x_scheduler_state; delete from x_task_pauses;', []);
+  return postgresBackendOver(db.executor, { clock });
 });

@@ -1,11 +1,19 @@
-import { DriverUnavailableError, JobsError, type Clock, type EventBus } from '@ultimat3/jobs';
+import {
+  DriverUnavailableError,
+  JobsError,
+  type BackendCapabilities,
+  type Clock,
+  type EventBus,
+  type JobsBackend,
+  type SchedulerState,
+} from '@ultimat3/jobs';
 import {
   clientOf,
   closeOwnedClient,
   endOwnedClient,
   type RedisConnectionOptions,
 } from './redis-client';
-import { redisJobDriver, type RedisJobDriver } from './redis-driver';
+import { redisJobDriver, type RedisJobDriver, type RedisJobDriverOptions } from './redis-driver';
 import { redisEventBus } from './redis-event-bus';
 import type { RedisWakeListener } from './redis-wake';
 import { assertNoEviction } from './redis-server-check';
@@ -25,9 +33,11 @@ export interface RedisBackendOptions extends RedisConnectionOptions {
  * the event bus, on one client and one hash tag; `close()` closes the driver and quits a client it opened. The same
  * shape as the `JobsBackend` `JobsModule` builds for `driver: 'postgres'`.
  */
-export interface RedisBackend {
+export interface RedisBackend extends JobsBackend {
   readonly driver: RedisJobDriver;
   readonly events: EventBus;
+  /** Watermarks, fires and pauses under the deployment's hash tag (the same object as the driver's). */
+  readonly schedulerState: SchedulerState;
   /**
    * Starts the cross-process wake for a worker (its `signalEnqueued` / `setWakeLive`): one subscriber connection per
    * backend, proven by a probe; the worker's poll stays the guarantee. The shape `JobsBackend.startWake` has.
@@ -69,17 +79,49 @@ export async function redisBackend(options: RedisBackendOptions): Promise<RedisB
       { cause: error },
     );
   }
-  const driver = redisJobDriver({ client, prefix: options.prefix, clock: options.clock });
-  const events = redisEventBus({ client, prefix: options.prefix, clock: options.clock });
+  const backend = redisBackendOver({ client, prefix: options.prefix, clock: options.clock });
   return {
+    ...backend,
+    async close() {
+      await backend.close();
+      if (owned) await closeOwnedClient(client);
+    },
+  };
+}
+
+/** What the Redis backend declares: everything. */
+export const REDIS_CAPABILITIES: BackendCapabilities = {
+  steps: true,
+  events: true,
+  leases: true,
+  introspection: true,
+  schedulerState: true,
+  leader: true,
+  wake: true,
+  batchAck: true,
+};
+
+/**
+ * The Redis backend over a client the caller owns, with no boot check: the driver (with its lease store, operator
+ * surface and scheduler state), the event bus and the wake, on one client and one hash tag. `close()` closes the
+ * driver, never the client. What {@link redisBackend} builds on, and what a test over a shared server uses.
+ */
+export function redisBackendOver(options: {
+  readonly client: NonNullable<RedisJobDriverOptions['client']>;
+  readonly prefix?: string;
+  readonly clock?: Clock;
+}): RedisBackend {
+  const { client, prefix, clock } = options;
+  const driver = redisJobDriver({ client, prefix, clock });
+  return {
+    kind: driver.kind,
     driver,
-    events,
+    capabilities: REDIS_CAPABILITIES,
+    events: redisEventBus({ client, prefix, clock }),
+    schedulerState: driver.schedulerState,
     startWake(target) {
       return { stop: driver.wake.listen(target) };
     },
-    async close() {
-      await driver.close();
-      if (owned) await closeOwnedClient(client);
-    },
+    close: () => driver.close(),
   };
 }

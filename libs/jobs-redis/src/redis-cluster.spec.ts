@@ -1,7 +1,8 @@
-import { jobDriverConformance, schedulerStateConformance } from '@ultimat3/jobs/testing';
+import { backendConformance } from '@ultimat3/jobs/testing';
 import { startThrowawayCluster, type ThrowawayCluster } from '../test/throwaway-cluster';
 import { uuidv7 } from '@ultimat3/jobs';
 import { until } from '../../../test/until';
+import { REDIS_CAPABILITIES, redisBackendOver } from './redis-backend';
 import { redisJobDriver } from './redis-driver';
 
 let cluster: ThrowawayCluster;
@@ -18,14 +19,9 @@ afterAll(async () => {
 // each test its own hash tag: the deployments land in slots spread over the three masters
 const prefix = (): string => `cluster-${n++}`;
 
-jobDriverConformance('redis cluster (3 masters)', (clock) =>
-  redisJobDriver({ client: cluster.client, prefix: prefix(), clock }),
+backendConformance('redis cluster (3 masters)', REDIS_CAPABILITIES, (clock) =>
+  redisBackendOver({ client: cluster.client, prefix: prefix(), clock }),
 );
-
-schedulerStateConformance('redis cluster (3 masters)', (clock) => {
-  const driver = redisJobDriver({ client: cluster.client, prefix: prefix(), clock });
-  return { state: driver.schedulerState, driver };
-});
 
 describe('the cluster under the conformance suite', () => {
   it('spreads the suite’s deployments over all three masters, each deployment in one slot', async () => {

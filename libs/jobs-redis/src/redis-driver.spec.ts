@@ -1,6 +1,6 @@
-import { jobDriverConformance, schedulerStateConformance } from '@ultimat3/jobs/testing';
+import { backendConformance } from '@ultimat3/jobs/testing';
 import { createTestRedis, type TestRedis } from '../test/test-redis';
-import { redisJobDriver } from './redis-driver';
+import { REDIS_CAPABILITIES, redisBackendOver } from './redis-backend';
 
 let redis: TestRedis;
 
@@ -12,11 +12,6 @@ afterAll(async () => {
   await redis?.drop();
 });
 
-jobDriverConformance('redis', (clock) =>
-  redisJobDriver({ client: redis.client, prefix: redis.prefix(), clock }),
+backendConformance('redis', REDIS_CAPABILITIES, (clock) =>
+  redisBackendOver({ client: redis.client, prefix: redis.prefix(), clock }),
 );
-
-schedulerStateConformance('redis', (clock) => {
-  const driver = redisJobDriver({ client: redis.client, prefix: redis.prefix(), clock });
-  return { state: driver.schedulerState, driver };
-});

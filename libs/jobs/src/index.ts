@@ -31,6 +31,7 @@ export * from './backfill';
 export * from './errors/backfill-errors';
 export * from './driver/lease-store';
 export * from './driver/memory';
+export * from './driver/backend';
 export * from './events/event-bus';
 export * from './events/memory-event-bus';
 export * from './events/publish-event';

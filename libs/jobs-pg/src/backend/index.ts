@@ -1,5 +1,7 @@
 export {
   postgresBackend,
+  postgresBackendOver,
+  POSTGRES_CAPABILITIES,
   type PostgresBackend,
   type PostgresBackendDriver,
   type PostgresBackendOptions,

@@ -1,5 +1,12 @@
 import { Client, Pool } from 'pg';
-import type { Clock, EventBus, JobsLogger, SchedulerState } from '@ultimat3/jobs';
+import type {
+  BackendCapabilities,
+  Clock,
+  EventBus,
+  JobsBackend,
+  JobsLogger,
+  SchedulerState,
+} from '@ultimat3/jobs';
 import { OUTBOX_WAKE_CHANNEL } from '../outbox/wake-channel';
 import { startQueueWake, type QueueWake, type WakeTarget } from '../wake/queue-wake';
 import { postgresJobDriver, type PostgresJobDriver } from '../driver/pg-driver';
@@ -54,11 +61,13 @@ export interface PostgresBackendDriver extends PostgresJobDriver {
 }
 
 /** An open Postgres backend: the driver, the executor under it, and `close()` for what it opened. */
-export interface PostgresBackend {
+export interface PostgresBackend extends JobsBackend {
   readonly driver: PostgresBackendDriver;
   readonly executor: PgExecutor;
   /** The event bus over `x_job_events`, on the database's clock: what `step.waitForEvent` reads across processes. */
   readonly events: EventBus;
+  /** Watermarks, fires and pauses in `x_scheduler_state` / `x_task_pauses` (the same object as the driver's). */
+  readonly schedulerState: SchedulerState;
   /**
    * Starts the cross-process wake for a worker: one LISTEN session dialled from the backend's connection string
    * (absent when the backend was handed an executor, or a DataSource with no `url`).
@@ -124,59 +133,78 @@ export async function postgresBackend(
 
   let closed: Promise<void> | undefined;
   const close = (): Promise<void> => (closed ??= pool ? pool.end() : Promise.resolve());
+  const backend = postgresBackendOver(executor, options);
+  const url = connectionStringOf(source);
+  if (url === undefined) return { ...backend, close };
+  const listener = (): Client =>
+    new Client({
+      connectionString: url,
+      application_name: 'ultimat3-jobs-wake',
+      connectionTimeoutMillis: connectTimeoutMs,
+    });
+  return {
+    ...backend,
+    capabilities: { ...backend.capabilities, wake: true },
+    close,
+    startWake: (target: WakeTarget, logger: JobsLogger): QueueWake =>
+      startQueueWake({ listener, executor, target, logger }),
+    startOutboxWake: (
+      onWake: () => void,
+      logger: JobsLogger,
+      onLive?: (live: boolean) => void,
+    ): QueueWake =>
+      startQueueWake({
+        listener,
+        executor,
+        channel: OUTBOX_WAKE_CHANNEL,
+        onWake: () => onWake(),
+        ...(onLive === undefined ? {} : { onLive }),
+        logger,
+      }),
+  };
+}
 
+/**
+ * What the Postgres backend declares: everything, batch ack included. `wake` only with a connection string a LISTEN
+ * session can dial ({@link postgresBackend} sets it then).
+ */
+export const POSTGRES_CAPABILITIES: BackendCapabilities = {
+  steps: true,
+  events: true,
+  leases: true,
+  introspection: true,
+  schedulerState: true,
+  leader: true,
+  wake: false,
+  batchAck: true,
+};
+
+/**
+ * The Postgres backend over an executor the caller owns and has already migrated, with no boot check and no wake
+ * (nothing to dial a LISTEN session from): the driver, its scheduler state and the event bus, on `options.clock`.
+ * `close()` closes nothing. What {@link postgresBackend} builds on, and what a test over a shared database uses.
+ */
+export function postgresBackendOver(
+  executor: PgExecutor,
+  options: Pick<PostgresBackendOptions, 'clock' | 'schema'> = {},
+): PostgresBackend {
   const settings = {
     executor,
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.schema === undefined ? {} : { schema: options.schema }),
   };
-  const driver: PostgresBackendDriver = {
-    ...postgresJobDriver(settings),
-    schedulerState: postgresSchedulerState(settings),
-  };
-  const events = postgresEventBus(
-    options.schema === undefined ? { executor } : { executor, schema: options.schema },
-  );
-  const url = connectionStringOf(source);
-  const startWake =
-    url === undefined
-      ? undefined
-      : (target: WakeTarget, logger: JobsLogger): QueueWake =>
-          startQueueWake({
-            listener: () =>
-              new Client({
-                connectionString: url,
-                application_name: 'ultimat3-jobs-wake',
-                connectionTimeoutMillis: connectTimeoutMs,
-              }),
-            executor,
-            target,
-            logger,
-          });
-  const startOutboxWake =
-    url === undefined
-      ? undefined
-      : (onWake: () => void, logger: JobsLogger, onLive?: (live: boolean) => void): QueueWake =>
-          startQueueWake({
-            listener: () =>
-              new Client({
-                connectionString: url,
-                application_name: 'ultimat3-jobs-wake',
-                connectionTimeoutMillis: connectTimeoutMs,
-              }),
-            executor,
-            channel: OUTBOX_WAKE_CHANNEL,
-            onWake: () => onWake(),
-            ...(onLive === undefined ? {} : { onLive }),
-            logger,
-          });
+  const schedulerState = postgresSchedulerState(settings);
+  const driver: PostgresBackendDriver = { ...postgresJobDriver(settings), schedulerState };
   return {
+    kind: driver.kind,
     driver,
     executor,
-    events,
-    close,
-    ...(startWake === undefined ? {} : { startWake }),
-    ...(startOutboxWake === undefined ? {} : { startOutboxWake }),
+    capabilities: POSTGRES_CAPABILITIES,
+    events: postgresEventBus(
+      options.schema === undefined ? { executor } : { executor, schema: options.schema },
+    ),
+    schedulerState,
+    close: () => Promise.resolve(),
   };
 }
 

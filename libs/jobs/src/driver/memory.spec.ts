@@ -1,10 +1,10 @@
-import { frozenClock, jobDriverConformance } from '../testing';
+import { backendConformance, frozenClock } from '../testing';
 import { uuidv7 } from '../util/ids';
 import type { EnqueueRequest } from './job-driver';
 import { claimOf } from './job-row';
-import { memoryJobDriver } from './memory';
+import { MEMORY_CAPABILITIES, memoryBackend, memoryJobDriver } from './memory';
 
-jobDriverConformance('memory', (clock) => memoryJobDriver({ clock }));
+backendConformance('memory', MEMORY_CAPABILITIES, (clock) => memoryBackend({ clock }));
 
 describe('memoryJobDriver (memory only)', () => {
   let seq = 0;

@@ -1,6 +1,11 @@
 export {
   jobDriverAgreement,
+  backendConformance,
+  backendConformancePlan,
   jobDriverConformance,
+  type ConformancePlan,
+  type MakeConformanceBackend,
+  type SkippedCapability,
   type ConformanceCapabilities,
   type JobDriverConformanceOptions,
   type MakeConformanceDriver,
@@ -14,3 +19,4 @@ export * from '../events/testing/event-bus-tenancy.conformance';
 export { eventBusValuesConformance } from '../events/testing/event-bus-values.conformance';
 export * from '../events/testing/tenant-events.scenario';
 export * from './test-kit';
+export * from '../backfill/testing/backfill-ledger.conformance';

@@ -14,6 +14,8 @@ export interface ConformanceCapabilities {
   readonly introspect?: boolean;
   /** `false`: the driver has no fleet lease store, and the suite checks `driver.leases` is absent. */
   readonly leases?: boolean;
+  /** `false`: the driver has no `ackMany`, and the suite checks it is absent instead of running the ackMany cases. */
+  readonly batchAck?: boolean;
 }
 
 /** Options of `jobDriverConformance`. */

@@ -1,4 +1,4 @@
-import type { JobDriver, NackOptions } from '../../driver/job-driver';
+import type { NackOptions } from '../../driver/job-driver';
 import { claimOf } from '../../driver/job-row';
 import { idsOf, VT, type Harness } from './harness';
 
@@ -40,66 +40,6 @@ export function settleSuite(h: Harness): void {
       expect(await h.driver().ack(ready.id, ref)).toBe(false);
       expect(await h.driver().ack(h.newId(), ref)).toBe(false);
       expect((await h.driver().get(ready.id))?.state).toBe('ready');
-    });
-  });
-
-  // Optional on the interface; a driver that has it is held to the same fencing, item by item.
-  describe('ackMany', () => {
-    const ackMany = (): NonNullable<JobDriver['ackMany']> => {
-      const d = h.driver();
-      if (d.ackMany === undefined) throw new Error('conformance: the driver has no ackMany');
-      return d.ackMany.bind(d);
-    };
-    const has = (): boolean => h.driver().ackMany !== undefined;
-
-    it('settles every item done in one call, answering per item in order', async () => {
-      if (!has()) return;
-      const a = await h.running();
-      const b = await h.running();
-      expect(
-        await ackMany()([
-          { jobId: b.id, ...claimOf(b), durationMs: 3 },
-          { jobId: a.id, ...claimOf(a) },
-        ]),
-      ).toEqual([true, true]);
-      for (const row of [a, b]) {
-        expect(await h.driver().get(row.id)).toMatchObject({
-          state: 'done',
-          claim: null,
-          workerId: null,
-        });
-      }
-      expect(await ackMany()([])).toEqual([]);
-    });
-
-    it('fences each item on its own claim: the stale ones answer false and move nothing', async () => {
-      if (!has()) return;
-      const good = await h.running();
-      const stale = await h.running();
-      const ready = await h.enqueue();
-      const answers = await ackMany()([
-        { jobId: stale.id, workerId: stale.workerId, claim: h.newId() },
-        { jobId: good.id, ...claimOf(good) },
-        { jobId: stale.id, workerId: 'worker-z', claim: stale.claim },
-        { jobId: ready.id, workerId: 'worker-a', claim: h.newId() },
-        { jobId: h.newId(), workerId: 'worker-a', claim: h.newId() },
-      ]);
-      expect(answers).toEqual([false, true, false, false, false]);
-      expect((await h.driver().get(good.id))?.state).toBe('done');
-      expect((await h.driver().get(stale.id))?.state).toBe('running');
-      expect((await h.driver().get(ready.id))?.state).toBe('ready');
-    });
-
-    it('lands a row named twice once: the first item answers true, the repeat false', async () => {
-      if (!has()) return;
-      const row = await h.running();
-      expect(
-        await ackMany()([
-          { jobId: row.id, ...claimOf(row) },
-          { jobId: row.id, ...claimOf(row) },
-        ]),
-      ).toEqual([true, false]);
-      expect(await ackMany()([{ jobId: row.id, ...claimOf(row) }])).toEqual([false]);
     });
   });
 
