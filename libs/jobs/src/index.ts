@@ -36,6 +36,8 @@ export * from './events/event-bus';
 export * from './events/memory-event-bus';
 export * from './events/publish-event';
 export * from './registry/job-registry';
+export * from './operator';
+export { MAX_REDACT_PATHS, REDACTED } from './declare/redaction';
 export * from './runtime/execute-job';
 export * from './runtime/outcome';
 export * from './runtime/metrics';

@@ -5,6 +5,38 @@ import type { EnqueueActor, EnqueueOptions, JobHandle } from '../declare/handle'
 import type { TaskDescriptor, TaskEnqueueOptions, TaskHandle } from '../declare/task';
 import type { PublishedEvent } from '../events/event-bus';
 import { eventPublishOptions, type PublishEventOptions } from '../events/publish-event';
+import type { JobListFilter } from '../driver/introspection';
+import type { WorkerInfo } from '../driver/workers';
+import {
+  bulkJobs,
+  previewBulk,
+  type BulkAction,
+  type BulkFilter,
+  type BulkPreviewView,
+  type BulkView,
+} from '../operator/bulk';
+import { inspectManifest, type OperatorDeclarations } from '../operator/declarations';
+import { inspectJob, type InspectJobOptions } from '../operator/inspect-job';
+import { cancelJob, promoteJob, removeJob, retryFromStep } from '../operator/job-actions';
+import type { JobPageView, JobSummaryView, JobView } from '../operator/job-views';
+import { inspectDeadLetters, listJobs } from '../operator/list-jobs';
+import {
+  inspectQueues,
+  inspectStats,
+  inspectWorkers,
+  pauseQueue,
+  resumeQueue,
+  type QueuePauseView,
+  type QueueView,
+  type StatsView,
+} from '../operator/queues';
+import {
+  inspectTasks,
+  pauseTask,
+  resumeTask,
+  type TaskPauseView,
+  type TaskView,
+} from '../operator/tasks';
 import { JobRegistry } from '../registry/job-registry';
 import type { JsonValue } from '../util/json';
 import { JobsRuntime } from './jobs.runtime';
@@ -111,5 +143,106 @@ export class JobsService {
    */
   stats(): Promise<readonly QueueStats[]> {
     return this.runtime.config.driver.stats();
+  }
+
+  // ── the operator surface: the same JSON projections the x CLI and the admin page read ──
+
+  /** One page of jobs, newest first, with the cursors around it (`x jobs list`). */
+  listJobs(filter?: JobListFilter): Promise<JobPageView> {
+    return listJobs(this.driver, filter);
+  }
+
+  /**
+   * One job: row, input redacted by this app's `redact:` declarations, failure, last progress, step trace with
+   * durations and the backfill slot (`x jobs show`). Unknown: `X_JOB_NOT_FOUND`.
+   */
+  inspectJob(id: string, options: Omit<InspectJobOptions, 'declarations'> = {}): Promise<JobView> {
+    return inspectJob(this.driver, id, { ...options, declarations: this.inspectManifest() });
+  }
+
+  /** One page of the dead-letter queue (`x jobs dead`). */
+  inspectDeadLetters(filter?: Omit<JobListFilter, 'state'>): Promise<JobPageView> {
+    return inspectDeadLetters(this.driver, filter);
+  }
+
+  /** Re-queues a finished job, from `fromStep` when given (`x jobs retry [--from-step]`). */
+  retryFromStep(id: string, fromStep?: string): Promise<JobSummaryView> {
+    return retryFromStep(this.driver, id, fromStep);
+  }
+
+  /** Stops a live job; anything else is `X_JOB_NOT_CANCELLABLE` (`x jobs cancel`). */
+  cancelJob(id: string, reason?: string): Promise<JobSummaryView> {
+    return cancelJob(this.driver, id, reason);
+  }
+
+  /** Deletes a job that is not running, with its steps (`x jobs delete`). */
+  removeJob(id: string): Promise<{ readonly removed: string }> {
+    return removeJob(this.driver, id);
+  }
+
+  /** A job waiting on its run time is due now (`x jobs promote`). */
+  promoteJob(id: string): Promise<JobSummaryView> {
+    return promoteJob(this.driver, id);
+  }
+
+  /** One bounded bulk call answering `{ affected, remaining }`: call until `remaining` is 0. */
+  bulkJobs(action: BulkAction, filter: BulkFilter): Promise<BulkView> {
+    return bulkJobs(this.driver, action, filter);
+  }
+
+  /** What {@link JobsService.bulkJobs} would cover, changing nothing. */
+  previewBulk(action: BulkAction, filter: BulkFilter): Promise<BulkPreviewView> {
+    return previewBulk(this.driver, action, filter);
+  }
+
+  /** Every queue: counts per state, live rows per name, paused or not (`x queues list`). */
+  inspectQueues(): Promise<readonly QueueView[]> {
+    return inspectQueues(this.driver);
+  }
+
+  /** Pauses a queue: no worker claims from it; enqueues still land (`x queues pause`). */
+  pauseQueue(queue: string): Promise<QueuePauseView> {
+    return pauseQueue(this.driver, queue);
+  }
+
+  /** Resumes a paused queue (`x queues resume`). */
+  resumeQueue(queue: string): Promise<QueuePauseView> {
+    return resumeQueue(this.driver, queue);
+  }
+
+  /** Every live worker (`x jobs workers`). */
+  inspectWorkers(): Promise<readonly WorkerInfo[]> {
+    return inspectWorkers(this.driver);
+  }
+
+  /** Queues and per-job counter totals since `sinceMs` (default: the last 24 hours) (`x jobs stats`). */
+  inspectStats(sinceMs?: number): Promise<StatsView> {
+    return inspectStats(this.driver, {
+      clock: this.runtime.config.clock,
+      ...(sinceMs === undefined ? {} : { sinceMs }),
+    });
+  }
+
+  /** This app's tasks and any the backend remembers: pause flag, last fire, next run (`x tasks list`). */
+  inspectTasks(): Promise<readonly TaskView[]> {
+    return inspectTasks(this.driver, {
+      declarations: this.inspectManifest(),
+      clock: this.runtime.config.clock,
+    });
+  }
+
+  /** Pauses a task (`x tasks pause`). */
+  pauseTask(task: string): Promise<TaskPauseView> {
+    return pauseTask(this.driver, task);
+  }
+
+  /** Resumes a paused task; its `catchUp` decides what it missed (`x tasks resume`). */
+  resumeTask(task: string): Promise<TaskPauseView> {
+    return resumeTask(this.driver, task);
+  }
+
+  /** Every job and task this app declares, with queue, retry, concurrency and schedule (`x manifest`). */
+  inspectManifest(): OperatorDeclarations {
+    return inspectManifest({ jobs: this.registry, tasks: this.taskRegistry });
   }
 }
