@@ -1,5 +1,4 @@
 import {
-  NotImplementedError,
   boundedText,
   errorCodeOf,
   JobDuplicateError,
@@ -12,9 +11,11 @@ import {
   type JobState,
 } from '@ultimat3/jobs';
 import { isUuid, type PgContext } from './pg-context';
+import { pgBulkIntrospection } from './pg-bulk';
 import { pgCounterIntrospection } from './pg-counters';
 import { listRows } from './pg-list';
 import { toJobRow, type JobRecord } from './pg-rows';
+import { pgTaskIntrospection } from './pg-tasks';
 
 /** The live-key index: a unique violation on it means a live job took the key between a check and a write. */
 const LIVE_KEY_INDEX = 'x_jobs_name_tenant_idempotency_live_idx';
@@ -110,15 +111,8 @@ export function pgIntrospection(ctx: PgContext): JobIntrospection {
       return rows.map((row) => row.queue);
     },
 
-    // interface first (issue 16): the bulk and task members land driver by driver
-    requeueMany: () => Promise.reject(new NotImplementedError('requeueMany')),
-    removeMany: () => Promise.reject(new NotImplementedError('removeMany')),
-    promoteMany: () => Promise.reject(new NotImplementedError('promoteMany')),
-    pauseTask: () => Promise.reject(new NotImplementedError('pauseTask')),
-    resumeTask: () => Promise.reject(new NotImplementedError('resumeTask')),
-    pausedTasks: () => Promise.reject(new NotImplementedError('pausedTasks')),
-    taskFires: () => Promise.reject(new NotImplementedError('taskFires')),
-    recordTaskFire: () => Promise.reject(new NotImplementedError('recordTaskFire')),
+    ...pgBulkIntrospection(ctx),
+    ...pgTaskIntrospection(ctx),
     ...pgCounterIntrospection(ctx),
   };
 }

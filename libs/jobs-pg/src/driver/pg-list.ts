@@ -1,11 +1,12 @@
 import {
   DEFAULT_JOB_PAGE,
+  idPrefixRange,
   JobPageInvalidError,
   MAX_JOB_PAGE,
   type JobListFilter,
   type JobRow,
 } from '@ultimat3/jobs';
-import { isUuid, type PgContext } from './pg-context';
+import { isUuid, iso, type PgContext } from './pg-context';
 import { toJobRow, type JobRecord } from './pg-rows';
 
 /**
@@ -22,10 +23,11 @@ export async function listRows(ctx: PgContext, filter: JobListFilter = {}): Prom
   if (filter.after !== undefined && filter.before !== undefined) {
     throw new JobPageInvalidError('pass after or before, not both');
   }
-  const cursor = filter.after ?? filter.before;
-  if (cursor !== undefined) {
+  for (const which of ['after', 'before'] as const) {
+    const cursor = filter[which];
+    if (cursor === undefined) continue;
     const known = isUuid(cursor) && (await ctx.executor.query(ctx.sql.get, [cursor])).rows.length;
-    if (!known) throw new JobPageInvalidError(`cursor ${cursor} names no job`);
+    if (!known) throw new JobPageInvalidError(`the ${which} cursor ${cursor} names no job`, which);
   }
 
   const filters = [
@@ -34,11 +36,19 @@ export async function listRows(ctx: PgContext, filter: JobListFilter = {}): Prom
     filter.state ?? null,
     filter.tenantId ?? null,
   ];
+  const range = filter.idPrefix === undefined ? undefined : idPrefixRange(filter.idPrefix);
+  const narrowing = [
+    range?.low ?? null,
+    range?.high ?? null,
+    filter.createdFrom === undefined ? null : iso(filter.createdFrom),
+    filter.createdTo === undefined ? null : iso(filter.createdTo),
+  ];
   if (filter.before !== undefined) {
     const { rows } = await ctx.executor.query<JobRecord>(ctx.sql.listBefore, [
       ...filters,
       filter.before,
       limit,
+      ...narrowing,
     ]);
     return rows.map(toJobRow).reverse();
   }
@@ -46,6 +56,7 @@ export async function listRows(ctx: PgContext, filter: JobListFilter = {}): Prom
     ...filters,
     filter.after ?? null,
     limit,
+    ...narrowing,
   ]);
   return rows.map(toJobRow);
 }

@@ -12,8 +12,11 @@ import { SQL_ENQUEUE } from '../sql/enqueue.sql';
 import { SQL_GET } from '../sql/get.sql';
 import { SQL_HEARTBEAT } from '../sql/heartbeat.sql';
 import { SQL_JOB_CANCEL } from '../sql/job-cancel.sql';
+import { SQL_JOB_PROMOTE_MANY } from '../sql/job-promote-many.sql';
 import { SQL_JOB_PROMOTE } from '../sql/job-promote.sql';
+import { SQL_JOB_REMOVE_MANY } from '../sql/job-remove-many.sql';
 import { SQL_JOB_REMOVE } from '../sql/job-remove.sql';
+import { SQL_JOB_REQUEUE_MANY } from '../sql/job-requeue-many.sql';
 import { SQL_JOB_REQUEUE } from '../sql/job-requeue.sql';
 import { SQL_LEASE_ACQUIRE } from '../sql/lease-acquire.sql';
 import { SQL_LEASE_HOLDERS } from '../sql/lease-holders.sql';
@@ -32,6 +35,11 @@ import { SQL_QUEUE_PAUSE } from '../sql/queue-pause.sql';
 import { SQL_QUEUE_RESUME } from '../sql/queue-resume.sql';
 import { SQL_QUEUES_PAUSED } from '../sql/queues-paused.sql';
 import { SQL_STATS } from '../sql/stats.sql';
+import { SQL_TASK_FIRE_RECORD } from '../sql/task-fire-record.sql';
+import { SQL_SCHEDULER_FIRES } from '../scheduler/sql/scheduler-fires.sql';
+import { SQL_TASK_PAUSE } from '../scheduler/sql/task-pause.sql';
+import { SQL_TASK_RESUME } from '../scheduler/sql/task-resume.sql';
+import { SQL_TASKS_PAUSED } from '../scheduler/sql/tasks-paused.sql';
 import { SQL_STEPS_LOAD } from '../sql/steps-load.sql';
 import { SQL_STEPS_SAVE } from '../sql/steps-save.sql';
 import { SQL_WORKER_BEAT } from '../sql/worker-beat.sql';
@@ -53,8 +61,11 @@ const STATEMENTS = {
   heartbeat: SQL_HEARTBEAT,
   jobCancel: SQL_JOB_CANCEL,
   jobPromote: SQL_JOB_PROMOTE,
+  jobPromoteMany: SQL_JOB_PROMOTE_MANY,
   jobRemove: SQL_JOB_REMOVE,
+  jobRemoveMany: SQL_JOB_REMOVE_MANY,
   jobRequeue: SQL_JOB_REQUEUE,
+  jobRequeueMany: SQL_JOB_REQUEUE_MANY,
   leaseAcquire: SQL_LEASE_ACQUIRE,
   leaseHolders: SQL_LEASE_HOLDERS,
   leaseRelease: SQL_LEASE_RELEASE,
@@ -72,6 +83,12 @@ const STATEMENTS = {
   queueResume: SQL_QUEUE_RESUME,
   queuesPaused: SQL_QUEUES_PAUSED,
   stats: SQL_STATS,
+  // the task pauses and fires the scheduler state keeps, read and written by the operator surface too
+  taskFireRecord: SQL_TASK_FIRE_RECORD,
+  taskFires: SQL_SCHEDULER_FIRES,
+  taskPause: SQL_TASK_PAUSE,
+  taskResume: SQL_TASK_RESUME,
+  tasksPaused: SQL_TASKS_PAUSED,
   stepsLoad: SQL_STEPS_LOAD,
   stepsSave: SQL_STEPS_SAVE,
   workerBeat: SQL_WORKER_BEAT,

@@ -4,6 +4,11 @@
  * DBA can read, EXPLAIN and review exactly what runs — each constant's TSDoc says why it is written the way it is.
  */
 export { SQL_ACK } from './ack.sql';
+export { SQL_BACKFILL_BEGIN } from './backfill-begin.sql';
+export { SQL_BACKFILL_BY_JOB } from './backfill-by-job.sql';
+export { SQL_BACKFILL_FINISH } from './backfill-finish.sql';
+export { SQL_BACKFILL_LIST } from './backfill-list.sql';
+export { SQL_BACKFILL_PROGRESS } from './backfill-progress.sql';
 export { SQL_CLAIM_WAITING } from './claim-waiting.sql';
 export { SQL_CLAIM } from './claim.sql';
 export { SQL_COUNTER_TOTALS } from './counter-totals.sql';
@@ -16,8 +21,11 @@ export { SQL_ENQUEUE } from './enqueue.sql';
 export { SQL_GET } from './get.sql';
 export { SQL_HEARTBEAT } from './heartbeat.sql';
 export { SQL_JOB_CANCEL } from './job-cancel.sql';
+export { SQL_JOB_PROMOTE_MANY } from './job-promote-many.sql';
 export { SQL_JOB_PROMOTE } from './job-promote.sql';
+export { SQL_JOB_REMOVE_MANY } from './job-remove-many.sql';
 export { SQL_JOB_REMOVE } from './job-remove.sql';
+export { SQL_JOB_REQUEUE_MANY } from './job-requeue-many.sql';
 export { SQL_JOB_REQUEUE } from './job-requeue.sql';
 export { SQL_LEASE_ACQUIRE } from './lease-acquire.sql';
 export { SQL_LEASE_HOLDERS } from './lease-holders.sql';
@@ -37,6 +45,7 @@ export { SQL_QUEUE_PAUSE } from './queue-pause.sql';
 export { SQL_QUEUE_RESUME } from './queue-resume.sql';
 export { SQL_QUEUES_PAUSED } from './queues-paused.sql';
 export { SQL_STATS } from './stats.sql';
+export { SQL_TASK_FIRE_RECORD } from './task-fire-record.sql';
 export { SQL_STEPS_LOAD } from './steps-load.sql';
 export { SQL_STEPS_SAVE } from './steps-save.sql';
 export { SQL_WORKER_BEAT } from './worker-beat.sql';

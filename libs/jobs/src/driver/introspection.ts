@@ -61,6 +61,18 @@ export interface TaskFireNote {
   readonly occurrenceMs: number;
 }
 
+const UUID_SHAPE = 'xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx';
+
+/**
+ * The lowest and highest id an id prefix spans: the prefix padded to a whole UUID with `0` and with `f`. A driver
+ * answers `idPrefix` as this range over its id order (the primary key), never as a text match over every id.
+ */
+export function idPrefixRange(prefix: string): { readonly low: string; readonly high: string } {
+  const pad = (digit: string): string =>
+    prefix + UUID_SHAPE.slice(prefix.length).replace(/x/g, digit);
+  return { low: pad('0'), high: pad('f') };
+}
+
 /** The opaque cursor of one row for paging: its id (UUIDv7 ids sort by creation). */
 export function jobCursor(row: Pick<JobRow, 'id'>): string {
   return row.id;

@@ -52,11 +52,51 @@ export class JobNotPromotableError extends JobsError {
   }
 }
 
+/** `requeueMany` was asked for a live state: only finished rows (done, failed, dead, cancelled) can be requeued. */
+export class BulkNotRequeueableError extends JobsError {
+  constructor(state: string) {
+    super(
+      'X_JOB_NOT_REQUEUEABLE',
+      `requeueMany cannot requeue ${state} rows; only finished rows can be requeued.`,
+      {
+        fix: "Pass state 'dead', 'failed', 'done' or 'cancelled'.",
+        meta: { state },
+      },
+    );
+  }
+}
+
+/** `removeMany` was asked for running rows: a running job is cancelled first, never deleted under its worker. */
+export class BulkNotRemovableError extends JobsError {
+  constructor(state: string) {
+    super('X_JOB_NOT_REMOVABLE', `removeMany cannot remove ${state} rows.`, {
+      fix: 'Cancel the running jobs first, then remove them as cancelled.',
+      meta: { state },
+    });
+  }
+}
+
+/** `promoteMany` was asked for a state no row waits on its run time in (only delayed and ready rows do). */
+export class BulkNotPromotableError extends JobsError {
+  constructor(state: string) {
+    super(
+      'X_JOB_NOT_PROMOTABLE',
+      `promoteMany cannot promote ${state} rows; only delayed or ready rows wait on their run time.`,
+      {
+        fix: "Pass state 'delayed' or 'ready'.",
+        meta: { state },
+      },
+    );
+  }
+}
+
 /** `list()` was asked for more than the page maximum, or handed a cursor no page produced. */
 export class JobPageInvalidError extends JobsError {
-  constructor(reason: string) {
+  /** `cursor` names which cursor was refused (`after` or `before`), when a cursor was. */
+  constructor(reason: string, cursor?: 'after' | 'before') {
     super('X_JOB_PAGE_INVALID', `Invalid job page request: ${reason}.`, {
-      fix: 'Ask for at most 200 rows and pass cursors from jobCursor(row).',
+      meta: cursor === undefined ? {} : { cursor },
+      fix: 'Ask for at most 200 rows (x jobs list --limit 200 --json) and pass cursors from jobCursor(row).',
     });
   }
 }

@@ -1,3 +1,4 @@
+import type { JobIntrospection } from '../driver/introspection';
 import type { JobDriver } from '../driver/job-driver';
 import { systemClock, type Clock } from '../util/clock';
 import {
@@ -20,12 +21,15 @@ export interface MemorySchedulerStateOptions {
  * per-task lock across the compare, the `enqueueMany` and the watermark move, so concurrent fires of one task are
  * serial — the in-process form of the one statement Postgres runs. Nothing survives the process: with this state a
  * redeployed scheduler arms afresh and never sees what the pod it replaced missed.
+ *
+ * Task pauses and last fires live in the driver's operator surface when it has one (`driver.introspect`: pauses go
+ * through `pauseTask`, each fire is recorded through `recordTaskFire`), so `x tasks pause` and `taskFires()` on the
+ * driver and this state read and write one set; a driver without an operator surface keeps them here.
  */
 export function memorySchedulerState(options: MemorySchedulerStateOptions): SchedulerState {
   const clock = options.clock ?? systemClock;
   const watermarks = new Map<string, number>();
-  const fires = new Map<string, TaskFireRecord>();
-  const paused = new Set<string>();
+  const tasks = operatorTasks(options.driver) ?? ownTasks(clock);
   const locks = new Map<string, Promise<unknown>>();
 
   const locked = <T>(task: string, fn: () => Promise<T>): Promise<T> => {
@@ -54,12 +58,9 @@ export function memorySchedulerState(options: MemorySchedulerStateOptions): Sche
         }
         const results =
           request.requests.length === 0 ? [] : await options.driver.enqueueMany(request.requests);
+        // recorded before the watermark moves: a failed record leaves the occurrence due, and its keyed rows dedupe
+        await tasks.recordTaskFire({ task: request.task, occurrenceMs: request.occurrenceMs });
         watermarks.set(request.task, request.watermarkMs);
-        fires.set(request.task, {
-          task: request.task,
-          occurrenceMs: request.occurrenceMs,
-          firedAt: clock.now(),
-        });
         return { fired: true, results };
       }),
     skipTo: (task, watermarkMs, previousWatermarkMs) =>
@@ -68,6 +69,36 @@ export function memorySchedulerState(options: MemorySchedulerStateOptions): Sche
         watermarks.set(task, watermarkMs);
         return Promise.resolve(true);
       }),
+    taskFires: () => tasks.taskFires(),
+    pauseTask: (task) => tasks.pauseTask(task),
+    resumeTask: (task) => tasks.resumeTask(task),
+    pausedTasks: () => tasks.pausedTasks(),
+  };
+}
+
+type TaskMembers = Pick<
+  JobIntrospection,
+  'pauseTask' | 'resumeTask' | 'pausedTasks' | 'taskFires' | 'recordTaskFire'
+>;
+
+/**
+ * The driver's own task pauses and fires, when its operator surface carries them: then `x tasks pause` and
+ * `taskFires()` on the driver and this state read and write one set.
+ */
+function operatorTasks(driver: JobDriver): TaskMembers | undefined {
+  const introspect = driver.introspect;
+  return typeof introspect?.recordTaskFire === 'function' ? introspect : undefined;
+}
+
+/** Task pauses and fires in this state's own maps (a driver with no operator surface). */
+function ownTasks(clock: Clock): TaskMembers {
+  const fires = new Map<string, TaskFireRecord>();
+  const paused = new Set<string>();
+  return {
+    recordTaskFire({ task, occurrenceMs }) {
+      fires.set(task, { task, occurrenceMs, firedAt: clock.now() });
+      return Promise.resolve();
+    },
     taskFires: () =>
       Promise.resolve(
         [...fires.values()]

@@ -1,9 +1,10 @@
-import type { JobIntrospection, JobListFilter } from '../driver/introspection';
+import { assertBulkState, type BulkOperation } from '../driver/bulk-filter';
+import type { JobBulkFilter, JobIntrospection, JobListFilter } from '../driver/introspection';
 import { FINISHED_STATES, LIVE_STATES } from '../driver/job-row';
 import { ValueInvalidError } from '../errors/value-errors';
 import { MAX_JOB_NAME_LENGTH, MAX_QUEUE_NAME_LENGTH, MAX_TENANT_LENGTH } from './bounds';
 import { storedStepNameProblem } from './request';
-import { enumProblem, nameProblem } from './scalars';
+import { enumProblem, nameProblem, timeProblem } from './scalars';
 import { boundedText, describeValue, identifierProblem } from './text';
 
 const STATES: readonly string[] = [...LIVE_STATES, ...FINISHED_STATES];
@@ -12,19 +13,64 @@ const refuse = (field: string, reason: string | undefined): void => {
   if (reason !== undefined) throw new ValueInvalidError(field, reason);
 };
 
+/** A lower-case prefix of a canonical UUID: hex digits, dashes exactly where a UUID has them. */
+const ID_SHAPE = 'xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx';
+
+/** Why `value` cannot begin any stored id, or undefined. */
+export function idPrefixProblem(value: unknown): string | undefined {
+  if (typeof value !== 'string' || value.length === 0 || value.length > ID_SHAPE.length) {
+    return `must be 1 to 36 characters of an id (got ${describeValue(value)})`;
+  }
+  for (let i = 0; i < value.length; i++) {
+    const c = value[i]!;
+    const ok = ID_SHAPE[i] === '-' ? c === '-' : /[0-9a-f]/.test(c);
+    if (!ok)
+      return 'must be the start of a lower-case UUID (hex digits, dashes where a UUID has them)';
+  }
+  return undefined;
+}
+
+/** Refuses the fields a list and a bulk filter share (queue, name, state, tenant) that no row could hold. */
+function checkRowFields(call: string, filter: JobListFilter | JobBulkFilter): void {
+  const { queue, name, state, tenantId } = filter;
+  if (queue !== undefined) refuse(`${call}.queue`, nameProblem(queue, MAX_QUEUE_NAME_LENGTH));
+  if (name !== undefined) refuse(`${call}.name`, nameProblem(name, MAX_JOB_NAME_LENGTH));
+  if (state !== undefined) refuse(`${call}.state`, enumProblem(state, STATES));
+  if (tenantId !== undefined) {
+    refuse(`${call}.tenantId`, identifierProblem(tenantId, MAX_TENANT_LENGTH));
+  }
+}
+
 /** Refuses a filter field that no row could match because no row can hold it (`state: 'DEAD'`, a NUL in a queue). */
 function checkFilter(filter: JobListFilter | undefined): void {
   if (filter === undefined) return;
   if (typeof filter !== 'object' || filter === null) {
     throw new ValueInvalidError('list(filter)', `must be an object (got ${describeValue(filter)})`);
   }
-  const { queue, name, state, tenantId } = filter;
-  if (queue !== undefined) refuse('list(filter).queue', nameProblem(queue, MAX_QUEUE_NAME_LENGTH));
-  if (name !== undefined) refuse('list(filter).name', nameProblem(name, MAX_JOB_NAME_LENGTH));
-  if (state !== undefined) refuse('list(filter).state', enumProblem(state, STATES));
-  if (tenantId !== undefined) {
-    refuse('list(filter).tenantId', identifierProblem(tenantId, MAX_TENANT_LENGTH));
+  checkRowFields('list(filter)', filter);
+  const { idPrefix, createdFrom, createdTo } = filter;
+  if (idPrefix !== undefined) refuse('list(filter).idPrefix', idPrefixProblem(idPrefix));
+  if (createdFrom !== undefined) refuse('list(filter).createdFrom', timeProblem(createdFrom));
+  if (createdTo !== undefined) refuse('list(filter).createdTo', timeProblem(createdTo));
+  if (createdFrom !== undefined && createdTo !== undefined && createdFrom > createdTo) {
+    throw new ValueInvalidError(
+      'list(filter).createdFrom',
+      `is after createdTo (${createdFrom} > ${createdTo}): the window holds no time`,
+    );
   }
+}
+
+/** Refuses a bulk filter: an object with a `state`, fields a row could hold, a state the operation moves rows out of. */
+function checkBulkFilter(operation: BulkOperation, filter: JobBulkFilter): void {
+  const call = `${operation}(filter)`;
+  if (typeof filter !== 'object' || filter === null) {
+    throw new ValueInvalidError(call, `must be an object (got ${describeValue(filter)})`);
+  }
+  if (filter.state === undefined) {
+    throw new ValueInvalidError(`${call}.state`, 'is required: a bulk operation walks one state');
+  }
+  checkRowFields(call, filter);
+  assertBulkState(operation, filter);
 }
 
 /** Runs `check` and answers a rejection rather than a synchronous throw, as every driver operation does. */
@@ -40,13 +86,23 @@ function checked<T>(check: () => void, run: () => Promise<T>): Promise<T> {
 /**
  * The operator surface with its inputs checked against the value contract before `inner` sees them: list filters
  * (`state` one of the eight states, queue and job names as declared, a tenant as stored), queue names given to
- * pause and resume, a requeue's `fromStep`; each fault is `X_VALUE_INVALID` naming the argument. A cancel reason is
+ * pause and resume, task names, a requeue's `fromStep`, bulk filters (a state the operation cannot move rows out of
+ * is the operation's own code: `X_JOB_NOT_REQUEUEABLE`, `X_JOB_NOT_REMOVABLE`, `X_JOB_NOT_PROMOTABLE`); each fault is `X_VALUE_INVALID` naming the argument. A cancel reason is
  * free text: sanitised and bounded, never refused unless it is not a string. Every driver wraps its surface in it, so
  * they answer alike.
  */
 export function checkedIntrospection(inner: JobIntrospection): JobIntrospection {
   const queueArg = (call: string, queue: unknown) => () =>
     refuse(`${call}(queue)`, nameProblem(queue, MAX_QUEUE_NAME_LENGTH));
+  const taskArg = (call: string, task: unknown) => () =>
+    refuse(`${call}(task)`, nameProblem(task, MAX_JOB_NAME_LENGTH));
+  const bulk =
+    <K extends BulkOperation>(operation: K): JobIntrospection[K] =>
+    (filter: JobBulkFilter) =>
+      checked(
+        () => checkBulkFilter(operation, filter),
+        () => inner[operation](filter as never),
+      );
   return {
     // what takes no value from the caller passes straight through, whatever the surface grows
     ...inner,
@@ -79,5 +135,18 @@ export function checkedIntrospection(inner: JobIntrospection): JobIntrospection 
     },
     pauseQueue: (queue) => checked(queueArg('pauseQueue', queue), () => inner.pauseQueue(queue)),
     resumeQueue: (queue) => checked(queueArg('resumeQueue', queue), () => inner.resumeQueue(queue)),
+    requeueMany: bulk('requeueMany'),
+    removeMany: bulk('removeMany'),
+    promoteMany: bulk('promoteMany'),
+    pauseTask: (task) => checked(taskArg('pauseTask', task), () => inner.pauseTask(task)),
+    resumeTask: (task) => checked(taskArg('resumeTask', task), () => inner.resumeTask(task)),
+    recordTaskFire: (fire) =>
+      checked(
+        () => {
+          refuse('recordTaskFire(task)', nameProblem(fire?.task, MAX_JOB_NAME_LENGTH));
+          refuse('recordTaskFire(occurrenceMs)', timeProblem(fire.occurrenceMs));
+        },
+        () => inner.recordTaskFire(fire),
+      ),
   };
 }

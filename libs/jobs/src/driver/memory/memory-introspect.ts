@@ -1,4 +1,3 @@
-import { NotImplementedError } from '../../errors/runtime-errors';
 import { JobDuplicateError } from '../../errors/declaration-errors';
 import {
   JobNotFoundError,
@@ -9,9 +8,20 @@ import {
 import { boundedText } from '../../values/text';
 import type { JobIntrospection } from '../introspection';
 import { isLiveState, type JobRow } from '../job-row';
+import { promoteManyRows, removeManyRows, requeueManyRows, requeuedRow } from './memory-bulk';
 import { listRows } from './memory-list';
+import { memoryTaskIntrospection } from './memory-tasks';
 import { countCancel, memoryCounterIntrospection } from './memory-counters';
 import { copyRow, UNCLAIMED, type MemoryStore } from './memory-store';
+
+/** Runs a synchronous pass over the store, answered as a promise (a throw becomes a rejection). */
+function run<T>(fn: () => T): Promise<T> {
+  try {
+    return Promise.resolve(fn());
+  } catch (error) {
+    return Promise.reject(error as Error);
+  }
+}
 
 function requeueConflict(row: JobRow, holder: JobRow): JobDuplicateError {
   return new JobDuplicateError(
@@ -71,18 +81,7 @@ export function memoryIntrospection(store: MemoryStore): JobIntrospection {
       if (isLiveState(row.state)) throw new JobNotRequeueableError(id, row.state);
       const holder = store.liveHolder(row);
       if (holder) throw requeueConflict(row, holder);
-      const now = store.now();
-      const next: JobRow = {
-        ...row,
-        ...UNCLAIMED,
-        state: 'ready',
-        runAt: now,
-        attempt: 0,
-        lastError: null,
-        progress: null,
-        finishedAt: null,
-        updatedAt: now,
-      };
+      const next = requeuedRow(row, store.now());
       store.put(next);
       if (options?.fromStep !== undefined) dropStepsFrom(store, id, options.fromStep);
       return copyRow(next);
@@ -115,15 +114,10 @@ export function memoryIntrospection(store: MemoryStore): JobIntrospection {
       return Promise.resolve();
     },
     pausedQueues: () => Promise.resolve([...store.paused].sort()),
-    // interface first (issue 16): the bulk and task members land driver by driver
-    requeueMany: () => Promise.reject(new NotImplementedError('requeueMany')),
-    removeMany: () => Promise.reject(new NotImplementedError('removeMany')),
-    promoteMany: () => Promise.reject(new NotImplementedError('promoteMany')),
-    pauseTask: () => Promise.reject(new NotImplementedError('pauseTask')),
-    resumeTask: () => Promise.reject(new NotImplementedError('resumeTask')),
-    pausedTasks: () => Promise.reject(new NotImplementedError('pausedTasks')),
-    taskFires: () => Promise.reject(new NotImplementedError('taskFires')),
-    recordTaskFire: () => Promise.reject(new NotImplementedError('recordTaskFire')),
+    requeueMany: (filter) => run(() => requeueManyRows(store, filter)),
+    removeMany: (filter) => run(() => removeManyRows(store, filter)),
+    promoteMany: (filter) => run(() => promoteManyRows(store, filter)),
+    ...memoryTaskIntrospection(store),
     ...memoryCounterIntrospection(store),
   };
 }

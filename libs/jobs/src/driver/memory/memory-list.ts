@@ -8,7 +8,10 @@ function matches(row: JobRow, filter: JobListFilter): boolean {
     (filter.queue === undefined || row.queue === filter.queue) &&
     (filter.name === undefined || row.name === filter.name) &&
     (filter.state === undefined || row.state === filter.state) &&
-    (filter.tenantId === undefined || row.tenantId === filter.tenantId)
+    (filter.tenantId === undefined || row.tenantId === filter.tenantId) &&
+    (filter.idPrefix === undefined || row.id.startsWith(filter.idPrefix)) &&
+    (filter.createdFrom === undefined || row.createdAt >= filter.createdFrom) &&
+    (filter.createdTo === undefined || row.createdAt < filter.createdTo)
   );
 }
 
@@ -29,9 +32,11 @@ export function listRows(store: MemoryStore, filter: JobListFilter = {}): JobRow
   if (filter.after !== undefined && filter.before !== undefined) {
     throw new JobPageInvalidError('pass after or before, not both');
   }
-  const cursor = filter.after ?? filter.before;
-  if (cursor !== undefined && store.get(cursor) === undefined) {
-    throw new JobPageInvalidError(`cursor ${cursor} names no job`);
+  for (const which of ['after', 'before'] as const) {
+    const cursor = filter[which];
+    if (cursor !== undefined && store.get(cursor) === undefined) {
+      throw new JobPageInvalidError(`the ${which} cursor ${cursor} names no job`, which);
+    }
   }
 
   const rows = [...store.all()].filter((row) => matches(row, filter)).sort(byIdDesc);

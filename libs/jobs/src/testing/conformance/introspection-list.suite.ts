@@ -1,4 +1,4 @@
-import { idsOf, type Harness } from './harness';
+import { idsOf, Q, type Harness } from './harness';
 
 /** introspect.list: newest first, filters, page bounds and cursors. */
 export function introspectionListSuite(h: Harness): void {
@@ -59,13 +59,73 @@ export function introspectionListSuite(h: Harness): void {
       expect(await page({ before: r4 })).toEqual([]);
     });
 
-    it('is X_JOB_PAGE_INVALID for both cursors at once, or a cursor naming no row', async () => {
+    it('is X_JOB_PAGE_INVALID for both cursors at once, or a cursor naming no row (named in the error)', async () => {
       const [r0, r1] = await seed(2);
       const list = h.introspect().list;
       const invalid = { code: 'X_JOB_PAGE_INVALID' };
       await expect(list({ after: r1, before: r0 })).rejects.toMatchObject(invalid);
-      await expect(list({ after: h.newId() })).rejects.toMatchObject(invalid);
-      await expect(list({ before: h.newId() })).rejects.toMatchObject(invalid);
+      await expect(list({ after: h.newId() })).rejects.toMatchObject({
+        ...invalid,
+        meta: { cursor: 'after' },
+      });
+      await expect(list({ before: h.newId() })).rejects.toMatchObject({
+        ...invalid,
+        meta: { cursor: 'before' },
+      });
+      await expect(list({ after: 'not-an-id' })).rejects.toMatchObject(invalid);
+    });
+
+    it('filters by id prefix: the start of an id, as short as an operator copies it', async () => {
+      const [r0, r1, r2] = await seed(3);
+      const list = h.introspect().list;
+      // the first 13 characters are the whole 48-bit millisecond of a UUIDv7; the harness mints one per millisecond
+      expect(idsOf(await list({ idPrefix: r1!.slice(0, 13) }))).toEqual([r1]);
+      expect(idsOf(await list({ idPrefix: r2! }))).toEqual([r2]);
+      expect(idsOf(await list({ idPrefix: r0!.slice(0, 8) }))).toEqual(
+        idsOf([r0, r1, r2].map((id) => ({ id: id! }))),
+      );
+      expect(await list({ idPrefix: r0!.slice(0, 12) + 'f' })).toEqual([]);
+      expect(idsOf(await list({ idPrefix: r0!.slice(0, 8), after: r2 }))).toEqual(
+        idsOf([{ id: r0! }, { id: r1! }]),
+      );
+    });
+
+    it('filters by creation time: createdFrom inclusive, createdTo exclusive, with the other filters and cursors', async () => {
+      const t0 = h.clock().now();
+      const a = await h.enqueue();
+      await h.clock().advance(1_000);
+      const b = await h.enqueue({ queue: 'q-b' });
+      await h.clock().advance(1_000);
+      const c = await h.enqueue();
+      const list = h.introspect().list;
+      const ids = async (filter: object): Promise<string[]> =>
+        (await list(filter)).map((r) => r.id);
+      expect(await ids({ createdFrom: t0 + 1_000 })).toEqual([c.id, b.id]);
+      expect(await ids({ createdTo: t0 + 1_000 })).toEqual([a.id]);
+      expect(await ids({ createdFrom: t0 + 1_000, createdTo: t0 + 2_000 })).toEqual([b.id]);
+      expect(await ids({ createdFrom: t0, createdTo: t0 })).toEqual([]);
+      expect(await ids({ createdFrom: t0 + 1_000, queue: Q })).toEqual([c.id]);
+      expect(await ids({ createdTo: t0 + 2_001, limit: 1, after: c.id })).toEqual([b.id]);
+      expect(await ids({ createdFrom: t0, limit: 1, before: a.id })).toEqual([b.id]);
+    });
+
+    it.each([
+      ['idPrefix', { idPrefix: '' }],
+      ['idPrefix', { idPrefix: '0194F3A2' }],
+      ['idPrefix', { idPrefix: '0194f3a2x' }],
+      ['idPrefix', { idPrefix: '0194f3a2c' }],
+      ['idPrefix', { idPrefix: 'x'.repeat(37) }],
+      ['idPrefix', { idPrefix: 42 }],
+      ['createdFrom', { createdFrom: 1.5 }],
+      ['createdFrom', { createdFrom: '2026-01-01' }],
+      ['createdTo', { createdTo: Number.MAX_SAFE_INTEGER }],
+      ['createdFrom', { createdFrom: 2_000, createdTo: 1_000 }],
+    ])('a filter no row could match is X_VALUE_INVALID naming %s', async (field, filter) => {
+      await seed(1);
+      await expect(h.introspect().list(filter as never)).rejects.toMatchObject({
+        code: 'X_VALUE_INVALID',
+        meta: { field: `list(filter).${field}` },
+      });
     });
   });
 }

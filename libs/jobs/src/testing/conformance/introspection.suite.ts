@@ -1,7 +1,10 @@
 import type { StepRecord } from '../../driver/job-driver';
 import { claimOf, type JobState } from '../../driver/job-row';
 import { idsOf, LATER, Q, VT, type Harness } from './harness';
+import { introspectionBulkSuite } from './introspection-bulk.suite';
+import { introspectionCancelSuite } from './introspection-cancel.suite';
 import { introspectionListSuite } from './introspection-list.suite';
+import { introspectionTasksSuite } from './introspection-tasks.suite';
 
 const FINISHED: readonly JobState[] = ['done', 'failed', 'dead', 'cancelled'];
 const LIVE: readonly JobState[] = ['ready', 'delayed', 'running', 'suspended'];
@@ -10,9 +13,15 @@ function step(name: string, completedAt: number): StepRecord {
   return { name, output: name, attempt: 1, startedAt: completedAt, completedAt };
 }
 
-/** introspect: the operator surface — list, cancel, remove, requeue, promote and queue pauses. */
+/**
+ * introspect: the operator surface — list, cancel (and a cancel under a running worker), remove, requeue, promote,
+ * the bulk forms, queue and task pauses, task fires.
+ */
 export function introspectionSuite(h: Harness): void {
   introspectionListSuite(h);
+  introspectionBulkSuite(h);
+  introspectionTasksSuite(h);
+  introspectionCancelSuite(h);
 
   describe('introspect.cancel', () => {
     it.each(LIVE)('cancels a %s row and answers it', async (state) => {
