@@ -47,3 +47,4 @@ export {
 export * from './scheduler';
 export * from './backend';
 export * from './events';
+export * from './webhook';

@@ -14,6 +14,8 @@ export const JOBS_TABLES = [
   'x_job_counters',
   'x_queue_pauses',
   'x_task_pauses',
+  'x_webhook_attempts',
+  'x_webhook_endpoints',
   'x_migrations',
 ] as const;
 

@@ -6,6 +6,7 @@ import { MIGRATION_0005_EXACT_JSON } from './0005_exact_json.sql';
 import { MIGRATION_0006_RETENTION } from './0006_retention.sql';
 import { MIGRATION_0007_COUNTED_CANCELS } from './0007_counted_cancels.sql';
 import { MIGRATION_0008_EXACT_EVENT_PAYLOADS } from './0008_exact_event_payloads.sql';
+import { MIGRATION_0009_WEBHOOK_LEDGER } from './0009_webhook_ledger.sql';
 
 /** One numbered, append-only migration. */
 export interface JobsMigration {
@@ -26,4 +27,5 @@ export const JOBS_MIGRATIONS: readonly JobsMigration[] = [
   { id: 6, name: '0006_retention', sql: MIGRATION_0006_RETENTION },
   { id: 7, name: '0007_counted_cancels', sql: MIGRATION_0007_COUNTED_CANCELS },
   { id: 8, name: '0008_exact_event_payloads', sql: MIGRATION_0008_EXACT_EVENT_PAYLOADS },
+  { id: 9, name: '0009_webhook_ledger', sql: MIGRATION_0009_WEBHOOK_LEDGER },
 ];
