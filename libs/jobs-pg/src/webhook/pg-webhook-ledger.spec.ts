@@ -142,7 +142,7 @@ describe('postgresWebhookLedger', () => {
       const ledger = ledgerFor();
       const deliver = webhook({
         name: 'pg.webhook.disable',
-        tenant: ({ orgId }) => orgId ?? '',
+        tenant: ({ orgId }) => orgId,
         endpoint: () => ({ url: receiver.url(), secret: 's' }),
         event: () => ({ topic: 'orders.paid', body: '{}' }),
         ledger,

@@ -40,7 +40,7 @@ describe('webhook()', () => {
     const reads = { endpoint: 0 };
     const handle = webhook({
       name,
-      tenant: ({ orgId }) => orgId ?? '',
+      tenant: ({ orgId }) => orgId,
       endpoint: ({ endpointId }) => {
         reads.endpoint++;
         return { url: receiver.url(), secret: `${SECRET}:${endpointId}`, ...endpoint };
@@ -236,6 +236,17 @@ describe('webhook()', () => {
     expect(reads.endpoint).toBe(0);
     expect(receiver.connections()).toBe(0);
     expect(await ledger.attempts('ep-x')).toEqual([]);
+  });
+
+  it('an input naming no org is refused at enqueue under tenant: ({ orgId }) => orgId', async () => {
+    const { handle } = declare('webhook.spec.no-org', memoryWebhookLedger());
+    h = await runJobs({ jobs: [handle], clock });
+    await expect(handle.enqueue({ endpointId: 'ep', eventId: 'evt' })).rejects.toMatchObject({
+      code: 'X_JOB_TENANT_REQUIRED',
+    });
+    await expect(
+      handle.enqueue({ endpointId: 'ep', eventId: 'evt:2', orgId: 'org-a' }),
+    ).rejects.toMatchObject({ code: 'X_JOB_INPUT_INVALID' });
   });
 
   it('refuses a bad declaration where it is declared', () => {

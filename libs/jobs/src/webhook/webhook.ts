@@ -33,9 +33,10 @@ export interface WebhookDefinition {
   /**
    * The org that owns the endpoint, from the input (`({ orgId }) => orgId`), or `'none'` for endpoints no tenant
    * owns. An `orgId` on the input that is not the run's org (any orgId under `'none'`) is `X_JOB_TENANT_MISMATCH`
-   * before either read: terminal.
+   * before either read: terminal. An input for which it answers no org is refused at `enqueue()`
+   * (`X_JOB_TENANT_REQUIRED`).
    */
-  readonly tenant: ((input: WebhookInput) => string) | 'none';
+  readonly tenant: ((input: WebhookInput) => string | undefined) | 'none';
   /**
    * Reads the endpoint, once per ATTEMPT and never checkpointed (it carries the secret). Null is
    * `X_WEBHOOK_ENDPOINT_UNKNOWN`.
@@ -117,11 +118,13 @@ export function webhook(definition: WebhookDefinition) {
     clock: definition.clock ?? systemClock,
     userAgent: definition.userAgent ?? WEBHOOK_USER_AGENT,
   };
+  const tenantOf = definition.tenant;
   const handle = job({
     name,
     input: WEBHOOK_INPUT,
     idempotencyKey: ({ endpointId, eventId }) => `${endpointId}:${eventId}`,
-    tenant: definition.tenant,
+    // an undefined answer reaches the job's own check, which refuses the enqueue with X_JOB_TENANT_REQUIRED
+    tenant: tenantOf === 'none' ? 'none' : (input) => tenantOf(input) as string,
     ...(definition.queue === undefined ? {} : { queue: definition.queue }),
     ...(definition.retry === undefined ? {} : { retry: definition.retry }),
     ...(definition.timeout === undefined ? {} : { timeout: definition.timeout }),
