@@ -1,5 +1,4 @@
 import {
-  NotImplementedError,
   DEFAULT_JOB_PAGE,
   JobDuplicateError,
   JobNotFoundError,
@@ -8,16 +7,21 @@ import {
   JobNotRequeueableError,
   JobPageInvalidError,
   InvariantError,
+  MAX_BULK_ROWS,
   MAX_JOB_PAGE,
+  idPrefixRange,
   boundedText,
   type JobIntrospection,
+  type JobBulkFilter,
+  type JobBulkResult,
   type JobListFilter,
   type JobRow,
 } from '@ultimat3/jobs';
 import { redisCounterIntrospection } from './redis-counters';
 import type { RedisContext } from './redis-context';
 import { NULL_ARG, toJobRow, toJobRows } from './redis-rows';
-import type { ScriptReply } from './redis-scripts';
+import type { ScriptName, ScriptReply } from './redis-scripts';
+import { redisTaskMembers } from './redis-tasks';
 
 /** One page of rows, newest first ({@link LUA_LIST}); a cursor must name a stored row. */
 async function listRows(ctx: RedisContext, filter: JobListFilter = {}): Promise<JobRow[]> {
@@ -33,6 +37,7 @@ async function listRows(ctx: RedisContext, filter: JobListFilter = {}): Promise<
   const direction =
     filter.after !== undefined ? 'after' : filter.before !== undefined ? 'before' : '';
   const cursor = filter.after ?? filter.before ?? '';
+  const range = filter.idPrefix === undefined ? undefined : idPrefixRange(filter.idPrefix);
   const reply = await ctx.run('list', [
     direction,
     cursor,
@@ -41,10 +46,36 @@ async function listRows(ctx: RedisContext, filter: JobListFilter = {}): Promise<
     filter.name ?? NULL_ARG,
     filter.state ?? NULL_ARG,
     filter.tenantId ?? NULL_ARG,
+    range?.low ?? NULL_ARG,
+    range?.high ?? NULL_ARG,
+    filter.createdFrom ?? NULL_ARG,
+    filter.createdTo ?? NULL_ARG,
   ]);
   const [status, ...rows] = Array.isArray(reply) ? reply : [];
-  if (status === 'bad-cursor') throw new JobPageInvalidError(`cursor ${cursor} names no job`);
+  if (status === 'bad-cursor') {
+    throw new JobPageInvalidError(
+      `the ${direction} cursor ${cursor} names no job`,
+      direction || undefined,
+    );
+  }
   return toJobRows(rows);
+}
+
+/** One bulk script ({@link LUA_REQUEUE_MANY} and its siblings) over the filter, bounded by {@link MAX_BULK_ROWS}. */
+async function bulk(
+  ctx: RedisContext,
+  script: ScriptName & ('requeueMany' | 'removeMany' | 'promoteMany'),
+  filter: JobBulkFilter,
+): Promise<JobBulkResult> {
+  const reply = await ctx.run(script, [
+    filter.state,
+    filter.queue ?? NULL_ARG,
+    filter.name ?? NULL_ARG,
+    filter.tenantId ?? NULL_ARG,
+    MAX_BULK_ROWS,
+  ]);
+  const [affected, remaining] = Array.isArray(reply) ? reply : [];
+  return { affected: Number(affected ?? 0), remaining: Number(remaining ?? 0) };
 }
 
 /** The status and row of a script answering `{ status, row }`, or `{ status, … }`. */
@@ -114,15 +145,10 @@ export function redisIntrospection(ctx: RedisContext): JobIntrospection {
     async pausedQueues() {
       return (await ctx.client.smembers(paused)).sort();
     },
-    // interface first (issue 16): the bulk and task members land driver by driver
-    requeueMany: () => Promise.reject(new NotImplementedError('requeueMany')),
-    removeMany: () => Promise.reject(new NotImplementedError('removeMany')),
-    promoteMany: () => Promise.reject(new NotImplementedError('promoteMany')),
-    pauseTask: () => Promise.reject(new NotImplementedError('pauseTask')),
-    resumeTask: () => Promise.reject(new NotImplementedError('resumeTask')),
-    pausedTasks: () => Promise.reject(new NotImplementedError('pausedTasks')),
-    taskFires: () => Promise.reject(new NotImplementedError('taskFires')),
-    recordTaskFire: () => Promise.reject(new NotImplementedError('recordTaskFire')),
+    requeueMany: (filter) => bulk(ctx, 'requeueMany', filter),
+    removeMany: (filter) => bulk(ctx, 'removeMany', filter),
+    promoteMany: (filter) => bulk(ctx, 'promoteMany', filter),
+    ...redisTaskMembers(ctx),
     ...redisCounterIntrospection(ctx),
   };
 }

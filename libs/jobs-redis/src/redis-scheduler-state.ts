@@ -1,14 +1,7 @@
-import {
-  assertEnqueueRequests,
-  MAX_TASK_FIRES,
-  type SchedulerState,
-  type TaskFireRecord,
-} from '@ultimat3/jobs';
+import { assertEnqueueRequests, type SchedulerState } from '@ultimat3/jobs';
 import type { RedisContext } from './redis-context';
 import { enqueueArgs, enqueueAnswer } from './redis-enqueue';
-
-const byTask = (a: TaskFireRecord, b: TaskFireRecord): number =>
-  a.task < b.task ? -1 : a.task > b.task ? 1 : 0;
+import { redisTaskMembers } from './redis-tasks';
 
 /**
  * The scheduler's durable state on the driver's Redis: per task a watermark and its last fire, and the paused tasks.
@@ -18,8 +11,7 @@ const byTask = (a: TaskFireRecord, b: TaskFireRecord): number =>
  */
 export function redisSchedulerState(ctx: RedisContext): SchedulerState {
   const wm = `${ctx.prefix}sched:wm`;
-  const fires = `${ctx.prefix}sched:fire`;
-  const paused = `${ctx.prefix}sched:paused`;
+  const tasks = redisTaskMembers(ctx);
   return {
     async load(tasks) {
       const found = new Map<string, number>();
@@ -50,23 +42,9 @@ export function redisSchedulerState(ctx: RedisContext): SchedulerState {
       return (await ctx.run('schedulerSkip', [task, watermarkMs, planned])) === 1;
     },
 
-    async taskFires() {
-      const all = await ctx.client.hgetall(fires);
-      const records = Object.entries(all).map(([task, value]): TaskFireRecord => {
-        const [occurrence, firedAt] = value.split('|');
-        return { task, occurrenceMs: Number(occurrence), firedAt: Number(firedAt) };
-      });
-      return records.sort(byTask).slice(0, MAX_TASK_FIRES);
-    },
-
-    async pauseTask(task) {
-      await ctx.client.sadd(paused, task);
-    },
-    async resumeTask(task) {
-      await ctx.client.srem(paused, task);
-    },
-    async pausedTasks() {
-      return (await ctx.client.smembers(paused)).sort();
-    },
+    taskFires: () => tasks.taskFires(),
+    pauseTask: (task) => tasks.pauseTask(task),
+    resumeTask: (task) => tasks.resumeTask(task),
+    pausedTasks: () => tasks.pausedTasks(),
   };
 }

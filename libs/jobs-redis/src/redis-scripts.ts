@@ -13,16 +13,20 @@ import { LUA_LEASE_RENEW } from './lua/lease-renew.lua';
 import { LUA_LIST } from './lua/list.lua';
 import { LUA_NACK } from './lua/nack.lua';
 import { LUA_PROGRESS } from './lua/progress.lua';
+import { LUA_PROMOTE_MANY } from './lua/promote-many.lua';
 import { LUA_PROMOTE } from './lua/promote.lua';
 import { LUA_PURGE_COUNTERS } from './lua/purge-counters.lua';
 import { LUA_PURGE_JOBS } from './lua/purge-jobs.lua';
+import { LUA_REMOVE_MANY } from './lua/remove-many.lua';
 import { LUA_REMOVE } from './lua/remove.lua';
+import { LUA_REQUEUE_MANY } from './lua/requeue-many.lua';
 import { LUA_REQUEUE } from './lua/requeue.lua';
 import { LUA_RESCUE } from './lua/rescue.lua';
 import { LUA_SCHEDULER_FIRE } from './lua/scheduler-fire.lua';
 import { LUA_SCHEDULER_SKIP } from './lua/scheduler-skip.lua';
 import { LUA_STATS } from './lua/stats.lua';
 import { LUA_STEP_SAVE } from './lua/step-save.lua';
+import { LUA_TASK_FIRE_RECORD } from './lua/task-fire-record.lua';
 import { LUA_WORKER_BEAT } from './lua/worker-beat.lua';
 import { LUA_WORKERS } from './lua/workers.lua';
 
@@ -42,6 +46,10 @@ export const SCRIPTS = {
   remove: LUA_REMOVE,
   requeue: LUA_REQUEUE,
   promote: LUA_PROMOTE,
+  requeueMany: LUA_REQUEUE_MANY,
+  removeMany: LUA_REMOVE_MANY,
+  promoteMany: LUA_PROMOTE_MANY,
+  taskFireRecord: LUA_TASK_FIRE_RECORD,
   leaseAcquire: LUA_LEASE_ACQUIRE,
   leaseRenew: LUA_LEASE_RENEW,
   leaseHolders: LUA_LEASE_HOLDERS,
