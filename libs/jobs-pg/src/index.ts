@@ -47,4 +47,5 @@ export {
 export * from './scheduler';
 export * from './backend';
 export * from './events';
+export * from './backfill';
 export * from './webhook';

@@ -252,4 +252,54 @@ describe('backfill() over a TypeORM source on PostgreSQL', () => {
     const refused = settled.find((s) => s.jobId !== undefined && s.ctx.actor.orgId === 'org-b');
     expect(refused).toMatchObject({ outcome: 'dead-lettered', code: 'X_JOB_TENANT_MISMATCH' });
   });
+
+  it('pauses inside each page on the driven clock: the next page is read only once 1/rate has passed', async () => {
+    await seedPosts(data, 25);
+    const clock = frozenClock();
+    const reads: number[] = [];
+    const settled: JobSettled<BackfillInput, BackfillResult>[] = [];
+    const handle = backfill<BfPost>({
+      name: `throttled-${++seq}`,
+      batch: 10,
+      rate: 2,
+      tenant: 'none',
+      clock,
+      source: () => {
+        reads.push(clock.now());
+        return data.getRepository(BfPost).createQueryBuilder('p');
+      },
+      handle: () => undefined,
+      onSettled: (s) => void settled.push(s),
+    });
+    const harness = await runJobs({ jobs: [handle], clock });
+    h = harness;
+    /** Lets the database answer without moving the clock. */
+    const until = async (cond: () => boolean) => {
+      for (let i = 0; i < 500 && !cond(); i++) {
+        await harness.settle();
+        await realPause(4);
+      }
+      expect(cond()).toBe(true);
+    };
+    await handle.enqueue({});
+    await until(() => reads.length === 1);
+    const t0 = reads[0] as number;
+    await harness.advance(499);
+    await realPause(50);
+    await harness.settle();
+    expect(reads).toEqual([t0]);
+    await harness.advance(1);
+    await until(() => reads.length === 2);
+    expect(reads).toEqual([t0, t0 + 500]);
+    await harness.advance(500);
+    await until(() => reads.length === 3);
+    // the third page (5 rows) is short, so it ends the pass: nothing more is read, and no pause follows it
+    expect(reads).toEqual([t0, t0 + 500, t0 + 1_000]);
+    await harness.advance(500);
+    await realPause(20);
+    await harness.settle();
+    expect(reads).toHaveLength(3);
+    await drive(harness, () => settled.length > 0, 1);
+    expect(resultOf(settled[0])).toMatchObject({ rows: 25, batches: 3 });
+  });
 });

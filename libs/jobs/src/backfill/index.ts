@@ -16,8 +16,11 @@ export {
   type SelectQueryLike,
 } from './keyset-source';
 export * from './ledger';
-export { MAX_BACKFILL_LIST_LIMIT } from './ledger-order';
+export { clampBackfillListLimit, MAX_BACKFILL_LIST_LIMIT } from './ledger-order';
 export { memoryBackfillLedger } from './memory-ledger';
 export { backfillOf, isBackfill, registeredBackfills } from './registry';
 export type { ResolvedBackfill } from './resolved';
 export { DEFAULT_BACKFILL_RATE, throttleWaitMs } from './throttle';
+export * from './pending';
+export * from './inspect';
+export { readAppliedMigrations, type MigrationsSourceLike } from './migrations-table';

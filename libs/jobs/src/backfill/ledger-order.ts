@@ -5,7 +5,7 @@ import { DEFAULT_BACKFILL_LIST_LIMIT, type BackfillPassRow } from './ledger';
 export const MAX_BACKFILL_LIST_LIMIT = 1_000;
 
 /** The `limit` of a ledger listing: default 100, a whole number from 1 to 1,000, else `X_INVARIANT`. */
-export function clampListLimit(limit: number | undefined): number {
+export function clampBackfillListLimit(limit: number | undefined): number {
   if (limit === undefined) return DEFAULT_BACKFILL_LIST_LIMIT;
   if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_BACKFILL_LIST_LIMIT) {
     throw new InvariantError(

@@ -1,4 +1,4 @@
-import { clampListLimit, newestFirst } from './ledger-order';
+import { clampBackfillListLimit, newestFirst } from './ledger-order';
 import type {
   BackfillLedger,
   BackfillLedgerFilter,
@@ -99,7 +99,7 @@ export function memoryBackfillLedger(): BackfillLedger {
     },
 
     async list(filter: BackfillLedgerFilter = {}) {
-      const limit = clampListLimit(filter.limit);
+      const limit = clampBackfillListLimit(filter.limit);
       return [...rows.values()]
         .filter((row) => filter.name === undefined || row.name === filter.name)
         .filter((row) => filter.status === undefined || row.status === filter.status)

@@ -1,0 +1,1 @@
+export { postgresBackfillLedger, type PostgresBackfillLedgerOptions } from './pg-backfill-ledger';

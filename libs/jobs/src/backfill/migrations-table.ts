@@ -1,0 +1,41 @@
+import { InvariantError } from '../errors/runtime-errors';
+
+/** The part of a TypeORM `DataSource` {@link readAppliedMigrations} uses (structural: core never imports `typeorm`). */
+export interface MigrationsSourceLike {
+  query(sql: string): Promise<unknown>;
+  readonly options: { readonly migrationsTableName?: string };
+}
+
+const TABLE = /^[A-Za-z_][A-Za-z0-9_]{0,62}(\.[A-Za-z_][A-Za-z0-9_]{0,62})?$/;
+
+/**
+ * The migrations applied to the app's database, read from its TypeORM migrations table (`migrationsTableName`,
+ * default `migrations`): each one's name and its timestamp, so `requires` may name either. A database with no such
+ * table has applied none.
+ */
+export async function readAppliedMigrations(dataSource: MigrationsSourceLike): Promise<string[]> {
+  const table = dataSource.options.migrationsTableName ?? 'migrations';
+  if (!TABLE.test(table)) {
+    throw new InvariantError(
+      `migrationsTableName ${JSON.stringify(table)} is not a plain identifier.`,
+    );
+  }
+  const quoted = table
+    .split('.')
+    .map((part) => `"${part}"`)
+    .join('.');
+  let rows: unknown;
+  try {
+    rows = await dataSource.query(`select name, timestamp from ${quoted}`);
+  } catch (error) {
+    // 42P01: undefined_table — the app has never run a migration
+    if ((error as { code?: unknown }).code === '42P01') return [];
+    throw error;
+  }
+  const applied: string[] = [];
+  for (const row of rows as { name?: unknown; timestamp?: unknown }[]) {
+    if (typeof row.name === 'string') applied.push(row.name);
+    if (row.timestamp !== undefined && row.timestamp !== null) applied.push(String(row.timestamp));
+  }
+  return applied;
+}
