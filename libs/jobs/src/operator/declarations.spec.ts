@@ -1,0 +1,146 @@
+import { job } from '../declare/job';
+import { task } from '../declare/task';
+import { memoryJobDriver } from '../driver/memory';
+import { t } from '../schema';
+import { frozenClock } from '../testing/frozen-clock';
+import { thrownCode } from '../testing/test-kit';
+import { collectDeclarations, inspectManifest } from './declarations';
+import type { JsonValue } from '../util/json';
+import { redactJson } from './redact';
+import { inspectTask, inspectTasks, nextTaskRuns, pauseTask, resumeTask } from './tasks';
+
+let seq = 0;
+function declare() {
+  seq += 1;
+  const send = job({
+    input: t.object({ to: t.string }),
+    idempotencyKey: ({ to }) => to,
+    tenant: 'none',
+    queue: 'mail',
+    retry: { attempts: 4 },
+    redact: ['to'],
+  });
+  const digest = task({
+    name: `digest.${seq}`,
+    cron: '0 9 * * *',
+    tz: 'UTC',
+    enqueue: () => [[send, { to: 'a@example.test' }]],
+  });
+  return { send, digest };
+}
+
+describe('inspectManifest and collectDeclarations', () => {
+  it('collects exported handles (top level, in objects and arrays) and stamps unnamed jobs with their export names', () => {
+    const { send, digest } = declare();
+    const name = `sendMail${seq}`;
+    const found = collectDeclarations({ [name]: send, tasks: [digest], other: 42 });
+    expect(found.jobs).toEqual([send]);
+    expect(found.tasks).toEqual([digest]);
+    expect(send.name).toBe(name);
+
+    const manifest = inspectManifest(found);
+    expect(manifest.jobs).toEqual([
+      expect.objectContaining({
+        name,
+        queue: 'mail',
+        retry: expect.objectContaining({ attempts: 4 }),
+        redact: ['to'],
+      }),
+    ]);
+    expect(manifest.tasks).toEqual([
+      expect.objectContaining({ name: digest.name, cron: '0 9 * * *', tz: 'UTC', jobs: [name] }),
+    ]);
+    expect(JSON.parse(JSON.stringify(manifest))).toEqual(manifest);
+  });
+
+  it("lists a task's jobs even when only the task was handed over", () => {
+    const { send, digest } = declare();
+    collectDeclarations({ [`mailOnly${seq}`]: send });
+    expect(inspectManifest({ jobs: [], tasks: [digest] }).jobs.map((j) => j.name)).toEqual([
+      send.name,
+    ]);
+  });
+
+  it('refuses a redact declaration that is not a list of dot paths', async () => {
+    const bad = (redact: unknown) => () =>
+      job({
+        name: `bad.${(seq += 1)}`,
+        input: t.object({}),
+        idempotencyKey: () => 'k',
+        tenant: 'none',
+        redact: redact as string[],
+      });
+    expect(await thrownCode(bad('card.number'))).toBe('X_JOB_DECLARATION_INVALID');
+    expect(await thrownCode(bad(['card..number']))).toBe('X_JOB_DECLARATION_INVALID');
+    expect(await thrownCode(bad([' x']))).toBe('X_JOB_DECLARATION_INVALID');
+  });
+});
+
+describe('redactJson', () => {
+  it('replaces every declared path, with * over keys and indexes, and leaves the value untouched', () => {
+    const value: JsonValue = {
+      card: { number: '4242', cvc: '1' },
+      items: [{ token: 'a' }, { token: 'b', keep: 1 }],
+      n: 1,
+    };
+    const copy = JSON.parse(JSON.stringify(value)) as Record<string, JsonValue>;
+    expect(redactJson(value, ['card.number', 'items.*.token', 'missing.path', 'n.deeper'])).toEqual(
+      {
+        card: { number: '[redacted]', cvc: '1' },
+        items: [{ token: '[redacted]' }, { token: '[redacted]', keep: 1 }],
+        n: 1,
+      },
+    );
+    expect(redactJson(value, ['card.*'])).toEqual({
+      ...value,
+      card: { number: '[redacted]', cvc: '[redacted]' },
+    });
+    expect(value).toEqual(copy);
+  });
+});
+
+describe('task projections', () => {
+  it('lists declared and remembered tasks with pause flag, last fire and next run', async () => {
+    const clock = frozenClock(Date.UTC(2026, 0, 1, 8, 0));
+    const driver = memoryJobDriver({ clock });
+    const { digest } = declare();
+    const declarations = inspectManifest({ jobs: [], tasks: [digest] });
+    await driver.introspect!.recordTaskFire({
+      task: 'legacy.task',
+      occurrenceMs: Date.UTC(2025, 11, 31),
+    });
+
+    expect(await pauseTask(driver, digest.name)).toEqual({ task: digest.name, paused: true });
+    const tasks = await inspectTasks(driver, { declarations, clock });
+    expect(tasks).toEqual([
+      {
+        name: digest.name,
+        declared: true,
+        cron: '0 9 * * *',
+        tz: 'UTC',
+        catchUp: 'skip',
+        jobs: declarations.jobs.map((j) => j.name),
+        paused: true,
+        lastFire: null,
+        next: Date.UTC(2026, 0, 1, 9, 0),
+      },
+      expect.objectContaining({
+        name: 'legacy.task',
+        declared: false,
+        cron: null,
+        next: null,
+        lastFire: expect.objectContaining({ occurrenceMs: Date.UTC(2025, 11, 31) }),
+      }),
+    ]);
+    await resumeTask(driver, digest.name);
+    expect((await inspectTask(driver, digest.name, { declarations, clock })).paused).toBe(false);
+    expect(await thrownCode(() => inspectTask(driver, 'nobody', { declarations, clock }))).toBe(
+      'X_INVARIANT',
+    );
+    expect(nextTaskRuns(declarations, digest.name, { clock, count: 2 })).toEqual([
+      Date.UTC(2026, 0, 1, 9, 0),
+      Date.UTC(2026, 0, 2, 9, 0),
+    ]);
+    await driver.close();
+  });
+});

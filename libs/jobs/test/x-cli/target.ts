@@ -1,0 +1,112 @@
+import {
+  directJobsFacade,
+  JobRegistry,
+  jobWorker,
+  setJobsFacade,
+  uuidv7,
+  type EnqueueRequest,
+  type JobDriver,
+  type JobState,
+  type JobWorker,
+} from '@ultimat3/jobs';
+import { until } from '../../../../test/until';
+import { xCliBlock, xCliSteps } from './app';
+
+/** One backend the CLI specs operate: the `x` flags that reach it, and the spec's own driver over it. */
+export interface XTarget {
+  /** `--url …` with `--schema` / `--prefix`: the CLI reaches the same storage as `driver`. */
+  readonly flags: readonly string[];
+  readonly driver: JobDriver;
+  close(): Promise<void>;
+}
+
+/** The spec's side: the target, and a worker serving the fixture app's jobs, with the facade installed. */
+export interface XWorld extends XTarget {
+  readonly worker: JobWorker;
+  /** Waits until the row is in `state` (10 s at most). */
+  untilState(id: string, state: JobState): Promise<void>;
+  /** `n` rows of `name` on `queue` (a queue no worker serves), each dead-lettered by its one attempt. */
+  seedDead(queue: string, n: number): Promise<readonly string[]>;
+  /** A row on `queue` no worker serves: it waits `ready`. */
+  seedReady(queue: string, n: number): Promise<readonly string[]>;
+}
+
+let seq = 0;
+function request(queue: string): EnqueueRequest {
+  seq += 1;
+  const id = uuidv7();
+  return {
+    id,
+    runId: uuidv7(),
+    name: 'x-cli.seeded',
+    queue,
+    input: { n: seq },
+    idempotencyKey: `seeded:${id}`,
+    tenantId: null,
+    enqueuedBy: null,
+    runAt: 0,
+    maxAttempts: 1,
+    priority: 0,
+    onConflict: 'dedupe',
+    concurrencyKey: null,
+    traceparent: null,
+  };
+}
+
+/** Starts the fixture app's worker on `target` (fast polls and heartbeats: a cancel lands within ~200 ms). */
+export async function openWorld(target: XTarget): Promise<XWorld> {
+  const registry = new JobRegistry();
+  registry.register(xCliSteps);
+  registry.register(xCliBlock);
+  const { driver } = target;
+  const worker = jobWorker({
+    driver,
+    registry,
+    pollIntervalMs: 50,
+    idlePollMaxMs: 200,
+    visibilityTimeoutMs: 3_000,
+    heartbeatIntervalMs: 200,
+  });
+  const uninstall = setJobsFacade(
+    directJobsFacade({ driver, onEnqueued: (q) => worker.signalEnqueued(q) }),
+  );
+  await worker.start();
+  return {
+    ...target,
+    worker,
+    untilState: (id, state) => until(async () => (await driver.get(id))?.state === state),
+    async seedDead(queue, n) {
+      const requests = Array.from({ length: n }, () => request(queue));
+      for (let i = 0; i < n; i += 500) await driver.enqueueMany(requests.slice(i, i + 500));
+      for (;;) {
+        const claimed = await driver.claim({
+          workerId: 'x-cli-seeder',
+          slots: [{ queue, limit: 500 }],
+          visibilityTimeoutMs: 60_000,
+        });
+        if (claimed.length === 0) break;
+        await Promise.all(
+          claimed.map((row) =>
+            driver.nack(row.id, {
+              kind: 'dead',
+              workerId: row.workerId,
+              claim: row.claim,
+              error: 'X_SEEDED: dead on purpose',
+            }),
+          ),
+        );
+      }
+      return requests.map((r) => r.id);
+    },
+    async seedReady(queue, n) {
+      const requests = Array.from({ length: n }, () => request(queue));
+      await driver.enqueueMany(requests);
+      return requests.map((r) => r.id);
+    },
+    async close() {
+      await worker.stop();
+      uninstall();
+      await target.close();
+    },
+  };
+}
