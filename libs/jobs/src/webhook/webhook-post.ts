@@ -37,6 +37,9 @@ export type WebhookPostResult =
   | { readonly kind: 'refused'; readonly reason: string }
   | { readonly kind: 'failed'; readonly reason: string; readonly error: unknown };
 
+/** How much of an answer's body is read before the connection is let go (64 KiB). */
+const MAX_ANSWER_BYTES = 65_536;
+
 /** The stop a signal carries, as what the POST rejects with. */
 class PostStopped {
   constructor(readonly reason: unknown) {}
@@ -109,8 +112,16 @@ export function postWebhook(
         date: first(res.headers.date),
         location: first(res.headers.location),
       };
-      // the body is not ours to keep; read it to its end so the answer is whole, then let the socket go
-      res.resume();
+      // the body is not ours to keep: read it to its end so the answer is whole, but no further than a bound — a
+      // receiver streaming without end must not hold the attempt open
+      let bytes = 0;
+      res.on('data', (chunk: Buffer) => {
+        bytes += chunk.length;
+        if (bytes <= MAX_ANSWER_BYTES) return;
+        cleanup();
+        resolve(answer);
+        res.destroy();
+      });
       res.once('end', () => {
         cleanup();
         resolve(answer);

@@ -2,7 +2,7 @@ import { frozenClock } from '../testing/frozen-clock';
 import { runJobs, type JobsHarness } from '../testing/run-jobs';
 import type { JobRow } from '../driver/job-row';
 import { memoryWebhookLedger } from './memory-webhook-ledger';
-import { startReceiver, until, type Receiver } from './receiver.spec-util';
+import { startReceiver, until, type Answer, type Receiver } from './receiver.spec-util';
 import { webhook } from './webhook';
 import type { WebhookLedger } from './webhook-ledger';
 import type { WebhookEndpoint } from './webhook-reads';
@@ -169,6 +169,31 @@ describe('webhook()', () => {
       ['delivered', 204],
       ['throttled', 429],
     ]);
+  });
+
+  it('a Retry-After past retry.maxDelay is clamped to it; an HTTP date is read against the answer’s Date', async () => {
+    const { handle } = declare('webhook.spec.clamped', memoryWebhookLedger(), {
+      retry: { attempts: 3, delay: 1_000, maxDelay: 10_000, jitter: false },
+    });
+    const date = new Date(Date.UTC(2030, 0, 1)).toUTCString(); // the receiver's clock, years off ours
+    const retryAt = new Date(Date.UTC(2030, 0, 1, 0, 0, 7)).toUTCString();
+    receiver.answer((_, n): Answer =>
+      n === 1
+        ? { status: 429, headers: { 'retry-after': '7200' } }
+        : { status: 503, headers: { 'retry-after': retryAt, date } },
+    );
+    h = await runJobs({ jobs: [handle], clock });
+    const { id } = await handle.enqueue({ endpointId: 'ep-c', eventId: 'evt_c', orgId: 'org-a' });
+    await until('the first nack', stateOf(id, 'delayed'), turn);
+    expect((await row(id))!.runAt - clock.now()).toBe(10_000);
+    await h.advance(10_000);
+    await until('the second attempt', () => receiver.requests.length === 2, turn);
+    await until(
+      'the second nack',
+      async () => (await row(id))?.attempt === 2 && (await row(id))?.state === 'delayed',
+      turn,
+    );
+    expect((await row(id))!.runAt - clock.now()).toBe(7_000);
   });
 
   it('ten 500s in a row disable the endpoint: no further socket opens until the app re-enables it', async () => {
