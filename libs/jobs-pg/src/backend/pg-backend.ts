@@ -16,6 +16,7 @@ import { pgPoolExecutor } from '../executor/pg-pool-executor';
 import { typeormExecutor, type TypeormDataSourceLike } from '../executor/typeorm-executor';
 import { postgresSchedulerState } from '../scheduler/pg-scheduler-state';
 import { quoteSchema } from '../schema';
+import { postgresBackfillLedger } from '../backfill/pg-backfill-ledger';
 import { bootOverExecutor, bootOverUrl, resolveConnectTimeout } from './boot-check';
 import { connectionTarget, dataSourceTarget } from './connection-target';
 
@@ -204,6 +205,7 @@ export function postgresBackendOver(
       options.schema === undefined ? { executor } : { executor, schema: options.schema },
     ),
     schedulerState,
+    backfills: postgresBackfillLedger(settings),
     close: () => Promise.resolve(),
   };
 }

@@ -1,3 +1,4 @@
+import type { BackfillLedger } from '../backfill/ledger';
 import type { EventBus } from '../events/event-bus';
 import type { SchedulerState } from '../scheduler/scheduler-state';
 import type { JobsLogger } from '../util/logger';
@@ -67,6 +68,11 @@ export interface JobsBackend {
   readonly events?: EventBus;
   /** The durable scheduler state: present exactly when `capabilities.schedulerState`. */
   readonly schedulerState?: SchedulerState;
+  /**
+   * The `x_backfills` ledger `backfill()` passes record themselves in, where the backend keeps one. Absent, a pass
+   * runs anyway with no bookkeeping (and nothing makes a second pass a no-op).
+   */
+  readonly backfills?: BackfillLedger;
   /**
    * Starts the cross-process wake for a worker (Postgres: one proven LISTEN session; Redis: one subscriber): present
    * exactly when `capabilities.wake`. Answers its stop. The poll stays the guarantee.

@@ -1,3 +1,4 @@
+import { memoryBackfillLedger } from '../../backfill/memory-ledger';
 import { memoryEventBus } from '../../events/memory-event-bus';
 import { memorySchedulerState } from '../../scheduler/memory-scheduler-state';
 import { systemClock, type Clock } from '../../util/clock';
@@ -41,6 +42,7 @@ export function memoryBackend(options: MemoryBackendOptions = {}): MemoryBackend
     capabilities: MEMORY_CAPABILITIES,
     events: memoryEventBus({ clock }),
     schedulerState: memorySchedulerState({ driver, clock }),
+    backfills: memoryBackfillLedger(),
     close: () => Promise.resolve(),
   };
 }
