@@ -23,16 +23,12 @@ const echo = job({
   },
 });
 
-describe('JobsModule on the Redis backend (passed as an instance)', () => {
+describe('JobsModule on the Redis backend (passed as a backend object)', () => {
   it('boots web, worker and scheduler roles, runs an enqueued job to done, and shuts down', async () => {
     const backend = await redisBackend({ client: redis.client, prefix: redis.prefix() });
     const app = await Test.createTestingModule({
       imports: [
-        JobsModule.forRoot({
-          driver: backend.driver,
-          events: backend.events,
-          roles: ['web', 'worker', 'scheduler'],
-        }),
+        JobsModule.forRoot({ backend, roles: ['web', 'worker', 'scheduler'] }),
         JobsModule.forFeature({ jobs: [{ echo }] }),
       ],
     }).compile();
@@ -43,6 +39,7 @@ describe('JobsModule on the Redis backend (passed as an instance)', () => {
       expect(ran).toEqual([42]);
       expect((await backend.driver.steps.load(id)).map((s) => s.output)).toEqual([42]);
     } finally {
+      // the module owns the backend: it closes the driver, then the backend (a second close is a no-op)
       await app.close();
       await backend.close();
     }

@@ -19,6 +19,7 @@ import {
 import { createTestDatabase, type TestDatabase } from '../../test/test-database';
 import { untilValue as until } from '../../../../test/until';
 import { postgresJobDriver } from '../driver/pg-driver';
+import { postgresBackend } from './pg-backend';
 
 const ran: string[] = [];
 
@@ -109,6 +110,31 @@ describe("JobsModule.forRoot({ driver: 'postgres' }) on a real PostgreSQL", () =
     await app.close();
     app = undefined;
     // the server notices each closed connection a moment after the client ended it
+    await until('the pool to be closed', async () =>
+      (await poolConnections()) === 0 ? true : undefined,
+    );
+  });
+
+  it('takes a backend object: forRoot({ backend: await postgresBackend({ url }) }), with its durable scheduler', async () => {
+    const backend = await postgresBackend({ url: db.url, poolSize: 2 });
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        JobsModule.forRoot({
+          backend,
+          roles: ['web', 'worker', 'scheduler'],
+          worker: FAST_WORKER,
+          logger,
+        }),
+        feature,
+      ],
+    }).compile();
+    app = await moduleRef.init();
+    expect(app.get(JobsService).driver).toBe(backend.driver);
+    const { id } = await greet.enqueue({ who: 'grace' });
+    expect((await doneRow(id)).attempt).toBe(1);
+    expect(logger.named('jobs.scheduler.memory-defaults')).toEqual([]);
+    await app.close();
+    app = undefined;
     await until('the pool to be closed', async () =>
       (await poolConnections()) === 0 ? true : undefined,
     );

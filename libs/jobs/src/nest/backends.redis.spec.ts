@@ -1,3 +1,4 @@
+import { driverBackend } from '../driver/backend';
 import { memoryJobDriver } from '../driver/memory';
 import { errorCodeOf } from '../errors/jobs-error';
 import { frozenClock } from '../testing/frozen-clock';
@@ -15,7 +16,7 @@ function recordingRedis(): { readonly load: () => RedisPackage; readonly calls: 
     load: () => ({
       redisBackend: (options) => {
         calls.push(options);
-        return Promise.resolve({ driver, close: () => Promise.resolve() });
+        return Promise.resolve(driverBackend(driver));
       },
     }),
   };

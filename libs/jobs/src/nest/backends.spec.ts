@@ -1,3 +1,4 @@
+import { driverBackend } from '../driver/backend';
 import { memoryJobDriver } from '../driver/memory';
 import { errorCodeOf } from '../errors/jobs-error';
 import { frozenClock } from '../testing/frozen-clock';
@@ -14,7 +15,7 @@ function fakePostgres(): { readonly load: () => PostgresPackage; readonly calls:
     load: () => ({
       postgresBackend: (source, options) => {
         calls.push([source, options]);
-        return Promise.resolve({ driver, close: () => Promise.resolve() });
+        return Promise.resolve(driverBackend(driver));
       },
     }),
   };

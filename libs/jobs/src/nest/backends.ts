@@ -1,8 +1,7 @@
-import { memoryJobDriver } from '../driver/memory';
-import type { JobDriver } from '../driver/job-driver';
-import type { EventBus } from '../events/event-bus';
-import type { JobsLogger } from '../util/logger';
+import { driverBackend, type JobsBackend } from '../driver/backend';
+import { memoryBackend } from '../driver/memory';
 import { JobsError } from '../errors/jobs-error';
+import { InvariantError } from '../errors/runtime-errors';
 import type { Clock } from '../util/clock';
 import type { JobsModuleOptions, JobsPostgresOptions } from './jobs.options';
 import { loadDriverPeer, type PeerPackageLoader } from './backends.peer';
@@ -11,34 +10,7 @@ import { openRedisBackend } from './backends.redis';
 /** The optional peer that provides `driver: 'postgres'`. */
 export const POSTGRES_PACKAGE = '@ultimat3/jobs-pg';
 
-/** A driver the module opened, and how to close what was opened under it (a pool) — after the driver. */
-export interface JobsBackend {
-  readonly driver: JobDriver;
-  /** The backend's durable event bus, when it has one (Postgres: `x_job_events` on the database clock). */
-  readonly events?: EventBus;
-  /**
-   * Starts the cross-process wake for a worker (Postgres: one proven LISTEN session), when the backend has one.
-   * Answers its stop. The poll stays the guarantee.
-   */
-  readonly startWake?: (target: BackendWakeTarget, logger: JobsLogger) => { stop(): Promise<void> };
-  /**
-   * Starts the outbox relay's cross-process wake (Postgres: LISTEN on `x_outbox_wake`), when the backend has one.
-   * `onLive` is told when the wake is proven live and when it is lost (the relay's idle ceiling follows it).
-   */
-  readonly startOutboxWake?: (
-    onWake: () => void,
-    logger: JobsLogger,
-    onLive?: (live: boolean) => void,
-  ) => { stop(): Promise<void> };
-  close(): Promise<void>;
-}
-
-/** What a backend's wake drives: the worker's in-process wake and its idle ceiling. */
-export interface BackendWakeTarget {
-  /** A queue was announced; `sweepAfterMs`: pass once more that long after (a throttled wake's stragglers). */
-  signalEnqueued(queue: string, sweepAfterMs?: number): void;
-  setWakeLive(live: boolean): void;
-}
+export type { BackendWakeTarget, JobsBackend } from '../driver/backend';
 
 /** The part of `@ultimat3/jobs-pg` the module calls, read structurally from the lazily loaded package. */
 export interface PostgresPackage {
@@ -64,8 +36,6 @@ export const loadPostgresPackage: PostgresPackageLoader = () =>
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- an optional peer, loaded only when named
   require(POSTGRES_PACKAGE) as unknown;
 
-const CLOSED: () => Promise<void> = () => Promise.resolve();
-
 function unavailable(message: string, fix: string, cause?: unknown): JobsError {
   return new JobsError(
     'X_DRIVER_UNAVAILABLE',
@@ -74,15 +44,46 @@ function unavailable(message: string, fix: string, cause?: unknown): JobsError {
   );
 }
 
-/** The driver `options.driver` names, when it needs no I/O to open (`'memory'`, an instance); else undefined. */
-export function syncBackend(driver: unknown, clock: Clock): JobsBackend | undefined {
-  if (driver === 'memory') return { driver: memoryJobDriver({ clock }), close: CLOSED };
-  if (
-    typeof driver === 'object' &&
-    driver !== null &&
-    typeof (driver as JobDriver).claim === 'function'
-  ) {
-    return { driver: driver as JobDriver, close: CLOSED };
+/** Whether `value` is a backend object (`memoryBackend()`, `await postgresBackend(…)`, `await redisBackend(…)`). */
+export function isJobsBackend(value: unknown): value is JobsBackend {
+  if (typeof value !== 'object' || value === null) return false;
+  const backend = value as Partial<JobsBackend>;
+  return (
+    typeof backend.driver?.claim === 'function' &&
+    typeof backend.capabilities === 'object' &&
+    backend.capabilities !== null &&
+    typeof backend.close === 'function'
+  );
+}
+
+/**
+ * The backend the options name, when it needs no I/O to open: the `backend` object given, `driver: 'memory'`
+ * (`memoryBackend()` on `clock`) or a driver instance (`driverBackend`, its capabilities read from its members);
+ * else undefined. `backend` and `driver` together, or a `backend` that is not one, is `X_INVARIANT`.
+ */
+export function syncBackend(
+  options: Pick<JobsModuleOptions, 'driver' | 'backend'>,
+  clock: Clock,
+): JobsBackend | undefined {
+  const { driver, backend } = options;
+  if (backend !== undefined) {
+    if (driver !== undefined) {
+      throw new InvariantError(
+        'JobsModule takes a backend or a driver, not both.',
+        "Pass forRoot({ backend }) alone (driver: 'postgres' | 'redis' | 'memory' is sugar over it).",
+      );
+    }
+    if (!isJobsBackend(backend)) {
+      throw new InvariantError(
+        'JobsModule backend is not a JobsBackend (driver, capabilities, close).',
+        'Pass memoryBackend(), await postgresBackend(…) or await redisBackend(…).',
+      );
+    }
+    return backend;
+  }
+  if (driver === 'memory') return memoryBackend({ clock });
+  if (typeof driver === 'object' && driver !== null && typeof driver.claim === 'function') {
+    return driverBackend(driver);
   }
   return undefined;
 }
@@ -91,8 +92,10 @@ export function syncBackend(driver: unknown, clock: Clock): JobsBackend | undefi
 export function unknownDriver(driver: unknown): JobsError {
   const named = typeof driver === 'string' ? `"${driver}"` : typeof driver;
   return unavailable(
-    `JobsModule has no driver ${named}.`,
-    "Use 'memory', 'postgres' (with @ultimat3/jobs-pg installed), 'redis' (with @ultimat3/jobs-redis installed) or pass a JobDriver instance.",
+    driver === undefined
+      ? 'JobsModule was given neither a backend nor a driver.'
+      : `JobsModule has no driver ${named}.`,
+    "Pass forRoot({ backend }), or driver 'memory', 'postgres' (with @ultimat3/jobs-pg installed), 'redis' (with @ultimat3/jobs-redis installed) or a JobDriver instance.",
   );
 }
 
@@ -134,17 +137,17 @@ export interface OpenBackendContext {
 }
 
 /**
- * Opens the driver the options name. `'memory'` and an instance answer at once; `'postgres'` loads
+ * Opens the backend the options name. A `backend` object, `'memory'` and an instance answer at once; `'postgres'` loads
  * `@ultimat3/jobs-pg` lazily, builds its pool (or reuses the DataSource) and migrates; `'redis'` loads
  * `@ultimat3/jobs-redis` lazily, connects (or reuses the client) and checks the eviction policy — each awaited by the
  * module's async provider, so bootstrap finishes only on a ready driver. A missing package is `X_PEER_MISSING` with
  * the install line; anything else unknown is `X_DRIVER_UNAVAILABLE`.
  */
 export async function openJobsBackend(
-  options: Pick<JobsModuleOptions, 'driver' | 'postgres' | 'redis'>,
+  options: Pick<JobsModuleOptions, 'driver' | 'backend' | 'postgres' | 'redis'>,
   context: OpenBackendContext,
 ): Promise<JobsBackend> {
-  const ready = syncBackend(options.driver, context.memoryClock);
+  const ready = syncBackend(options, context.memoryClock);
   if (ready !== undefined) return ready;
   if (options.driver === 'redis') {
     return openRedisBackend(options.redis, {

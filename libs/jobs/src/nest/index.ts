@@ -20,6 +20,5 @@ export {
 } from './retention/jobs-retention';
 export { JobsTimerListing } from './schedule/schedule-registry.listing';
 export * from './scheduler.host';
-export { driverSchedulerState } from './scheduler.config';
 export * from './task.registry';
 export * from './worker.host';

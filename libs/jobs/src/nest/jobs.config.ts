@@ -31,6 +31,9 @@ import {
 
 /** The module options, checked and with every default filled in. */
 export interface JobsConfig {
+  /** The backend the module opened (or was given): its declared capabilities decide what is wired. */
+  readonly backend: JobsBackend;
+  /** `backend.driver`. */
   readonly driver: JobDriver;
   /** Closes what the module opened under the driver (a `'postgres'` pool): after `driver.close()`, last of all. */
   readonly closeBackend: () => Promise<void>;
@@ -57,7 +60,7 @@ const WORKER_DURATIONS = [
 /** The module options apart from the driver, checked and with every default filled in. */
 export type JobsSettings = Omit<
   JobsConfig,
-  'driver' | 'closeBackend' | 'startWake' | 'startOutboxWake'
+  'backend' | 'driver' | 'closeBackend' | 'startWake' | 'startOutboxWake'
 >;
 
 /**
@@ -98,7 +101,7 @@ export function resolveJobsConfig(
   env: NodeJS.ProcessEnv = process.env,
 ): JobsConfig {
   const settings = resolveJobsSettings(options, env);
-  const backend = syncBackend(options.driver, settings.clock);
+  const backend = syncBackend(options, settings.clock);
   if (backend === undefined) {
     if (options.driver !== 'postgres' && options.driver !== 'redis') {
       throw unknownDriver(options.driver);
@@ -111,7 +114,7 @@ export function resolveJobsConfig(
       },
     );
   }
-  return { ...settings, driver: backend.driver, closeBackend: backend.close };
+  return { ...settings, backend, driver: backend.driver, closeBackend: () => backend.close() };
 }
 
 /**
@@ -137,8 +140,9 @@ export async function loadJobsConfig(
   return {
     ...settings,
     events,
+    backend,
     driver: backend.driver,
-    closeBackend: backend.close,
+    closeBackend: () => backend.close(),
     ...(backend.startWake === undefined ? {} : { startWake: backend.startWake }),
     ...(backend.startOutboxWake === undefined ? {} : { startOutboxWake: backend.startOutboxWake }),
   };

@@ -1,3 +1,4 @@
+import type { JobsBackend } from '../driver/backend';
 import type { JobDriver } from '../driver/job-driver';
 import type { EventBus } from '../events/event-bus';
 import type { LeaseLeader } from '../scheduler/lease-leader';
@@ -129,12 +130,21 @@ export type JobsDriverOption = 'memory' | 'postgres' | 'redis' | JobDriver;
 /** Options of `JobsModule.forRoot()` / `forRootAsync()`. */
 export interface JobsModuleOptions {
   /**
-   * The driver: `'memory'` (one process, nothing durable across restarts), `'postgres'` (needs the optional peer
-   * `@ultimat3/jobs-pg`; see {@link JobsModuleOptions.postgres}), `'redis'` (needs the optional peers
-   * `@ultimat3/jobs-redis` and `ioredis`; see {@link JobsModuleOptions.redis}) or a `JobDriver` instance. The module
-   * owns the driver from then on and closes it last at shutdown, after every host drained.
+   * The backend: a driver plus the capabilities it declares (`memoryBackend()`, `await postgresBackend(…)` from
+   * `@ultimat3/jobs-pg`, `await redisBackend(…)` from `@ultimat3/jobs-redis`). Its event bus becomes the module's
+   * (unless `events` is given), its scheduler state and leader the scheduler's (unless `scheduler` names them), its
+   * wake the worker's. The module owns it from then on: at shutdown, after every host drained, it closes the driver,
+   * then the backend. Give either `backend` or `driver`.
    */
-  readonly driver: JobsDriverOption;
+  readonly backend?: JobsBackend;
+  /**
+   * Sugar over {@link JobsModuleOptions.backend}: `'memory'` (`memoryBackend()`: one process, nothing durable across
+   * restarts), `'postgres'` (the module opens `postgresBackend` from the optional peer `@ultimat3/jobs-pg`; see
+   * {@link JobsModuleOptions.postgres}), `'redis'` (`redisBackend` from the optional peers `@ultimat3/jobs-redis` and
+   * `ioredis`; see {@link JobsModuleOptions.redis}) or a `JobDriver` instance (a backend of just the driver, its
+   * capabilities read from its members). Give either `driver` or `backend`.
+   */
+  readonly driver?: JobsDriverOption;
   /** Where `driver: 'postgres'` connects (default `{ url: process.env.DATABASE_URL }`). */
   readonly postgres?: JobsPostgresOptions;
   /**

@@ -6,7 +6,8 @@ import { memorySchedulerState } from '../scheduler/memory-scheduler-state';
 import { frozenClock } from '../testing/frozen-clock';
 import { resolveJobsConfig } from './jobs.config';
 import type { JobsModuleOptions } from './jobs.options';
-import { driverSchedulerState, schedulerWiring } from './scheduler.config';
+import { driverBackend } from '../driver/backend';
+import { schedulerWiring } from './scheduler.config';
 
 function codeOf(fn: () => unknown): string | undefined {
   try {
@@ -48,21 +49,26 @@ describe('forRoot({ scheduler })', () => {
 describe('schedulerWiring', () => {
   const clock = frozenClock();
 
-  it('prefers the options, then what the driver offers, then memory', () => {
+  it('prefers the options, then what the backend declares, then memory', () => {
     const memory = memoryJobDriver({ clock });
     const driverState = memorySchedulerState({ driver: memory, clock });
-    const offering: JobDriver = Object.assign({}, memory, { schedulerState: driverState });
+    const plain = driverBackend(memory);
+    const offering = {
+      ...plain,
+      capabilities: { ...plain.capabilities, schedulerState: true },
+      schedulerState: driverState,
+    };
     const bare: JobDriver = { ...memory, leases: undefined };
     const leader = memoryLeaseLeader();
     const state = memorySchedulerState({ driver: memory, clock });
 
-    expect(schedulerWiring(offering, clock, { leader, state })).toMatchObject({
+    expect(schedulerWiring(memory, clock, { leader, state }, offering)).toMatchObject({
       leader,
       state,
       leaderSource: 'options',
       stateSource: 'options',
     });
-    expect(schedulerWiring(offering, clock, {})).toMatchObject({
+    expect(schedulerWiring(memory, clock, {}, offering)).toMatchObject({
       state: driverState,
       leaderSource: 'driver leases',
       stateSource: 'driver',
@@ -73,9 +79,20 @@ describe('schedulerWiring', () => {
     });
   });
 
-  it('reads a driver’s schedulerState structurally, ignoring one that is not a state', () => {
+  it('wires only what the backend declares: an undeclared state or leader is not read off its members', () => {
     const memory = memoryJobDriver({ clock });
-    expect(driverSchedulerState(memory)).toBeUndefined();
-    expect(driverSchedulerState(Object.assign({}, memory, { schedulerState: {} }))).toBeUndefined();
+    const plain = driverBackend(memory);
+    const undeclared = {
+      capabilities: { ...plain.capabilities, schedulerState: false, leader: false },
+      schedulerState: memorySchedulerState({ driver: memory, clock }),
+    };
+    expect(schedulerWiring(memory, clock, {}, undeclared)).toMatchObject({
+      leaderSource: 'memory',
+      stateSource: 'memory',
+    });
+    const smuggled: JobDriver = Object.assign({}, memory, {
+      schedulerState: undeclared.schedulerState,
+    });
+    expect(schedulerWiring(smuggled, clock, {})).toMatchObject({ stateSource: 'memory' });
   });
 });

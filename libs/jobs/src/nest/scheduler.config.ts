@@ -1,3 +1,4 @@
+import { driverBackend, type JobsBackend } from '../driver/backend';
 import type { JobDriver } from '../driver/job-driver';
 import { InvariantError } from '../errors/runtime-errors';
 import type { LeaseLeader } from '../scheduler/lease-leader';
@@ -34,15 +35,6 @@ export function isLeaseLeader(value: unknown): value is LeaseLeader {
     typeof leader['release'] === 'function' &&
     typeof leader['holderId'] === 'string'
   );
-}
-
-/**
- * The durable state a driver offers for the scheduler, if any. Not a member of `JobDriver`: a driver that keeps
- * watermarks in its own store (Postgres) exposes `schedulerState`, and this reads it without core knowing the driver.
- */
-export function driverSchedulerState(driver: JobDriver): SchedulerState | undefined {
-  const offered = (driver as { readonly schedulerState?: unknown }).schedulerState;
-  return isSchedulerState(offered) ? offered : undefined;
 }
 
 /**
@@ -87,21 +79,25 @@ export interface SchedulerWiring {
 }
 
 /**
- * Fills the scheduler's leader and state: the options first; then what the driver offers (its lease store, its own
- * `schedulerState`); then memory. A driver with a lease store elects through it, so several pods on one database
- * agree on one leader with no extra configuration.
+ * Fills the scheduler's leader and state: the options first; then what the backend declares (`capabilities.leader`:
+ * a lease in its lease store, so several pods on one database agree on one leader with no extra configuration;
+ * `capabilities.schedulerState`: its durable state); then memory. `backend` defaults to a backend of just the driver
+ * (a leader when it has leases, no state of its own).
  */
 export function schedulerWiring(
   driver: JobDriver,
   clock: Clock,
   options: JobsModuleSchedulerOptions,
+  backend: Pick<JobsBackend, 'capabilities' | 'schedulerState'> = driverBackend(driver),
 ): SchedulerWiring {
-  const offered = driverSchedulerState(driver);
+  const { capabilities } = backend;
+  const leases = capabilities.leader ? driver.leases : undefined;
+  const offered = capabilities.schedulerState ? backend.schedulerState : undefined;
   const leader: Pick<SchedulerWiring, 'leader' | 'leaderSource'> =
     options.leader !== undefined
       ? { leader: options.leader, leaderSource: 'options' }
-      : driver.leases !== undefined
-        ? { leader: leaseStoreLeader({ leases: driver.leases }), leaderSource: 'driver leases' }
+      : leases !== undefined
+        ? { leader: leaseStoreLeader({ leases }), leaderSource: 'driver leases' }
         : { leader: memoryLeaseLeader(), leaderSource: 'memory' };
   const state: Pick<SchedulerWiring, 'state' | 'stateSource'> =
     options.state !== undefined

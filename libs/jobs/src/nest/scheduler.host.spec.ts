@@ -1,3 +1,4 @@
+import { driverBackend } from '../driver/backend';
 import { Injectable } from '@nestjs/common';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { job } from '../declare/job';
@@ -190,12 +191,17 @@ describe('SchedulerHost', () => {
     expect(await driver.leases.holders('x:scheduler')).toHaveLength(1);
   });
 
-  it('uses the state a driver carries as schedulerState, and the driver lease store as the election', async () => {
+  it('uses the state a backend declares, and its lease store as the election', async () => {
     const clock = frozenClock(START);
     const memory = memoryJobDriver({ clock });
     const state = memorySchedulerState({ driver: memory, clock });
-    const driver = Object.assign({}, memory, { schedulerState: state });
-    const booted = await boot({}, { clock, driver });
+    const plain = driverBackend(memory);
+    const backend = {
+      ...plain,
+      capabilities: { ...plain.capabilities, schedulerState: true },
+      schedulerState: state,
+    };
+    const booted = await boot({ driver: undefined, backend }, { clock, driver: memory });
 
     await clock.advance(5 * MINUTE);
 

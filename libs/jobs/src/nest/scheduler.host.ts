@@ -33,7 +33,7 @@ export class SchedulerHost implements JobsRoleHost {
   }
 
   start(): Promise<void> {
-    const { driver, clock, logger, scheduler: options } = this.runtime.config;
+    const { backend, driver, clock, logger, scheduler: options } = this.runtime.config;
     const tasks = this.tasks.all();
     if (tasks.length === 0) {
       logger.log('warn', 'jobs.scheduler.nothing-to-schedule', {
@@ -41,7 +41,7 @@ export class SchedulerHost implements JobsRoleHost {
       });
       return Promise.resolve();
     }
-    const wiring = schedulerWiring(driver, clock, options);
+    const wiring = schedulerWiring(driver, clock, options, backend);
     // On the memory driver, memory defaults are all there is; on any other they fail silently: say so.
     if (
       driver.kind !== 'memory' &&
