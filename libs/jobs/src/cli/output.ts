@@ -12,17 +12,20 @@ export const processStreams: CliStreams = {
   err: (text) => void process.stderr.write(text.endsWith('\n') ? text : `${text}\n`),
 };
 
-/** A plain table (no colours: the output is read by people and by `grep` alike). */
+/** No rule between rows: one line per row, as `grep` and `wc -l` expect. */
+const COMPACT = { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' };
+
+/** A plain table (no colours: the output is read by people and by `grep` alike), one line per row. */
 export function table(head: readonly string[], rows: readonly (readonly unknown[])[]): string {
-  const t = new Table({ head: [...head], style: { head: [], border: [] } });
+  const t = new Table({ head: [...head], chars: COMPACT, style: { head: [], border: [] } });
   for (const row of rows) t.push(row.map(cell));
   return t.toString();
 }
 
-/** Key / value lines of one record, as a two-column table. */
+/** Key / value lines of one record, as a two-column table; a field with no value is left out. */
 export function record(entries: readonly (readonly [string, unknown])[]): string {
-  const t = new Table({ style: { head: [], border: [] } });
-  for (const [key, value] of entries) t.push({ [key]: cell(value) });
+  const t = new Table({ chars: COMPACT, style: { head: [], border: [] } });
+  for (const [key, value] of entries) if (cell(value) !== '') t.push({ [key]: cell(value) });
   return t.toString();
 }
 

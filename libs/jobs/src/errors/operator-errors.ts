@@ -10,6 +10,7 @@ export class JobNotCancellableError extends JobsError {
       'X_JOB_NOT_CANCELLABLE',
       `Job ${id} cannot be cancelled${state ? ` (it is ${state})` : ''}.`,
       {
+        fix: 'Only a live job (ready, delayed, running, suspended) is cancelled; find them with x jobs list --state running --json. A finished job is re-run with x jobs retry <id>.',
         meta: { id, state },
       },
     );
@@ -20,7 +21,7 @@ export class JobNotCancellableError extends JobsError {
 export class JobNotFoundError extends JobsError {
   constructor(id: string) {
     super('X_JOB_NOT_FOUND', `No job with id ${id}.`, {
-      fix: 'List jobs to find the id.',
+      fix: 'Find the id with x jobs list --json (a copied prefix: --id-prefix <prefix>).',
       meta: { id },
     });
   }
@@ -30,6 +31,7 @@ export class JobNotFoundError extends JobsError {
 export class JobNotRequeueableError extends JobsError {
   constructor(id: string, state: string) {
     super('X_JOB_NOT_REQUEUEABLE', `Job ${id} is ${state}; only a finished job can be requeued.`, {
+      fix: 'Let it finish, or stop it first with x jobs cancel <id> --json, then retry it.',
       meta: { id, state },
     });
   }
@@ -39,7 +41,7 @@ export class JobNotRequeueableError extends JobsError {
 export class JobNotRemovableError extends JobsError {
   constructor(id: string) {
     super('X_JOB_NOT_REMOVABLE', `Job ${id} is running and cannot be removed.`, {
-      fix: 'Cancel it first.',
+      fix: 'Cancel it first: x jobs cancel <id> --json.',
       meta: { id },
     });
   }
@@ -48,7 +50,10 @@ export class JobNotRemovableError extends JobsError {
 /** `promote` reached a job that is not waiting on its run time. */
 export class JobNotPromotableError extends JobsError {
   constructor(id: string) {
-    super('X_JOB_NOT_PROMOTABLE', `Job ${id} is not waiting on its run time.`, { meta: { id } });
+    super('X_JOB_NOT_PROMOTABLE', `Job ${id} is not waiting on its run time.`, {
+      fix: 'Only a delayed job, or one backing off before a retry, can be promoted: x jobs show <id> --json shows its state and run time.',
+      meta: { id },
+    });
   }
 }
 

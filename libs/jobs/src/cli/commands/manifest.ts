@@ -26,7 +26,9 @@ export const manifest: CliCommand = {
                 j.tenant,
                 j.retry.attempts,
                 j.retry.backoff,
-                j.concurrency === null ? '' : j.concurrency,
+                j.concurrency === null
+                  ? ''
+                  : `${j.concurrency.keyed ? 'per key ' : ''}${j.concurrency.limit}${j.concurrency.whenBusy === 'fail' ? ', fail when busy' : ''}`,
                 j.timeoutMs === null ? '' : `${j.timeoutMs} ms`,
                 (j.redact ?? []).join(', '),
               ]),
