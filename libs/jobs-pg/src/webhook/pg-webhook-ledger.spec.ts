@@ -2,7 +2,7 @@ import { webhook, type WebhookAttempt } from '@ultimat3/jobs';
 import { frozenClock, runJobs, type JobsHarness } from '@ultimat3/jobs/testing';
 import { createTestDatabase, type TestDatabase } from '../../test/test-database';
 import { migrate } from '../migrations/migrate';
-import { startReceiver, until, type Receiver } from '../../../jobs/src/webhook/receiver.spec-util';
+import { startReceiver, until, type Receiver } from '../../../jobs/test/webhook-receiver';
 import { postgresWebhookLedger, WEBHOOK_ATTEMPTS_PURGE_TARGET } from './pg-webhook-ledger';
 
 const T0 = Date.UTC(2026, 0, 1);

@@ -1,5 +1,5 @@
 import type { WorkerStats } from '@ultimat3/jobs';
-import { startReceiver, until, type Receiver } from '../../../jobs/src/webhook/receiver.spec-util';
+import { startReceiver, until, type Receiver } from '../../../jobs/test/webhook-receiver';
 import { request } from '../../test/requests';
 import { createTestDatabase, type TestDatabase } from '../../test/test-database';
 import { spawnWorker, type Spawned } from '../../test/worker-process';

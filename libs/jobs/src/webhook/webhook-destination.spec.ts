@@ -2,7 +2,7 @@ import type { LookupAddress } from 'node:dns';
 import { frozenClock } from '../testing/frozen-clock';
 import { runJobs, type JobsHarness } from '../testing/run-jobs';
 import { memoryWebhookLedger } from './memory-webhook-ledger';
-import { startReceiver, until, type Receiver } from './receiver.spec-util';
+import { startReceiver, until, type Receiver } from '../../test/webhook-receiver';
 import { webhook } from './webhook';
 import { isNonPublicAddress, type WebhookDestinations } from './webhook-destination';
 

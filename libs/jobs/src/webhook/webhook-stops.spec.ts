@@ -4,7 +4,7 @@ import { LeaseLostError } from '../errors/runtime-errors';
 import { frozenClock } from '../testing/frozen-clock';
 import { runJobs, type JobsHarness } from '../testing/run-jobs';
 import { memoryWebhookLedger } from './memory-webhook-ledger';
-import { startReceiver, until, type Receiver } from './receiver.spec-util';
+import { startReceiver, until, type Receiver } from '../../test/webhook-receiver';
 import { webhook } from './webhook';
 import { deliverWebhook } from './webhook-delivery';
 

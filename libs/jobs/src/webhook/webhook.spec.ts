@@ -2,7 +2,7 @@ import { frozenClock } from '../testing/frozen-clock';
 import { runJobs, type JobsHarness } from '../testing/run-jobs';
 import type { JobRow } from '../driver/job-row';
 import { memoryWebhookLedger } from './memory-webhook-ledger';
-import { startReceiver, until, type Answer, type Receiver } from './receiver.spec-util';
+import { startReceiver, until, type Answer, type Receiver } from '../../test/webhook-receiver';
 import { webhook } from './webhook';
 import type { WebhookLedger } from './webhook-ledger';
 import type { WebhookEndpoint } from './webhook-reads';
