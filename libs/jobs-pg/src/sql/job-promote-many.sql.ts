@@ -7,8 +7,8 @@
  *
  * Returns one row `(affected, remaining)`: rows promoted, and rows of the filter still waiting on their run time.
  *
- * A row already due is not waiting and is not counted. The picked rows are locked `skip locked`, so a row a claim
- * holds is left to it; each queue that got due rows is announced once on `x_jobs_wake`.
+ * A row already due is not waiting and is not counted. The bound is applied to the waiting ids (a top-N sort), then
+ * those rows are locked `skip locked`, so a row a claim holds is left to it; each queue that got due rows is announced once on `x_jobs_wake`.
  */
 export const SQL_JOB_PROMOTE_MANY = `
 with clock as not materialized (
@@ -25,9 +25,7 @@ waiting as (
 ),
 picked as (
   select j.id from x_jobs j
-  where j.id in (select w.id from waiting w)
-  order by j.id
-  limit $6::int
+  where j.id in (select w.id from waiting w order by w.id limit $6::int)
   for update skip locked
 ),
 moved as (

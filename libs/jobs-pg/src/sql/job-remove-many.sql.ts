@@ -8,7 +8,8 @@
  *
  * Returns one row `(affected, remaining)`: rows deleted, and rows of the filter still there.
  *
- * The picked rows are locked `skip locked`: a row another statement holds is left for the next call. `remaining` is
+ * The bound is applied to the matching ids (a top-N sort, not a walk of the primary key), then those rows are locked
+ * `skip locked`: a row another statement holds is left for the next call. `remaining` is
  * counted from this statement's snapshot, minus what it deleted.
  */
 export const SQL_JOB_REMOVE_MANY = `
@@ -22,9 +23,7 @@ with matching as (
 ),
 picked as (
   select j.id from x_jobs j
-  where j.id in (select m.id from matching m)
-  order by j.id
-  limit $5::int
+  where j.id in (select m.id from matching m order by m.id limit $5::int)
   for update skip locked
 ),
 removed as (

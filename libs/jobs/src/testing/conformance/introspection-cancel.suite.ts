@@ -26,12 +26,12 @@ async function until(
   what: string,
   check: () => boolean | Promise<boolean>,
 ): Promise<void> {
-  for (let i = 0; i < 1_000; i++) {
+  for (let i = 0; i < 2_000; i++) {
     if (await check()) return;
     await w.settle();
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
-  throw new Error(`conformance: ${what} did not happen within 5 s`);
+  throw new Error(`conformance: ${what} did not happen within 10 s`);
 }
 
 /**
