@@ -1,6 +1,6 @@
 import { MAX_FREE_TEXT_LENGTH, TRUNCATION_MARKER } from '../../values/bounds';
 import { FINISHED_STATES, LIVE_STATES } from '../../driver/job-row';
-import { MAX_QUEUE_NAME_LENGTH } from '../../values/bounds';
+import { MAX_JOB_NAME_LENGTH, MAX_QUEUE_NAME_LENGTH } from '../../values/bounds';
 import type { Harness } from './harness';
 import { anyText, loadFastCheck, propertyRuns } from './values-arbitraries';
 import { isDeclaredName } from './values-oracle';
@@ -10,6 +10,14 @@ import { outcomeCode } from './values-support';
 const STATES: readonly string[] = [...LIVE_STATES, ...FINISHED_STATES];
 
 const FIVE_MB = 'x'.repeat(5 * 1024 * 1024);
+
+/** The oracle of an id prefix: 1 to 36 characters, lower-case hex digits, dashes exactly where a UUID has them. */
+function isIdPrefix(text: string): boolean {
+  if (text.length === 0 || text.length > 36) return false;
+  return [...text].every((c, i) =>
+    [8, 13, 18, 23].includes(i) ? c === '-' : '0123456789abcdef'.includes(c),
+  );
+}
 
 function expectBounded(text: string | null | undefined): void {
   expect(text?.length).toBeLessThanOrEqual(MAX_FREE_TEXT_LENGTH);
@@ -75,6 +83,33 @@ export function valuesOperatorSuite(h: Harness): void {
         { numRuns: propertyRuns() },
       );
       expect(await h.introspect().pausedQueues()).toEqual([]);
+    }, 300_000);
+
+    it('any string as an id prefix or a task to pause: X_VALUE_INVALID exactly when no row or task could hold it', async () => {
+      const fc = loadFastCheck();
+      const request = await h.enqueue();
+      const prefixes = fc.oneof(
+        anyText(fc, 40),
+        fc.nat({ max: 36 }).map((n) => request.id.slice(0, n)),
+        fc.nat({ max: 36 }).map((n) => request.id.slice(0, n).toUpperCase()),
+      );
+      await fc.assert(
+        fc.asyncProperty(prefixes, async (text) => {
+          const listed = await outcomeCode(() => h.introspect().list({ idPrefix: text }));
+          expect(listed).toBe(isIdPrefix(text) ? 'resolved' : 'X_VALUE_INVALID');
+          if (isIdPrefix(text) && request.id.startsWith(text)) {
+            expect((await h.introspect().list({ idPrefix: text })).map((r) => r.id)).toEqual([
+              request.id,
+            ]);
+          }
+          const paused = await outcomeCode(() => h.introspect().pauseTask(text));
+          const task = isDeclaredName(text, MAX_JOB_NAME_LENGTH);
+          expect(paused).toBe(task ? 'resolved' : 'X_VALUE_INVALID');
+          if (task) await h.introspect().resumeTask(text);
+        }),
+        { numRuns: propertyRuns() },
+      );
+      expect(await h.introspect().pausedTasks()).toEqual([]);
     }, 300_000);
 
     it('any string as a cancel reason: stored sanitised, cut to the bound with the marker', async () => {
