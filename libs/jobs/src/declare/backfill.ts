@@ -53,8 +53,21 @@ function checkedList(name: string, field: string, value: unknown): readonly stri
   return Object.freeze([...(value as string[])]);
 }
 
+/**
+ * The functions a checksum hashes when they are not the declaration's own: a decorated class's methods, which the
+ * declaration only delegates to.
+ */
+export interface BackfillChecksumSource {
+  readonly source: unknown;
+  readonly handle: unknown;
+  readonly count?: unknown;
+}
+
 /** Every field of a declaration checked, in the order a reader meets them. */
-function resolve<T>(def: BackfillDefinition<T>): ResolvedBackfill<T> {
+function resolve<T>(
+  def: BackfillDefinition<T>,
+  hashed: BackfillChecksumSource = def,
+): ResolvedBackfill<T> {
   const name = assertName('anonymous backfill', 'name', def.name, MAX_JOB_NAME_LENGTH);
   const fn = (field: string, value: unknown, optional: boolean): void => {
     if (value === undefined && optional) return;
@@ -94,9 +107,9 @@ function resolve<T>(def: BackfillDefinition<T>): ResolvedBackfill<T> {
     checksum: backfillChecksum({
       name,
       key,
-      source: def.source,
-      handle: def.handle,
-      count: def.count,
+      source: hashed.source,
+      handle: hashed.handle,
+      count: hashed.count,
       requires: def.requires,
       environments,
     }),
@@ -113,10 +126,21 @@ function resolve<T>(def: BackfillDefinition<T>): ResolvedBackfill<T> {
  * no-op unless enqueued with `{ force: true }`. Every field is checked here (`X_BACKFILL_DECLARATION_INVALID`).
  */
 export function backfill<T>(definition: BackfillDefinition<T>): BackfillHandle {
+  return declareBackfill(definition);
+}
+
+/**
+ * `backfill()`, with the functions its checksum hashes named apart (internal: `@Backfill` hashes the class's own
+ * methods, not the wrappers that call them).
+ */
+export function declareBackfill<T>(
+  definition: BackfillDefinition<T>,
+  hashed?: BackfillChecksumSource,
+): BackfillHandle {
   if (typeof definition !== 'object' || definition === null) {
     throw new BackfillDeclarationInvalidError('anonymous', 'definition', 'must be an object');
   }
-  const resolved = resolve(definition);
+  const resolved = resolve(definition, hashed);
   const tenant = resolved.tenant;
   const handle = job({
     name: resolved.name,

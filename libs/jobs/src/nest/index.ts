@@ -1,6 +1,7 @@
 export * from './decorators/job.decorator';
 export * from './decorators/step.decorator';
 export * from './decorators/task.decorator';
+export * from './decorators/backfill.decorator';
 export * from './http';
 export * from './health';
 export * from './metrics';

@@ -4,6 +4,7 @@ import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper';
 import type { AnyJobHandle } from '../declare/handle';
 import type { RunArgs } from '../declare/run-args';
 import { JobRegistry } from '../registry/job-registry';
+import { bindBackfillProvider, reportUnboundBackfills } from './decorators/backfill.binding';
 import type { TaskMethodBinding } from './decorators/task.decorator';
 import { JobsFeature } from './jobs.feature';
 import { JobsMetadataAccessor } from './jobs-metadata.accessor';
@@ -51,8 +52,13 @@ export class JobsExplorer implements OnModuleInit, OnApplicationShutdown {
         wrapper.instance.tasks.forEach((task) => this.tasks.register(task));
       }
     }
-    for (const wrapper of providers) this.bindMethods(wrapper);
     const { config } = this.runtime;
+    for (const wrapper of providers) {
+      this.bindMethods(wrapper);
+      const unbind = bindBackfillProvider(wrapper, this.registry, config.logger);
+      if (unbind !== undefined) this.#unbinds.push(unbind);
+    }
+    reportUnboundBackfills(config.logger);
     const declared = this.tasks.all();
     // the module's own sweep: registered in every process, so it is in no notice about the app's tasks
     registerRetention(this.options.retention, config.driver, config.clock, {
