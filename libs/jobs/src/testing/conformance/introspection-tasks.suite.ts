@@ -1,4 +1,5 @@
 import { memorySchedulerState } from '../../scheduler/memory-scheduler-state';
+import { MAX_TASK_FIRES } from '../../scheduler/scheduler-state';
 import type { Harness } from './harness';
 
 /** Task pauses and fires on the operator surface, and a scheduler state over the driver reading the same set. */
@@ -29,6 +30,14 @@ export function introspectionTasksSuite(h: Harness): void {
         { task: 'tasks.nightly', occurrenceMs: t0, firedAt: t0 + 1_000 },
       ]);
     });
+
+    it(`answers at most MAX_TASK_FIRES (${MAX_TASK_FIRES}) fires, the first by task name`, async () => {
+      const tasks = Array.from({ length: MAX_TASK_FIRES + 1 }, (_, i) => `tasks.t${1_000_000 + i}`);
+      for (const task of tasks) await h.introspect().recordTaskFire({ task, occurrenceMs: 0 });
+      const fires = await h.introspect().taskFires();
+      expect(fires).toHaveLength(MAX_TASK_FIRES);
+      expect(fires.map((f) => f.task)).toEqual(tasks.slice(0, MAX_TASK_FIRES));
+    }, 60_000);
 
     it('a scheduler state over the driver fires into its taskFires and reads its task pauses', async () => {
       const state = memorySchedulerState({ driver: h.driver(), clock: h.clock() });
