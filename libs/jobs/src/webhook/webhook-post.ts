@@ -77,12 +77,19 @@ export function postWebhook(
     const transport = request.url.protocol === 'https:' ? https : http;
     let onWire = false;
     let stopped: PostStopped | undefined;
-    const req = transport.request(request.url, {
-      method: 'POST',
-      headers: { ...request.headers, 'content-length': String(request.body.length) },
-      agent: false,
-      lookup: guardedLookup(request.destinations) as unknown as http.RequestOptions['lookup'],
-    });
+    let req: http.ClientRequest;
+    try {
+      req = transport.request(request.url, {
+        method: 'POST',
+        headers: { ...request.headers, 'content-length': String(request.body.length) },
+        agent: false,
+        lookup: guardedLookup(request.destinations) as unknown as http.RequestOptions['lookup'],
+      });
+    } catch (error) {
+      // a request node refuses to build (a header value it will not send) is an attempt that failed, and recorded
+      resolve({ kind: 'failed', reason: describe(error as Error), error });
+      return;
+    }
     const stop = (reason: unknown): void => {
       if (stopped !== undefined) return;
       stopped = new PostStopped(reason);

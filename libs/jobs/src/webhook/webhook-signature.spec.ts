@@ -28,6 +28,10 @@ describe('signWebhook / verifyWebhookSignature', () => {
   it('refuses ":" in an id or a topic: one mac would authenticate two splits', () => {
     expect(() => signWebhook('k', { ...parts, eventId: 'evt:01HZ' })).toThrow(/eventId holds ":"/);
     expect(() => signWebhook('k', { ...parts, topic: 'orders:paid' })).toThrow(/topic holds ":"/);
+    expect(() => signWebhook('k', { ...parts, topic: 'orders.payé' })).toThrow(/printable ASCII/);
+    expect(() => signWebhook('k', { ...parts, eventId: 'evt\r\nx-forged' })).toThrow(
+      /printable ASCII/,
+    );
   });
 
   const request = (headers: Record<string, string>, body = parts.body): WebhookRequestLike => ({

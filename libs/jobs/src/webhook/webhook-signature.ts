@@ -20,13 +20,14 @@ export interface WebhookSignedParts {
 }
 
 /**
- * Whether `id`/`topic` may be signed: non-empty and without `:`. One mac over `v1:t:evt:01HZ:orders.paid:<body>` would
+ * Why `id`/`topic` may not be signed, if it may not: it must be non-empty printable ASCII without `:`. One mac over `v1:t:evt:01HZ:orders.paid:<body>` would
  * otherwise authenticate two different id/topic splits.
  */
 export function webhookLabelProblem(label: unknown): string | undefined {
   if (typeof label !== 'string' || label.length === 0) return 'is not a non-empty string';
   if (label.includes(':')) return 'holds ":"';
-  if (/[\r\n\0]/.test(label)) return 'holds a control character a header cannot carry';
+  // it travels in a header: printable ASCII only, so no client refuses it and no proxy rewrites it
+  if (!/^[\x20-\x7e]+$/.test(label)) return 'holds a character outside printable ASCII';
   return undefined;
 }
 

@@ -103,6 +103,8 @@ describe('webhook()', () => {
       ok: false,
       reason: 'mismatch',
     });
+    // the endpoint (and its secret) is read per attempt, never checkpointed: the run stored no step
+    expect(await h.driver.steps.load(id)).toEqual([]);
     const attempts = await ledger.attempts('ep-1');
     expect(attempts).toEqual([
       expect.objectContaining({
@@ -271,6 +273,9 @@ describe('webhook()', () => {
     });
     await expect(
       handle.enqueue({ endpointId: 'ep', eventId: 'evt:2', orgId: 'org-a' }),
+    ).rejects.toMatchObject({ code: 'X_JOB_INPUT_INVALID' });
+    await expect(
+      handle.enqueue({ endpointId: 'ep', eventId: 'évt\n', orgId: 'org-a' }),
     ).rejects.toMatchObject({ code: 'X_JOB_INPUT_INVALID' });
   });
 

@@ -67,11 +67,11 @@ export interface WebhookDefinition {
   readonly userAgent?: string;
 }
 
-/** An id a delivery names: non-empty, bounded, and (the event id is signed) without `:`. */
+/** An id a delivery names: non-empty, bounded, printable ASCII (it travels in a header) without `:` (it is signed). */
 const deliveryId = t.string
   .min(1)
   .max(200)
-  .regex(/^[^:\r\n\0]+$/);
+  .regex(/^[\x20-\x39\x3b-\x7e]+$/);
 
 /** The input of every webhook job. */
 const WEBHOOK_INPUT = t.object({
