@@ -5,6 +5,7 @@ import {
   Backfill,
   backfillHandleOf,
   JobsModule,
+  memoryBackend,
   memoryBackfillLedger,
   memoryJobDriver,
   recordingLogger,
@@ -53,6 +54,19 @@ class DecoratedSlugs {
   }
 }
 
+/** No runtime of its own: it records into the ledger of the backend the module runs on. */
+@Backfill({ name: 'decorated-on-backend', batch: 50, tenant: 'none', clock })
+@Injectable()
+class OnBackend {
+  readonly seen: number[] = [];
+  source() {
+    return { repository: data.getRepository(BfPost), where: { published: false } };
+  }
+  handle({ rows }: BackfillHandleArgs<BfPost>) {
+    this.seen.push(...rows.map((r) => r.id));
+  }
+}
+
 @Backfill({ name: 'decorated-never-provided', tenant: 'none', runtime: { environment: 'test' } })
 class NeverProvided {
   source() {
@@ -96,6 +110,7 @@ describe('@Backfill on a Nest provider', () => {
     await app.init();
 
     expect(logger.named('jobs.backfill.unbound').map((e) => e.fields)).toEqual([
+      expect.objectContaining({ backfill: 'decorated-on-backend', binder: OnBackend.name }),
       expect.objectContaining({ backfill: 'decorated-never-provided', binder: NeverProvided.name }),
     ]);
     const { id } = await backfillHandleOf(DecoratedSlugs).enqueue({});
@@ -111,8 +126,30 @@ describe('@Backfill on a Nest provider', () => {
     expect(rows[0]?.n).toBe(20);
   });
 
+  it('records into the ledger of the backend JobsModule runs on (JobsBackend.backfills)', async () => {
+    const backend = memoryBackend({ clock });
+    app = await Test.createTestingModule({
+      imports: [JobsModule.forRoot({ backend, clock, roles: ['worker'], retention: false })],
+      providers: [OnBackend],
+    }).compile();
+    await app.init();
+    const first = await backfillHandleOf(OnBackend).enqueue({});
+    const ledgerOf = backend.backfills;
+    for (let i = 0; i < 2_000; i++) {
+      if ((await ledgerOf?.byJob(first.id))?.status === 'completed') break;
+      await clock.advance(50);
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    expect(await ledgerOf?.byJob(first.id)).toMatchObject({
+      status: 'completed',
+      rows: 6,
+      batches: 1,
+    });
+    expect(app.get(OnBackend).seen).toEqual([3, 6, 9, 12, 15, 18]);
+  });
+
   it('hashes the class methods, not the wrappers that call them', () => {
-    const [slugs, never] = registeredBackfills();
+    const [slugs, , never] = registeredBackfills();
     expect(slugs).toMatchObject({ name: 'decorated-slugs', counts: true, batch: 7 });
     expect(never).toMatchObject({ name: 'decorated-never-provided', counts: false });
     expect(slugs?.checksum).not.toBe(never?.checksum);

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { withBackfillLedger } from '../backfill/facade-ledger';
 import { setJobsFacade } from '../declare/ambient';
 import { directJobsFacade } from '../declare/direct-facade';
 import type { JobsConfig } from './jobs.config';
@@ -62,12 +63,15 @@ export class JobsRuntime {
   installFacade(): () => void {
     const { clock, events } = this.config;
     return setJobsFacade(
-      directJobsFacade({
-        driver: this.enqueueDriver,
-        clock,
-        events,
-        onEnqueued: (queue) => this.notifyEnqueued(queue),
-      }),
+      withBackfillLedger(
+        directJobsFacade({
+          driver: this.enqueueDriver,
+          clock,
+          events,
+          onEnqueued: (queue) => this.notifyEnqueued(queue),
+        }),
+        this.config.backend.backfills,
+      ),
     );
   }
 

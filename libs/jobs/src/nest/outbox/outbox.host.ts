@@ -1,4 +1,5 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { withBackfillLedger } from '../../backfill/facade-ledger';
 import { setJobsFacade } from '../../declare/ambient';
 import { currentOutboxTx } from '../../outbox/ambient-tx';
 import { clsTransactionReader } from './cls-transaction';
@@ -71,18 +72,21 @@ export class OutboxHost implements JobsRoleHost, OnModuleInit {
     const { clock, events } = this.runtime.config;
     const { store, mode } = this.options;
     return setJobsFacade(
-      outboxJobsFacade(
-        {
-          store,
-          // counted in jobs_enqueued_total, as the relay's publishes are
-          driver: this.runtime.enqueueDriver,
-          clock,
-          events,
-          mode,
-          onEnqueued: (queue) => this.runtime.notifyEnqueued(queue),
-        },
-        // The caller's transaction: OutboxInterceptor's, else @nestjs-cls/transactional's active one.
-        () => currentOutboxTx() ?? this.#clsTx(),
+      withBackfillLedger(
+        outboxJobsFacade(
+          {
+            store,
+            // counted in jobs_enqueued_total, as the relay's publishes are
+            driver: this.runtime.enqueueDriver,
+            clock,
+            events,
+            mode,
+            onEnqueued: (queue) => this.runtime.notifyEnqueued(queue),
+          },
+          // The caller's transaction: OutboxInterceptor's, else @nestjs-cls/transactional's active one.
+          () => currentOutboxTx() ?? this.#clsTx(),
+        ),
+        this.runtime.config.backend.backfills,
       ),
     );
   }
