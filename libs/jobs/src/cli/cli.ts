@@ -42,6 +42,11 @@ export class Cli {
 
   /** The driver, opened once from `--url` / `DATABASE_URL` / `REDIS_URL`. */
   async driver(command: Command): Promise<CliBackend['driver']> {
+    return (await this.backend(command)).driver;
+  }
+
+  /** The backend (driver, and backfill ledger where it keeps one), opened once. */
+  async backend(command: Command): Promise<CliBackend> {
     const o = this.options(command);
     this.#backend ??= openCliBackend(
       {
@@ -52,7 +57,7 @@ export class Cli {
       this.environment.env,
       this.environment.loaders,
     );
-    return (await this.#backend).driver;
+    return this.#backend;
   }
 
   /** The app's declarations from `--app` / `--manifest`, or undefined when neither is given. */

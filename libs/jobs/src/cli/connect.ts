@@ -1,10 +1,17 @@
+import type { BackfillLedger } from '../backfill/ledger';
 import type { JobDriver } from '../driver/job-driver';
 import { JobsError } from '../errors/jobs-error';
 import { loadDriverPeer, type PeerPackageLoader } from '../nest/backends.peer';
 
-/** What the CLI opened: the driver, and how to let go of it. */
+/** What the CLI opened: the driver, what the backend carries beside it, and how to let go of them. */
 export interface CliBackend {
   readonly driver: JobDriver;
+  /** The backfill ledger, when the backend keeps one (`x jobs show`, `x db backfill`). */
+  readonly backfills?: BackfillLedger;
+  /** The PostgreSQL executor, when the backend is one (`x db backfill` reads the app's migrations table through it). */
+  readonly executor?: {
+    query<R>(text: string, values: readonly unknown[]): Promise<{ readonly rows: R[] }>;
+  };
   close(): Promise<void>;
 }
 
@@ -18,10 +25,7 @@ export interface ConnectOptions {
   readonly prefix?: string;
 }
 
-interface OpenedBackend {
-  readonly driver: JobDriver;
-  close(): Promise<void>;
-}
+type OpenedBackend = CliBackend;
 
 interface PostgresPackage {
   postgresBackend(

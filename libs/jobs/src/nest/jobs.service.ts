@@ -5,6 +5,7 @@ import type { EnqueueActor, EnqueueOptions, JobHandle } from '../declare/handle'
 import type { TaskDescriptor, TaskEnqueueOptions, TaskHandle } from '../declare/task';
 import type { PublishedEvent } from '../events/event-bus';
 import { eventPublishOptions, type PublishEventOptions } from '../events/publish-event';
+import { inspectBackfillOfJob } from '../backfill/inspect';
 import type { JobListFilter } from '../driver/introspection';
 import type { WorkerInfo } from '../driver/workers';
 import {
@@ -157,7 +158,12 @@ export class JobsService {
    * durations and the backfill slot (`x jobs show`). Unknown: `X_JOB_NOT_FOUND`.
    */
   inspectJob(id: string, options: Omit<InspectJobOptions, 'declarations'> = {}): Promise<JobView> {
-    return inspectJob(this.driver, id, { ...options, declarations: this.inspectManifest() });
+    const ledger = this.runtime.config.backend.backfills;
+    return inspectJob(this.driver, id, {
+      backfill: (row) => inspectBackfillOfJob(ledger, row.id),
+      ...options,
+      declarations: this.inspectManifest(),
+    });
   }
 
   /** One page of the dead-letter queue (`x jobs dead`). */

@@ -1,9 +1,13 @@
 import { job } from '../declare/job';
+import { inspectBackfillOfJob } from '../backfill/inspect';
+import { memoryBackfillLedger } from '../backfill/memory-ledger';
+import type { JobRow } from '../driver/job-row';
 import { memoryJobDriver } from '../driver/memory';
 import { t } from '../schema';
 import { frozenClock } from '../testing/frozen-clock';
 import { runJobs, type JobsHarness } from '../testing/run-jobs';
 import { busyFor, thrownCode } from '../testing/test-kit';
+import { uuidv7 } from '../util/ids';
 import { inspectManifest } from './declarations';
 import { inspectJob } from './inspect-job';
 import { retryFromStep } from './job-actions';
@@ -93,15 +97,30 @@ describe('inspectJob', () => {
     expect(view.steps[0]).toMatchObject({ name: 'a', output: 'A' });
   });
 
-  it('fills the backfill slot from the reader it is handed', async () => {
+  it('fills the backfill slot with the ledger row of the pass the job runs, null for any other', async () => {
     const { handle } = charge();
     h = await runJobs({ jobs: [handle] });
-    const { id } = await handle.enqueue(input);
-    await h.advance(2_000);
-    const view = await inspectJob(h.driver, id, {
-      backfill: (row) => ({ name: row.name, rows: 0 }),
+    const { id, runId } = await handle.enqueue(input);
+    const other = await handle.enqueue({ ...input, orderId: 'o-2' });
+    await h.advance(4_000);
+    const ledger = memoryBackfillLedger();
+    await ledger.begin({
+      id: uuidv7(),
+      name: 'posts.slug',
+      checksum: 'c1',
+      appVersion: null,
+      jobId: id,
+      runId,
+      nowMs: h.clock.now(),
     });
-    expect(view.backfill).toEqual({ name: `billing.charge.${seq}`, rows: 0 });
+    const backfill = (row: JobRow) => inspectBackfillOfJob(ledger, row.id);
+
+    expect((await inspectJob(h.driver, id, { backfill })).backfill).toMatchObject({
+      name: 'posts.slug',
+      jobId: id,
+      status: 'running',
+    });
+    expect((await inspectJob(h.driver, other.id, { backfill })).backfill).toBeNull();
   });
 
   it('is X_JOB_NOT_FOUND for an id no queue holds', async () => {

@@ -17,7 +17,10 @@ export interface InspectJobOptions {
   readonly declarations?: OperatorDeclarations;
   /** Include each step's stored output (default false: an output can carry what the input's redaction hides). */
   readonly outputs?: boolean;
-  /** Reads the backfill ledger row of a run (the backfills module provides it); default: none. */
+  /**
+   * Reads the backfill ledger row of a run: `(row) => inspectBackfillOfJob(backend.backfills, row.id)` where the
+   * backend keeps a ledger (`JobsService` and `x jobs show` pass it). Default: none, and `backfill` is null.
+   */
   readonly backfill?: (row: JobRow) => Promise<JobBackfillView> | JobBackfillView;
 }
 

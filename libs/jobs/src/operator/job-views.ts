@@ -1,3 +1,4 @@
+import type { BackfillPassView } from '../backfill/inspect';
 import type { JobProgress, JobRow, JobState } from '../driver/job-row';
 import type { JsonValue } from '../util/json';
 
@@ -45,8 +46,8 @@ export interface JobStepView {
   readonly output?: JsonValue;
 }
 
-/** A backfill pass's ledger row, for a run under `backfill()`; null for any other job. Filled by the backfills module. */
-export type JobBackfillView = Readonly<Record<string, JsonValue>> | null;
+/** The ledger row of the `backfill()` pass a run carries out (`inspectBackfillOfJob`); null for any other job. */
+export type JobBackfillView = BackfillPassView | null;
 
 /** Everything an operator reads about one job: `inspectJob`'s answer, `x jobs show --json`. */
 export interface JobView extends JobSummaryView {

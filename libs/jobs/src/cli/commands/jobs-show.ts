@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { inspectBackfillOfJob } from '../../backfill/inspect';
 import { inspectJob } from '../../operator/inspect-job';
 import type { CliCommand } from '.';
 import { renderJob } from '../render-jobs';
@@ -18,7 +19,9 @@ export const jobsShow: CliCommand = {
       .action(async (id: string, _flags: unknown, command: Command) => {
         const { outputs } = cli.options<{ outputs?: boolean }>(command);
         const declarations = cli.declarations(command);
-        const view = await inspectJob(await cli.driver(command), id, {
+        const { driver, backfills } = await cli.backend(command);
+        const view = await inspectJob(driver, id, {
+          backfill: (row) => inspectBackfillOfJob(backfills, row.id),
           ...(declarations === undefined ? {} : { declarations }),
           outputs: outputs === true,
         });
