@@ -64,3 +64,4 @@ export * from './errors/outbox-errors';
 export * from './outbox';
 export * from './nest/outbox';
 export * from './webhook';
+export * from './export';

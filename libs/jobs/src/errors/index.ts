@@ -5,3 +5,4 @@ export * from './operator-errors';
 export * from './connection-errors';
 export * from './value-errors';
 export * from './webhook-errors';
+export * from './export-errors';

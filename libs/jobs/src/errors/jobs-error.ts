@@ -53,6 +53,8 @@ export type JobsErrorCode =
   | 'X_WEBHOOK_ENDPOINT_UNKNOWN'
   | 'X_WEBHOOK_EVENT_INVALID'
   | 'X_WEBHOOK_EVENT_UNKNOWN'
+  | 'X_EXPORT_PART_TOO_LARGE'
+  | 'X_EXPORT_ROW_INVALID'
   | 'X_INVARIANT';
 
 /** Options every {@link JobsError} accepts beside its message. */
