@@ -66,6 +66,15 @@ describe('runX in process', () => {
     expect((await run('jobs', 'retry', '--state', 'dead', '--from-step', 'b')).code).toBe(2);
     expect((await run('manifest')).err).toContain('--app <module> or --manifest');
     expect((await run('jobs', 'list', '--limit', '0')).code).toBe(2);
+    const json = await run('jobs', 'lisst', '--json');
+    expect(json.code).toBe(2);
+    expect(JSON.parse(json.err)).toEqual({
+      error: { code: 'usage', message: expect.stringContaining('lisst') },
+    });
+    const flags = await run('jobs', 'retry', '--json');
+    expect(JSON.parse(flags.err)).toEqual({
+      error: { code: 'usage', message: expect.stringContaining('--state') },
+    });
   });
 
   it('prints a failure as its code and fix, as JSON with --json', async () => {

@@ -6,8 +6,10 @@ import { CliExit, CliUsageError, EXIT, type ExitCode } from './exit-codes';
 import type { CliStreams } from './output';
 
 /** The `x` program: global options, one group command per area, each command registered from its own file. */
-export function buildProgram(cli: Cli): Command {
+export function buildProgram(cli: Cli, options: { readonly json?: boolean } = {}): Command {
   const { streams } = cli.environment;
+  // with --json a usage mistake is reported once, as JSON, by runX: commander's own text is held back
+  const writeErr = options.json === true ? () => undefined : (s: string) => streams.err(s);
   const program = new Command('x')
     .description('Operate @ultimat3/jobs: jobs, queues, tasks and the manifest.')
     .option('--url <url>', 'postgres://… or redis://… (default: DATABASE_URL, else REDIS_URL)')
@@ -18,7 +20,7 @@ export function buildProgram(cli: Cli): Command {
     .addOption(new Option('--json', "print the projection's JSON instead of a table"))
     .exitOverride()
     .showHelpAfterError('(run with --help for usage)')
-    .configureOutput({ writeOut: (s) => streams.out(s), writeErr: (s) => streams.err(s) })
+    .configureOutput({ writeOut: (s) => streams.out(s), writeErr })
     .configureHelp({ showGlobalOptions: true });
   const groups = new Map<string, Command>();
   for (const [name, description] of Object.entries(GROUPS)) {
@@ -43,12 +45,14 @@ export async function runX(
   environment: CliEnvironment,
 ): Promise<ExitCode> {
   const cli = new Cli(environment);
-  const program = buildProgram(cli);
+  // read before parsing: a usage mistake can stop the parse before --json is stored
+  const json = argv.includes('--json');
+  const program = buildProgram(cli, { json });
   try {
     await program.parseAsync([...argv], { from: 'user' });
     return EXIT.ok;
   } catch (error) {
-    return report(error, environment.streams, program.opts<{ json?: boolean }>().json === true);
+    return report(error, environment.streams, json);
   } finally {
     await cli.close();
   }
@@ -57,10 +61,17 @@ export async function runX(
 function report(error: unknown, streams: CliStreams, json: boolean): ExitCode {
   if (error instanceof CliExit) return error.exitCode;
   if (error instanceof CommanderError) {
-    // commander printed its own message; asked-for help and the version are answers, not failures
-    return error.code === 'commander.helpDisplayed' || error.code === 'commander.version'
-      ? EXIT.ok
-      : EXIT.usage;
+    // asked-for help and the version are answers, not failures; otherwise commander printed its message (not with --json)
+    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version')
+      return EXIT.ok;
+    if (json) {
+      streams.err(
+        JSON.stringify({
+          error: { code: 'usage', message: error.message.replace(/^error: /, '') },
+        }),
+      );
+    }
+    return EXIT.usage;
   }
   if (error instanceof CliUsageError) {
     streams.err(
