@@ -14,16 +14,11 @@ import { LUA_PRELUDE } from './prelude.lua';
  * Returns { affected, remaining }: rows promoted, and rows of the filter still waiting.
  */
 export const LUA_PROMOTE_MANY = `${LUA_PRELUDE}${LUA_BULK_COLLECT}
-local waiting = {}
-for _, id in ipairs(collect(true)) do
-  local r = load(id)
-  if tonumber(r.at) > NOW then waiting[#waiting + 1] = r end
-end
-local limit = tonumber(ARGV[6])
+local ids = collect(true)
 local moved = 0
-for i = 1, math.min(limit, #waiting) do
-  move(waiting[i], { st = 'ready', at = fmt(NOW), ua = fmt(NOW) })
+for _, id in ipairs(firstById(ids, tonumber(ARGV[6]))) do
+  move(load(id), { st = 'ready', at = fmt(NOW), ua = fmt(NOW) })
   moved = moved + 1
 end
-return { moved, #waiting - moved }
+return { moved, #ids - moved }
 `;

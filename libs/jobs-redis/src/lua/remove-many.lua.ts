@@ -13,10 +13,9 @@ import { LUA_PRELUDE } from './prelude.lua';
 export const LUA_REMOVE_MANY = `${LUA_PRELUDE}${LUA_BULK_COLLECT}
 if WANT.st == 'running' then return { 0, 0 } end
 local ids = collect(false)
-local limit = tonumber(ARGV[6])
 local removed = 0
-for i = 1, math.min(limit, #ids) do
-  local r = load(ids[i])
+for _, id in ipairs(firstById(ids, tonumber(ARGV[6]))) do
+  local r = load(id)
   unindex(r)
   redis.call('DEL', rowKey(r.id), P .. 's:' .. r.id, P .. 'sn:' .. r.id)
   redis.call('ZREM', P .. 'all', r.id)

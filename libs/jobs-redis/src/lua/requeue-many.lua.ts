@@ -14,21 +14,30 @@ import { LUA_PRELUDE } from './prelude.lua';
  * Returns { affected, remaining }.
  */
 export const LUA_REQUEUE_MANY = `${LUA_PRELUDE}${LUA_BULK_COLLECT}
-local movable, seen = {}, {}
+-- per live key the oldest candidate (ids are compared only when two rows share a key)
+local oldest, movable = {}, {}
 for _, id in ipairs(collect(false)) do
-  local r = load(id)
-  local key = liveKey(r)
-  if not seen[key] then
-    seen[key] = true
-    if not redis.call('HGET', P .. 'live', key) then movable[#movable + 1] = r end
+  local v = redis.call('HMGET', rowKey(id), 'name', 'ten', 'key')
+  local key = liveKey({ name = v[1], ten = v[2] or false, key = v[3] })
+  local held = oldest[key]
+  if held == nil then
+    if not redis.call('HGET', P .. 'live', key) then
+      oldest[key] = id
+      movable[#movable + 1] = key
+    else
+      oldest[key] = false
+    end
+  elseif held and strlt(id, held) then
+    oldest[key] = id
   end
 end
-local limit = tonumber(ARGV[6])
+local ids = {}
+for _, key in ipairs(movable) do ids[#ids + 1] = oldest[key] end
 local moved = 0
-for i = 1, math.min(limit, #movable) do
-  move(movable[i], { st = 'ready', at = fmt(NOW), att = '0', err = false, pg = false, fin = false, w = false,
+for _, id in ipairs(firstById(ids, tonumber(ARGV[6]))) do
+  move(load(id), { st = 'ready', at = fmt(NOW), att = '0', err = false, pg = false, fin = false, w = false,
     c = false, le = false, ua = fmt(NOW) })
   moved = moved + 1
 end
-return { moved, #movable - moved }
+return { moved, #ids - moved }
 `;
