@@ -107,7 +107,13 @@ describe('backfill() over a TypeORM source on PostgreSQL', () => {
     const steps = await h.driver.steps.load(id);
     expect(steps.map((s) => s.name)).toEqual(['batch:0', 'batch:1']);
     // the checkpoint is a cursor and counts, never the page
-    expect(steps[0]?.output).toEqual({ cursor: [1_499], rows: 1_000, batches: 1, done: false });
+    expect(steps[0]?.output).toEqual({
+      cursor: [1_499],
+      rows: 1_000,
+      batches: 1,
+      done: false,
+      startedMs: expect.any(Number),
+    });
     const [row] = await ledger.list({ name: sweep.handle.name });
     expect(row).toMatchObject({
       status: 'completed',

@@ -19,6 +19,8 @@ export interface PageCheckpoint {
   readonly rows: number;
   readonly batches: number;
   readonly done: boolean;
+  /** When this page began (the clock's ms): the next page starts no earlier than 1/rate seconds after it. */
+  readonly startedMs?: number;
 }
 
 const START: PageCheckpoint = { cursor: null, rows: 0, batches: 0, done: false };
@@ -93,6 +95,12 @@ async function runPage<T>(
   from: PageCheckpoint,
   signal: AbortSignal,
 ): Promise<PageCheckpoint> {
+  // the pause is spent inside the step, before the page: measured from the previous page's start, so the statements
+  // around a page (its checkpoint, the ledger) are inside the interval and the pages run at `rate`. A resumed attempt
+  // replays the stored checkpoints and re-pays none of their pauses: the page after them started long ago.
+  if (from.startedMs !== undefined) {
+    await throttle(backfill.clock, backfill.rate, from.startedMs, signal);
+  }
   const startedMs = backfill.clock.now();
   const source = backfill.source({ ctx: args.ctx });
   const page = await readKeysetPage<T>(
@@ -102,17 +110,16 @@ async function runPage<T>(
     from.cursor,
     backfill.batch,
   );
-  if (page.rows.length === 0) return { ...from, done: true };
+  if (page.rows.length === 0) return { ...from, done: true, startedMs };
   await backfill.handle({ rows: page.rows, signal, ctx: args.ctx });
   const next: PageCheckpoint = {
     cursor: page.cursor,
     rows: from.rows + page.rows.length,
     batches: from.batches + 1,
     done: page.rows.length < backfill.batch,
+    startedMs,
   };
   await reportProgress(backfill, runtime, opened, next);
-  // the pause is spent inside the step: a resumed attempt replays this page's checkpoint and re-pays nothing
-  if (!next.done) await throttle(backfill.clock, backfill.rate, startedMs, signal);
   return next;
 }
 

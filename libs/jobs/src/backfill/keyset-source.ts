@@ -69,10 +69,10 @@ function isRepositorySource<T>(source: BackfillSource<T>): source is RepositoryS
 }
 
 /** The query builder of a source, as a fresh copy this page may reshape. */
-function queryOf<T>(backfill: string, source: unknown): SelectQueryLike<T> {
+function queryOf<T>(backfill: string, source: unknown, kind: string): SelectQueryLike<T> {
   if (typeof source !== 'object' || source === null) {
     throw new InvariantError(
-      `backfill "${backfill}": source() answered ${source === null ? 'null' : typeof source}.`,
+      `${kind} "${backfill}": source() answered ${source === null ? 'null' : typeof source}.`,
       'Answer a TypeORM SelectQueryBuilder, or { repository, where }.',
     );
   }
@@ -84,7 +84,7 @@ function queryOf<T>(backfill: string, source: unknown): SelectQueryLike<T> {
   }
   if (typeof typed.clone !== 'function' || typeof typed.getMany !== 'function') {
     throw new InvariantError(
-      `backfill "${backfill}": source() answered neither a SelectQueryBuilder nor { repository, where }.`,
+      `${kind} "${backfill}": source() answered neither a SelectQueryBuilder nor { repository, where }.`,
     );
   }
   return typed.clone();
@@ -92,6 +92,7 @@ function queryOf<T>(backfill: string, source: unknown): SelectQueryLike<T> {
 
 /** The key columns: the declared property paths, or the entity's primary columns. */
 function keyColumns(
+  kind: string,
   backfill: string,
   qb: SelectQueryLike<unknown>,
   key: readonly string[] | undefined,
@@ -99,7 +100,7 @@ function keyColumns(
   const main = qb.expressionMap.mainAlias;
   if (main === undefined || !main.hasMetadata) {
     throw new InvariantError(
-      `backfill "${backfill}": the source selects from no entity, so it has no key to page on.`,
+      `${kind} "${backfill}": the source selects from no entity, so it has no key to page on.`,
       'Build the source from a repository or an entity (dataSource.getRepository(Post).createQueryBuilder("post")).',
     );
   }
@@ -110,27 +111,32 @@ function keyColumns(
           const column = main.metadata.findColumnWithPropertyPath(path);
           if (column === undefined) {
             throw new InvariantError(
-              `backfill "${backfill}": key "${path}" is not a column of the source's entity.`,
+              `${kind} "${backfill}": key "${path}" is not a column of the source's entity.`,
             );
           }
           return column;
         });
   if (columns.length === 0) {
     throw new InvariantError(
-      `backfill "${backfill}": the source's entity has no primary key to page on.`,
+      `${kind} "${backfill}": the source's entity has no primary key to page on.`,
     );
   }
   return columns;
 }
 
 /** A key value as a cursor stores it: JSON, and still the same value once PostgreSQL casts the parameter back. */
-function cursorValue(backfill: string, path: string, value: unknown): string | number {
+function cursorValue(
+  kind: string,
+  backfill: string,
+  path: string,
+  value: unknown,
+): string | number {
   if (typeof value === 'number' && Number.isFinite(value)) return value;
   if (typeof value === 'string') return value;
   if (typeof value === 'bigint') return value.toString();
   if (value instanceof Date && !Number.isNaN(value.getTime())) return value.toISOString();
   throw new InvariantError(
-    `backfill "${backfill}": key "${path}" of a row is ${value === null ? 'null' : typeof value}, which no keyset can page on.`,
+    `${kind} "${backfill}": key "${path}" of a row is ${value === null ? 'null' : typeof value}, which no keyset can page on.`,
     'Page on a unique, non-null key (the primary key, by default).',
   );
 }
@@ -138,7 +144,8 @@ function cursorValue(backfill: string, path: string, value: unknown): string | n
 /**
  * Reads the page after `after` (null: the first page): at most `limit` rows of the source, ordered by the key, with
  * the key strictly past the cursor — one statement, never OFFSET, so page 500 costs what page 1 does. The source's own
- * conditions are bracketed before the keyset's is added, so an `a OR b` source stays one predicate.
+ * conditions are bracketed before the keyset's is added, so an `a OR b` source stays one predicate. `kind` names what
+ * reads (`'backfill'`, `'export'`) in the messages of its errors.
  */
 export async function readKeysetPage<T>(
   backfill: string,
@@ -146,15 +153,16 @@ export async function readKeysetPage<T>(
   key: readonly string[] | undefined,
   after: KeysetCursor | null,
   limit: number,
+  kind = 'backfill',
 ): Promise<KeysetPage<T>> {
-  const qb = queryOf<T>(backfill, source);
-  const columns = keyColumns(backfill, qb as SelectQueryLike<unknown>, key);
+  const qb = queryOf<T>(backfill, source, kind);
+  const columns = keyColumns(kind, backfill, qb as SelectQueryLike<unknown>, key);
   const alias = qb.alias;
   const paths = columns.map((c) => `${alias}.${c.propertyPath}`);
   if (after !== null) {
     if (after.length !== columns.length) {
       throw new InvariantError(
-        `backfill "${backfill}": the stored cursor has ${after.length} value(s) and the key ${columns.length}.`,
+        `${kind} "${backfill}": the stored cursor has ${after.length} value(s) and the key ${columns.length}.`,
         'The key changed under a pass in flight: let it finish or cancel it before changing the key.',
       );
     }
@@ -186,6 +194,8 @@ export async function readKeysetPage<T>(
   const cursor =
     last === undefined
       ? null
-      : columns.map((c) => cursorValue(backfill, c.propertyPath, c.getEntityValue(last as object)));
+      : columns.map((c) =>
+          cursorValue(kind, backfill, c.propertyPath, c.getEntityValue(last as object)),
+        );
   return { rows, cursor };
 }

@@ -1,4 +1,9 @@
-import type { BackfillDescriptor } from '../declare/backfill-definition';
+import type {
+  BackfillDescriptor,
+  BackfillInput,
+  BackfillResult,
+} from '../declare/backfill-definition';
+import type { JobHandle } from '../declare/handle';
 import { describeBackfill, type ResolvedBackfill } from './resolved';
 
 /**
@@ -33,4 +38,12 @@ export function backfillOf(value: unknown): ResolvedBackfill | undefined {
 /** The manifest row of every backfill declared in this process, in declaration order. */
 export function registeredBackfills(): BackfillDescriptor[] {
   return declared.map((handle) => describeBackfill(origin.get(handle) as ResolvedBackfill));
+}
+
+/** The handle of the backfill declared under `name` in this process (what a command enqueues), if any. */
+export function backfillHandleNamed(
+  name: string,
+): JobHandle<BackfillInput, BackfillInput, BackfillResult> | undefined {
+  const found = declared.find((handle) => origin.get(handle)?.name === name);
+  return found as JobHandle<BackfillInput, BackfillInput, BackfillResult> | undefined;
 }

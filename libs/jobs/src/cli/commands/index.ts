@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { Cli } from '../cli';
+import { dbBackfill } from './db-backfill';
 import { jobsCancel } from './jobs-cancel';
 import { jobsDead } from './jobs-dead';
 import { jobsDelete } from './jobs-delete';
@@ -24,6 +25,7 @@ export const GROUPS = {
   jobs: 'list, inspect and move job rows',
   queues: 'list, pause and resume queues',
   tasks: 'list, inspect, pause and resume recurring tasks',
+  db: 'database: backfills',
 } as const satisfies Readonly<Record<string, string>>;
 
 /**
@@ -56,4 +58,5 @@ export const COMMANDS: readonly CliCommand[] = [
   tasksResume,
   tasksNext,
   manifest,
+  dbBackfill,
 ];
