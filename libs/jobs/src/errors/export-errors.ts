@@ -17,7 +17,8 @@ export class ExportPartTooLargeError extends JobsError {
     },
   ) {
     const perRow = detail.bytes / Math.max(1, detail.rows);
-    const suggestedBatch = Math.max(1, Math.floor(detail.maxPartBytes / perRow / 2));
+    // four fifths of what the measured rows fit: headroom for the longer rows of the next pages
+    const suggestedBatch = Math.max(1, Math.floor((detail.maxPartBytes / perRow) * 0.8));
     super(
       'X_EXPORT_PART_TOO_LARGE',
       `export "${exportName}": page ${page} reached ${detail.bytes} bytes after ${detail.rows} of its rows, past maxPartBytes ${detail.maxPartBytes}.`,

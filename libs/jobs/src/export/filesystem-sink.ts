@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, rename, rm } from 'node:fs/promises';
-import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { InvariantError } from '../errors/runtime-errors';
 import type { ExportSink } from './export-sink';
 
@@ -23,8 +23,8 @@ function pathOf(root: string, key: string): string {
 }
 
 /**
- * An {@link ExportSink} over a directory: `key` is a path under `root`. Each object is written to a temporary file
- * beside its key and renamed over it, so a reader (or `cat part-*`) sees the previous part or the whole new one —
+ * An {@link ExportSink} over a directory: `key` is a path under `root`. Each object is written to a hidden temporary
+ * file beside its key and renamed over it, so a reader (or `cat part-*`) sees the previous part or the whole new one —
  * never a prefix a killed write left behind.
  */
 export function filesystemExportSink(options: FilesystemExportSinkOptions): ExportSink {
@@ -34,7 +34,11 @@ export function filesystemExportSink(options: FilesystemExportSinkOptions): Expo
     async write(key, body, { signal }) {
       const path = pathOf(root, key);
       await mkdir(dirname(path), { recursive: true });
-      const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`;
+      // a dot file: a write killed mid-way leaves nothing `part-*` globs
+      const temporary = join(
+        dirname(path),
+        `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`,
+      );
       try {
         signal.throwIfAborted();
         const file = await open(temporary, 'w');
