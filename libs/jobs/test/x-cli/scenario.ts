@@ -6,7 +6,9 @@ import type {
   JobView,
   OperatorDeclarations,
   QueueView,
+  StatsView,
   TaskView,
+  WorkerInfo,
 } from '@ultimat3/jobs';
 import { until } from '../../../../test/until';
 import { behaviour, xCliBlock, xCliSteps } from './app';
@@ -162,6 +164,23 @@ export function xCliScenario(label: string, open: () => Promise<XTarget>): void 
       });
       await xj('queues', 'resume', 'x-cli-paused');
       expect(await claim()).toHaveLength(1);
+    });
+
+    it('lists the live worker, and what settled per job in the window', async () => {
+      await until(async () =>
+        (await w.driver.introspect!.workers()).some((x) => x.id === w.worker.id),
+      );
+      const workers = await xj<WorkerInfo[]>('jobs', 'workers');
+      expect(workers.find((x) => x.id === w.worker.id)).toMatchObject({
+        slots: expect.objectContaining({ 'x-cli': expect.any(Number) }),
+      });
+      expect((await x('jobs', 'workers')).stdout).toContain(w.worker.id);
+      const stats = await xj<StatsView>('jobs', 'stats', '--since', '1h');
+      expect(stats.totals.find((t) => t.job === 'x-cli.steps')).toMatchObject({ done: 1, dead: 1 });
+      expect(stats.queues.find((q) => q.queue === 'x-cli')).toMatchObject({
+        done: 1,
+        paused: false,
+      });
     });
 
     it('answers every documented exit code', async () => {
