@@ -4,6 +4,7 @@ import { request } from '../test/requests';
 import { createTestDatabase, resetJobTables, type TestDatabase } from '../test/test-database';
 import type { PgExecutor } from './executor/pg-executor';
 import { postgresJobDriver } from './driver/pg-driver';
+import { LOW_WATER_REFRESH_MS } from './driver/pg-low-water';
 import { SQL_CLAIM } from './sql/claim.sql';
 import { SQL_CLAIM_WAITING } from './sql/claim-waiting.sql';
 
@@ -43,7 +44,7 @@ describe('the waiting-only claim and the carried registry beat (PostgreSQL, driv
 
   const busy = (over: Partial<ClaimOptions> = {}): ClaimOptions => ({
     workerId: 'w',
-    slots: [{ queue: 'pg-q', limit: 2, ahead: 3, names: ['pg.job'], lowWater: START - 60_000 }],
+    slots: [{ queue: 'pg-q', limit: 2, ahead: 3, names: ['pg.job'] }],
     visibilityTimeoutMs: VT,
     rescue: false,
     ...over,
@@ -51,7 +52,8 @@ describe('the waiting-only claim and the carried registry beat (PostgreSQL, driv
 
   it('a claim that neither rescues, reports, merges names nor carries a beat runs SQL_CLAIM_WAITING', async () => {
     const r = recording(a);
-    const driver = postgresJobDriver({ executor: r.executor, clock: frozenClock(START) });
+    const clock = frozenClock(START);
+    const driver = postgresJobDriver({ executor: r.executor, clock });
     const beat = {
       id: 'w',
       host: 'h',
@@ -61,15 +63,17 @@ describe('the waiting-only claim and the carried registry beat (PostgreSQL, driv
       inFlight: [],
     };
     const q = { queue: 'pg-q', limit: 1 };
-    const shapes: [string, ClaimOptions][] = [
+    const shapes: [string, ClaimOptions | 'stale'][] = [
+      // the driver's first claim of the queue computes its low water (a report), and the next within
+      // LOW_WATER_REFRESH_MS starts its scan there
+      ['unknown low water', busy()],
       ['busy', busy()],
-      ['no low water', busy({ slots: [{ ...q, names: ['pg.job'] }] })],
+      ['one slot', busy({ slots: [{ ...q, names: ['pg.job'] }] })],
       ['rescue', busy({ rescue: true })],
       [
         'rescue by default',
         { workerId: 'w', slots: [{ ...q, names: ['pg.job'] }], visibilityTimeoutMs: VT },
       ],
-      ['report', busy({ slots: [{ ...q, names: ['pg.job'], lowWater: null }] })],
       ['two names', busy({ slots: [{ ...q, names: ['pg.job', 'pg.other'] }] })],
       ['every name', busy({ slots: [q] })],
       [
@@ -82,25 +86,30 @@ describe('the waiting-only claim and the carried registry beat (PostgreSQL, driv
         }),
       ],
       ['a beat', busy({ presence: { beat, visibilityTimeoutMs: VT } })],
+      ['stale low water', 'stale'],
+      ['refreshed', busy()],
     ];
     const ran: string[] = [];
     for (const [shape, options] of shapes) {
       r.texts.length = 0;
-      await driver.claim(options);
+      if (options === 'stale') await clock.advance(LOW_WATER_REFRESH_MS);
+      await driver.claim(options === 'stale' ? busy() : options);
       ran.push(
         `${shape}: ${r.texts.map((t) => (t === SQL_CLAIM_WAITING ? 'waiting' : t === SQL_CLAIM ? 'claim' : '?')).join()}`,
       );
     }
     expect(ran).toEqual([
+      'unknown low water: claim',
       'busy: waiting',
-      'no low water: waiting',
+      'one slot: waiting',
       'rescue: claim',
       'rescue by default: claim',
-      'report: claim',
       'two names: claim',
       'every name: claim',
       'a queue twice: claim',
       'a beat: claim',
+      'stale low water: claim',
+      'refreshed: waiting',
     ]);
   });
 
@@ -129,13 +138,19 @@ describe('the waiting-only claim and the carried registry beat (PostgreSQL, driv
       full.introspect?.pauseQueue('pg-paused'),
       waiting.introspect?.pauseQueue('pg-paused'),
     ]);
+    // both drivers start their scans at the same bounds, as if a claim sent after the enqueues had computed them
     const low = START - 60_000;
+    for (const driver of [full, waiting]) {
+      driver.lowWater.learn('pg-q', low, START + 1);
+      driver.lowWater.learn('pg-r', START - 1_000_000, START + 1);
+      driver.lowWater.learn('pg-paused', low, START + 1);
+    }
     const options = (limit: number, ahead: number): ClaimOptions =>
       busy({
         slots: [
-          { queue: 'pg-q', limit, ahead, names: ['pg.job'], lowWater: low },
+          { queue: 'pg-q', limit, ahead, names: ['pg.job'] },
           { queue: 'pg-r', limit: 1, ahead, names: ['pg.job'] },
-          { queue: 'pg-paused', limit: 5, names: ['pg.job'], lowWater: low },
+          { queue: 'pg-paused', limit: 5, names: ['pg.job'] },
         ],
         excludeTenants: ['capped'],
       });
@@ -215,7 +230,7 @@ describe('the waiting-only claim and the carried registry beat (PostgreSQL, driv
     expect(await driver.claim(busy())).toHaveLength(1);
   });
 
-  it('reports as low water the least run time of the queue over every name and priority, nothing else', async () => {
+  it('computes as low water the least run time of the queue over every name and priority, nothing else', async () => {
     const clock = frozenClock(START);
     const driver = postgresJobDriver({ executor: a.executor, clock });
     const at = (n: number, over: Partial<EnqueueRequest>): EnqueueRequest =>
@@ -235,13 +250,13 @@ describe('the waiting-only claim and the carried registry beat (PostgreSQL, driv
       lease_expires_at = now() + interval '1 hour', attempt = 1 where id = $1`,
       [running.id],
     );
-    const reported: number[] = [];
+    // a claim sent after the enqueues (which lowered the driver's bound to what they put in the past) computes it
+    await clock.advance(1);
     await driver.claim({
       workerId: 'w',
-      slots: [{ queue: 'pg-q', limit: 0, names: ['pg.a'], lowWater: null }],
+      slots: [{ queue: 'pg-q', limit: 0, names: ['pg.a'] }],
       visibilityTimeoutMs: VT,
-      onLowWater: (_queue, bound) => reported.push(bound),
     });
-    expect(reported).toEqual([START - 100_000 - 50]);
+    expect(driver.lowWater.bound('pg-q')).toBe(START - 100_000 - 50);
   });
 });

@@ -2,25 +2,24 @@ import {
   job,
   JobRegistry,
   jobWorker,
-  LOW_WATER_REFRESH_MS,
   t,
   uuidv7,
-  type ClaimedJob,
   type ClaimSlot,
   type EnqueueRequest,
 } from '@ultimat3/jobs';
 import { frozenClock } from '@ultimat3/jobs/testing';
 import { request } from '../test/requests';
 import { createTestDatabase, resetJobTables, type TestDatabase } from '../test/test-database';
-import { postgresJobDriver } from './driver/pg-driver';
+import { postgresJobDriver, type PostgresJobDriver } from './driver/pg-driver';
+import { LOW_WATER_REFRESH_MS } from './driver/pg-low-water';
 
 const VT = 30_000;
 const QUEUE = 'pg-q';
 const START = Date.UTC(2026, 0, 1);
 
 /**
- * The claim's low water (`ClaimSlot.lowWater`): a hint that lets the waiting scan start past the index entries a held
- * snapshot keeps alive, never a correctness dependency.
+ * The driver's low water (`PgLowWater`, inside the PostgreSQL driver): a hint that lets a claim's waiting scan start
+ * past the index entries a held snapshot keeps alive, never a correctness dependency.
  */
 describe('claim low water (PostgreSQL, driven clock)', () => {
   let db: TestDatabase;
@@ -37,7 +36,15 @@ describe('claim low water (PostgreSQL, driven clock)', () => {
   const at = (runAt: number, overrides: Partial<EnqueueRequest> = {}): EnqueueRequest =>
     request({ id: uuidv7(runAt), runAt, ...overrides });
 
-  it('reports the least run time of every waiting row, excluded tenants and rows it takes included', async () => {
+  const claimOne = (driver: PostgresJobDriver, excludeTenants?: string[]) =>
+    driver.claim({
+      workerId: 'w',
+      slots: [{ queue: QUEUE, limit: 1 }],
+      visibilityTimeoutMs: VT,
+      ...(excludeTenants === undefined ? {} : { excludeTenants }),
+    });
+
+  it('computes the least run time of every waiting row, excluded tenants and rows it takes included', async () => {
     const clock = frozenClock(START);
     const driver = postgresJobDriver({ executor: db.executor, clock });
     await driver.enqueueMany([
@@ -45,46 +52,52 @@ describe('claim low water (PostgreSQL, driven clock)', () => {
       at(START - 40_000),
       at(START + 60_000),
     ]);
-    const reported: [string, number][] = [];
-    const rows = await driver.claim({
-      workerId: 'w',
-      slots: [{ queue: QUEUE, limit: 1, lowWater: null }],
-      visibilityTimeoutMs: VT,
-      excludeTenants: ['capped'],
-      onLowWater: (queue, bound) => reported.push([queue, bound]),
-    });
+    // a claim sent after the enqueues (which lowered the bound to their own run times) computes it afresh
+    await clock.advance(1);
+    const rows = await claimOne(driver, ['capped']);
     expect(rows.map((row) => row.runAt)).toEqual([START - 40_000]);
-    expect(reported).toEqual([[QUEUE, START - 50_000]]);
+    expect(driver.lowWater.bound(QUEUE)).toBe(START - 50_000);
+    expect(driver.waitingBound(QUEUE)).toBe(START - 50_000);
   });
 
-  it('reports at most the claim time less a second, and nothing when not asked', async () => {
+  it('computes at most the claim time less a second, and again only LOW_WATER_REFRESH_MS later', async () => {
     const clock = frozenClock(START);
     const driver = postgresJobDriver({ executor: db.executor, clock });
-    const reported: number[] = [];
-    const claim = (lowWater?: number | null): Promise<readonly ClaimedJob[]> =>
-      driver.claim({
-        workerId: 'w',
-        slots: [
-          lowWater === undefined
-            ? { queue: QUEUE, limit: 1 }
-            : { queue: QUEUE, limit: 1, lowWater },
-        ],
-        visibilityTimeoutMs: VT,
-        onLowWater: (_queue, bound) => reported.push(bound),
-      });
-    await claim(null);
-    expect(reported).toEqual([START - 1_000]);
+    expect(driver.waitingBound(QUEUE)).toBeUndefined();
+    await claimOne(driver);
+    expect(driver.lowWater.bound(QUEUE)).toBe(START - 1_000);
     await driver.enqueue(at(START + 10_000));
-    await claim(null);
-    expect(reported).toEqual([START - 1_000, START - 1_000]);
-    await claim(START - 1_000);
-    await claim();
-    expect(reported).toHaveLength(2);
+    await clock.advance(LOW_WATER_REFRESH_MS - 1);
+    await claimOne(driver);
+    expect(driver.lowWater.bound(QUEUE)).toBe(START - 1_000);
+    await clock.advance(1);
+    await claimOne(driver);
+    expect(driver.lowWater.bound(QUEUE)).toBe(START + LOW_WATER_REFRESH_MS - 1_000);
+  });
+
+  it('lowers the bound for a row it puts in the past itself (an enqueue, a nack), so its own claims see it', async () => {
+    const clock = frozenClock(START);
+    const driver = postgresJobDriver({ executor: db.executor, clock });
+    await claimOne(driver);
+    expect(driver.lowWater.bound(QUEUE)).toBe(START - 1_000);
+    const early = at(START - 3_600_000);
+    await driver.enqueue(early);
+    expect(driver.lowWater.bound(QUEUE)).toBe(START - 3_600_000);
+    const [row] = await claimOne(driver);
+    expect(row?.id).toBe(early.id);
+    await driver.nack(early.id, {
+      workerId: 'w',
+      claim: row!.claim,
+      kind: 'handBack',
+      error: null,
+      runAt: START - 7_200_000,
+    });
+    expect(driver.lowWater.bound(QUEUE)).toBe(START - 7_200_000);
+    expect((await claimOne(driver)).map((r) => r.id)).toEqual([early.id]);
   });
 
   it('claims the same rows in the same order with a bound as without when none is below it', async () => {
     const clock = frozenClock(START);
-    const driver = postgresJobDriver({ executor: db.executor, clock });
     const requests = [
       at(START - 30_000, { priority: 5 }),
       at(START - 20_000, { priority: 5 }),
@@ -94,50 +107,55 @@ describe('claim low water (PostgreSQL, driven clock)', () => {
       at(START - 5_000, { priority: 0 }),
     ];
     // one row a claim, so the order the claim picks in shows (a claim's rows come back in no particular order)
+    const slot: ClaimSlot = { queue: QUEUE, limit: 1 };
     const claimInOrder = async (
-      slot: (n: number) => ClaimSlot,
+      d: PostgresJobDriver,
+      before: (n: number) => Promise<void>,
     ): Promise<(string | undefined)[]> => {
       await resetJobTables(db.executor);
-      await driver.enqueueMany(requests);
+      await d.enqueueMany(requests);
       const ids: (string | undefined)[] = [];
       for (let n = 0; n < requests.length + 1; n++) {
-        const rows = await driver.claim({
-          workerId: 'w',
-          slots: [slot(n)],
-          visibilityTimeoutMs: VT,
-        });
+        await before(n);
+        const rows = await d.claim({ workerId: 'w', slots: [slot], visibilityTimeoutMs: VT });
         ids.push(...rows.map((row) => row.id));
       }
       return ids;
     };
     const order = [4, 2, 0, 1, 3].map((i) => requests[i]?.id);
-    expect(await claimInOrder(() => ({ queue: QUEUE, limit: 1 }))).toEqual(order);
-    expect(
-      await claimInOrder(() => ({ queue: QUEUE, limit: 1, lowWater: START - 30_000 })),
-    ).toEqual(order);
-    // refreshing claims bound nothing yet take the same rows
-    expect(await claimInOrder(() => ({ queue: QUEUE, limit: 1, lowWater: null }))).toEqual(order);
-    let reported = Number.NaN;
+    // every claim computing the low water afresh (a refresh bounds nothing yet)
+    const refreshing = postgresJobDriver({ executor: db.executor, clock });
+    expect(await claimInOrder(refreshing, () => clock.advance(LOW_WATER_REFRESH_MS))).toEqual(
+      order,
+    );
+    // every claim starting at the least run time, as a claim computed it
+    const bounded = postgresJobDriver({ executor: db.executor, clock });
+    const bound = (n: number): Promise<void> => {
+      if (n === 0) bounded.lowWater.learn(QUEUE, START - 30_000, clock.now() + 1);
+      return Promise.resolve();
+    };
+    expect(await claimInOrder(bounded, bound)).toEqual(order);
+    const fresh = postgresJobDriver({ executor: db.executor, clock });
     await resetJobTables(db.executor);
-    await driver.enqueueMany(requests);
-    await driver.claim({
+    await fresh.enqueueMany(requests);
+    await clock.advance(1);
+    await fresh.claim({
       workerId: 'w',
-      slots: [{ queue: QUEUE, limit: 10, lowWater: null }],
+      slots: [{ queue: QUEUE, limit: 10 }],
       visibilityTimeoutMs: VT,
-      onLowWater: (_queue, bound) => {
-        reported = bound;
-      },
     });
-    expect(reported).toBe(START - 30_000);
+    expect(fresh.lowWater.bound(QUEUE)).toBe(START - 30_000);
   });
 
   it('skips rows below the bound: the hint is what bounds the scan', async () => {
     const clock = frozenClock(START);
     const driver = postgresJobDriver({ executor: db.executor, clock });
     await driver.enqueueMany([at(START - 10_000), at(START - 2_000)]);
+    // as if a claim sent after the enqueues had computed a bound above the first row (another process's clock)
+    driver.lowWater.learn(QUEUE, START - 5_000, START + 1);
     const rows = await driver.claim({
       workerId: 'w',
-      slots: [{ queue: QUEUE, limit: 10, lowWater: START - 5_000 }],
+      slots: [{ queue: QUEUE, limit: 10 }],
       visibilityTimeoutMs: VT,
     });
     expect(rows.map((row) => row.runAt)).toEqual([START - 2_000]);
@@ -155,7 +173,7 @@ describe('claim low water (PostgreSQL, driven clock)', () => {
     const registry = new JobRegistry();
     registry.register(handle);
 
-    it('finds a row that lands below its low water within LOW_WATER_REFRESH_MS', async () => {
+    it("finds a row another process puts below its driver's low water within LOW_WATER_REFRESH_MS", async () => {
       const clock = frozenClock(START);
       const driver = postgresJobDriver({ executor: db.executor, clock });
       const worker = jobWorker({
@@ -171,8 +189,10 @@ describe('claim low water (PostgreSQL, driven clock)', () => {
         worker.signalEnqueued(QUEUE);
         for (let i = 0; i < 10_000 && worker.stats().completed < 1; i++) await clock.flush();
         expect(worker.stats().completed).toBe(1);
-        // the worker now holds a low water of START - 1,000: a row an hour behind it lands below it
-        await driver.enqueue(at(START - 3_600_000));
+        // the driver now holds a low water of START - 1,000: a row an hour behind it, enqueued by another process
+        // (whose driver this one never hears from), lands below it
+        const other = postgresJobDriver({ executor: db.executor, clock });
+        await other.enqueue(at(START - 3_600_000));
         worker.signalEnqueued(QUEUE);
         for (let i = 0; i < 50; i++) await clock.flush();
         // hidden below the bound (a poll's worth of passes later, still not claimed)

@@ -56,7 +56,6 @@ export * from './nest';
 export * from './scheduler';
 export * from './errors/scheduler-errors';
 export * from './worker/limits';
-export { LOW_WATER_REFRESH_MS } from './worker/low-water';
 export { RESCUE_INTERVAL_MS } from './worker/rescue-cadence';
 export { UNSERVED_AFTER_MS, UNSERVED_CHECK_INTERVAL_MS } from './worker/unserved-names';
 export * from './runtime/concurrency-gate';

@@ -18,10 +18,18 @@ interface ClaimRecord extends JobRecord {
  * One claim pass: ONE statement claims every slot's due rows and buries the lapsed final attempts (see `SQL_CLAIM`).
  * The buried rows are told to `onExhausted` once, before the claimed rows are handed out. If it throws, the claimed
  * rows are handed back uncounted and the claim rejects, so a failing hook never strands work until its lease lapses.
+ * Each slot's waiting scan starts at the queue's low water (`PgLowWater`), or computes it afresh when it is
+ * unknown or older than `LOW_WATER_REFRESH_MS`.
  */
 export async function claimRows(ctx: PgContext, options: ClaimOptions): Promise<ClaimedJob[]> {
-  if (options.slots.length === 0) throw new ClaimQueuesEmptyError();
-  if (waitingOnly(options)) return claimWaiting(ctx, options);
+  const { slots } = options;
+  if (slots.length === 0) throw new ClaimQueuesEmptyError();
+  const askedAt = ctx.nowMs();
+  const lows = new Array<number | null>(slots.length);
+  for (let i = 0; i < slots.length; i++) {
+    lows[i] = ctx.lowWater.hint((slots[i] as ClaimOptions['slots'][number]).queue, askedAt);
+  }
+  if (waitingOnly(options, lows)) return claimWaiting(ctx, options, lows);
   const { rows } = await ctx.executor.query<ClaimRecord>(ctx.sql.claim, [
     ctx.now(),
     options.workerId,
@@ -31,8 +39,8 @@ export async function claimRows(ctx: PgContext, options: ClaimOptions): Promise<
     [...(options.dropExhausted ?? [])],
     [...(options.excludeTenants ?? [])],
     options.slots.map((slot) => Math.max(0, Math.floor(slot.ahead ?? 0))),
-    options.slots.map((slot) => (typeof slot.lowWater === 'number' ? slot.lowWater : null)),
-    options.slots.map((slot) => slot.lowWater === null),
+    lows,
+    lows.map((low) => low === null),
     options.rescue !== false,
     ...servedPairs(options.slots),
     ...beatParams(options),
@@ -41,8 +49,9 @@ export async function claimRows(ctx: PgContext, options: ClaimOptions): Promise<
   const buried: JobRow[] = [];
   for (const record of rows) {
     if (record.arm === 'buried') buried.push(toJobRow(record));
-    else if (record.arm === 'low-water') options.onLowWater?.(record.queue, Number(record.run_at));
-    else claimed.push(toClaimedJob(record));
+    else if (record.arm === 'low-water') {
+      ctx.lowWater.learn(record.queue, Number(record.run_at), askedAt);
+    } else claimed.push(toClaimedJob(record));
   }
   if (buried.length > 0 && options.onExhausted) {
     try {
@@ -56,21 +65,28 @@ export async function claimRows(ctx: PgContext, options: ClaimOptions): Promise<
 }
 
 /**
- * Whether `SQL_CLAIM_WAITING` answers `options` exactly: no rescue (so nothing to bury), no beat to carry, no low
- * water to report, each queue once with one served name. A busy worker's claims are all of this shape but the one a second that rescues.
+ * Whether `SQL_CLAIM_WAITING` answers `options` exactly: no rescue (so nothing to bury), no beat to carry, every
+ * queue's low water known (`lows`: none to compute), each queue once with one served name. A busy worker's claims are
+ * all of this shape but the one a second that rescues or refreshes the low water.
  */
-function waitingOnly(options: ClaimOptions): boolean {
+function waitingOnly(options: ClaimOptions, lows: readonly (number | null)[]): boolean {
   if (options.rescue !== false || options.presence !== undefined) return false;
   const queues = new Set<string>();
-  for (const slot of options.slots) {
-    if (slot.lowWater === null || slot.names?.length !== 1 || queues.has(slot.queue)) return false;
+  const { slots } = options;
+  for (let i = 0; i < slots.length; i++) {
+    const slot = slots[i] as ClaimOptions['slots'][number];
+    if (lows[i] === null || slot.names?.length !== 1 || queues.has(slot.queue)) return false;
     queues.add(slot.queue);
   }
   return true;
 }
 
-/** One claim of waiting rows through `SQL_CLAIM_WAITING` (see {@link waitingOnly}). */
-async function claimWaiting(ctx: PgContext, options: ClaimOptions): Promise<ClaimedJob[]> {
+/** One claim of waiting rows through `SQL_CLAIM_WAITING` (see {@link waitingOnly}), each scan from its low water. */
+async function claimWaiting(
+  ctx: PgContext,
+  options: ClaimOptions,
+  lows: readonly (number | null)[],
+): Promise<ClaimedJob[]> {
   const { slots } = options;
   const { rows } = await ctx.executor.query<JobRecord>(ctx.sql.claimWaiting, [
     ctx.now(),
@@ -79,7 +95,7 @@ async function claimWaiting(ctx: PgContext, options: ClaimOptions): Promise<Clai
     slots.map((slot) => slot.names?.[0] ?? null),
     slots.map((slot) => Math.max(0, Math.floor(slot.limit))),
     slots.map((slot) => Math.max(0, Math.floor(slot.ahead ?? 0))),
-    slots.map((slot) => (typeof slot.lowWater === 'number' ? slot.lowWater : null)),
+    lows,
     [...(options.excludeTenants ?? [])],
     options.visibilityTimeoutMs,
   ]);

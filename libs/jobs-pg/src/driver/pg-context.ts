@@ -1,5 +1,6 @@
 import type { Clock } from '@ultimat3/jobs';
 import type { PgExecutor } from '../executor/pg-executor';
+import { PgLowWater } from './pg-low-water';
 import type { Statements } from './statements';
 
 /** What every part of the driver shares: the executor, the statements, and the clock that decides. */
@@ -13,6 +14,8 @@ export interface PgContext {
   now(): string | null;
   /** The same time on this side, for what the driver decides before a statement (`nackState`). */
   nowMs(): number;
+  /** The driver's per-queue low water: where its claims start their waiting scans (see {@link PgLowWater}). */
+  readonly lowWater: PgLowWater;
 }
 
 /** Builds a {@link PgContext}; with no clock, statements read the database clock. */
@@ -22,6 +25,7 @@ export function pgContext(executor: PgExecutor, sql: Statements, clock?: Clock):
     sql,
     now: () => (clock ? iso(clock.now()) : null),
     nowMs: () => (clock ? clock.now() : Date.now()),
+    lowWater: new PgLowWater(),
   };
 }
 

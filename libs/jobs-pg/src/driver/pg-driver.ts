@@ -27,6 +27,7 @@ import { queueStats } from './pg-stats';
 import { SQL_PING } from '../sql/ping.sql';
 import { pgSteps } from './pg-steps';
 import { statementsFor } from './statements';
+import { PgLowWater } from './pg-low-water';
 
 /** Options of {@link postgresJobDriver}. */
 export interface PostgresJobDriverOptions {
@@ -46,12 +47,15 @@ export interface PostgresJobDriver extends JobDriver {
   readonly kind: 'postgres';
   readonly introspect: JobIntrospection;
   readonly leases: LeaseStore;
+  /** The queues' low water, kept from this driver's own claims (see `PgLowWater`); a test may set a bound. */
+  readonly lowWater: PgLowWater;
+  waitingBound(queue: string): number | undefined;
 }
 
 /**
  * The PostgreSQL job driver over the tables `migrate()` installs. Every operation is one statement (an enqueue or an
  * acquire that met a concurrent write runs again), every state transition names the state and claim it expects, and
- * values only ever travel as parameters. It passes `jobDriverConformance`. The executor stays the caller's: `close()`
+ * values only ever travel as parameters. It passes `backendConformance`. The executor stays the caller's: `close()`
  * ends nothing it did not open.
  *
  * Over a {@link PgExecutor.shared} executor (a pool), concurrent `enqueue()` calls are coalesced: a lone call is sent
@@ -79,11 +83,20 @@ export function postgresJobDriver(options: PostgresJobDriverOptions): PostgresJo
     // the value contract before any statement: refused alike on every driver, never a raw 22021 or a silent merge
     async enqueue(request) {
       assertEnqueueRequest(request);
-      return enqueue(request);
+      const now = ctx.nowMs();
+      if (!PgLowWater.mayHide(request.runAt, now)) return enqueue(request);
+      const result = await enqueue(request);
+      ctx.lowWater.lower(request.queue, request.runAt, now);
+      return result;
     },
     async enqueueMany(requests) {
       assertEnqueueRequests(requests);
-      return requests.length === 0 ? [] : enqueueBatch(requests);
+      if (requests.length === 0) return [];
+      const now = ctx.nowMs();
+      if (!requests.some((r) => PgLowWater.mayHide(r.runAt, now))) return enqueueBatch(requests);
+      const results = await enqueueBatch(requests);
+      for (const r of requests) ctx.lowWater.lower(r.queue, r.runAt, now);
+      return results;
     },
     claim: (claimOptions) => claimRows(ctx, claimOptions),
     ack: (jobId, ackOptions) => ackRow(ctx, jobId, ackOptions),
@@ -106,6 +119,8 @@ export function postgresJobDriver(options: PostgresJobDriverOptions): PostgresJo
     leases: pgLeases(ctx),
     workerRegistry: pgWorkerRegistry(ctx),
     purgeTargets: (policy) => pgPurgeTargets(ctx, policy),
+    waitingBound: (queue) => ctx.lowWater.bound(queue),
+    lowWater: ctx.lowWater,
     close: () => Promise.resolve(),
   };
 }

@@ -11,6 +11,7 @@ import {
   storableProgress,
 } from '@ultimat3/jobs';
 import { iso, isUuid, type PgContext } from './pg-context';
+import { PgLowWater } from './pg-low-water';
 
 /** Whether `ref` can hold any row: a claim that is not a uuid never does, so no statement is needed. */
 const canHold = (jobId: string, ref: ClaimRef): boolean => isUuid(jobId) && isUuid(ref.claim);
@@ -87,7 +88,12 @@ export async function nackRow(
     nackUncounted(options),
     durationOf(options.durationMs),
   ]);
-  return rows.length === 1;
+  if (rows.length !== 1) return false;
+  // a row put back in the past is below no bound the claims keep unless they are told (see `PgLowWater`)
+  if (runAt !== undefined && PgLowWater.mayHide(runAt, ctx.nowMs())) {
+    ctx.lowWater.lowerAll(runAt, ctx.nowMs());
+  }
+  return true;
 }
 
 /** Renews the lease to `visibilityTimeoutMs` from now, fenced on the claim (see `SQL_HEARTBEAT`). */

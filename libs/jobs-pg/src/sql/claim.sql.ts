@@ -52,7 +52,7 @@
  * snapshot, not the update's result), and at most the claim's now less one second, so a row whose enqueue read its
  * clock before this claim but committed after its snapshot is still above it; new rows, retries, promotes and resumes
  * run at about now or later. A row that lands below it anyway (an application clock behind this one) is found when the
- * caller asks for a fresh low water, which a worker does every `LOW_WATER_REFRESH_MS`. It is computed by `firsts`, a
+ * driver asks for a fresh low water, which it does every `LOW_WATER_REFRESH_MS` (`PgLowWater`, the driver's own). It is computed by `firsts`, a
  * loose scan of `x_jobs_claim_name_idx`: the first entry of each (name, priority) of the queue, each found by one
  * descent of the index from the previous one (`(name, priority) >` the last), so the cost is one probe per distinct
  * (name, priority), not one visit per waiting row — an aggregate over the queue's rows read all 50,000 of a drain's

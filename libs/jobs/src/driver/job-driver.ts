@@ -53,13 +53,6 @@ export interface ClaimSlot {
    */
   readonly ahead?: number;
   /**
-   * A hint, never a correctness dependency: the queue's low water, a lower bound (epoch ms) on the run time of every
-   * waiting row of the queue, as a previous claim reported it through {@link ClaimOptions.onLowWater}. A driver may
-   * start its scan at it (rows run before it are not looked at) or ignore it. `null` asks the claim to compute the
-   * queue's low water and report it; absent, the claim neither bounds its scan nor reports one.
-   */
-  readonly lowWater?: number | null;
-  /**
    * The job names the claim may hand out from this queue: the ones the claiming worker serves there. A row of any
    * other name is left as it is — waiting rows stay waiting with their attempt untouched, a lapsed lease is not
    * re-taken — for a worker that serves it, so during a rolling deploy an old worker never claims (and buries as
@@ -86,12 +79,6 @@ export interface ClaimOptions {
   readonly dropExhausted?: ReadonlySet<string>;
   /** Tenants whose rows this claim skips (they are at a per-process cap of the claiming worker). */
   readonly excludeTenants?: readonly string[];
-  /**
-   * Told, for each slot whose `lowWater` was `null`, of the queue's low water the claim computed (epoch ms): a lower
-   * bound on the run time of every row of the queue waiting in the claim's snapshot, taken or not. A driver that
-   * ignores the hint never calls it.
-   */
-  readonly onLowWater?: (queue: string, lowWater: number) => void;
   /**
    * Whether the claim rescues rows whose lease lapsed (their worker died): re-takes those with attempts left and
    * buries those on their final attempt. Default true. With `false` the claim takes only waiting rows and leaves every
@@ -261,6 +248,12 @@ export interface JobDriver {
   ping?(): Promise<void>;
   /** One row by id. */
   get(jobId: string): Promise<JobRow | undefined>;
+  /**
+   * A lower bound (epoch ms) on the run time of every row of `queue` waiting, when the driver knows one without a
+   * read (PostgreSQL: the low water its own claims keep), else undefined. Never a correctness dependency: a worker
+   * reads it to skip a check that could find nothing (no row of the queue can have waited long). Optional.
+   */
+  waitingBound?(queue: string): number | undefined;
   /** Durable steps. */
   readonly steps: StepStore;
   /** The operator surface, when the driver has one. */

@@ -2,7 +2,6 @@ import type { ClaimedJob } from '../driver/job-row';
 import { frozenClock } from '../testing/frozen-clock';
 import { ClaimPlanner, type ClaimPlannerOptions } from './claim-planner';
 import { processLimits } from './limits';
-import { LowWater } from './low-water';
 import { PREFETCH_PER_SLOT, prefetchBuffer, type PrefetchBuffer } from './prefetch';
 import { RescueCadence } from './rescue-cadence';
 import { SlotLedger } from './slot-ledger';
@@ -25,7 +24,6 @@ function planner(over: Partial<ClaimPlannerOptions> & { slots?: Record<string, n
     workerId: 'w1',
     visibilityTimeoutMs: 30_000,
     served,
-    lowWater: new LowWater(),
     rescues: new RescueCadence(),
     claimAhead: true,
     dropExhausted: () => new Set(['a.job']),
@@ -37,15 +35,15 @@ function planner(over: Partial<ClaimPlannerOptions> & { slots?: Record<string, n
 }
 
 describe('ClaimPlanner', () => {
-  it('asks every served queue for its free slots, with its names, a fresh low water and a rescue', () => {
+  it('asks every served queue for its free slots, with its names, and a rescue', () => {
     const { planner: p } = planner();
     const claim = p.plan(T0, true);
     expect(claim?.options).toMatchObject({
       workerId: 'w1',
       visibilityTimeoutMs: 30_000,
       slots: [
-        { queue: 'a', limit: 2, names: ['a.job'], lowWater: null },
-        { queue: 'b', limit: 1, names: ['b.job'], lowWater: null },
+        { queue: 'a', limit: 2, names: ['a.job'] },
+        { queue: 'b', limit: 1, names: ['b.job'] },
       ],
       dropExhausted: new Set(['a.job']),
       rescue: true,
@@ -120,17 +118,18 @@ describe('ClaimPlanner', () => {
     expect(p.plan(T0 + 30, false)?.options.rescue).toBe(true);
   });
 
-  it('skips the tenants at a per-tenant cap, learns the low water, and keeps the rows a claim buried', () => {
+  it('skips the tenants at a per-tenant cap, and keeps the rows a claim buried', () => {
     const ledger = new SlotLedger(processLimits({ perTenant: 1 }, frozenClock(T0)));
     const { planner: p } = planner({ ledger, slots: { a: 3 } });
     ledger.take({ queue: 'a', tenantId: 't1' });
     const claim = p.plan(T0, true)!;
     expect(claim.options.excludeTenants).toEqual(['t1']);
-    claim.options.onLowWater?.('a', T0 - 5_000);
     claim.options.onExhausted?.([heldRow('a', 'x')]);
     expect(claim.exhausted.map((r) => r.id)).toEqual(['x']);
     p.returned(claim);
-    expect(p.plan(T0 + 1, false)?.options.slots[0]?.lowWater).toBe(T0 - 5_000);
+    expect(p.plan(T0 + 1, false)?.options.slots).toEqual([
+      { queue: 'a', limit: 2, names: ['a.job'] },
+    ]);
   });
 
   it("attaches the presence's due beat to the claim, and tells it whether the claim landed", () => {

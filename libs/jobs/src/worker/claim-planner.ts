@@ -1,6 +1,5 @@
 import type { ClaimOptions, ClaimSlot } from '../driver/job-driver';
 import type { JobRow } from '../driver/job-row';
-import type { LowWater } from './low-water';
 import { PREFETCH_PER_SLOT, type PrefetchBuffer } from './prefetch';
 import type { RescueCadence } from './rescue-cadence';
 import type { SlotLedger } from './slot-ledger';
@@ -16,7 +15,6 @@ export interface ClaimPlannerOptions {
   readonly served: ReadonlyMap<string, readonly string[]>;
   /** The rows claimed ahead and not started yet. */
   readonly held: PrefetchBuffer;
-  readonly lowWater: LowWater;
   readonly rescues: RescueCadence;
   /** Whether claims take rows ahead of the free slots (`JobWorkerOptions.claimAhead`). */
   readonly claimAhead: boolean;
@@ -49,7 +47,7 @@ export class PlannedClaim {
 
 /**
  * Decides what each claim asks for: which queues, how many rows for free slots (`limit`) and how many ahead of them
- * (`ahead`), the names served, the low-water hint, the tenants to skip, whether it rescues lapsed leases and whether it
+ * (`ahead`), the names served, the tenants to skip, whether it rescues lapsed leases and whether it
  * carries the worker's due registry beat. It also
  * counts the claims on the wire and the rows they asked each queue for, which count as held until they return.
  */
@@ -78,7 +76,6 @@ export class ClaimPlanner {
       visibilityTimeoutMs: o.visibilityTimeoutMs,
       dropExhausted: o.dropExhausted(),
       ...(excludeTenants === undefined ? {} : { excludeTenants }),
-      onLowWater: (queue, bound) => o.lowWater.learn(queue, bound, now),
       rescue: o.rescues.due(now, idle),
       ...(presence === undefined ? {} : { presence }),
     });
@@ -105,7 +102,7 @@ export class ClaimPlanner {
    * buffer runs low: claims overlap instead of queueing behind each other.
    */
   private slots(now: number): ClaimSlot[] {
-    const { ledger, held, lowWater } = this.o;
+    const { ledger, held } = this.o;
     const want: ClaimSlot[] = [];
     for (const [queue, names] of this.o.served) {
       // a queue no registered job names has nothing this worker could run
@@ -122,11 +119,8 @@ export class ClaimPlanner {
       const short = Math.max(0, target - Math.max(0, holding - free));
       // a second claim on the wire is for the buffer only: a slot that frees meanwhile waits for a claim to return
       if ((idle > 0 && this.claiming === 0) || (target > 0 && short * 3 >= target)) {
-        const hint = lowWater.hint(queue, now);
         want.push(
-          short > 0
-            ? { queue, limit: idle, ahead: short, names, lowWater: hint }
-            : { queue, limit: idle, names, lowWater: hint },
+          short > 0 ? { queue, limit: idle, ahead: short, names } : { queue, limit: idle, names },
         );
       }
     }

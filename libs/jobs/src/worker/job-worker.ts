@@ -11,7 +11,6 @@ import { DueTimers } from './due-timers';
 import { HandBacks } from './hand-backs';
 import { heartbeats } from './heartbeat';
 import { processLimits } from './limits';
-import { LowWater } from './low-water';
 import { PassLoop } from './pass-loop';
 import { prefetchBuffer } from './prefetch';
 import { RescueCadence } from './rescue-cadence';
@@ -65,7 +64,6 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
   let presence: WorkerPresence | undefined;
   const handBacks = new HandBacks(driver, logger);
   const held = prefetchBuffer(heartbeatIntervalMs);
-  const lowWater = new LowWater();
   const beats = heartbeats({
     driver,
     clock,
@@ -162,7 +160,6 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
         ledger,
         served,
         held,
-        lowWater,
         rescues: new RescueCadence(),
         claimAhead: options.claimAhead !== false,
         dropExhausted: () => dropExhaustedNames(registry),
@@ -174,7 +171,6 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
         clock,
         workerId: id,
         served,
-        lowWater: (queue) => lowWater.bound(queue),
       });
       state = 'running';
       timers.start();

@@ -21,12 +21,6 @@ export interface UnservedNamesOptions {
   /** Per queue the worker serves, the job names it serves there. */
   readonly served: ReadonlyMap<string, readonly string[]>;
   readonly clock: Clock;
-  /**
-   * The low water a served queue's claims last learned (`LowWater.bound`), or undefined: a lower bound on the run time
-   * of every waiting row of the queue. A bound above `now - afterMs` proves no row of the queue has been due that long,
-   * and the check skips its stats read — an idle worker over empty queues adds no statement.
-   */
-  readonly lowWater: (queue: string) => number | undefined;
   /** See {@link UNSERVED_AFTER_MS} (default 60 s). */
   readonly afterMs?: number;
 }
@@ -74,9 +68,13 @@ export class UnservedNames {
     if (!this.#running) return;
     this.#timer = this.options.clock.setTimeout(() => {
       this.#timer = undefined;
+      // The driver's bound on a served queue's waiting run times (`JobDriver.waitingBound`, PostgreSQL's low water),
+      // when it knows one: above `now - afterMs` it proves no row of the queue has been due that long, and the check
+      // skips its stats read — an idle worker over empty queues adds no statement.
       const since = this.options.clock.now() - this.#afterMs;
+      const { driver } = this.options;
       const suspect = [...this.options.served.keys()].some(
-        (queue) => (this.options.lowWater(queue) ?? since) <= since,
+        (queue) => (driver.waitingBound?.(queue) ?? since) <= since,
       );
       if (!suspect) return this.#arm();
       this.#checking = this.check().finally(() => {

@@ -31,7 +31,7 @@ describe('a worker serves only the job names it knows', () => {
 
   /** A worker that knows `deploy.old` only, on a driver whose claims and stats reads are recorded. */
   async function oldWorker(
-    reportLowWater?: (now: number) => number,
+    waitingBound?: (now: number) => number,
   ): Promise<{ h: JobsHarness; claims: ClaimOptions[]; statsReads: () => number }> {
     const clock = frozenClock();
     const inner = memoryJobDriver({ clock });
@@ -41,13 +41,10 @@ describe('a worker serves only the job names it knows', () => {
       ...inner,
       claim: async (o) => {
         claims.push(o);
-        const rows = await inner.claim(o);
-        // play a driver that reports the low water asked for, as PostgreSQL does
-        if (reportLowWater !== undefined)
-          for (const slot of o.slots)
-            if (slot.lowWater === null) o.onLowWater?.(slot.queue, reportLowWater(clock.now()));
-        return rows;
+        return inner.claim(o);
       },
+      // play a driver that knows a bound on its queues' waiting run times, as PostgreSQL's low water does
+      ...(waitingBound === undefined ? {} : { waitingBound: () => waitingBound(clock.now()) }),
       stats: () => {
         reads++;
         return inner.stats();

@@ -1,6 +1,6 @@
 /**
- * How often (worker clock, ms) a queue's low water is computed afresh. A row that lands below the bound a claim uses
- * (an application clock behind the database's, a held row handed back by another worker) waits at most this long.
+ * How often (driver clock, ms) a queue's low water is computed afresh. A row that lands below the bound a claim uses
+ * (another process's clock behind this one, a row another process put back in the past) waits at most this long.
  */
 export const LOW_WATER_REFRESH_MS = 1_000;
 
@@ -11,12 +11,14 @@ interface Mark {
 }
 
 /**
- * Per queue, the low water a worker hands its claims as a hint (`ClaimSlot.lowWater`): a lower bound on the run time
- * of every waiting row of the queue, as a claim last computed it. Unknown at start and again every
- * {@link LOW_WATER_REFRESH_MS}, when the next claim is asked to compute it. Never a correctness dependency: a stale
- * bound only delays rows below it until the next refresh.
+ * Per queue, the low water the PostgreSQL driver starts its claims' waiting scans at (`SQL_CLAIM` $9 / $10,
+ * `SQL_CLAIM_WAITING` $7): a lower bound on the run time of every waiting row of the queue, as one of its claims last
+ * computed it. Unknown at start and again every {@link LOW_WATER_REFRESH_MS}, when the next claim computes it. Never
+ * a correctness dependency: a stale bound only delays rows below it until the next refresh. One per driver, shared by
+ * every worker on it; the driver lowers it itself for the rows it puts back in the past (an enqueue or a nack with a
+ * run time below it), so only another process's such rows wait for a refresh.
  */
-export class LowWater {
+export class PgLowWater {
   private readonly marks = new Map<string, Mark>();
   /** Per queue, the least run time this worker put a row back at, and when: a refresh in flight may not have seen it. */
   private readonly lowered = new Map<string, { readonly runAt: number; readonly at: number }>();
@@ -46,8 +48,8 @@ export class LowWater {
   }
 
   /**
-   * At `now`, this worker put a row of `queue` back to wait at `runAt`: the bound drops to it, so its own claims still
-   * see it — a refresh answering later included.
+   * At `now`, this driver put a row of `queue` to wait at `runAt`: the bound drops to it, so its own claims still see
+   * it — a refresh answering later included.
    */
   lower(queue: string, runAt: number, now: number): void {
     const mark = this.marks.get(queue);
@@ -56,4 +58,20 @@ export class LowWater {
     const lowered = this.lowered.get(queue);
     this.lowered.set(queue, { runAt: Math.min(runAt, lowered?.runAt ?? runAt), at: now });
   }
+
+  /** {@link PgLowWater.lower} for every queue with a bound: a row of an unknown queue was put to wait at `runAt`. */
+  lowerAll(runAt: number, now: number): void {
+    for (const queue of [...this.marks.keys()]) this.lower(queue, runAt, now);
+  }
+
+  /** Whether a row put to wait at `runAt` could hide below a bound a claim may compute or use (one second of slack). */
+  static mayHide(runAt: number, now: number): boolean {
+    return runAt < now - LOW_WATER_SLACK_MS;
+  }
 }
+
+/**
+ * The claim never reports a low water above its own time less this (see `SQL_CLAIM`): a row put to wait at or after
+ * `now - LOW_WATER_SLACK_MS` is never below a bound, and needs no {@link PgLowWater.lower}.
+ */
+export const LOW_WATER_SLACK_MS = 1_000;
