@@ -85,5 +85,9 @@ describe('JobsService: the operator projections', () => {
       expect.objectContaining({ queue: 'accounts', paused: true }),
     ]);
     expect((await service.inspectStats()).sinceMs).toBe(START - 86_400_000);
+    expect(service.nextTaskRuns(nightly.name, 2)).toEqual([
+      Date.UTC(2026, 0, 2, 2, 0),
+      Date.UTC(2026, 0, 3, 2, 0),
+    ]);
   });
 });

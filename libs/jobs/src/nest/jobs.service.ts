@@ -33,6 +33,7 @@ import {
 } from '../operator/queues';
 import {
   inspectTasks,
+  nextTaskRuns,
   pauseTask,
   resumeTask,
   type TaskPauseView,
@@ -235,6 +236,11 @@ export class JobsService {
       declarations: this.inspectManifest(),
       clock: this.runtime.config.clock,
     });
+  }
+
+  /** The next `count` occurrences of one of this app's tasks, by the scheduler's own resolver (`x tasks next`). */
+  nextTaskRuns(task: string, count = 1): readonly number[] {
+    return nextTaskRuns(this.inspectManifest(), task, { count, clock: this.runtime.config.clock });
   }
 
   /** Pauses a task (`x tasks pause`). */
