@@ -19,6 +19,8 @@ const card = { number: '4242424242424242', last4: '4242' };
 
 /** The `x` command line spawned for real against one backend: every command the issue names, every exit code. */
 export function xCliScenario(label: string, open: () => Promise<XTarget>): void {
+  // each test spawns up to ten `x` processes, each compiling its sources on load: seconds apiece on a loaded machine
+  jest.setTimeout(180_000);
   describe(`x against ${label}`, () => {
     let w: XWorld;
     const x = (...args: string[]) => runX([...args, ...w.flags]);
