@@ -64,3 +64,4 @@ export * from './outbox';
 export * from './nest/outbox';
 export * from './webhook';
 export * from './export';
+export * from './mcp';

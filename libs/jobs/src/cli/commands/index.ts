@@ -11,6 +11,7 @@ import { jobsShow } from './jobs-show';
 import { jobsStats } from './jobs-stats';
 import { jobsWorkers } from './jobs-workers';
 import { manifest } from './manifest';
+import { mcp } from './mcp';
 import { queuesList } from './queues-list';
 import { queuesPause } from './queues-pause';
 import { queuesResume } from './queues-resume';
@@ -59,4 +60,5 @@ export const COMMANDS: readonly CliCommand[] = [
   tasksNext,
   manifest,
   dbBackfill,
+  mcp,
 ];

@@ -1,0 +1,74 @@
+import type { BackfillLedger } from '../backfill/ledger';
+import { inspectBackfillOfJob } from '../backfill/inspect';
+import type { JobListFilter } from '../driver/introspection';
+import type { JobDriver } from '../driver/job-driver';
+import type { WorkerInfo } from '../driver/workers';
+import type { OperatorDeclarations } from '../operator/declarations';
+import { inspectJob } from '../operator/inspect-job';
+import { cancelJob, retryFromStep } from '../operator/job-actions';
+import type { JobPageView, JobSummaryView, JobView } from '../operator/job-views';
+import { inspectDeadLetters, listJobs } from '../operator/list-jobs';
+import {
+  inspectQueues,
+  inspectWorkers,
+  pauseQueue,
+  resumeQueue,
+  type QueuePauseView,
+  type QueueView,
+} from '../operator/queues';
+import { inspectTasks, type TaskView } from '../operator/tasks';
+import type { Clock } from '../util/clock';
+
+/**
+ * The part of the operator projection the MCP tools read and move — every answer is the projection's own JSON, and
+ * the tools reach nothing else. `JobsService` is one (an app's module); {@link mcpOperatorOver} builds one over a
+ * driver (the `x mcp` command line).
+ */
+export interface McpOperator {
+  inspectQueues(): Promise<readonly QueueView[]>;
+  listJobs(filter?: JobListFilter): Promise<JobPageView>;
+  inspectJob(id: string): Promise<JobView>;
+  inspectDeadLetters(filter?: Omit<JobListFilter, 'state'>): Promise<JobPageView>;
+  inspectWorkers(): Promise<readonly WorkerInfo[]>;
+  inspectTasks(): Promise<readonly TaskView[]>;
+  retryFromStep(id: string, fromStep?: string): Promise<JobSummaryView>;
+  cancelJob(id: string, reason?: string): Promise<JobSummaryView>;
+  pauseQueue(queue: string): Promise<QueuePauseView>;
+  resumeQueue(queue: string): Promise<QueuePauseView>;
+}
+
+/** What {@link mcpOperatorOver} reads through. */
+export interface McpOperatorSource {
+  readonly driver: JobDriver;
+  /** The app's declarations: inputs are redacted by their `redact:` paths, tasks show cron and next run. */
+  readonly declarations?: OperatorDeclarations;
+  /** The backend's backfill ledger, where it keeps one (`inspect_job` fills its `backfill` slot from it). */
+  readonly backfills?: BackfillLedger;
+  /** Where a task's "next" is counted from (default: the system clock). */
+  readonly clock?: Clock;
+}
+
+/** The operator projection over one driver, as `JobsService` answers it inside an app. */
+export function mcpOperatorOver(source: McpOperatorSource): McpOperator {
+  const { driver, declarations, backfills, clock } = source;
+  return {
+    inspectQueues: () => inspectQueues(driver),
+    listJobs: (filter) => listJobs(driver, filter),
+    inspectJob: (id) =>
+      inspectJob(driver, id, {
+        backfill: (row) => inspectBackfillOfJob(backfills, row.id),
+        ...(declarations === undefined ? {} : { declarations }),
+      }),
+    inspectDeadLetters: (filter) => inspectDeadLetters(driver, filter),
+    inspectWorkers: () => inspectWorkers(driver),
+    inspectTasks: () =>
+      inspectTasks(driver, {
+        ...(declarations === undefined ? {} : { declarations }),
+        ...(clock === undefined ? {} : { clock }),
+      }),
+    retryFromStep: (id, fromStep) => retryFromStep(driver, id, fromStep),
+    cancelJob: (id, reason) => cancelJob(driver, id, reason),
+    pauseQueue: (queue) => pauseQueue(driver, queue),
+    resumeQueue: (queue) => resumeQueue(driver, queue),
+  };
+}

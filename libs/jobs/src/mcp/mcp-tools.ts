@@ -1,0 +1,167 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type * as Zod from 'zod';
+import type { JobListFilter } from '../driver/introspection';
+import { ValueInvalidError } from '../errors/value-errors';
+import type { McpOperator } from './mcp-operator';
+import { answer } from './mcp-result';
+import type { McpSchemas } from './mcp-schemas';
+
+/** The tools every server offers: they read the projection and change nothing. */
+export const MCP_READ_TOOLS = [
+  'list_queues',
+  'list_jobs',
+  'inspect_job',
+  'list_dead_letters',
+  'list_workers',
+  'list_tasks',
+] as const;
+
+/** The tools a server offers only when built with `allowWrites: true`. */
+export const MCP_WRITE_TOOLS = ['retry_job', 'cancel_job', 'pause_queue', 'resume_queue'] as const;
+
+type PageArgs = Zod.output<McpSchemas['deadLetters']>;
+
+/** An instant argument as epoch ms: a number as given, a string read as ISO 8601. */
+function instantMs(field: string, value: number | string | undefined): number | undefined {
+  if (value === undefined || typeof value === 'number') return value;
+  const ms = Date.parse(value);
+  if (!Number.isFinite(ms)) throw new ValueInvalidError(field, 'is not an ISO 8601 instant');
+  return ms;
+}
+
+/** The page arguments as the projection's filter (absent arguments stay absent). */
+function pageFilter(args: PageArgs): Omit<JobListFilter, 'state'> {
+  const createdFrom = instantMs('createdFrom', args.createdFrom);
+  const createdTo = instantMs('createdTo', args.createdTo);
+  const { queue, name, tenantId, idPrefix, limit, after, before } = args;
+  const given = { queue, name, tenantId, idPrefix, createdFrom, createdTo, limit, after, before };
+  return Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) as Omit<
+    JobListFilter,
+    'state'
+  >;
+}
+
+const READ = { readOnlyHint: true, openWorldHint: false } as const;
+
+/** Registers the read tools: each answers the projection's JSON, a refusal its `X_…` code. */
+export function registerReadTools(server: McpServer, s: McpSchemas, op: McpOperator): void {
+  server.registerTool(
+    'list_queues',
+    {
+      title: 'List queues',
+      description:
+        'Every queue: rows per state, live rows per job name, the age of the oldest due row (oldestReadyMs) and whether it is paused.',
+      inputSchema: s.none,
+      annotations: READ,
+    },
+    () => answer(() => op.inspectQueues()),
+  );
+  server.registerTool(
+    'list_jobs',
+    {
+      title: 'List jobs',
+      description:
+        "One page of jobs, newest first, filtered by state, queue, job name, tenant, id prefix and creation time. Pass the answer's `next` as `after` for the following page (null: no more).",
+      inputSchema: s.listJobs,
+      annotations: READ,
+    },
+    (args) =>
+      answer(() =>
+        op.listJobs({
+          ...pageFilter(args),
+          ...(args.state === undefined ? {} : { state: args.state }),
+        }),
+      ),
+  );
+  server.registerTool(
+    'inspect_job',
+    {
+      title: 'Inspect a job',
+      description:
+        "One job: its row, input (redacted by the app's redact paths), failure with code and stack, progress, and every step with its attempt and duration.",
+      inputSchema: s.job,
+      annotations: READ,
+    },
+    (args) => answer(() => op.inspectJob(args.id)),
+  );
+  server.registerTool(
+    'list_dead_letters',
+    {
+      title: 'List dead letters',
+      description:
+        'One page of the dead-letter queue (jobs that used every attempt), newest first, with the same filters and cursors as list_jobs.',
+      inputSchema: s.deadLetters,
+      annotations: READ,
+    },
+    (args) => answer(() => op.inspectDeadLetters(pageFilter(args))),
+  );
+  server.registerTool(
+    'list_workers',
+    {
+      title: 'List workers',
+      description:
+        'Every live worker: id, host, pid, queues with their slots, the jobs it runs now and its last heartbeat.',
+      inputSchema: s.none,
+      annotations: READ,
+    },
+    () => answer(() => op.inspectWorkers()),
+  );
+  server.registerTool(
+    'list_tasks',
+    {
+      title: 'List tasks',
+      description:
+        'Every recurring task: cron and zone, the jobs it enqueues, paused or not, its last fire and next run.',
+      inputSchema: s.none,
+      annotations: READ,
+    },
+    () => answer(() => op.inspectTasks()),
+  );
+}
+
+/** Registers the write tools (only on a server built with `allowWrites: true`). */
+export function registerWriteTools(server: McpServer, s: McpSchemas, op: McpOperator): void {
+  server.registerTool(
+    'retry_job',
+    {
+      title: 'Retry a job',
+      description:
+        'Re-queues a finished job (done, failed, dead, cancelled) as a fresh run; with fromStep, that step and every later one are redone. A live job is refused (X_JOB_NOT_REQUEUEABLE).',
+      inputSchema: s.retry,
+      annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
+    },
+    (args) => answer(() => op.retryFromStep(args.id, args.fromStep)),
+  );
+  server.registerTool(
+    'cancel_job',
+    {
+      title: 'Cancel a job',
+      description:
+        'Stops a live job (ready, delayed, running, suspended): a running one stops at its next heartbeat. A finished job is refused (X_JOB_NOT_CANCELLABLE).',
+      inputSchema: s.cancel,
+      annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false },
+    },
+    (args) => answer(() => op.cancelJob(args.id, args.reason)),
+  );
+  server.registerTool(
+    'pause_queue',
+    {
+      title: 'Pause a queue',
+      description:
+        'Pauses a queue: no worker claims from it until resume_queue; enqueues still land. Idempotent.',
+      inputSchema: s.queue,
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+    },
+    (args) => answer(() => op.pauseQueue(args.queue)),
+  );
+  server.registerTool(
+    'resume_queue',
+    {
+      title: 'Resume a queue',
+      description: 'Resumes a paused queue: workers claim from it again. Idempotent.',
+      inputSchema: s.queue,
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+    },
+    (args) => answer(() => op.resumeQueue(args.queue)),
+  );
+}
