@@ -119,7 +119,7 @@ async function main() {
       `  rows handled more than once: ${rows[0].again} (bound: the pages in flight at the 2 kills, ≤ ${2 * 1_000})`,
     );
     console.log(
-      `  pages executed: ${executed} for ${pages} pages — pauses paid ${executed - 1}, one per executed page but the last`,
+      `  pages executed: ${executed} for ${pages} pages — a pause is only spent inside an executed page's step, so the ${processes.length - 1} resumed workers re-paid none for the pages they replayed`,
     );
     console.log(
       `  ledger: ${row?.status}, rows ${row?.rows}, batches ${row?.batches}, cursor ${JSON.stringify(row?.lastCursor)}`,

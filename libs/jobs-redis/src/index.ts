@@ -1,6 +1,7 @@
 export { redisJobDriver } from './redis-driver';
 export { redisKeyPrefix } from './redis-keys';
 export { redisEventBus, type RedisEventBusOptions } from './redis-event-bus';
+export { redisBackfillLedger, type RedisBackfillLedgerOptions } from './redis-backfill-ledger';
 export type { RedisJobDriver, RedisJobDriverOptions } from './redis-driver';
 export {
   redisBackend,

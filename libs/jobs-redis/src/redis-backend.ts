@@ -14,6 +14,7 @@ import {
   type RedisConnectionOptions,
 } from './redis-client';
 import { redisJobDriver, type RedisJobDriver, type RedisJobDriverOptions } from './redis-driver';
+import { redisBackfillLedger } from './redis-backfill-ledger';
 import { redisEventBus } from './redis-event-bus';
 import type { RedisWakeListener } from './redis-wake';
 import { assertNoEviction } from './redis-server-check';
@@ -119,6 +120,7 @@ export function redisBackendOver(options: {
     capabilities: REDIS_CAPABILITIES,
     events: redisEventBus({ client, prefix, clock }),
     schedulerState: driver.schedulerState,
+    backfills: redisBackfillLedger({ client, ...(prefix === undefined ? {} : { prefix }) }),
     startWake(target) {
       return { stop: driver.wake.listen(target) };
     },
