@@ -2,10 +2,13 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { JobPageView, JobSummaryView, JobView, QueueView } from '@ultimat3/jobs';
 import { postgresBackend } from '@ultimat3/jobs-pg';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import { join } from 'node:path';
 import { Client as PgClient } from 'pg';
 import { testDatabaseUrl } from '../../../../test/test-env';
+import { until } from '../../../../test/until';
 import { callJson, callRefused, toolNames } from '../../test/mcp/mcp-client';
 import { behaviour, xCliSteps } from '../../test/x-cli/app';
 import { APP, ROOT } from '../../test/x-cli/run-x';
@@ -140,5 +143,23 @@ describe('x mcp over stdio against PostgreSQL', () => {
     }
     expect((await w.driver.get(id!))?.state).toBe('dead');
     expect(await w.driver.introspect?.pausedQueues()).not.toContain('mcp-stdio-ro');
+  });
+
+  it('ends with exit 0 once the client closes stdin, its note on stderr and nothing but protocol on stdout', async () => {
+    const child = spawn(process.execPath, ['-r', REGISTER, X, 'mcp', ...flags], {
+      cwd: ROOT,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = once(child, 'exit') as Promise<[number | null, string | null]>;
+    await until(() => stderr.includes('x mcp: serving'));
+    child.stdin.end();
+    const [code, signal] = await exited;
+    expect({ code, signal }).toEqual({ code: 0, signal: null });
+    expect(stdout).toBe('');
+    expect(stderr).toContain('(read-only)');
   });
 });
