@@ -33,9 +33,10 @@ export interface ExportDefinition<S extends JobInputSchema, T, C extends string>
   readonly prefix: (input: OutputOf<S>) => string;
   /**
    * The rows: a TypeORM `SelectQueryBuilder` (its where, joins and selects; ORDER BY, LIMIT and OFFSET are replaced by
-   * the keyset's), or `{ repository, where }`. Built anew for every page, read as a backfill reads it.
+   * the keyset's), or `{ repository, where }`. Built anew for every page, read as a backfill reads it. Omit it to
+   * bind a Nest provider's method instead (`@ExportSource(handle)`, with its injected `DataSource` at hand).
    */
-  readonly source: (args: ExportSourceArgs<OutputOf<S>>) => BackfillSource<T>;
+  readonly source?: (args: ExportSourceArgs<OutputOf<S>>) => BackfillSource<T>;
   readonly format: ExportFormat;
   /** The columns, in order: the CSV header and the keys of each JSON line. Non-empty, unique. */
   readonly columns: readonly C[];

@@ -2,6 +2,7 @@ import { job } from '../declare/job';
 import type { JobHandle } from '../declare/handle';
 import type { InputOf, JobInputSchema, OutputOf } from '../declare/job-definition';
 import { JobDeclarationInvalidError } from '../errors/declaration-errors';
+import { InvariantError } from '../errors/runtime-errors';
 import { registerErrorRetry } from '../runtime/error-retry';
 import { systemClock } from '../util/clock';
 import {
@@ -30,7 +31,8 @@ export type ExportHandle<S extends JobInputSchema> = JobHandle<
 
 function checkedFunctions(name: string, definition: object): void {
   for (const field of ['prefix', 'source', 'row'] as const) {
-    if (typeof (definition as Record<string, unknown>)[field] !== 'function') {
+    const value = (definition as Record<string, unknown>)[field];
+    if (typeof value !== 'function' && !(field === 'source' && value === undefined)) {
       throw new JobDeclarationInvalidError(name, field, 'must be a function');
     }
   }
@@ -71,8 +73,26 @@ function resolve<S extends JobInputSchema, T, C extends string>(
     sink: definition.sink,
     clock: definition.clock ?? systemClock,
     prefixOf: (input) => checkedPrefix(name, definition.prefix(input)),
-    source: definition.source,
+    source: definition.source ?? unbound(name),
   };
+}
+
+/** The source of a declaration that names none: a provider's `@ExportSource` method replaces it when bound. */
+function unbound(name: string): () => never {
+  return () => {
+    throw new InvariantError(
+      `export "${name}" declares no source and no @ExportSource method is bound to it.`,
+      'Declare source, or decorate a provider method with @ExportSource(handle).',
+    );
+  };
+}
+
+/** The checked declaration of each export handle that declared no `source` (what `@ExportSource` binds over). */
+const unboundExports = new WeakMap<object, ResolvedExport<never, unknown>>();
+
+/** The checked declaration of an export handle awaiting an `@ExportSource` method, if it is one. */
+export function unboundExportOf(handle: object): ResolvedExport<never, unknown> | undefined {
+  return unboundExports.get(handle);
 }
 
 /**
@@ -91,7 +111,8 @@ export function exportRows<S extends JobInputSchema, T, C extends string>(
   }
   const resolved = resolve(definition);
   const tenant = definition.tenant;
-  return job({
+  const bindable = definition.source === undefined;
+  const handle = job<S, ExportResult>({
     name: definition.name,
     input: definition.input,
     idempotencyKey: (input: OutputOf<S>) => resolved.prefixOf(input),
@@ -101,6 +122,9 @@ export function exportRows<S extends JobInputSchema, T, C extends string>(
     ...(definition.timeout === undefined ? {} : { timeout: definition.timeout }),
     ...(definition.stepTimeout === undefined ? {} : { stepTimeout: definition.stepTimeout }),
     ...(definition.onSettled === undefined ? {} : { onSettled: definition.onSettled }),
-    run: (args) => exportPass(resolved, args),
+    // without a source the body is a provider's @ExportSource method, bound as a @Job method is
+    ...(bindable ? {} : { run: (args) => exportPass(resolved, args) }),
   });
+  if (bindable) unboundExports.set(handle, resolved as ResolvedExport<never, unknown>);
+  return handle;
 }

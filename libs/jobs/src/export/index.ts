@@ -29,3 +29,4 @@ export {
   type S3ClientLike,
   type S3ExportSinkOptions,
 } from './s3-sink';
+export { ExportSource, type ExportSourceMethod } from './export-source.decorator';
