@@ -64,4 +64,5 @@ export * from './outbox';
 export * from './nest/outbox';
 export * from './webhook';
 export * from './export';
+export * from './admin';
 export * from './mcp';

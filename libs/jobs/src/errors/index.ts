@@ -6,3 +6,4 @@ export * from './connection-errors';
 export * from './value-errors';
 export * from './webhook-errors';
 export * from './export-errors';
+export * from './admin-errors';

@@ -55,6 +55,8 @@ export type JobsErrorCode =
   | 'X_WEBHOOK_EVENT_UNKNOWN'
   | 'X_EXPORT_PART_TOO_LARGE'
   | 'X_EXPORT_ROW_INVALID'
+  | 'X_ADMIN_GUARD_REQUIRED'
+  | 'X_ADMIN_WRITE_REFUSED'
   | 'X_INVARIANT';
 
 /** Options every {@link JobsError} accepts beside its message. */

@@ -1,0 +1,154 @@
+import 'reflect-metadata';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { INestApplication } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import request from 'supertest';
+import { AdminGuardRequiredError } from '../errors/admin-errors';
+import { JobsModule } from '../nest/jobs.module';
+import { BearerGuard, other, READER, WRITER } from '../../test/admin/admin-app';
+import { JobsAdminModule } from './admin.module';
+import type { JobsAdminOptions } from './admin.options';
+
+describe('JobsAdminModule: mounting, the guard, canWrite and CSRF (memory backend)', () => {
+  let app: INestApplication | undefined;
+  let assets: string;
+
+  beforeAll(async () => {
+    assets = await mkdtemp(join(tmpdir(), 'jobs-admin-api-'));
+    await writeFile(join(assets, 'admin.js'), 'export {};');
+  });
+  afterAll(() => rm(assets, { recursive: true, force: true }));
+  afterEach(async () => {
+    await app?.close();
+    app = undefined;
+  });
+
+  const boot = async (options: JobsAdminOptions): Promise<INestApplication> => {
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        JobsModule.forRoot({ driver: 'memory', roles: ['web'] }),
+        JobsModule.forFeature({ jobs: [{ other }] }),
+        JobsAdminModule.forRoot({ assetsDir: assets, ...options }),
+      ],
+    }).compile();
+    app = moduleRef.createNestApplication({ logger: false });
+    await app.init();
+    return app;
+  };
+  const writerApp = () =>
+    boot({
+      guard: BearerGuard,
+      canWrite: (req) => req.headers.authorization === WRITER.authorization,
+    });
+
+  it('refuses to mount without a guard (X_ADMIN_GUARD_REQUIRED), unless public: true', async () => {
+    expect(() => JobsAdminModule.forRoot({ path: '/_x/jobs' })).toThrow(AdminGuardRequiredError);
+    expect(() => JobsAdminModule.forRoot({})).toThrow(
+      expect.objectContaining({ code: 'X_ADMIN_GUARD_REQUIRED' }),
+    );
+    expect(() => JobsAdminModule.forRoot({ public: true, path: 'no-slash' })).toThrow(
+      expect.objectContaining({ code: 'X_INVARIANT' }),
+    );
+    const open = await boot({ public: true, path: '/ops/jobs' });
+    const res = await request(open.getHttpServer()).get('/ops/jobs/api/queues').expect(200);
+    expect(res.body).toEqual([]);
+  });
+
+  it("runs the app's guard before every route: page, assets and API", async () => {
+    const server = (await writerApp()).getHttpServer();
+    for (const path of ['/_x/jobs', '/_x/jobs/assets/admin.js', '/_x/jobs/api/queues']) {
+      await request(server).get(path).expect(403);
+      await request(server).get(path).set(READER).expect(200);
+    }
+    const page = await request(server).get('/_x/jobs').set(READER);
+    expect(page.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+    expect(page.text).toContain('/_x/jobs/assets/admin.js');
+    await request(server).get('/_x/jobs/assets/..%2Fadmin.js').set(READER).expect(404);
+    await request(server).get('/_x/jobs/assets/other.js').set(READER).expect(404);
+  });
+
+  it('a write needs canWrite, a token issued to the same session, and the same origin', async () => {
+    const server = (await writerApp()).getHttpServer();
+    const pause = (headers: Record<string, string>) =>
+      request(server).post('/_x/jobs/api/queues/default/pause').set(headers).send({});
+
+    const readerSession = await request(server).get('/_x/jobs/api/session').set(READER).expect(200);
+    expect(readerSession.body).toMatchObject({ canWrite: false, csrfToken: null });
+    const session = await request(server).get('/_x/jobs/api/session').set(WRITER).expect(200);
+    expect(session.body.canWrite).toBe(true);
+    const token = session.body.csrfToken as string;
+
+    const refused = async (headers: Record<string, string>, reason: string) => {
+      const res = await pause(headers).expect(403);
+      expect(res.body).toMatchObject({ code: 'X_ADMIN_WRITE_REFUSED' });
+      expect(res.body.message).toContain(reason);
+    };
+    await refused({ ...WRITER }, 'csrf-token');
+    await refused({ ...WRITER, 'x-jobs-csrf': `${token}x` }, 'csrf-token');
+    await refused({ ...READER, 'x-jobs-csrf': token }, 'csrf-token'); // another session's token
+    await refused({ ...WRITER, 'x-jobs-csrf': token, origin: 'https://evil.example' }, 'origin');
+    await refused({ ...WRITER, 'x-jobs-csrf': token, 'sec-fetch-site': 'cross-site' }, 'origin');
+    const reader = await request(server).get('/_x/jobs/api/session').set(READER);
+    await refused({ ...READER, 'x-jobs-csrf': `${reader.body.csrfToken}` }, 'csrf-token');
+
+    const ok = await pause({ ...WRITER, 'x-jobs-csrf': token }).expect(200);
+    expect(ok.body).toEqual({ queue: 'default', paused: true });
+    const queues = await request(server).get('/_x/jobs/api/queues').set(READER);
+    expect(queues.body).toEqual([expect.objectContaining({ queue: 'default', paused: true })]);
+  });
+
+  it('answers the projection with its filters and refuses bad input with its code', async () => {
+    const server = (await writerApp()).getHttpServer();
+    const { id } = await other.enqueue({ n: 7 });
+    const list = await request(server)
+      .get('/_x/jobs/api/jobs')
+      .query({ queue: 'other', limit: 1 })
+      .set(READER);
+    expect(list.status).toBe(200);
+    expect(list.body.jobs.map((j: { id: string }) => j.id)).toEqual([id]);
+    const none = await request(server)
+      .get('/_x/jobs/api/jobs')
+      .query({ state: 'dead' })
+      .set(READER);
+    expect(none.body.jobs).toEqual([]);
+    const one = await request(server).get(`/_x/jobs/api/jobs/${id}`).set(READER).expect(200);
+    expect(one.body).toMatchObject({ id, name: 'admin.other', input: { n: 7 }, steps: [] });
+    const bad = await request(server).get('/_x/jobs/api/jobs').query({ limit: 'many' }).set(READER);
+    expect(bad.status).toBe(400);
+    expect(bad.body.code).toBe('X_JOB_PAGE_INVALID');
+    await request(server).get('/_x/jobs/api/counters').set(READER).expect(400);
+    const backfills = await request(server).get('/_x/jobs/api/backfills').set(READER).expect(200);
+    expect(backfills.body).toEqual({ available: true, passes: [] });
+  });
+
+  it('mounts extension routes at <path>/ext/<name> behind the same guard and origin check', async () => {
+    const seen: boolean[] = [];
+    const server = (
+      await boot({
+        guard: BearerGuard,
+        canWrite: (req) => req.headers.authorization === WRITER.authorization,
+        routes: [
+          {
+            name: 'mcp',
+            handle: ({ response, canWrite }) => {
+              seen.push(canWrite);
+              response.setHeader('content-type', 'application/json');
+              response.end(JSON.stringify({ canWrite }));
+            },
+          },
+        ],
+      })
+    ).getHttpServer();
+    await request(server).post('/_x/jobs/ext/mcp').send({}).expect(403);
+    await request(server)
+      .post('/_x/jobs/ext/mcp')
+      .set({ ...READER, origin: 'https://evil.example' })
+      .expect(403);
+    const res = await request(server).post('/_x/jobs/ext/mcp').set(WRITER).send({}).expect(200);
+    expect(res.body).toEqual({ canWrite: true });
+    await request(server).get('/_x/jobs/ext/nope').set(READER).expect(404);
+    expect(seen).toEqual([true]);
+  });
+});

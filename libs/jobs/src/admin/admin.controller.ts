@@ -1,0 +1,256 @@
+import type { ServerResponse } from 'node:http';
+import {
+  All,
+  Body,
+  Get,
+  Header,
+  HttpCode,
+  Inject,
+  NotFoundException,
+  Param,
+  Post,
+  Query,
+  Req,
+  Res,
+  StreamableFile,
+} from '@nestjs/common';
+import { inspectBackfills, type BackfillPassView } from '../backfill/inspect';
+import type { CounterBucket } from '../driver/counters';
+import type { WorkerInfo } from '../driver/workers';
+import { AdminWriteRefusedError, type AdminWriteRefusal } from '../errors/admin-errors';
+import { JobsRuntime } from '../nest/jobs.runtime';
+import { JobsService } from '../nest/jobs.service';
+import type { BulkPreviewView, BulkView } from '../operator/bulk';
+import type { OperatorDeclarations } from '../operator/declarations';
+import type { JobPageView, JobSummaryView, JobView } from '../operator/job-views';
+import { introspectionOf } from '../operator/operator-driver';
+import type { QueuePauseView, QueueView, StatsView } from '../operator/queues';
+import type { TaskPauseView, TaskView } from '../operator/tasks';
+import { AdminCsrf } from './admin-csrf';
+import { ADMIN_CSP, adminHtml, readAdminAsset } from './admin-page';
+import {
+  backfillFilter,
+  bodyText,
+  bulkRequest,
+  counterJob,
+  jobListFilter,
+  sinceOf,
+  type AdminQuery,
+} from './admin-query';
+import { JOBS_ADMIN_OPTIONS, type AdminRequest, type ResolvedAdminOptions } from './admin.options';
+
+/** What `GET <path>/api/session` answers: what the page may show, and the token its writes send. */
+export interface AdminSessionView {
+  readonly canWrite: boolean;
+  /** Sent back in the `x-jobs-csrf` header of every write; null for a read-only caller. */
+  readonly csrfToken: string | null;
+  readonly pollMs: number;
+  /** Whether the backend keeps a backfill ledger. */
+  readonly backfills: boolean;
+  /** The extension routes mounted at `<path>/ext/<name>`. */
+  readonly routes: readonly string[];
+}
+
+/** The backfill ledger as the page reads it. */
+export interface AdminBackfillsView {
+  readonly available: boolean;
+  readonly passes: readonly BackfillPassView[];
+}
+
+/**
+ * The admin page and its JSON API. `JobsAdminModule.forRoot()` mounts a subclass at the configured path, behind the
+ * app's guard; every read is one call of the operator projection (`JobsService`), every write goes through
+ * {@link JobsAdminApi.writable} first.
+ */
+export class JobsAdminApi {
+  private readonly csrf: AdminCsrf;
+
+  constructor(
+    private readonly jobs: JobsService,
+    private readonly runtime: JobsRuntime,
+    @Inject(JOBS_ADMIN_OPTIONS) private readonly options: ResolvedAdminOptions,
+  ) {
+    this.csrf = new AdminCsrf(options);
+  }
+
+  @Get()
+  @Header('content-type', 'text/html; charset=utf-8')
+  @Header('content-security-policy', ADMIN_CSP)
+  @Header('x-frame-options', 'DENY')
+  @Header('cache-control', 'no-store')
+  page(): string {
+    return adminHtml(this.options.path);
+  }
+
+  @Get('assets/:file')
+  async asset(@Param('file') file: string): Promise<StreamableFile> {
+    const asset = await readAdminAsset(this.options.assetsDir, file);
+    if (asset === null) {
+      throw new NotFoundException(
+        `admin asset ${file} not found in ${this.options.assetsDir}: run npm run build (scripts/build-admin-assets.mjs).`,
+      );
+    }
+    return new StreamableFile(asset.body, { type: asset.type });
+  }
+
+  @Get('api/session')
+  @Header('cache-control', 'no-store')
+  async session(@Req() request: AdminRequest): Promise<AdminSessionView> {
+    const canWrite = await this.options.canWrite(request);
+    return {
+      canWrite,
+      csrfToken: canWrite ? this.csrf.issue(request) : null,
+      pollMs: this.options.pollMs,
+      backfills: this.runtime.config.backend.backfills !== undefined,
+      routes: [...this.options.routes.keys()],
+    };
+  }
+
+  @Get('api/queues')
+  queues(): Promise<readonly QueueView[]> {
+    return this.jobs.inspectQueues();
+  }
+
+  @Get('api/stats')
+  stats(@Query() query: AdminQuery): Promise<StatsView> {
+    return this.jobs.inspectStats(sinceOf(query));
+  }
+
+  @Get('api/counters')
+  counters(@Query() query: AdminQuery): Promise<readonly CounterBucket[]> {
+    const since = sinceOf(query);
+    return introspectionOf(this.jobs.driver, 'counters').counters({
+      job: counterJob(query),
+      ...(since === undefined ? {} : { sinceMs: since }),
+    });
+  }
+
+  @Get('api/jobs')
+  list(@Query() query: AdminQuery): Promise<JobPageView> {
+    return this.jobs.listJobs(jobListFilter(query));
+  }
+
+  @Get('api/jobs/:id')
+  job(@Param('id') id: string): Promise<JobView> {
+    return this.jobs.inspectJob(id);
+  }
+
+  @Get('api/dead')
+  dead(@Query() query: AdminQuery): Promise<JobPageView> {
+    const { state: _state, ...filter } = jobListFilter(query);
+    return this.jobs.inspectDeadLetters(filter);
+  }
+
+  @Get('api/workers')
+  workers(): Promise<readonly WorkerInfo[]> {
+    return this.jobs.inspectWorkers();
+  }
+
+  @Get('api/tasks')
+  tasks(): Promise<readonly TaskView[]> {
+    return this.jobs.inspectTasks();
+  }
+
+  @Get('api/manifest')
+  manifest(): OperatorDeclarations {
+    return this.jobs.inspectManifest();
+  }
+
+  @Get('api/backfills')
+  async backfills(@Query() query: AdminQuery): Promise<AdminBackfillsView> {
+    const ledger = this.runtime.config.backend.backfills;
+    if (ledger === undefined) return { available: false, passes: [] };
+    return { available: true, passes: await inspectBackfills(ledger, backfillFilter(query)) };
+  }
+
+  @Post('api/jobs/:id/retry')
+  @HttpCode(200)
+  async retry(
+    @Req() request: AdminRequest,
+    @Param('id') id: string,
+    @Body() body: unknown,
+  ): Promise<JobSummaryView> {
+    await this.writable(request);
+    return this.jobs.retryFromStep(id, bodyText(body, 'fromStep'));
+  }
+
+  @Post('api/jobs/:id/cancel')
+  @HttpCode(200)
+  async cancel(
+    @Req() request: AdminRequest,
+    @Param('id') id: string,
+    @Body() body: unknown,
+  ): Promise<JobSummaryView> {
+    await this.writable(request);
+    return this.jobs.cancelJob(id, bodyText(body, 'reason'));
+  }
+
+  @Post('api/bulk/preview')
+  @HttpCode(200)
+  async bulkPreview(@Req() request: AdminRequest, @Body() body: unknown): Promise<BulkPreviewView> {
+    await this.writable(request);
+    const { action, filter } = bulkRequest(body);
+    return this.jobs.previewBulk(action, filter);
+  }
+
+  @Post('api/bulk')
+  @HttpCode(200)
+  async bulk(@Req() request: AdminRequest, @Body() body: unknown): Promise<BulkView> {
+    await this.writable(request);
+    const { action, filter } = bulkRequest(body);
+    return this.jobs.bulkJobs(action, filter);
+  }
+
+  @Post('api/queues/:queue/:verb')
+  @HttpCode(200)
+  async queue(
+    @Req() request: AdminRequest,
+    @Param('queue') queue: string,
+    @Param('verb') verb: string,
+  ): Promise<QueuePauseView> {
+    await this.writable(request);
+    if (verb === 'pause') return this.jobs.pauseQueue(queue);
+    if (verb === 'resume') return this.jobs.resumeQueue(queue);
+    throw new NotFoundException(`no queue action "${verb}": pause or resume.`);
+  }
+
+  @Post('api/tasks/:task/:verb')
+  @HttpCode(200)
+  async task(
+    @Req() request: AdminRequest,
+    @Param('task') task: string,
+    @Param('verb') verb: string,
+  ): Promise<TaskPauseView> {
+    await this.writable(request);
+    if (verb === 'pause') return this.jobs.pauseTask(task);
+    if (verb === 'resume') return this.jobs.resumeTask(task);
+    throw new NotFoundException(`no task action "${verb}": pause or resume.`);
+  }
+
+  @All('ext/:name')
+  async extension(
+    @Req() request: AdminRequest,
+    @Res() response: ServerResponse,
+    @Param('name') name: string,
+  ): Promise<void> {
+    const route = this.options.routes.get(name);
+    if (route === undefined) throw new NotFoundException(`no admin route "${name}".`);
+    if (!this.csrf.sameOrigin(request)) this.refuse('origin');
+    const canWrite = await this.options.canWrite(request);
+    await route.handle({ request, response, jobs: this.jobs, canWrite });
+  }
+
+  /**
+   * Refuses a write (403 `X_ADMIN_WRITE_REFUSED`) unless it comes from this app's own page (same origin), carries a
+   * token issued to the caller's session, and `canWrite(request)` allows it.
+   */
+  private async writable(request: AdminRequest): Promise<void> {
+    if (!this.csrf.sameOrigin(request)) this.refuse('origin');
+    if (!this.csrf.verifyToken(request)) this.refuse('csrf-token');
+    if (!(await this.options.canWrite(request))) this.refuse('read-only');
+  }
+
+  private refuse(reason: AdminWriteRefusal): never {
+    throw new AdminWriteRefusedError(reason);
+  }
+}

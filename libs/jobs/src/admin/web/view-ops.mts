@@ -1,0 +1,151 @@
+import { html } from 'htm/preact';
+import { get, post, type Session } from './api.mjs';
+import { usePoll } from './hooks.mjs';
+import { duration, when, type BackfillPass, type TaskView, type WorkerView } from './types.mjs';
+
+/** Live workers: host, pid, slots per queue, last heartbeat and the jobs each holds. */
+export function WorkersView(props: { readonly session: Session }) {
+  const workers = usePoll(() => get<WorkerView[]>('workers'), 'workers', props.session.pollMs);
+  return html`<section>
+    <h2>Workers</h2>
+    ${workers.error && html`<p class="error">${workers.error}</p>`}
+    <table data-testid="workers">
+      <thead>
+        <tr>
+          <th>worker</th>
+          <th>host</th>
+          <th>pid</th>
+          <th>up</th>
+          <th>slots</th>
+          <th>heartbeat</th>
+          <th>in flight</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${(workers.data ?? []).map(
+          (w) =>
+            html`<tr data-testid=${`worker-${w.id}`}>
+              <td>${w.id}</td>
+              <td>${w.host}</td>
+              <td>${w.pid ?? '—'}</td>
+              <td>${duration(Date.now() - w.startedAt)}</td>
+              <td>
+                ${Object.entries(w.slots)
+                  .map(([q, n]) => `${q}×${n}`)
+                  .join(', ')}
+              </td>
+              <td>${duration(Math.max(0, Date.now() - w.heartbeatAt))} ago</td>
+              <td data-testid="in-flight">
+                ${w.inFlight.map((id) => html`<a href=${`#/job/${id}`}>${id.slice(0, 8)}</a> `)}
+              </td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+  </section>`;
+}
+
+/** Tasks: schedule, last and next fire, pause and resume. */
+export function TasksView(props: { readonly session: Session }) {
+  const tasks = usePoll(() => get<TaskView[]>('tasks'), 'tasks', props.session.pollMs);
+  const toggle = async (t: TaskView) => {
+    await post(`tasks/${encodeURIComponent(t.name)}/${t.paused ? 'resume' : 'pause'}`);
+    tasks.reload();
+  };
+  return html`<section>
+    <h2>Tasks</h2>
+    ${tasks.error && html`<p class="error">${tasks.error}</p>`}
+    <table data-testid="tasks">
+      <thead>
+        <tr>
+          <th>task</th>
+          <th>cron</th>
+          <th>jobs</th>
+          <th>last fire</th>
+          <th>next</th>
+          <th>state</th>
+          <th></th>
+        </tr>
+      </thead>
+      <tbody>
+        ${(tasks.data ?? []).map(
+          (t) =>
+            html`<tr data-testid=${`task-${t.name}`}>
+              <td>${t.name}${t.declared ? '' : ' (undeclared)'}</td>
+              <td>${t.cron ?? '—'} ${t.tz ?? ''}</td>
+              <td>${t.jobs.join(', ')}</td>
+              <td>${when(t.lastFire?.occurrenceMs ?? null)}</td>
+              <td>${when(t.next)}</td>
+              <td data-testid="task-state">${t.paused ? 'paused' : 'active'}</td>
+              <td>
+                ${
+                  props.session.canWrite
+                    ? html`<button
+                        data-testid=${t.paused ? 'resume-task' : 'pause-task'}
+                        onClick=${() => toggle(t)}
+                      >
+                        ${t.paused ? 'Resume' : 'Pause'}
+                      </button>`
+                    : ''
+                }
+              </td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+  </section>`;
+}
+
+/** The backfill ledger, newest pass first; pending and running passes on top. */
+export function BackfillsView(props: { readonly session: Session }) {
+  const ledger = usePoll(
+    () => get<{ available: boolean; passes: BackfillPass[] }>('backfills'),
+    'backfills',
+    props.session.pollMs,
+  );
+  if (ledger.data && !ledger.data.available)
+    return html`<section>
+      <h2>Backfills</h2>
+      <p>This backend keeps no backfill ledger.</p>
+    </section>`;
+  const passes = [...(ledger.data?.passes ?? [])].sort(
+    (a, b) => Number(b.status === 'running') - Number(a.status === 'running'),
+  );
+  return html`<section>
+    <h2>Backfills</h2>
+    ${ledger.error && html`<p class="error">${ledger.error}</p>`}
+    <table data-testid="backfills">
+      <thead>
+        <tr>
+          <th>name</th>
+          <th>status</th>
+          <th>rows</th>
+          <th>batches</th>
+          <th>job</th>
+          <th>started</th>
+          <th>updated</th>
+          <th>completed</th>
+          <th>error</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${passes.map(
+          (p) =>
+            html`<tr data-testid=${`backfill-${p.name}`}>
+              <td>${p.name}</td>
+              <td>${p.status}</td>
+              <td>${p.rows}</td>
+              <td>${p.batches}</td>
+              <td>
+                ${p.jobId ? html`<a href=${`#/job/${p.jobId}`}>${p.jobId.slice(0, 8)}</a>` : '—'}
+              </td>
+              <td>${p.startedAt}</td>
+              <td>${p.updatedAt}</td>
+              <td>${p.completedAt ?? '—'}</td>
+              <td>${p.lastError ?? ''}</td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+  </section>`;
+}
