@@ -2,9 +2,8 @@
  * The child of `s3-peers.spec.ts`: loads `@ultimat3/jobs` with the AWS SDK made unresolvable (as in an app that never
  * installed the optional peers), declares an export over the S3 sink, and prints what a write answers as JSON.
  */
-import Module = require('node:module');
-
-const hooked = Module as unknown as {
+// the Module class, reached without an import (this file runs as CommonJS)
+const hooked = module.constructor as unknown as {
   _resolveFilename: (request: string, ...rest: unknown[]) => string;
 };
 const resolve = hooked._resolveFilename;
