@@ -24,3 +24,4 @@ export { DEFAULT_BACKFILL_RATE, throttleWaitMs } from './throttle';
 export * from './pending';
 export * from './inspect';
 export { readAppliedMigrations, type MigrationsSourceLike } from './migrations-table';
+export { backfillsHealth, type BackfillsHealth } from './health-check';

@@ -1,5 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
+import { defaultBackfillEnvironment } from '../../backfill/backfill-runtime';
+import { backfillsHealth } from '../../backfill/health-check';
+import { backfillOf } from '../../backfill/registry';
+import { describeBackfill } from '../../backfill/resolved';
 import { JobRegistry } from '../../registry/job-registry';
 import { JobsRuntime } from '../jobs.runtime';
 import { queueStatsCacheOf } from '../metrics/queue-stats.cache';
@@ -57,6 +61,15 @@ export class JobsHealthIndicator {
       relay: () => outbox()?.relay,
       outboxBacklog: () => outbox()?.backlog(),
       serves: (role) => (role === 'worker' ? jobs.all().length > 0 : tasks.all().length > 0),
+      backfills: () =>
+        backfillsHealth(
+          runtime.config.backend.backfills,
+          jobs.all().flatMap(({ handle }) => {
+            const declared = backfillOf(handle);
+            return declared === undefined ? [] : [describeBackfill(declared)];
+          }),
+          defaultBackfillEnvironment(),
+        ),
     };
   }
 

@@ -34,6 +34,8 @@ export interface JobsHealthSources {
   outboxBacklog(): Promise<OutboxBacklog> | undefined;
   /** Whether the role has anything to run (a worker with no jobs, a scheduler with no tasks are idle, not broken). */
   serves(role: 'worker' | 'scheduler'): boolean;
+  /** The backfills this process serves, declared against the ledger (informational: never down); absent, none. */
+  backfills?(): Promise<JobsCheck | undefined>;
 }
 
 const report = (checks: Record<string, JobsCheck>): JobsProbeReport => ({
@@ -75,12 +77,20 @@ export async function probeReady(
   s: JobsHealthSources,
   o: ResolvedJobsHealthOptions,
 ): Promise<JobsProbeReport> {
-  const [driver, queues, outbox] = await Promise.all([
+  const [driver, queues, outbox, backfills] = await Promise.all([
     pingCheck(s, o.pingTimeoutMs),
     queueChecks(s, o),
     outboxCheck(s, o),
+    // an unswept backfill is reported, never an outage; a ledger that cannot be read says so the same way
+    s.backfills?.().catch((error: unknown): JobsCheck => ({ status: 'up', error: message(error) })),
   ]);
-  return report({ driver, ...roleChecks(s), ...outbox, ...queues });
+  return report({
+    driver,
+    ...roleChecks(s),
+    ...outbox,
+    ...queues,
+    ...(backfills === undefined ? {} : { backfills }),
+  });
 }
 
 async function pingCheck(s: JobsHealthSources, timeoutMs: number): Promise<JobsCheck> {
