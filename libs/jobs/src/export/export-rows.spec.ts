@@ -212,6 +212,24 @@ describe('exportRows() from a TypeORM source on PostgreSQL', () => {
     expect(parse(text, { columns: true })).toEqual(await expectedCsv());
   });
 
+  it('paces pages at the declared rate on the export clock', async () => {
+    await seedOrders(db.data, 500);
+    const fs = filesystemExportSink({ root, fsync: false });
+    const at: number[] = [];
+    const timed: ExportSink = {
+      write: (key, body, options) => (at.push(clock.now()), fs.write(key, body, options)),
+    };
+    const x = declare({ batch: 100, rate: 2 }, timed);
+    h = await runJobs({ jobs: [x.handle], clock });
+    await x.handle.enqueue({ orgId: 'org-a', exportId: 'paced' });
+    await until('the export to settle', () => x.settled.length > 0);
+    expect(completed(x.settled[0])).toMatchObject({ parts: 5, rows: 500 });
+    // five parts then the manifest; each page starts at least 1 / rate = 500 ms after the one before
+    const parts = at.slice(0, 5);
+    const gaps = parts.slice(1).map((t, i) => t - parts[i]!);
+    expect(gaps.every((g) => g >= 500)).toBe(true);
+  });
+
   it('an empty source writes part 0 with the header alone', async () => {
     await seedOrders(db.data, 0);
     const x = declare();
