@@ -124,6 +124,7 @@ async function runPage<I, T>(
     resolved.key,
     from.cursor,
     resolved.batch,
+    'export',
   );
   // an empty page past the first ends the export; page 0 is written even empty (the CSV header is the file)
   if (read.rows.length === 0 && page > 0) return { ...from, done: true };

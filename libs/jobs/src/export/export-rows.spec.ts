@@ -271,6 +271,18 @@ describe('exportRows() from a TypeORM source on PostgreSQL', () => {
     expect(x.writes).toEqual([]);
   });
 
+  it("a source that is no query reads as the export's failure, not a backfill's", async () => {
+    const x = declare({ source: () => null as never, retry: { attempts: 1 } });
+    h = await runJobs({ jobs: [x.handle], clock });
+    await x.handle.enqueue({ orgId: 'org-a', exportId: 'no-source' });
+    await until('the export to settle', () => x.settled.length > 0);
+    expect(x.settled[0]).toMatchObject({
+      outcome: 'dead-lettered',
+      code: 'X_INVARIANT',
+      error: expect.stringContaining(`export "${x.handle.name}": source() answered null`),
+    });
+  });
+
   it('refuses a bad declaration at the declaration, and a prefix that could escape at the enqueue', async () => {
     const base = declare().handle;
     expect(base.name).toMatch(/^orders\.export\./);
