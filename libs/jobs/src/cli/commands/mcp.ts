@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { CliCommand } from '.';
 import { mcpOperatorOver } from '../../mcp/mcp-operator';
+import { loadMcpPeers } from '../../mcp/mcp-server';
 import { serveMcpStdio } from '../../mcp/mcp-stdio';
 
 /**
@@ -17,6 +18,7 @@ export const mcp: CliCommand = {
       .option('--allow-writes', 'also offer retry_job, cancel_job, pause_queue and resume_queue')
       .action(async (_flags: unknown, command: Command) => {
         const { allowWrites } = cli.options<{ allowWrites?: boolean }>(command);
+        loadMcpPeers(); // X_PEER_MISSING before anything is opened
         const declarations = cli.declarations(command);
         const { driver, backfills } = await cli.backend(command);
         const operator = mcpOperatorOver({
