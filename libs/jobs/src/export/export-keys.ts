@@ -26,7 +26,10 @@ export interface ExportManifest {
   readonly name: string;
   readonly format: ExportFormat;
   readonly columns: readonly string[];
-  /** Parts `0 … parts - 1`, keyed by {@link exportPartKey}. At least 1: part 0 carries the CSV header even when empty. */
+  /**
+   * Parts `0 … parts - 1`, keyed by {@link exportPartKey}. The last is the short page that ended the export, so it may
+   * be empty (zero bytes; the CSV header alone when it is part 0).
+   */
   readonly parts: number;
   /** Data rows across every part (the CSV header is not one). */
   readonly rows: number;

@@ -56,7 +56,8 @@ function sinkOf(source: ExportSinkSource, name: string): ExportSink {
  * encode it (the header on page 0 only), write it whole as part N, pace, checkpoint the cursor and counters. A
  * resumed attempt replays the stored checkpoints without a read or a write, and a page whose checkpoint never landed
  * runs again from the same cursor — the same rows to the same key, so its part is rewritten, never duplicated. One
- * page's rows and bytes are all the heap ever holds. After the last page, a `manifest` step writes the counts.
+ * page's rows and bytes are all the heap ever holds. The first short page (written even when empty) is the last;
+ * then a `manifest` step writes the counts.
  */
 export async function exportPass<I, T>(
   resolved: ResolvedExport<I, T>,
@@ -126,8 +127,9 @@ async function runPage<I, T>(
     resolved.batch,
     'export',
   );
-  // an empty page past the first ends the export; page 0 is written even empty (the CSV header is the file)
-  if (read.rows.length === 0 && page > 0) return { ...from, done: true };
+  // Every page is written, an empty one too (the CSV header alone on page 0, else zero bytes): the short page that
+  // ends the export overwrites whatever an earlier attempt left at its index — rows since deleted from the source —
+  // so no part past the manifest's count can survive for `cat part-*` to pick up.
   const body = encodePage(resolved, page, read.rows);
   await sinkOf(resolved.sink, resolved.name).write(
     exportPartKey(prefix, page, resolved.format),

@@ -165,16 +165,17 @@ describe('exportRows() from a TypeORM source on PostgreSQL', () => {
     expect(steps[2]?.output).toMatchObject({ cursor: [2_500], rows: 2_500, parts: 3, done: true });
   });
 
-  it('writes JSON lines in column order, no header, and an empty page after a full one ends the export', async () => {
+  it('writes JSON lines in column order, no header; the empty page after a full one is an empty last part', async () => {
     await seedOrders(db.data, 2_000);
     const x = declare({ format: 'jsonl' });
     h = await runJobs({ jobs: [x.handle], clock });
     await x.handle.enqueue({ orgId: 'org-a', exportId: 'j1' });
     await until('the export to settle', () => x.settled.length > 0);
 
-    expect(completed(x.settled[0])).toMatchObject({ parts: 2, rows: 2_000 });
+    expect(completed(x.settled[0])).toMatchObject({ parts: 3, rows: 2_000 });
     const { names, text } = await catParts('exports/org-a/j1');
-    expect(names).toEqual(['part-00000.jsonl', 'part-00001.jsonl']);
+    expect(names).toEqual(['part-00000.jsonl', 'part-00001.jsonl', 'part-00002.jsonl']);
+    expect(await readFile(join(root, 'exports/org-a/j1/part-00002.jsonl'), 'utf8')).toBe('');
     const lines = text.split('\n');
     expect(lines.pop()).toBe('');
     const rows = await db.data.getRepository(ExportOrder).find({ order: { id: 'ASC' } });
@@ -182,7 +183,7 @@ describe('exportRows() from a TypeORM source on PostgreSQL', () => {
       rows.map((o) => ({ id: o.id, customer: o.customer, cents: o.cents, note: o.note })),
     );
     expect(Object.keys(JSON.parse(lines[0]!))).toEqual(COLUMNS);
-    expect(x.writes.filter((k) => k.includes('part-'))).toHaveLength(2);
+    expect(x.writes.filter((k) => k.includes('part-'))).toHaveLength(3);
   });
 
   it('a page whose checkpoint never landed runs again and rewrites its own part: no duplicate row', async () => {
@@ -212,21 +213,52 @@ describe('exportRows() from a TypeORM source on PostgreSQL', () => {
     expect(parse(text, { columns: true })).toEqual(await expectedCsv());
   });
 
+  it('rows deleted before a page reruns leave no stale part: the shorter rerun overwrites it', async () => {
+    await seedOrders(db.data, 2_000);
+    const fs = filesystemExportSink({ root });
+    let failed = false;
+    const flaky: ExportSink = {
+      async write(key, body, options) {
+        await fs.write(key, body, options);
+        if (key.endsWith('part-00001.csv') && !failed) {
+          failed = true;
+          // the page's rows leave the source before the step that wrote them reruns
+          await db.data.query('delete from export_orders where id > 1000');
+          throw new Error('lost after the write');
+        }
+      },
+    };
+    const x = declare({}, flaky);
+    h = await runJobs({ jobs: [x.handle], clock });
+    await x.handle.enqueue({ orgId: 'org-b', exportId: 'shrunk' });
+    await until('the export to settle', () => x.settled.length > 0);
+
+    expect(completed(x.settled[0])).toMatchObject({ parts: 2, rows: 1_000 });
+    const { names, text } = await catParts('exports/org-b/shrunk');
+    expect(names).toEqual(['part-00000.csv', 'part-00001.csv']);
+    expect(parse(text, { columns: true })).toEqual(await expectedCsv());
+  });
+
   it('paces pages at the declared rate on the export clock', async () => {
     await seedOrders(db.data, 500);
-    const fs = filesystemExportSink({ root, fsync: false });
-    const at: number[] = [];
-    const timed: ExportSink = {
-      write: (key, body, options) => (at.push(clock.now()), fs.write(key, body, options)),
-    };
-    const x = declare({ batch: 100, rate: 2 }, timed);
+    // source() is called as each page starts (the throttle measures from there)
+    const started: number[] = [];
+    const x = declare({
+      batch: 100,
+      rate: 2,
+      source: () => (
+        started.push(clock.now()),
+        db.data.getRepository(ExportOrder).createQueryBuilder('o')
+      ),
+    });
     h = await runJobs({ jobs: [x.handle], clock });
     await x.handle.enqueue({ orgId: 'org-a', exportId: 'paced' });
     await until('the export to settle', () => x.settled.length > 0);
-    expect(completed(x.settled[0])).toMatchObject({ parts: 5, rows: 500 });
-    // five parts then the manifest; each page starts at least 1 / rate = 500 ms after the one before
-    const parts = at.slice(0, 5);
-    const gaps = parts.slice(1).map((t, i) => t - parts[i]!);
+    // five full parts, then the empty one that ends the export
+    expect(completed(x.settled[0])).toMatchObject({ parts: 6, rows: 500 });
+    expect(started).toHaveLength(6);
+    const gaps = started.slice(1).map((t, i) => t - started[i]!);
+    // each page starts at least 1 / rate = 500 ms after the one before
     expect(gaps.every((g) => g >= 500)).toBe(true);
   });
 
