@@ -1,7 +1,7 @@
-import type * as Zod from 'zod';
+import type * as Zod from 'zod/v4';
 import { FINISHED_STATES, LIVE_STATES } from '../driver/job-row';
 
-/** The `zod` module (v4), loaded with the MCP SDK only when a server is built. */
+/** The `zod/v4` module (zod 4, or zod 3.25's v4 API), loaded with the MCP SDK only when a server is built. */
 export type ZodModule = typeof Zod;
 
 const STATES = [...LIVE_STATES, ...FINISHED_STATES] as const;

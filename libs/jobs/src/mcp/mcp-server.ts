@@ -32,7 +32,7 @@ export function loadMcpPeers(): McpPeers {
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- an optional peer, loaded only when used
     const sdk = require('@modelcontextprotocol/sdk/server/mcp.js') as Partial<McpPeers>;
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- an optional peer, loaded only when used
-    const z = require('zod') as ZodModule;
+    const z = require('zod/v4') as ZodModule;
     if (typeof sdk.McpServer !== 'function' || typeof z.strictObject !== 'function') {
       throw new TypeError('McpServer or zod 4 is missing');
     }

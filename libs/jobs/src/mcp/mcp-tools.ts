@@ -1,5 +1,5 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type * as Zod from 'zod';
+import type * as Zod from 'zod/v4';
 import type { JobListFilter } from '../driver/introspection';
 import { ValueInvalidError } from '../errors/value-errors';
 import type { McpOperator } from './mcp-operator';
