@@ -1,11 +1,11 @@
 import type { BackfillSource } from '../backfill/keyset-source';
+import type { AnyJobHandle } from '../declare/handle';
 import type { JobRunArgs, RunArgs } from '../declare/run-args';
 import { InvariantError } from '../errors/runtime-errors';
 import { Job } from '../nest/decorators/job.decorator';
 import type { ExportSourceArgs } from './export-definition';
 import { exportPass } from './export-pass';
 import { unboundExportOf } from './export-rows';
-import type { AnyJobHandle } from '../declare/handle';
 
 /** The input an export handle's body receives. */
 type ExportOutputOf<H> = JobRunArgs<H>['input'];
