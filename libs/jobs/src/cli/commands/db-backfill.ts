@@ -130,6 +130,49 @@ async function runOne(
   }
 }
 
+/** `--list`: the ledger through the one projection, filtered by --name / --status / --limit. */
+async function listLedger(cli: Cli, command: Command, flags: BackfillFlags): Promise<void> {
+  if (flags.status !== undefined && !STATUSES.includes(flags.status as BackfillStatus)) {
+    throw new CliUsageError(`--status must be one of ${STATUSES.join(', ')}`);
+  }
+  const rows = await inspectBackfills(await ledgerOf(cli, command), {
+    ...(flags.name === undefined ? {} : { name: flags.name }),
+    ...(flags.status === undefined ? {} : { status: flags.status as BackfillStatus }),
+    ...(flags.limit === undefined ? {} : { limit: Number(flags.limit) }),
+  });
+  cli.print(command, rows, () => renderList(rows));
+}
+
+/** `--all`: every pending name gated (and with --write enqueued) on its own; a refusal fails the command at the end. */
+async function runAll(
+  cli: Cli,
+  command: Command,
+  flags: BackfillFlags,
+  environment: string,
+  declarations: readonly BackfillDescriptor[],
+): Promise<void> {
+  const runs = await ledgerRunsOf(await ledgerOf(cli, command), declarations);
+  const outcomes: { name: string; enqueued: boolean; code: string | null }[] = [];
+  for (const todo of pendingBackfills({ declarations, runs, environment }).pending) {
+    try {
+      const done = await runOne(cli, command, todo, flags, environment, declarations);
+      outcomes.push({ name: todo, enqueued: done.enqueued, code: null });
+    } catch (error) {
+      outcomes.push({ name: todo, enqueued: false, code: errorCodeOf(error) ?? 'error' });
+    }
+  }
+  cli.print(
+    command,
+    outcomes,
+    () =>
+      outcomes
+        .map((o) => `${o.code ?? (o.enqueued ? 'enqueued' : 'dry run')}  ${o.name}`)
+        .join('\n') || 'nothing pending',
+  );
+  const refused = outcomes.filter((o) => o.code !== null).map((o) => o.name);
+  if (refused.length > 0) throw new BackfillPendingError(refused);
+}
+
 /**
  * `x db backfill --pending | --list | <name> | --all [--write] [--force]`: what is declared and not swept (exit 1,
  * `X_BACKFILL_PENDING`, when anything is), the ledger, and a gated enqueue — a DRY RUN unless `--write`, which only
@@ -156,24 +199,14 @@ export const dbBackfill: CliCommand = {
       .option('--limit <n>', 'with --list: at most n rows (default 100)')
       .action(async (name: string | undefined, _flags: unknown, command: Command) => {
         const flags = cli.options<BackfillFlags>(command);
-        const environment = flags.environment ?? defaultBackfillEnvironment(cli.environment.env);
         const modes = [flags.pending, flags.list, flags.all, name !== undefined].filter(Boolean);
         if (modes.length !== 1) {
           throw new CliUsageError(
             'x db backfill takes exactly one of --pending, --list, --all or a <name>',
           );
         }
-        if (flags.list === true) {
-          if (flags.status !== undefined && !STATUSES.includes(flags.status as BackfillStatus)) {
-            throw new CliUsageError(`--status must be one of ${STATUSES.join(', ')}`);
-          }
-          const rows = await inspectBackfills(await ledgerOf(cli, command), {
-            ...(flags.name === undefined ? {} : { name: flags.name }),
-            ...(flags.status === undefined ? {} : { status: flags.status as BackfillStatus }),
-            ...(flags.limit === undefined ? {} : { limit: Number(flags.limit) }),
-          });
-          return cli.print(command, rows, () => renderList(rows));
-        }
+        if (flags.list === true) return listLedger(cli, command, flags);
+        const environment = flags.environment ?? defaultBackfillEnvironment(cli.environment.env);
         const declarations = declaredBackfills(cli, command);
         if (flags.pending === true) {
           const runs = await ledgerRunsOf(await ledgerOf(cli, command), declarations);
@@ -189,26 +222,7 @@ export const dbBackfill: CliCommand = {
               : `dry run: ${name} would be enqueued (pass --write)`,
           );
         }
-        const runs = await ledgerRunsOf(await ledgerOf(cli, command), declarations);
-        const outcomes: { name: string; enqueued: boolean; code: string | null }[] = [];
-        for (const todo of pendingBackfills({ declarations, runs, environment }).pending) {
-          try {
-            const done = await runOne(cli, command, todo, flags, environment, declarations);
-            outcomes.push({ name: todo, enqueued: done.enqueued, code: null });
-          } catch (error) {
-            outcomes.push({ name: todo, enqueued: false, code: errorCodeOf(error) ?? 'error' });
-          }
-        }
-        cli.print(
-          command,
-          outcomes,
-          () =>
-            outcomes
-              .map((o) => `${o.code ?? (o.enqueued ? 'enqueued' : 'dry run')}  ${o.name}`)
-              .join('\n') || 'nothing pending',
-        );
-        const refused = outcomes.filter((o) => o.code !== null).map((o) => o.name);
-        if (refused.length > 0) throw new BackfillPendingError(refused);
+        return runAll(cli, command, flags, environment, declarations);
       });
   },
 };

@@ -1,0 +1,91 @@
+import type { DataSource } from 'typeorm';
+import { backfill, type BackfillInput, type BackfillResult, type JobSettled } from '@ultimat3/jobs';
+import { frozenClock, runJobs, type JobsHarness } from '@ultimat3/jobs/testing';
+import { BfPost, postsDataSource, seedPosts } from '../../test/backfill-posts';
+import { createTestDatabase, type TestDatabase } from '../../test/test-database';
+
+let db: TestDatabase;
+let data: DataSource;
+let h: JobsHarness | undefined;
+
+beforeAll(async () => {
+  db = await createTestDatabase({ migrate: false });
+  data = await postsDataSource(db.url);
+});
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+afterAll(async () => {
+  await data?.destroy();
+  await db?.drop();
+});
+
+const realPause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Moves the frozen clock in `stepMs` hops, letting the database answer between them, until `done` holds. */
+async function drive(harness: JobsHarness, done: () => boolean | Promise<boolean>, stepMs = 250) {
+  for (let i = 0; i < 4_000; i++) {
+    if (await done()) return;
+    await harness.advance(stepMs);
+    await realPause(2);
+  }
+  throw new Error('the pass never finished');
+}
+
+let seq = 0;
+const resultOf = (
+  s: JobSettled<BackfillInput, BackfillResult> | undefined,
+): BackfillResult | undefined => (s?.outcome === 'completed' ? s.result : undefined);
+
+describe('the backfill throttle on PostgreSQL', () => {
+  it('pauses inside each page on the driven clock: the next page is read only once 1/rate has passed', async () => {
+    await seedPosts(data, 25);
+    const clock = frozenClock();
+    const reads: number[] = [];
+    const settled: JobSettled<BackfillInput, BackfillResult>[] = [];
+    const handle = backfill<BfPost>({
+      name: `throttled-${++seq}`,
+      batch: 10,
+      rate: 2,
+      tenant: 'none',
+      clock,
+      source: () => {
+        reads.push(clock.now());
+        return data.getRepository(BfPost).createQueryBuilder('p');
+      },
+      handle: () => undefined,
+      onSettled: (s) => void settled.push(s),
+    });
+    const harness = await runJobs({ jobs: [handle], clock });
+    h = harness;
+    /** Lets the database answer without moving the clock. */
+    const until = async (cond: () => boolean) => {
+      for (let i = 0; i < 500 && !cond(); i++) {
+        await harness.settle();
+        await realPause(4);
+      }
+      expect(cond()).toBe(true);
+    };
+    await handle.enqueue({});
+    await until(() => reads.length === 1);
+    const t0 = reads[0] as number;
+    await harness.advance(499);
+    await realPause(50);
+    await harness.settle();
+    expect(reads).toEqual([t0]);
+    await harness.advance(1);
+    await until(() => reads.length === 2);
+    expect(reads).toEqual([t0, t0 + 500]);
+    await harness.advance(500);
+    await until(() => reads.length === 3);
+    // the third page (5 rows) is short, so it ends the pass: nothing more is read, and no pause follows it
+    expect(reads).toEqual([t0, t0 + 500, t0 + 1_000]);
+    await harness.advance(500);
+    await realPause(20);
+    await harness.settle();
+    expect(reads).toHaveLength(3);
+    await drive(harness, () => settled.length > 0, 1);
+    expect(resultOf(settled[0])).toMatchObject({ rows: 25, batches: 3 });
+  });
+});
