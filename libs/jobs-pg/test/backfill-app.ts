@@ -10,6 +10,7 @@ export const xAppSlugs = backfill({
   name: 'x-app-slugs',
   tenant: 'none',
   source: noSource,
+  count: () => 3,
   handle: () => undefined,
 });
 

@@ -64,6 +64,7 @@ describe('x db backfill', () => {
     const dry = await x('db', 'backfill', 'x-app-slugs', '--app', APP);
     expect(dry).toMatchObject({ code: 0 });
     expect(dry.out).toContain('dry run');
+    expect(dry.out).toContain('count() matches 3 rows');
     const refused = await x('db', 'backfill', 'x-app-publish-at', '--write', '--app', APP);
     expect(refused.code).toBe(1);
     expect(refused.err).toContain('X_BACKFILL_MIGRATION_PENDING');

@@ -1,7 +1,6 @@
 import type { BackfillInput, BackfillResult } from '../declare/backfill-definition';
 import type { RunArgs } from '../declare/run-args';
 import { BackfillEnvironmentError, BackfillStalledError } from '../errors/backfill-errors';
-import { InvariantError } from '../errors/runtime-errors';
 import { renderError } from '../runtime/render-error';
 import { StepSuspension } from '../runtime/step-suspension';
 import { crossTenant } from '../runtime/tenant';
@@ -11,6 +10,7 @@ import { readKeysetPage, type KeysetCursor } from './keyset-source';
 import type { BackfillPassProgress } from './ledger';
 import { openPass, type OpenedPass } from './open-pass';
 import type { ResolvedBackfill } from './resolved';
+import { checkedCount } from './count';
 import { throttle } from './throttle';
 
 /** What each page's step checkpoints: a cursor and counts, never the rows (a step's output lives as long as the run). */
@@ -172,14 +172,7 @@ async function assertConverged<T>(
   args: RunArgs<BackfillInput>,
 ): Promise<void> {
   if (backfill.count === undefined) return;
-  const answered: unknown = await backfill.count({ ctx: args.ctx });
-  // parsed, never trusted: NaN > 0 and -1 > 0 are both false and would complete the sweep this check exists to fail
-  if (typeof answered !== 'number' || !Number.isSafeInteger(answered) || answered < 0) {
-    throw new InvariantError(
-      `backfill "${backfill.name}": count() answered ${String(answered)}, not a non-negative whole number.`,
-      'Answer the number of rows the source still selects (qb.getCount()).',
-    );
-  }
+  const answered = checkedCount(backfill.name, await backfill.count({ ctx: args.ctx }));
   if (answered > 0) throw new BackfillStalledError(backfill.name, answered);
 }
 

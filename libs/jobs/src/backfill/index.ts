@@ -25,3 +25,4 @@ export * from './pending';
 export * from './inspect';
 export { readAppliedMigrations, type MigrationsSourceLike } from './migrations-table';
 export { backfillsHealth, type BackfillsHealth } from './health-check';
+export { checkedCount, countBackfill } from './count';

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { defaultBackfillEnvironment } from '../../backfill/backfill-runtime';
 import { inspectBackfills, type BackfillPassView } from '../../backfill/inspect';
 import type { BackfillLedger, BackfillStatus } from '../../backfill/ledger';
+import { countBackfill } from '../../backfill/count';
 import { readAppliedMigrations } from '../../backfill/migrations-table';
 import {
   assertNothingPending,
@@ -102,7 +103,7 @@ async function runOne(
   flags: BackfillFlags,
   environment: string,
   declarations: readonly BackfillDescriptor[],
-): Promise<{ name: string; enqueued: boolean; jobId: string | null }> {
+): Promise<{ name: string; enqueued: boolean; jobId: string | null; remaining?: number | null }> {
   const ledger = await ledgerOf(cli, command);
   gateBackfill({
     name,
@@ -115,7 +116,11 @@ async function runOne(
     appliedMigrations: await appliedMigrations(cli, command),
     force: flags.force === true,
   });
-  if (flags.write !== true) return { name, enqueued: false, jobId: null };
+  if (flags.write !== true) {
+    // the declared count, when there is one: how many rows the sweep would touch
+    const remaining = await countBackfill(name, new AbortController().signal);
+    return { name, enqueued: false, jobId: null, remaining };
+  }
   const handle = backfillHandleNamed(name);
   if (handle === undefined)
     throw new CliUsageError(`backfill ${name} is in the manifest only: pass --app`);
@@ -219,7 +224,7 @@ export const dbBackfill: CliCommand = {
           return cli.print(command, done, () =>
             done.enqueued
               ? `enqueued ${name} (job ${done.jobId})`
-              : `dry run: ${name} would be enqueued (pass --write)`,
+              : `dry run: ${name} would be enqueued (pass --write)${done.remaining == null ? '' : `; count() matches ${done.remaining} rows`}`,
           );
         }
         return runAll(cli, command, flags, environment, declarations);
