@@ -155,6 +155,10 @@ describe('the admin page in headless Chromium, on a real PostgreSQL', () => {
 
   it('pausing a queue from the page stops every claim from it until it is resumed', async () => {
     const page = await open(writer, 'queues');
+    const writes: string[] = [];
+    page.on('request', (r) => {
+      if (r.method() === 'POST') writes.push(new URL(r.url()).pathname);
+    });
     await page.locator('[data-testid="queue-work"] [data-testid="pause-queue"]').click();
     await page.locator('[data-testid="queue-work"] [data-testid="paused"]').waitFor();
     const held = await quick.enqueue({ n: 1 });
@@ -169,6 +173,8 @@ describe('the admin page in headless Chromium, on a real PostgreSQL', () => {
     );
     expect(row.rows[0]).toEqual({ state: 'ready', attempt: 0 });
     await page.locator('[data-testid="queue-work"] [data-testid="resume-queue"]').click();
+    // the page reads the resume back: the queue's row offers Pause again
+    await page.locator('[data-testid="queue-work"] [data-testid="pause-queue"]').waitFor();
     await untilValue('the held row run', async () =>
       (await state(held.id)) === 'done' ? true : undefined,
     );

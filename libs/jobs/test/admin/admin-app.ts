@@ -7,7 +7,7 @@ import {
   type INestApplication,
 } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { job, JobsAdminModule, JobsModule, t, type JobsAdminOptions } from '@ultimat3/jobs';
+import { job, JobsAdminModule, JobsModule, t, task, type JobsAdminOptions } from '@ultimat3/jobs';
 
 /** What the browser specs' users send: `authorization: Bearer writer | reader`. */
 export const WRITER = { authorization: 'Bearer writer' } as const;
@@ -73,6 +73,14 @@ export const later = job({
   run: ({ input }) => input.n,
 });
 
+/** A nightly task (the app runs no scheduler role: it is listed, never fired). */
+export const nightly = task({
+  name: 'admin.nightly',
+  cron: '0 3 * * *',
+  tz: 'UTC',
+  enqueue: (occurrenceMs) => [[later, { n: occurrenceMs }]],
+});
+
 /** A running app: its base URL (http://localhost:port) and the admin page's. */
 export interface AdminApp {
   readonly app: INestApplication;
@@ -94,7 +102,7 @@ export async function startAdminApp(
         roles: ['web', 'worker'],
         worker: { pollIntervalMs: 20, idlePollMaxMs: 100 },
       }),
-      JobsModule.forFeature({ jobs: [{ flaky, quick, other, later }] }),
+      JobsModule.forFeature({ jobs: [{ flaky, quick, other, later }], tasks: [{ nightly }] }),
       JobsAdminModule.forRoot({
         path: '/_x/jobs',
         guard: BearerGuard,

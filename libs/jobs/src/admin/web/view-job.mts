@@ -26,7 +26,7 @@ function Timeline(props: { readonly steps: readonly StepView[] }) {
     <tbody>
       ${steps.map(
         (s) =>
-          html`<tr data-testid=${`step-${s.name}`}>
+          html`<tr key=${s.name} data-testid=${`step-${s.name}`}>
             <td>${s.name}</td>
             <td>${s.attempt}</td>
             <td>${duration(s.durationMs)}</td>
@@ -48,7 +48,7 @@ function Timeline(props: { readonly steps: readonly StepView[] }) {
 
 function Progress(props: { readonly job: JobDetail }) {
   const p = props.job.progress;
-  if (p === null) return null;
+  if (p === null) return html`<p>—</p>`;
   const pct =
     typeof p.current === 'number' && typeof p.total === 'number' && p.total > 0
       ? (p.current / p.total) * 100

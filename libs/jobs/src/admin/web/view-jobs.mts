@@ -62,7 +62,7 @@ function Filters(props: {
       >from <input type="datetime-local" name="createdFrom" value=${fromMs(q.createdFrom)}
     /></label>
     <label>to <input type="datetime-local" name="createdTo" value=${fromMs(q.createdTo)} /></label>
-    <input name="limit" type="number" min="1" max="500" placeholder="50" value=${q.limit ?? ''} />
+    <input name="limit" type="number" min="1" max="200" placeholder="100" value=${q.limit ?? ''} />
     <button type="submit">Filter</button>
   </form>`;
 }
@@ -88,7 +88,7 @@ export function JobTable(props: {
     <tbody>
       ${(props.page?.jobs ?? []).map(
         (j) =>
-          html`<tr data-testid=${`job-${j.id}`}>
+          html`<tr key=${j.id} data-testid=${`job-${j.id}`}>
             <td><a href=${`#/job/${j.id}`}>${j.id.slice(0, 13)}</a></td>
             <td>${j.name}</td>
             <td>${j.queue}</td>

@@ -24,7 +24,7 @@ export function WorkersView(props: { readonly session: Session }) {
       <tbody>
         ${(workers.data ?? []).map(
           (w) =>
-            html`<tr data-testid=${`worker-${w.id}`}>
+            html`<tr key=${w.id} data-testid=${`worker-${w.id}`}>
               <td>${w.id}</td>
               <td>${w.host}</td>
               <td>${w.pid ?? '—'}</td>
@@ -70,7 +70,7 @@ export function TasksView(props: { readonly session: Session }) {
       <tbody>
         ${(tasks.data ?? []).map(
           (t) =>
-            html`<tr data-testid=${`task-${t.name}`}>
+            html`<tr key=${t.name} data-testid=${`task-${t.name}`}>
               <td>${t.name}${t.declared ? '' : ' (undeclared)'}</td>
               <td>${t.cron ?? '—'} ${t.tz ?? ''}</td>
               <td>${t.jobs.join(', ')}</td>
@@ -131,7 +131,7 @@ export function BackfillsView(props: { readonly session: Session }) {
       <tbody>
         ${passes.map(
           (p) =>
-            html`<tr data-testid=${`backfill-${p.name}`}>
+            html`<tr key=${p.id} data-testid=${`backfill-${p.name}`}>
               <td>${p.name}</td>
               <td>${p.status}</td>
               <td>${p.rows}</td>

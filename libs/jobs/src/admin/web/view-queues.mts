@@ -31,7 +31,10 @@ async function throughput(): Promise<{ xs: number[]; done: number[]; failed: num
       byMinute.set(b.bucketStart, slot);
     }
   }
-  const keys = [...byMinute.keys()].sort((a, b) => a - b);
+  // every minute of the hour, zero where no run settled, so the axis is the hour whatever ran
+  const first = Math.floor(sinceMs / 60_000) * 60_000;
+  const keys: number[] = [];
+  for (let k = first; k <= Date.now(); k += 60_000) keys.push(k);
   return {
     xs: keys.map((k) => k / 1000),
     done: keys.map((k) => byMinute.get(k)?.done ?? 0),
@@ -81,7 +84,11 @@ export function QueuesView(props: { readonly session: Session }) {
       <tbody>
         ${(queues.data ?? []).map(
           (q) =>
-            html`<tr data-testid=${`queue-${q.queue}`} class=${q.paused ? 'paused' : ''}>
+            html`<tr
+              key=${q.queue}
+              data-testid=${`queue-${q.queue}`}
+              class=${q.paused ? 'paused' : ''}
+            >
               <td>
                 ${q.queue}${q.paused ? html` <span class="badge" data-testid="paused">paused</span>` : ''}
               </td>
