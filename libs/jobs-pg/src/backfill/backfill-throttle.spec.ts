@@ -1,5 +1,11 @@
 import type { DataSource } from 'typeorm';
-import { backfill, type BackfillInput, type BackfillResult, type JobSettled } from '@ultimat3/jobs';
+import {
+  backfill,
+  memoryBackfillLedger,
+  type BackfillInput,
+  type BackfillResult,
+  type JobSettled,
+} from '@ultimat3/jobs';
 import { frozenClock, runJobs, type JobsHarness } from '@ultimat3/jobs/testing';
 import { BfPost, postsDataSource, seedPosts } from '../../test/backfill-posts';
 import { createTestDatabase, type TestDatabase } from '../../test/test-database';
@@ -87,5 +93,46 @@ describe('the backfill throttle on PostgreSQL', () => {
     expect(reads).toHaveLength(3);
     await drive(harness, () => settled.length > 0, 1);
     expect(resultOf(settled[0])).toMatchObject({ rows: 25, batches: 3 });
+  });
+
+  it('unwinds at once when the run is cancelled mid-pause, instead of sitting in a timer nobody waits for', async () => {
+    await seedPosts(data, 25);
+    const clock = frozenClock();
+    const ledger = memoryBackfillLedger();
+    let reads = 0;
+    const handle = backfill<BfPost>({
+      name: `cancelled-${++seq}`,
+      batch: 10,
+      rate: 0.001, // one page every 1,000 s: the pass sits in the pause before its second page
+      tenant: 'none',
+      clock,
+      runtime: { ledger, environment: 'test' },
+      source: () => {
+        reads += 1;
+        return data.getRepository(BfPost).createQueryBuilder('p');
+      },
+      handle: () => undefined,
+    });
+    const harness = await runJobs({ jobs: [handle], clock });
+    h = harness;
+    const { id } = await handle.enqueue({});
+    for (let i = 0; i < 500 && (await ledger.byJob(id))?.batches !== 1; i++) {
+      await harness.settle();
+      await realPause(4);
+    }
+    expect(await ledger.byJob(id)).toMatchObject({ status: 'running', batches: 1 });
+
+    await harness.driver.introspect?.cancel(id, 'operator stopped the sweep');
+    // the next heartbeat (a third of the 30 s visibility timeout) finds the lease gone and aborts the run's signal
+    await harness.advance(10_000);
+    for (let i = 0; i < 500 && (await ledger.byJob(id))?.status !== 'failed'; i++) {
+      await harness.settle();
+      await realPause(4);
+    }
+    const row = await ledger.byJob(id);
+    expect(row?.status).toBe('failed');
+    expect(row?.lastError).toContain('X_JOB_LEASE_LOST');
+    expect(reads).toBe(1); // the second page was never read: the pass left the pause, 990 s before it was due
+    expect((await harness.driver.get(id))?.state).toBe('cancelled');
   });
 });
