@@ -120,7 +120,12 @@ describe('JobsAdminModule: mounting, the guard, canWrite and CSRF (memory backen
     expect(bad.body.code).toBe('X_JOB_PAGE_INVALID');
     await request(server).get('/_x/jobs/api/counters').set(READER).expect(400);
     const backfills = await request(server).get('/_x/jobs/api/backfills').set(READER).expect(200);
-    expect(backfills.body).toEqual({ available: true, passes: [] });
+    expect(backfills.body).toMatchObject({
+      available: true,
+      declared: [],
+      pending: [],
+      passes: [],
+    });
   });
 
   it('mounts extension routes at <path>/ext/<name> behind the same guard and origin check', async () => {

@@ -9,6 +9,7 @@ import {
   flakyState,
   later,
   nightly,
+  slugs,
   startAdminApp,
   WRITER,
   type AdminApp,
@@ -127,7 +128,7 @@ describe('the admin views in headless Chromium: dead letters, retry from a step,
     await page.close();
   });
 
-  it('tasks pause and resume from the page; the worker shows on the workers page', async () => {
+  it('tasks pause and resume from the page; a declared sweep shows not swept; the worker shows on the workers page', async () => {
     const page = await open('tasks');
     const row = page.getByTestId(`task-${nightly.name}`);
     await row.getByTestId('pause-task').click();
@@ -137,6 +138,10 @@ describe('the admin views in headless Chromium: dead letters, retry from a step,
     await row.getByTestId('resume-task').click();
     await row.getByTestId('task-state').getByText('active').waitFor();
     expect((await db.pool.query('select task from x_task_pauses')).rowCount).toBe(0);
+
+    await page.goto(`${admin.page}#/backfills`);
+    const sweep = page.getByTestId(`declared-${slugs.name}`);
+    await sweep.getByTestId('declared-state').getByText('pending').waitFor();
 
     await page.goto(`${admin.page}#/workers`);
     await page.locator('[data-testid="workers"] tbody tr').first().waitFor();

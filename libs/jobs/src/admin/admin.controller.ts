@@ -14,11 +14,11 @@ import {
   Res,
   StreamableFile,
 } from '@nestjs/common';
-import { inspectBackfills, type BackfillPassView } from '../backfill/inspect';
 import type { CounterBucket } from '../driver/counters';
 import type { WorkerInfo } from '../driver/workers';
 import { AdminWriteRefusedError, type AdminWriteRefusal } from '../errors/admin-errors';
 import { JobsRuntime } from '../nest/jobs.runtime';
+import { JobRegistry } from '../registry/job-registry';
 import { JobsService } from '../nest/jobs.service';
 import type { BulkPreviewView, BulkView } from '../operator/bulk';
 import type { OperatorDeclarations } from '../operator/declarations';
@@ -26,6 +26,7 @@ import type { JobPageView, JobSummaryView, JobView } from '../operator/job-views
 import { introspectionOf } from '../operator/operator-driver';
 import type { QueuePauseView, QueueView, StatsView } from '../operator/queues';
 import type { TaskPauseView, TaskView } from '../operator/tasks';
+import { adminBackfills, type AdminBackfillsView } from './admin-backfills';
 import { AdminCsrf } from './admin-csrf';
 import { ADMIN_CSP, adminHtml, readAdminAsset } from './admin-page';
 import {
@@ -51,12 +52,6 @@ export interface AdminSessionView {
   readonly routes: readonly string[];
 }
 
-/** The backfill ledger as the page reads it. */
-export interface AdminBackfillsView {
-  readonly available: boolean;
-  readonly passes: readonly BackfillPassView[];
-}
-
 /**
  * The admin page and its JSON API. `JobsAdminModule.forRoot()` mounts a subclass at the configured path, behind the
  * app's guard; every read is one call of the operator projection (`JobsService`), every write goes through
@@ -68,6 +63,7 @@ export class JobsAdminApi {
   constructor(
     private readonly jobs: JobsService,
     private readonly runtime: JobsRuntime,
+    private readonly registry: JobRegistry,
     @Inject(JOBS_ADMIN_OPTIONS) private readonly options: ResolvedAdminOptions,
   ) {
     this.csrf = new AdminCsrf(options);
@@ -158,9 +154,11 @@ export class JobsAdminApi {
 
   @Get('api/backfills')
   async backfills(@Query() query: AdminQuery): Promise<AdminBackfillsView> {
-    const ledger = this.runtime.config.backend.backfills;
-    if (ledger === undefined) return { available: false, passes: [] };
-    return { available: true, passes: await inspectBackfills(ledger, backfillFilter(query)) };
+    return adminBackfills(
+      this.runtime.config.backend.backfills,
+      this.registry,
+      backfillFilter(query),
+    );
   }
 
   @Post('api/jobs/:id/retry')

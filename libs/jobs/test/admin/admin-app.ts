@@ -7,7 +7,15 @@ import {
   type INestApplication,
 } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { job, JobsAdminModule, JobsModule, t, task, type JobsAdminOptions } from '@ultimat3/jobs';
+import {
+  backfill,
+  job,
+  JobsAdminModule,
+  JobsModule,
+  t,
+  task,
+  type JobsAdminOptions,
+} from '@ultimat3/jobs';
 
 /** What the browser specs' users send: `authorization: Bearer writer | reader`. */
 export const WRITER = { authorization: 'Bearer writer' } as const;
@@ -81,6 +89,16 @@ export const nightly = task({
   enqueue: (occurrenceMs) => [[later, { n: occurrenceMs }]],
 });
 
+/** A sweep the app declares and never runs: the backfills view lists it as not swept. */
+export const slugs = backfill({
+  name: 'admin-slugs',
+  tenant: 'none',
+  source: (): never => {
+    throw new Error('the admin specs never run a pass');
+  },
+  handle: () => undefined,
+});
+
 /** A running app: its base URL (http://localhost:port) and the admin page's. */
 export interface AdminApp {
   readonly app: INestApplication;
@@ -102,7 +120,10 @@ export async function startAdminApp(
         roles: ['web', 'worker'],
         worker: { pollIntervalMs: 20, idlePollMaxMs: 100 },
       }),
-      JobsModule.forFeature({ jobs: [{ flaky, quick, other, later }], tasks: [{ nightly }] }),
+      JobsModule.forFeature({
+        jobs: [{ flaky, quick, other, later, slugs }],
+        tasks: [{ nightly }],
+      }),
       JobsAdminModule.forRoot({
         path: '/_x/jobs',
         guard: BearerGuard,

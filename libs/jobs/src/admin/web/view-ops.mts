@@ -96,24 +96,70 @@ export function TasksView(props: { readonly session: Session }) {
   </section>`;
 }
 
-/** The backfill ledger, newest pass first; pending and running passes on top. */
+interface BackfillsAnswer {
+  readonly available: boolean;
+  readonly environment: string;
+  readonly declared: readonly {
+    readonly name: string;
+    readonly state: string;
+    readonly checksumMoved: boolean;
+    readonly lastRunId: string | null;
+  }[];
+  readonly pending: readonly string[];
+  readonly passes: readonly BackfillPass[];
+}
+
+/** The backfill ledger: the declared sweeps against it (pending ones first), then every pass, running ones on top. */
 export function BackfillsView(props: { readonly session: Session }) {
   const ledger = usePoll(
-    () => get<{ available: boolean; passes: BackfillPass[] }>('backfills'),
+    () => get<BackfillsAnswer>('backfills'),
     'backfills',
     props.session.pollMs,
   );
-  if (ledger.data && !ledger.data.available)
+  const data = ledger.data;
+  if (data && !data.available)
     return html`<section>
       <h2>Backfills</h2>
       <p>This backend keeps no backfill ledger.</p>
     </section>`;
-  const passes = [...(ledger.data?.passes ?? [])].sort(
+  const passes = [...(data?.passes ?? [])].sort(
     (a, b) => Number(b.status === 'running') - Number(a.status === 'running'),
+  );
+  const declared = [...(data?.declared ?? [])].sort(
+    (a, b) => Number(data?.pending.includes(b.name)) - Number(data?.pending.includes(a.name)),
   );
   return html`<section>
     <h2>Backfills</h2>
     ${ledger.error && html`<p class="error">${ledger.error}</p>`}
+    <h3>
+      Declared by this app (${data?.environment ?? ''}): ${data?.pending.length ?? 0} not swept
+    </h3>
+    <table data-testid="backfills-declared">
+      <thead>
+        <tr>
+          <th>name</th>
+          <th>state</th>
+          <th>last pass</th>
+          <th></th>
+        </tr>
+      </thead>
+      <tbody>
+        ${declared.map(
+          (d) =>
+            html`<tr
+              key=${d.name}
+              data-testid=${`declared-${d.name}`}
+              class=${data?.pending.includes(d.name) ? 'paused' : ''}
+            >
+              <td>${d.name}</td>
+              <td data-testid="declared-state">${d.state}</td>
+              <td>${d.lastRunId ?? '—'}</td>
+              <td>${d.checksumMoved ? 'checksum moved since the completed pass' : ''}</td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+    <h3>Passes</h3>
     <table data-testid="backfills">
       <thead>
         <tr>
