@@ -28,7 +28,10 @@ const sweep = declareSweep({
     while (pages === 1 && marks.length > 0 && marks[0] * total < ids[0]) marks.shift();
     say({ event: 'page', first: ids[0], last, pages });
     while (marks.length > 0 && last >= marks[0] * total) {
-      say({ event: 'rss', at: marks.shift(), rss: process.memoryUsage().rss });
+      // after a full collection when the process allows one: what the pass holds, not what the GC has yet to free
+      globalThis.gc?.();
+      const { rss, heapUsed } = process.memoryUsage();
+      say({ event: 'rss', at: marks.shift(), rss, heapUsed });
     }
   },
 });
