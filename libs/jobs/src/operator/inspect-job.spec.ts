@@ -77,6 +77,8 @@ describe('inspectJob', () => {
       backfill: null,
     });
     expect(view.failure?.message).toContain('card declined');
+    // the failure's stack: the thrown Error's frames, the first of them in this spec's step body
+    expect(view.failure?.stack).toMatch(/^ {4}at .*inspect-job\.spec\.ts:\d+/);
     expect(view.steps.map((s) => [s.name, s.durationMs, s.hasOutput])).toEqual([
       ['a', 300, true],
       ['b', 1_200, false],

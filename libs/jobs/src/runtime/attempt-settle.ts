@@ -8,7 +8,7 @@ import type { ExecuteJobOptions } from './attempt-options';
 import { isFinal, planFailure } from './failure-plan';
 import { notifyOnSettled } from './on-settled';
 import { jobsTotalOutcome, type JobExecution, type JobOutcome } from './outcome';
-import { renderError } from './render-error';
+import { renderError, renderFailure } from './render-error';
 import { resendSettle } from './settle-retry';
 
 /**
@@ -158,7 +158,7 @@ export class AttemptSettle {
       o.driver.nack(claimed.id, {
         ...claim,
         kind: 'retry',
-        error: renderError(error),
+        error: renderFailure(error),
         runAt: resumeAt,
         durationMs,
       }),

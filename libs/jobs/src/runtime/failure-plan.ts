@@ -3,7 +3,7 @@ import type { ClaimedJob } from '../driver/job-row';
 import { errorCodeOf } from '../errors/jobs-error';
 import { errorRetryOf, retryAfterSecondsOf } from './error-retry';
 import type { StopReason } from './outcome';
-import { ERROR_TEXT_MAX_LENGTH, renderError } from './render-error';
+import { ERROR_TEXT_MAX_LENGTH, renderFailure } from './render-error';
 import { retryDelay, statedDelay } from './retry-schedule';
 
 /** Whether the claimed attempt is the job's last: its retry policy's, else the row's `maxAttempts`. */
@@ -49,8 +49,8 @@ export function planFailure(
       stop === 'terminal'
         ? ` [terminal: ${code ?? 'unclassified'}; attempt ${claimed.attempt} of ${claimed.maxAttempts}]`
         : '';
-    // the suffix is kept whole: the error is cut to leave it room within the bound
-    const text = renderError(error, ERROR_TEXT_MAX_LENGTH - suffix.length) + suffix;
+    // the suffix is kept whole on the first line: the error is cut to leave it room within the bound, frames follow
+    const text = renderFailure(error, suffix, ERROR_TEXT_MAX_LENGTH);
     return { kind: 'stop', stop, deadLetter: retry?.deadLetter ?? true, code, text };
   }
   const stated = cls === 'retry-after' ? retryAfterSecondsOf(error) : undefined;

@@ -1,7 +1,13 @@
 import { JobTimeoutError } from '../errors/runtime-errors';
 import { ODD_THROWS } from '../testing/conformance/failures.suite';
 import { formatLogJson, formatLogLine, logError } from '../util/log-format';
-import { ERROR_TEXT_MAX_LENGTH, isThrownInstance, renderError } from './render-error';
+import {
+  ERROR_TEXT_MAX_LENGTH,
+  FAILURE_STACK_FRAMES,
+  isThrownInstance,
+  renderError,
+  renderFailure,
+} from './render-error';
 
 describe('renderError', () => {
   it.each(ODD_THROWS.map((c) => [c.name, c] as const))(
@@ -74,4 +80,57 @@ describe('the log path on values of any shape', () => {
       expect(JSON.parse(json)).toMatchObject({ event: 'jobs.attempt.failed', job: 'j' });
     },
   );
+});
+
+describe('renderFailure', () => {
+  function thrownAt(depth: number): Error {
+    return depth === 0 ? new Error('deep') : thrownAt(depth - 1);
+  }
+
+  it("stores the line, then the Error's frames one per line", () => {
+    const text = renderFailure(new Error('card declined'));
+    const [first, ...frames] = text.split('\n');
+    expect(first).toBe('card declined');
+    expect(frames.length).toBeGreaterThan(0);
+    expect(frames[0]).toMatch(/^ {4}at .*render-error\.spec\.ts:\d+/);
+    for (const frame of frames) expect(frame).toMatch(/^ {4}at /);
+  });
+
+  it('keeps a terminal verdict whole on the first line, before the frames', () => {
+    const suffix = ' [terminal: X_JOB_TIMEOUT; attempt 1 of 5]';
+    const text = renderFailure(new Error('slow'), suffix);
+    expect(text.split('\n')[0]).toBe(`slow${suffix}`);
+  });
+
+  it(`keeps at most ${FAILURE_STACK_FRAMES} frames, and only whole frames within the bound`, () => {
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 100;
+    try {
+      const error = thrownAt(60);
+      expect(renderFailure(error).split('\n')).toHaveLength(1 + FAILURE_STACK_FRAMES);
+      const tight = renderFailure(error, '', 120);
+      expect(tight.length).toBeLessThanOrEqual(120);
+      expect(tight.split('\n')[0]).toBe('deep');
+      for (const frame of tight.split('\n').slice(1)) expect(frame).toMatch(/^ {4}at .*\d+\)?$/);
+    } finally {
+      Error.stackTraceLimit = limit;
+    }
+  });
+
+  it('is the line alone for a value with no stack, and never throws on a hostile one', () => {
+    expect(renderFailure('plain words')).toBe('plain words');
+    expect(renderFailure({ reason: 'declined' })).toBe('thrown object: {"reason":"declined"}');
+    const hostile = Object.assign(new Error('odd'), {});
+    Object.defineProperty(hostile, 'stack', {
+      get() {
+        throw new Error('no stack for you');
+      },
+    });
+    expect(renderFailure(hostile)).toBe('odd');
+    for (const odd of ODD_THROWS) {
+      const text = renderFailure(odd.make());
+      expect(text.length).toBeLessThanOrEqual(ERROR_TEXT_MAX_LENGTH);
+      expect(text).toMatch(odd.says);
+    }
+  });
 });

@@ -120,3 +120,43 @@ function attempt(fn: () => string | undefined): string | undefined {
     return undefined;
   }
 }
+
+/** The longest one frame line may be (a frame of a bundled or eval'd file can be a whole line of code). */
+const MAX_FRAME_LENGTH = 400;
+
+/** The most stack frames a stored failure keeps: the top of the stack is where the job went wrong. */
+export const FAILURE_STACK_FRAMES = 20;
+
+/**
+ * What a failed attempt stores as `lastError`: {@link renderError}'s line (with `suffix`, a terminal verdict, kept
+ * whole after it), then — when the thrown value is an Error carrying a stack — its frames (`    at …` lines), at most
+ * {@link FAILURE_STACK_FRAMES}, one per line. `inspectJob` reads the first line as the message and the rest as the
+ * stack. Bounded by `max` as a whole: the line first, then as many whole frames as fit. Never throws.
+ */
+export function renderFailure(
+  error: unknown,
+  suffix = '',
+  max: number = ERROR_TEXT_MAX_LENGTH,
+): string {
+  const head = renderError(error, max - suffix.length) + suffix;
+  let text = head;
+  for (const frame of stackFrames(error)) {
+    if (text.length + 1 + frame.length > max) break;
+    text += `\n${frame}`;
+  }
+  return text;
+}
+
+/** The `    at …` lines of an Error's stack (NUL and lone surrogates replaced), none when it has no readable stack. */
+function stackFrames(error: unknown): readonly string[] {
+  if (typeof error !== 'object' || error === null) return [];
+  const stack = read(error, 'stack');
+  if (typeof stack !== 'string') return [];
+  const frames: string[] = [];
+  for (const line of stack.split('\n')) {
+    if (!/^\s+at\s/.test(line)) continue;
+    frames.push(boundedText(`    ${line.trim()}`, MAX_FRAME_LENGTH));
+    if (frames.length === FAILURE_STACK_FRAMES) break;
+  }
+  return frames;
+}

@@ -95,7 +95,7 @@ describe('a settle the driver throws on is sent again (it is fenced, so a repeat
     expect(await h.driver.get(id)).toMatchObject({
       state: 'delayed',
       attempt: 1,
-      lastError: 'boom',
+      lastError: expect.stringMatching(/^boom\n {4}at /) as unknown,
     });
     expect(h.worker.stats()).toMatchObject({ retried: 1 });
   });
