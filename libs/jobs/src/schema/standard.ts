@@ -25,19 +25,36 @@ export function formatIssuePath(path: StandardSchemaV1.Issue['path']): string {
   return out;
 }
 
-/** Parses `value` through any Standard Schema validator (this package's `t`, zod, valibot, …). */
-export async function parseWith<S extends StandardSchemaV1>(
+/**
+ * Parses `value` through any Standard Schema validator (this package's `t`, zod, valibot, …). One promise for a
+ * validator that answers synchronously (most do): a worker parses every run's input through here.
+ */
+export function parseWith<S extends StandardSchemaV1>(
   schema: S,
   value: unknown,
 ): Promise<ParseResult<StandardSchemaV1.InferOutput<S>>> {
-  const result = await schema['~standard'].validate(value);
+  type Out = StandardSchemaV1.InferOutput<S>;
+  let result: StandardSchemaV1.Result<Out> | PromiseLike<StandardSchemaV1.Result<Out>>;
+  try {
+    result = schema['~standard'].validate(value) as typeof result;
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  // a thenable answer (an async refinement) is awaited as before; a plain one is not wrapped twice
+  return 'then' in result && typeof result.then === 'function'
+    ? Promise.resolve(result).then((r) => parsed<Out>(r))
+    : Promise.resolve(parsed<Out>(result as StandardSchemaV1.Result<Out>));
+}
+
+/** A validator's answer as a {@link ParseResult}. */
+function parsed<T>(result: StandardSchemaV1.Result<T>): ParseResult<T> {
   if (result.issues) {
     return {
       ok: false,
       issues: result.issues.map((i) => ({ path: formatIssuePath(i.path), message: i.message })),
     };
   }
-  return { ok: true, value: result.value as StandardSchemaV1.InferOutput<S> };
+  return { ok: true, value: result.value };
 }
 
 /** Whether `value` implements Standard Schema V1. */

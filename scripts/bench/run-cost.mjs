@@ -1,0 +1,224 @@
+#!/usr/bin/env node
+/**
+ * What one run costs the worker's process: CPU microseconds and promises per no-op run, on the memory driver — through
+ * the attempt alone (`Attempt.run()` over rows claimed up front) and through a real `jobWorker` at concurrency 10.
+ * CPU time (`process.cpuUsage()`), not wall time: on a shared, loaded machine the CPU a run burns is the figure that
+ * holds still; promises are counted with an async hook on a separate, smaller pass (the hook itself is slow).
+ *
+ * Reads the TypeScript sources (compiled on load, as the specs' child processes are), so it needs no build. Give it
+ * checkouts to compare and it runs each in its own child process, interleaved, and prints the medians side by side:
+ *
+ *   node scripts/bench/run-cost.mjs                       # this checkout
+ *   node scripts/bench/run-cost.mjs old=/tmp/wt-old new=.  # A/B, interleaved (BENCH_COST_PAIRS rounds, default 3)
+ *
+ * BENCH_COST_JOBS (default 50,000) runs per measured pass.
+ */
+import { spawnSync } from 'node:child_process';
+import { createHook } from 'node:async_hooks';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const HERE = fileURLToPath(import.meta.url);
+const ROOT = join(dirname(HERE), '..', '..');
+const JOBS = Number(process.env.BENCH_COST_JOBS ?? 50_000);
+const PAIRS = Number(process.env.BENCH_COST_PAIRS ?? 3);
+const COUNTED = 5_000;
+const CONCURRENCY = 10;
+
+/** The packages of the checkout at `root`, from their sources. */
+function load(root) {
+  const require = createRequire(join(root, 'package.json'));
+  require(join(root, 'libs', 'jobs-pg', 'test', 'swc-register.js'));
+  return require(join(root, 'libs', 'jobs', 'src', 'index.ts'));
+}
+
+let seq = 0;
+function request(jobs, name) {
+  return {
+    id: jobs.uuidv7(),
+    runId: jobs.uuidv7(),
+    name,
+    queue: 'cost',
+    input: { n: seq },
+    idempotencyKey: `k:${seq++}`,
+    tenantId: null,
+    enqueuedBy: null,
+    runAt: Date.now(),
+    maxAttempts: 3,
+    priority: 0,
+    onConflict: 'dedupe',
+    concurrencyKey: null,
+    traceparent: null,
+  };
+}
+
+async function fill(jobs, driver, name, total) {
+  for (let i = 0; i < total; i += 1_000) {
+    const size = Math.min(1_000, total - i);
+    await driver.enqueueMany(Array.from({ length: size }, () => request(jobs, name)));
+  }
+}
+
+/** Counts the promises made while `fn` runs. */
+async function promisesOf(fn) {
+  let made = 0;
+  const hook = createHook({
+    init(_id, type) {
+      if (type === 'PROMISE') made++;
+    },
+  });
+  hook.enable();
+  try {
+    await fn();
+  } finally {
+    hook.disable();
+  }
+  return made;
+}
+
+async function cpuOf(fn) {
+  const before = process.cpuUsage();
+  await fn();
+  const used = process.cpuUsage(before);
+  return used.user + used.system;
+}
+
+/** `total` claimed rows run through the attempt, CONCURRENCY at a time, with the driver's own ack. */
+async function attempts(jobs, handle, total) {
+  const driver = jobs.memoryJobDriver();
+  const registry = new jobs.JobRegistry();
+  registry.register(handle);
+  const job = registry.get(handle.name);
+  const events = jobs.memoryEventBus();
+  await fill(jobs, driver, handle.name, total);
+  const rows = await driver.claim({
+    workerId: 'cost',
+    slots: [{ queue: 'cost', limit: total, names: [handle.name] }],
+    visibilityTimeoutMs: 600_000,
+    rescue: false,
+  });
+  const run = (claimed) =>
+    jobs.executeJob({
+      driver,
+      job,
+      claimed,
+      clock: jobs.systemClock,
+      logger: jobs.silentLogger,
+      events,
+    });
+  return async () => {
+    let next = 0;
+    const lane = async () => {
+      while (next < rows.length) await run(rows[next++]);
+    };
+    await Promise.all(Array.from({ length: CONCURRENCY }, lane));
+  };
+}
+
+/**
+ * `total` rows drained by a real worker at CONCURRENCY. The rows are claimed from the memory driver up front and
+ * handed out by the worker's claims in the order asked: the memory driver's claim walks its whole queue, which would
+ * measure the driver (PostgreSQL does that walk in its own process), not the worker.
+ */
+async function drain(jobs, handle, total) {
+  const driver = jobs.memoryJobDriver();
+  const registry = new jobs.JobRegistry();
+  registry.register(handle);
+  await fill(jobs, driver, handle.name, total);
+  const workerId = 'cost-worker';
+  const rows = await driver.claim({
+    workerId,
+    slots: [{ queue: 'cost', limit: total, names: [handle.name] }],
+    visibilityTimeoutMs: 600_000,
+    rescue: false,
+  });
+  const replay = Object.create(driver);
+  replay.claim = async ({ slots }) =>
+    rows.splice(
+      0,
+      slots.reduce((n, s) => n + s.limit + (s.ahead ?? 0), 0),
+    );
+  return async () => {
+    const worker = jobs.jobWorker({ driver: replay, registry, concurrency: CONCURRENCY, workerId });
+    await worker.start();
+    await new Promise((done) => {
+      const check = () => (worker.stats().completed >= total ? done() : setImmediate(check));
+      check();
+    });
+    await worker.stop();
+  };
+}
+
+/** One checkout's figures: µs of CPU and promises per run, attempt alone and worker. */
+async function child(root) {
+  const jobs = load(root);
+  const handle = jobs.job({
+    name: 'bench.cost',
+    queue: 'cost',
+    input: jobs.t.object({ n: jobs.t.number }),
+    idempotencyKey: ({ n }) => `n:${n}`,
+    tenant: 'none',
+    run: () => undefined,
+  });
+  const out = {};
+  for (const [label, make] of [
+    ['attempt', attempts],
+    ['worker', drain],
+  ]) {
+    await (
+      await make(jobs, handle, COUNTED)
+    )(); // warm
+    const counted = await make(jobs, handle, COUNTED);
+    const promises = (await promisesOf(counted)) / COUNTED;
+    const measured = await make(jobs, handle, JOBS);
+    const cpu = (await cpuOf(measured)) / JOBS;
+    out[label] = { cpu, promises };
+  }
+  process.stdout.write(`${JSON.stringify(out)}\n`);
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+function parent(variants) {
+  const results = new Map(variants.map(([name]) => [name, []]));
+  for (let pair = 0; pair < PAIRS; pair++) {
+    const order = pair % 2 === 0 ? variants : [...variants].reverse();
+    for (const [name, root] of order) {
+      const r = spawnSync(process.execPath, [HERE, '--child', root], {
+        encoding: 'utf8',
+        env: { ...process.env, NODE_PATH: join(ROOT, 'node_modules') },
+      });
+      if (r.status !== 0) throw new Error(`${name} failed:\n${r.stderr}`);
+      const figures = JSON.parse(r.stdout.trim().split('\n').pop());
+      results.get(name).push(figures);
+      console.log(`  round ${pair + 1} ${name}: ${JSON.stringify(figures)}`);
+    }
+  }
+  console.log(
+    `\n${JOBS.toLocaleString('en-US')} no-op runs per pass, medians of ${PAIRS} (load ${loadavg()})`,
+  );
+  for (const section of ['attempt', 'worker']) {
+    for (const [name] of variants) {
+      const rs = results.get(name);
+      const cpu = median(rs.map((r) => r[section].cpu));
+      const promises = median(rs.map((r) => r[section].promises));
+      console.log(
+        `  ${section.padEnd(8)} ${name.padEnd(6)} ${cpu.toFixed(2).padStart(7)} µs CPU/run  ${promises.toFixed(1).padStart(5)} promises/run`,
+      );
+    }
+  }
+}
+
+function loadavg() {
+  return process.platform === 'linux'
+    ? spawnSync('cat', ['/proc/loadavg'], { encoding: 'utf8' }).stdout.trim()
+    : '?';
+}
+
+const args = process.argv.slice(2);
+if (args[0] === '--child') await child(resolve(args[1]));
+else {
+  const variants = args.length === 0 ? [['this', ROOT]] : args.map((a) => a.split('='));
+  parent(variants.map(([name, root]) => [name, resolve(root)]));
+}
