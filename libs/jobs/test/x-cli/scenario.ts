@@ -77,10 +77,13 @@ export function xCliScenario(label: string, open: () => Promise<XTarget>): void 
         backfill: null,
       });
       expect(dead.failure?.message).toContain('card declined by the issuer');
+      // the failure's stack, stored with it: its first frame is step c's body in the fixture app
+      expect(dead.failure?.stack).toMatch(/^ {4}at .*x-cli[/\\]app\.ts:\d+/);
       expect(dead.steps.map((s) => s.name)).toEqual(['a', 'b']);
       expect(dead.steps[0]!.durationMs).toBeGreaterThanOrEqual(15);
       const human = await x('jobs', 'show', id, '--app', APP);
       expect(human.stdout).toContain('card declined by the issuer');
+      expect(human.stdout).toContain(dead.failure!.stack!.split('\n')[0]!);
       expect(human.stdout).not.toContain(card.number);
 
       behaviour.failC = false;
@@ -143,6 +146,29 @@ export function xCliScenario(label: string, open: () => Promise<XTarget>): void 
         [500, 0],
       ]);
       expect(await depth()).toMatchObject({ dead: 0, ready: 2_500 });
+    });
+
+    it('promotes and deletes one job; a bulk delete prints what it would do until --yes', async () => {
+      const [delayed] = await w.seedDelayed('x-cli-one', 1);
+      expect(await xj<JobSummaryView>('jobs', 'promote', delayed!)).toMatchObject({
+        id: delayed,
+        state: 'ready',
+      });
+      const deleted = await x('jobs', 'delete', delayed!);
+      expect([deleted.code, deleted.stdout.trim()]).toEqual([0, `deleted ${delayed}`]);
+      expect(await w.driver.get(delayed!)).toBeUndefined();
+
+      const [kept] = await w.seedDead('x-cli-delete', 1);
+      const dry = await x('jobs', 'delete', '--state', 'dead', '--queue', 'x-cli-delete');
+      expect(dry.code).toBe(0);
+      expect(dry.stdout).toContain('dry run: remove would cover 1 dead row(s); nothing changed.');
+      expect(dry.stdout).toContain(kept);
+      expect(dry.stdout).toContain('add --yes to do it');
+      expect((await w.driver.get(kept!))?.state).toBe('dead');
+      expect(
+        await xj<BulkView>('jobs', 'delete', '--state', 'dead', '--queue', 'x-cli-delete', '--yes'),
+      ).toMatchObject({ action: 'remove', affected: 1, remaining: 0 });
+      expect(await w.driver.get(kept!)).toBeUndefined();
     });
 
     it('pauses a queue: no claim takes its rows until it is resumed', async () => {

@@ -29,10 +29,12 @@ export interface XWorld extends XTarget {
   seedDead(queue: string, n: number): Promise<readonly string[]>;
   /** A row on `queue` no worker serves: it waits `ready`. */
   seedReady(queue: string, n: number): Promise<readonly string[]>;
+  /** `n` rows on `queue` waiting on a run time an hour away: `delayed`. */
+  seedDelayed(queue: string, n: number): Promise<readonly string[]>;
 }
 
 let seq = 0;
-function request(queue: string): EnqueueRequest {
+function request(queue: string, runAt = 0): EnqueueRequest {
   seq += 1;
   const id = uuidv7();
   return {
@@ -44,7 +46,7 @@ function request(queue: string): EnqueueRequest {
     idempotencyKey: `seeded:${id}`,
     tenantId: null,
     enqueuedBy: null,
-    runAt: 0,
+    runAt,
     maxAttempts: 1,
     priority: 0,
     onConflict: 'dedupe',
@@ -100,6 +102,11 @@ export async function openWorld(target: XTarget): Promise<XWorld> {
     },
     async seedReady(queue, n) {
       const requests = Array.from({ length: n }, () => request(queue));
+      await driver.enqueueMany(requests);
+      return requests.map((r) => r.id);
+    },
+    async seedDelayed(queue, n) {
+      const requests = Array.from({ length: n }, () => request(queue, Date.now() + 3_600_000));
       await driver.enqueueMany(requests);
       return requests.map((r) => r.id);
     },
