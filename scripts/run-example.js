@@ -4,8 +4,9 @@
 // the database once — DATABASE_URL when set, else the embedded PostgreSQL under .data/pg — and hands both children the
 // same DATABASE_URL; onboards one org over HTTP, waits until the worker parked the job on its three-day sleep; publishes
 // a post (the post and its notifySubscribers job commit in one transaction, the worker's relay publishes the job, a
-// worker runs it) and a failing one (?fail=1: no post, no job); prints what happened and GET /tasks, then stops both
-// with SIGTERM (the drain path a deploy takes) and the database last.
+// worker runs it) and a failing one (?fail=1: no post, no job); triggers the posts.slug backfill (the web app ran the
+// migration it requires at boot; the worker sweeps) and prints the rows it swept; prints what happened and GET /tasks,
+// then stops both with SIGTERM (the drain path a deploy takes) and the database last.
 // `JOBS_DRIVER=redis npm run example` runs the same on Redis: the jobs in Redis (REDIS_URL when set, else a throwaway
 // redis-server started here and stopped at the end), the posts and the outbox staging still in PostgreSQL, the relay
 // publishing from there onto Redis.
@@ -193,6 +194,57 @@ async function publishPosts(base, orgId, store) {
   );
 }
 
+/**
+ * The backfill: the web app ran the example's TypeORM migrations at boot (the second adds `posts.slug`, null on every
+ * row so far); `POST /backfills/posts.slug` gates the `posts.slug` backfill — that migration applied, no pass running,
+ * none completed — and queues it; the worker sweeps the posts in keyset pages. A pass completed by an earlier run
+ * answers 409 X_BACKFILL_APPLIED: this run's posts are swept with `force`, into a new ledger row.
+ */
+async function sweepSlugs(base, orgId) {
+  const name = 'posts.slug';
+  const url = `${base}/backfills/${name}`;
+  console.log(
+    `\nPOST /backfills/${name}: the gate (its migration applied, nothing running or completed), then the enqueue.`,
+  );
+  let triggered = await postJson(url, {});
+  if (triggered.status === 409 && triggered.body.code === 'X_BACKFILL_APPLIED') {
+    const [previous] = await json(url);
+    console.log(
+      `  → 409 X_BACKFILL_APPLIED: an earlier run's pass completed (${previous.rows} rows, ${previous.completedAt}).`,
+    );
+    console.log(
+      '  This run published a post with no slug: again with { force: true }, into a new ledger row.',
+    );
+    triggered = await postJson(url, { force: true });
+  }
+  if (triggered.status !== 202) {
+    throw new Error(`POST ${url} answered ${triggered.status}: ${JSON.stringify(triggered.body)}`);
+  }
+  const { job, requires, environment } = triggered.body;
+  console.log(
+    `  → 202: migration ${requires} applied, environment ${environment}; job ${job.id} queued for the worker.`,
+  );
+  const done = await poll(`the ${name} pass to complete`, RUN_TIMEOUT_MS, async () => {
+    const current = await json(`${base}/jobs/${job.id}`);
+    if (['failed', 'dead', 'cancelled'].includes(current.state)) {
+      throw fatal(`backfill job ${job.id} ended ${current.state}: ${current.lastError}`);
+    }
+    return current.state === 'done' ? current : undefined;
+  });
+  const pass = (await json(url)).find((p) => p.jobId === done.id);
+  if (pass === undefined || pass.status !== 'completed') {
+    throw new Error(`no completed ledger row for job ${done.id}: ${JSON.stringify(pass)}`);
+  }
+  console.log(
+    `  The worker swept ${pass.rows} row(s) in ${pass.batches} batch(es); ledger row ${pass.status} (run ${pass.runId}).`,
+  );
+  const posts = await json(`${base}/orgs/${orgId}/posts`);
+  if (posts.some((p) => p.slug === null)) {
+    throw new Error(`a post still has no slug after the pass: ${JSON.stringify(posts)}`);
+  }
+  for (const post of posts) console.log(`    ✓ "${post.title}" → slug ${post.slug}`);
+}
+
 /** `JOBS_DRIVER`: `postgres` (default) or `redis`. */
 function jobsDriver() {
   const driver = process.env.JOBS_DRIVER || 'postgres';
@@ -299,6 +351,7 @@ async function main() {
     );
 
     await publishPosts(base, orgId, store);
+    await sweepSlugs(base, orgId);
 
     const tasks = await json(`${base}/tasks`);
     console.log('\nGET /tasks (fired by the worker process, the scheduler leader):');

@@ -1,12 +1,12 @@
 import { Module } from '@nestjs/common';
 import { getDataSourceToken, TypeOrmModule } from '@nestjs/typeorm';
-import { ExampleJobsModule, exampleJobsBackend } from '@ultimat3/example-jobs';
+import { ExampleJobsModule, exampleJobsBackend, PostsBackfillModule } from '@ultimat3/example-jobs';
 import { JobsHealthModule, JobsModule, OutboxModule, type JobsModuleOptions } from '@ultimat3/jobs';
 import type { DataSource } from 'typeorm';
 import { exampleOutboxStore, exampleTypeOrmOptions, migrateExampleOutbox } from './database';
+import { BackfillsController } from './backfills.controller';
 import { JobsController } from './jobs.controller';
 import { OnboardingController } from './onboarding.controller';
-import { Post } from './post.entity';
 import { PostsController } from './posts.controller';
 import { TasksController } from './tasks.controller';
 
@@ -19,11 +19,13 @@ import { TasksController } from './tasks.controller';
  * `OutboxModule` with `interceptAll: false`: only `POST /orgs/:orgId/posts` runs in a transaction (its
  * `@UseInterceptors(OutboxInterceptor)`), so its enqueue is staged with the post. Every other enqueue — the onboarding —
  * happens outside one and is published straight to the driver (`mode: 'optional'`), answering `deduped` as before.
+ *
+ * Its schema is TypeORM migrations run at boot (`exampleTypeOrmOptions`); `POST /backfills/posts.slug` gates the
+ * backfill that fills the column the second one adds, and queues it for the worker.
  */
 @Module({
   imports: [
     TypeOrmModule.forRootAsync({ useFactory: () => exampleTypeOrmOptions() }),
-    TypeOrmModule.forFeature([Post]),
     JobsModule.forRootAsync({
       // a JobsError thrown by a handler answers its status (a bad input 400 with the issue paths), not a 500
       httpErrors: true,
@@ -40,6 +42,8 @@ import { TasksController } from './tasks.controller';
       }),
     }),
     ExampleJobsModule,
+    // the posts repository, and the posts.slug backfill this app gates and triggers (the worker sweeps it)
+    PostsBackfillModule,
     // GET /health/live and /health/ready through Terminus: a web process is ready while its database answers
     JobsHealthModule.forRoot({ path: 'health' }),
     // after JobsModule: its bootstrap installs the outbox facade over the one JobsModule installed
@@ -49,6 +53,12 @@ import { TasksController } from './tasks.controller';
       interceptAll: false,
     }),
   ],
-  controllers: [OnboardingController, PostsController, JobsController, TasksController],
+  controllers: [
+    OnboardingController,
+    PostsController,
+    JobsController,
+    TasksController,
+    BackfillsController,
+  ],
 })
 export class AppModule {}

@@ -1,21 +1,26 @@
 import type { TypeOrmModuleOptions } from '@nestjs/typeorm';
-import { exampleDatabaseUrl } from '@ultimat3/example-jobs';
+import { EXAMPLE_MIGRATIONS, exampleDatabaseUrl, Post } from '@ultimat3/example-jobs';
 import { migrate, postgresOutboxStore, typeormExecutor } from '@ultimat3/jobs-pg';
 import type { OutboxStore } from '@ultimat3/jobs';
 import type { DataSource } from 'typeorm';
-import { Post } from './post.entity';
 
 /**
- * The example's TypeORM connection: `DATABASE_URL`, the `Post` entity, and `synchronize` for the example's own table
- * (the jobs tables are `JobsModule`'s migrations, which synchronize leaves alone). Read when the module is built, after
- * `main.ts` set `DATABASE_URL`.
+ * The example's TypeORM connection: `DATABASE_URL`, the `Post` entity, and the example's own migrations
+ * (`EXAMPLE_MIGRATIONS`: `posts`, then its `slug` column), run here at boot in one transaction and recorded in
+ * TypeORM's `migrations` table — what the `posts.slug` backfill's `requires` is checked against. Never `synchronize`:
+ * it would drop a column only a migration adds. The web app is the one process that migrates; the worker only reads
+ * the tables. (The jobs tables are `JobsModule`'s own migrations.) Read when the module is built, after `main.ts` set
+ * `DATABASE_URL`.
  */
 export function exampleTypeOrmOptions(env: NodeJS.ProcessEnv = process.env): TypeOrmModuleOptions {
   return {
     type: 'postgres',
     url: exampleDatabaseUrl(env),
     entities: [Post],
-    synchronize: true,
+    migrations: EXAMPLE_MIGRATIONS,
+    migrationsRun: true,
+    migrationsTransactionMode: 'all',
+    synchronize: false,
     applicationName: 'ultimat3-example',
   };
 }

@@ -14,10 +14,9 @@ import {
   UseInterceptors,
 } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { notifySubscribers } from '@ultimat3/example-jobs';
+import { notifySubscribers, Post } from '@ultimat3/example-jobs';
 import { currentEntityManager, JobsService, OutboxInterceptor } from '@ultimat3/jobs';
 import type { EntityManager, Repository } from 'typeorm';
-import { Post } from './post.entity';
 
 /** The body of `POST /orgs/:orgId/posts`. */
 export interface PublishPostBody {

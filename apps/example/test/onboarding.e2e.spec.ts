@@ -99,6 +99,8 @@ describe('example app: POST /orgs/:orgId/onboard', () => {
       { name: 'onboard-org', tenant: 'input', retry: { attempts: 5 }, inline: false },
       { name: 'pollHost', tenant: 'none', retry: { attempts: 3 } },
       { name: 'pollHosts', tenant: 'none', retry: { attempts: 3 } },
+      // the posts.slug backfill (PostsBackfillModule): a job like any other, its idempotency key its name
+      { name: 'posts.slug', tenant: 'none', queue: 'default' },
     ]);
     await request(app.getHttpServer()).get(`/jobs/${randomUUID()}`).expect(404);
   });

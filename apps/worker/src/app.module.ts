@@ -1,6 +1,12 @@
 import { Module } from '@nestjs/common';
 import { getDataSourceToken, TypeOrmModule } from '@nestjs/typeorm';
-import { ExampleJobsModule, exampleDatabaseUrl, exampleJobsBackend } from '@ultimat3/example-jobs';
+import {
+  ExampleJobsModule,
+  exampleDatabaseUrl,
+  exampleJobsBackend,
+  Post,
+  PostsBackfillModule,
+} from '@ultimat3/example-jobs';
 import { JobsHealthModule, JobsModule, OutboxModule, type JobsModuleOptions } from '@ultimat3/jobs';
 import { migrate, postgresOutboxStore, typeormExecutor } from '@ultimat3/jobs-pg';
 import type { DataSource } from 'typeorm';
@@ -12,8 +18,9 @@ import type { DataSource } from 'typeorm';
  * claims skip each other's rows, one scheduler leads through a lease row, and relays fence the outbox rows they
  * claim.
  *
- * One pool: a TypeORM DataSource with no entities (this process writes no business rows), which `JobsModule` reuses
- * and the outbox store's relay statements run on. `OutboxModule` needs it anyway — its interceptor is bound to one —
+ * One pool: a TypeORM DataSource with the `Post` entity (the `posts.slug` backfill sweeps that table through it), which
+ * `JobsModule` reuses and the outbox store's relay statements run on. It never migrates the example's tables: the web
+ * app runs those migrations at boot, and the backfill's gate requires the one that adds the column. `OutboxModule` needs it anyway — its interceptor is bound to one —
  * though with no business routes here, `interceptAll: false`. No keep-alive: `JobsModule` holds the process open while it runs a
  * long-running role. Shutdown: the scheduler, the relay (joining its pass in flight) and the worker stop, in that
  * order, under one deadline; the driver closes, then TypeORM destroys the DataSource, after.
@@ -27,8 +34,9 @@ import type { DataSource } from 'typeorm';
       useFactory: () => ({
         type: 'postgres',
         url: exampleDatabaseUrl(),
-        entities: [],
+        entities: [Post],
         synchronize: false,
+        migrationsRun: false,
         applicationName: 'ultimat3-worker',
       }),
     }),
@@ -46,6 +54,8 @@ import type { DataSource } from 'typeorm';
       }),
     }),
     ExampleJobsModule,
+    // the posts.slug backfill, bound to the injected posts repository: its passes run here
+    PostsBackfillModule,
     // after JobsModule: the relay starts once the driver is open, and stops before it closes
     OutboxModule.forRoot({
       dataSource: getDataSourceToken(),
