@@ -3,8 +3,9 @@ import {
   ClaimQueuesEmptyError,
   type ClaimedJob,
   type ClaimOptions,
-  type ClaimSlot,
-  type JobRow,
+  type RescueOptions,
+  type RescueResult,
+  type RescueSlot,
 } from '@ultimat3/jobs';
 import type { RedisContext } from './redis-context';
 import { toJobRows } from './redis-rows';
@@ -30,7 +31,7 @@ const namesArgs = (names: readonly string[] | undefined): ScriptArg[] =>
  * serves the names of both.
  */
 export function servedNames(
-  slots: readonly ClaimSlot[],
+  slots: readonly RescueSlot[],
 ): Map<string, readonly string[] | undefined> {
   const served = new Map<string, readonly string[] | undefined>();
   for (const slot of slots) {
@@ -47,9 +48,12 @@ export function servedNames(
 
 /**
  * Rescues the lapsed leases of the slots' queues ({@link LUA_RESCUE}): buries the final attempts, returns the others
- * to waiting. Answers the buried rows.
+ * to waiting. Answers the buried rows. It is `JobDriver.rescue` on its own, and the rescue half of a rescuing claim.
  */
-export async function rescueLapsed(ctx: RedisContext, options: ClaimOptions): Promise<JobRow[]> {
+export async function rescueLapsed(
+  ctx: RedisContext,
+  options: RescueOptions,
+): Promise<RescueResult['buried']> {
   const served = servedNames(options.slots);
   const drop = [...(options.dropExhausted ?? [])];
   const argv: ScriptArg[] = [options.visibilityTimeoutMs, served.size];
@@ -109,8 +113,8 @@ async function claimWaitingReply(
 
 /**
  * One claim pass as the current `JobDriver.claim` has it: rescue (unless `rescue: false`), announce the buried rows,
- * then claim — the two scripts sent together (one round trip), run by the server in that order. The rescue is its own script, so a narrower seam that makes rescue its own operation calls
- * {@link rescueLapsed} alone. `onLowWater` is never called: the due sets need no scan bound.
+ * then claim — the two scripts sent together (one round trip), run by the server in that order. The rescue is its
+ * own script, which `JobDriver.rescue` sends alone ({@link rescueLapsed}).
  *
  * With a live `wake`, a claim of queues the last claim found idle, with nothing announced since and nothing due by
  * time yet, is answered empty without a round trip (see {@link RedisWake}): an idle worker's polls cost nothing.

@@ -9,7 +9,7 @@ import {
   type LeaseStore,
   type SchedulerState,
 } from '@ultimat3/jobs';
-import { claimRows } from './redis-claim';
+import { claimRows, rescueLapsed } from './redis-claim';
 import { clientOf, closeOwnedClient, type RedisConnectionOptions } from './redis-client';
 import { redisContext } from './redis-context';
 import { redisWorkerRegistry } from './redis-counters';
@@ -102,6 +102,7 @@ export function redisJobDriver(options: RedisJobDriverOptions): RedisJobDriver {
       return requests.length === 0 ? [] : enqueue(requests);
     },
     claim: (claimOptions) => claimRows(ctx, claimOptions, wake),
+    rescue: async (rescueOptions) => ({ buried: await rescueLapsed(ctx, rescueOptions) }),
     async ack(jobId, ackOptions) {
       const [landed] = await ackRows(ctx, [{ ...ackOptions, jobId }]);
       return landed === true;

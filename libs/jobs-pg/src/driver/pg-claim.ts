@@ -5,6 +5,8 @@ import {
   type ClaimedJob,
   type ClaimOptions,
   type JobRow,
+  type RescueOptions,
+  type RescueResult,
 } from '@ultimat3/jobs';
 import { iso, isUuid, type PgContext } from './pg-context';
 import { toClaimedJob, toJobRow, type JobRecord } from './pg-rows';
@@ -104,11 +106,24 @@ async function claimWaiting(
   return claimed;
 }
 
+/** A standalone rescue (`JobDriver.rescue`) through `SQL_RESCUE`: answers the rows it buried. */
+export async function rescueRows(ctx: PgContext, options: RescueOptions): Promise<RescueResult> {
+  const [queues, names] = servedPairs(options.slots);
+  const { rows } = await ctx.executor.query<JobRecord>(ctx.sql.rescue, [
+    ctx.now(),
+    options.visibilityTimeoutMs,
+    [...(options.dropExhausted ?? [])],
+    queues,
+    names,
+  ]);
+  return { buried: rows.map(toJobRow) };
+}
+
 /**
  * `SQL_CLAIM`'s $12 and $13: the (queue, name) pairs the slots serve, a null name for a slot that takes every name
  * (`ClaimSlot.names` absent). A slot naming no name adds no pair: nothing of its queue is taken.
  */
-function servedPairs(slots: ClaimOptions['slots']): [string[], (string | null)[]] {
+function servedPairs(slots: RescueOptions['slots']): [string[], (string | null)[]] {
   const queues: string[] = [];
   const names: (string | null)[] = [];
   for (const slot of slots) {

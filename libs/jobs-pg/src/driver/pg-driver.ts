@@ -13,7 +13,7 @@ import {
 import { mapConnectionFailures } from '../backend/connection-failure';
 import type { PgExecutor } from '../executor/pg-executor';
 import { quoteSchema } from '../schema';
-import { claimRows } from './pg-claim';
+import { claimRows, rescueRows } from './pg-claim';
 import { isUuid, pgContext } from './pg-context';
 import { batchMemory, enqueueMany, enqueueOne } from './pg-enqueue';
 import { coalescingEnqueue } from './pg-enqueue-coalescer';
@@ -99,6 +99,7 @@ export function postgresJobDriver(options: PostgresJobDriverOptions): PostgresJo
       return results;
     },
     claim: (claimOptions) => claimRows(ctx, claimOptions),
+    rescue: (rescueOptions) => rescueRows(ctx, rescueOptions),
     ack: (jobId, ackOptions) => ackRow(ctx, jobId, ackOptions),
     ackMany: (items) => ackRows(ctx, items),
     nack: (jobId, nackOptions) => nackRow(ctx, jobId, nackOptions),

@@ -34,6 +34,7 @@ import { SQL_PURGE_WORKERS } from '../sql/purge-workers.sql';
 import { SQL_QUEUE_PAUSE } from '../sql/queue-pause.sql';
 import { SQL_QUEUE_RESUME } from '../sql/queue-resume.sql';
 import { SQL_QUEUES_PAUSED } from '../sql/queues-paused.sql';
+import { SQL_RESCUE } from '../sql/rescue.sql';
 import { SQL_STATS } from '../sql/stats.sql';
 import { SQL_TASK_FIRE_RECORD } from '../sql/task-fire-record.sql';
 import { SQL_SCHEDULER_FIRES } from '../scheduler/sql/scheduler-fires.sql';
@@ -50,6 +51,7 @@ const STATEMENTS = {
   ack: SQL_ACK,
   claim: SQL_CLAIM,
   claimWaiting: SQL_CLAIM_WAITING,
+  rescue: SQL_RESCUE,
   counters: SQL_COUNTERS,
   counterTotals: SQL_COUNTER_TOTALS,
   countersRollup: SQL_COUNTERS_ROLLUP,

@@ -102,6 +102,42 @@ export interface ClaimOptions {
   readonly presence?: ClaimPresence;
 }
 
+/** The job names a rescue may act on in one queue: a {@link ClaimSlot} is one (its `limit` and `ahead` unread). */
+export interface RescueSlot {
+  readonly queue: string;
+  /**
+   * The names the rescuing worker serves in `queue`; absent: every name. A lapsed lease of another name is not made
+   * claimable again, and on its final attempt it is buried only once lapsed `visibilityTimeoutMs` more (see
+   * {@link ClaimOptions.rescue}).
+   */
+  readonly names?: readonly string[];
+}
+
+/** What a rescue needs beyond its queues: how the rows it buries are settled. */
+export interface RescueRequest {
+  /** Job names declaring `retry.deadLetter: false`: their exhausted rows are buried `failed`, not `dead`. */
+  readonly dropExhausted?: ReadonlySet<string>;
+}
+
+/** Options of a standalone {@link JobDriver.rescue}. */
+export interface RescueOptions extends RescueRequest {
+  /** The queues to rescue (paused ones are left alone), each with the names served there. */
+  readonly slots: readonly RescueSlot[];
+  /** The claiming workers' visibility timeout: how much longer an unserved name's final attempt waits to be buried. */
+  readonly visibilityTimeoutMs: number;
+}
+
+/** What a rescue did: the rows it buried (lease lapsed on their final attempt), settled and counted already. */
+export interface RescueResult {
+  readonly buried: readonly JobRow[];
+}
+
+/** What {@link claimAndRescue} answers: the rows handed out, and what the rescue in the same pass did. */
+export interface ClaimAndRescueResult {
+  readonly claimed: readonly ClaimedJob[];
+  readonly rescued: RescueResult;
+}
+
 /** Settle a run as completed. */
 export interface AckOptions extends ClaimRef {
   readonly durationMs?: number;
@@ -221,6 +257,16 @@ export interface JobDriver {
   enqueueMany(requests: readonly EnqueueRequest[]): Promise<readonly EnqueueResult[]>;
   /** Claims due rows of the slots' queues: ordered by priority, run time, then id; lapsed leases are re-taken. */
   claim(options: ClaimOptions): Promise<readonly ClaimedJob[]>;
+  /**
+   * Rescues the lapsed leases of `options.slots`' queues (their worker died), on its own: each lapsed row with
+   * attempts left of a served name goes back to waiting (`ready`, attempt, run time and priority kept, no worker nor
+   * claim), so the next claim takes it in claim order with attempt + 1 exactly as a rescuing claim would have; each on
+   * its final attempt is buried (`dead`, or `failed` when named in `dropExhausted`; `LEASE_LAPSED_FINAL_ATTEMPT`),
+   * counted, and answered. Names a slot does not serve follow {@link ClaimOptions.rescue}. Takes nothing itself; at
+   * most 1,000 lapsed rows per queue per call. For operators and tests: a worker rescues through
+   * {@link claimAndRescue}, in the claim's own statement.
+   */
+  rescue(options: RescueOptions): Promise<RescueResult>;
   /** Settles a run done. Fenced on the claim: answers whether it landed. */
   ack(jobId: string, options: AckOptions): Promise<boolean>;
   /**
@@ -304,4 +350,26 @@ export function nackUncounted(options: NackOptions): boolean {
     default:
       return false;
   }
+}
+
+/**
+ * One claim pass that also rescues lapsed leases (the worker's combined path): the driver's own rescuing claim — ONE
+ * statement on PostgreSQL, one round trip on Redis — answering the rows it handed out and, apart, the rows its rescue
+ * buried, instead of telling them through a callback. A claim without rescue is `driver.claim({ ..., rescue: false })`.
+ */
+export async function claimAndRescue(
+  driver: Pick<JobDriver, 'claim'>,
+  claim: Omit<ClaimOptions, 'rescue' | 'onExhausted' | 'dropExhausted'>,
+  rescue: RescueRequest,
+): Promise<ClaimAndRescueResult> {
+  let buried: readonly JobRow[] = [];
+  const claimed = await driver.claim({
+    ...claim,
+    rescue: true,
+    ...(rescue.dropExhausted === undefined ? {} : { dropExhausted: rescue.dropExhausted }),
+    onExhausted: (rows) => {
+      buried = rows;
+    },
+  });
+  return { claimed, rescued: { buried } };
 }

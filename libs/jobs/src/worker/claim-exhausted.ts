@@ -8,8 +8,9 @@ import type { JobsLogger } from '../util/logger';
 export const LEASE_LAPSED_FINAL_ATTEMPT = 'LEASE_LAPSED_FINAL_ATTEMPT';
 
 /**
- * What a claim round does with rows the claim buried because their lease lapsed on the final attempt (every worker
- * that took them died): `jobs.claim.exhausted` at error, the counter, and the job's onSettled — once per row.
+ * What a worker does with the rows a rescue buried because their lease lapsed on the final attempt (every worker that
+ * took them died) — a rescue's `RescueResult.buried`, as its rescuing claim answered it (`claimAndRescue`):
+ * `jobs.claim.exhausted` at error, the counter, and the job's onSettled — once per row.
  */
 export async function announceExhausted(
   rows: readonly JobRow[],

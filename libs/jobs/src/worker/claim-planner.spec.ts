@@ -45,9 +45,9 @@ describe('ClaimPlanner', () => {
         { queue: 'a', limit: 2, names: ['a.job'] },
         { queue: 'b', limit: 1, names: ['b.job'] },
       ],
-      dropExhausted: new Set(['a.job']),
       rescue: true,
     });
+    expect(claim?.rescue).toEqual({ dropExhausted: new Set(['a.job']) });
     expect(claim?.options.excludeTenants).toBeUndefined();
     expect(p.claiming).toBe(1);
   });
@@ -118,13 +118,19 @@ describe('ClaimPlanner', () => {
     expect(p.plan(T0 + 30, false)?.options.rescue).toBe(true);
   });
 
-  it('skips the tenants at a per-tenant cap, and keeps the rows a claim buried', () => {
+  it('skips the tenants at a per-tenant cap, and keeps the rows a claim buried', async () => {
     const ledger = new SlotLedger(processLimits({ perTenant: 1 }, frozenClock(T0)));
     const { planner: p } = planner({ ledger, slots: { a: 3 } });
     ledger.take({ queue: 'a', tenantId: 't1' });
     const claim = p.plan(T0, true)!;
     expect(claim.options.excludeTenants).toEqual(['t1']);
-    claim.options.onExhausted?.([heldRow('a', 'x')]);
+    // the driver's rescuing claim buried a row: the planned claim keeps it from the rescue's result
+    await claim.send({
+      claim: async (o) => {
+        o.onExhausted?.([heldRow('a', 'x')]);
+        return [];
+      },
+    });
     expect(claim.exhausted.map((r) => r.id)).toEqual(['x']);
     p.returned(claim);
     expect(p.plan(T0 + 1, false)?.options.slots).toEqual([

@@ -1,5 +1,11 @@
-import type { ClaimOptions, ClaimSlot } from '../driver/job-driver';
-import type { JobRow } from '../driver/job-row';
+import {
+  claimAndRescue,
+  type ClaimOptions,
+  type ClaimSlot,
+  type JobDriver,
+  type RescueRequest,
+} from '../driver/job-driver';
+import type { ClaimedJob, JobRow } from '../driver/job-row';
 import { PREFETCH_PER_SLOT, type PrefetchBuffer } from './prefetch';
 import type { RescueCadence } from './rescue-cadence';
 import type { SlotLedger } from './slot-ledger';
@@ -18,30 +24,39 @@ export interface ClaimPlannerOptions {
   readonly rescues: RescueCadence;
   /** Whether claims take rows ahead of the free slots (`JobWorkerOptions.claimAhead`). */
   readonly claimAhead: boolean;
-  /** Job names whose exhausted rows are buried `failed` (read per claim: the registry may grow). */
+  /** Job names whose exhausted rows are buried `failed` (read per rescuing claim: the registry may grow). */
   readonly dropExhausted: () => ReadonlySet<string>;
   /** The worker's registry presence, whose due beats ride its claims (`ClaimOptions.presence`); absent: none. */
   readonly presence?: Pick<WorkerPresence, 'carry' | 'carried'>;
 }
 
-/** A claim the planner sent: its options, when it was sent, and the rows it buried once it answered. */
+/**
+ * A claim the planner sent: its options, when it was sent, the rescue it carries (when due), and the rows that rescue
+ * buried once it answered.
+ */
 export class PlannedClaim {
-  /** The rows the claim buried (lease lapsed on the final attempt), told through `options.onExhausted`. */
+  /** The rows the claim's rescue buried (lease lapsed on the final attempt): its `RescueResult.buried`. */
   exhausted: readonly JobRow[] = [];
   /** Whether the claim threw (`ClaimPlanner.failed`). */
   threw = false;
-  readonly options: ClaimOptions;
 
   constructor(
     readonly sentAt: number,
-    options: Omit<ClaimOptions, 'onExhausted'>,
-  ) {
-    this.options = {
-      ...options,
-      onExhausted: (rows) => {
-        this.exhausted = rows;
-      },
-    };
+    /** The claim; `rescue` says whether it rescues, and is false whenever {@link PlannedClaim.rescue} is absent. */
+    readonly options: Omit<ClaimOptions, 'onExhausted' | 'dropExhausted'>,
+    /** The rescue this claim carries, or undefined for a claim of waiting rows only. */
+    readonly rescue: RescueRequest | undefined,
+  ) {}
+
+  /**
+   * Sends the claim: a rescuing one through {@link claimAndRescue} (still ONE driver claim), keeping what its rescue
+   * buried in {@link PlannedClaim.exhausted}; any other as it is.
+   */
+  async send(driver: Pick<JobDriver, 'claim'>): Promise<readonly ClaimedJob[]> {
+    if (this.rescue === undefined) return driver.claim(this.options);
+    const { claimed, rescued } = await claimAndRescue(driver, this.options, this.rescue);
+    this.exhausted = rescued.buried;
+    return claimed;
   }
 }
 
@@ -70,15 +85,19 @@ export class ClaimPlanner {
     const { o } = this;
     const excludeTenants = o.ledger.fullTenants();
     const presence = o.presence?.carry(now);
-    return new PlannedClaim(now, {
-      workerId: o.workerId,
-      slots,
-      visibilityTimeoutMs: o.visibilityTimeoutMs,
-      dropExhausted: o.dropExhausted(),
-      ...(excludeTenants === undefined ? {} : { excludeTenants }),
-      rescue: o.rescues.due(now, idle),
-      ...(presence === undefined ? {} : { presence }),
-    });
+    const rescue = o.rescues.due(now, idle);
+    return new PlannedClaim(
+      now,
+      {
+        workerId: o.workerId,
+        slots,
+        visibilityTimeoutMs: o.visibilityTimeoutMs,
+        ...(excludeTenants === undefined ? {} : { excludeTenants }),
+        rescue,
+        ...(presence === undefined ? {} : { presence }),
+      },
+      rescue ? { dropExhausted: o.dropExhausted() } : undefined,
+    );
   }
 
   /** A claim `plan` gave came back, answered or not: its rows no longer count as on their way. */

@@ -109,7 +109,7 @@ export class PassLoop {
     let claimed: readonly ClaimedJob[];
     try {
       stats.claims++;
-      claimed = await driver.claim(claim.options);
+      claimed = await claim.send(driver);
     } catch (error) {
       plan.failed(claim);
       // The database is down or failing over: keep polling at the idle pace and come back by ourselves.

@@ -1,6 +1,7 @@
 /**
- * At most how often (worker clock, ms) a busy worker's claim rescues lapsed leases (`ClaimOptions.rescue`): re-takes
- * the rows of a worker that died, and buries those on their final attempt. A dead worker's rows come back at most this
+ * At most how often (worker clock, ms) a busy worker's claim carries a rescue of lapsed leases (`claimAndRescue`; a
+ * claim between rescues is sent with `rescue: false`): re-takes the rows of a worker that died, and buries those on
+ * their final attempt, the burials answered in the rescue's result. A dead worker's rows come back at most this
  * long after their lease lapses. An idle worker's claims always rescue.
  */
 export const RESCUE_INTERVAL_MS = 1_000;

@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { ClaimQueuesEmptyError } from '../../errors/runtime-errors';
-import type { ClaimOptions, ClaimSlot } from '../job-driver';
+import type { ClaimOptions } from '../job-driver';
 import type { ClaimedJob, JobRow } from '../job-row';
-import { countSettle } from './memory-counters';
-import { copyRow, UNCLAIMED, type MemoryStore } from './memory-store';
+import { buryExhausted, servedNames } from './memory-rescue';
+import { copyRow, type MemoryStore } from './memory-store';
 
-/** The `lastError` of a row the claim buried because its lease lapsed on its final attempt. */
-export const LEASE_LAPSED_FINAL_ATTEMPT = 'LEASE_LAPSED_FINAL_ATTEMPT';
+export { LEASE_LAPSED_FINAL_ATTEMPT } from './memory-rescue';
 
 /** Whether a claim at `now` may take `row`: due and waiting, or running under a lease that lapsed (its worker died). */
 export function isClaimable(row: JobRow, now: number): boolean {
@@ -35,22 +34,6 @@ export function claimOrder(a: JobRow, b: JobRow): number {
 }
 
 /**
- * Per queue, the names its slots serve; `undefined` when a slot of it takes every name (`ClaimSlot.names` absent). A
- * queue named by two slots serves the names of both.
- */
-function servedNames(slots: readonly ClaimSlot[]): Map<string, Set<string> | undefined> {
-  const served = new Map<string, Set<string> | undefined>();
-  for (const slot of slots) {
-    const had = served.has(slot.queue) ? served.get(slot.queue) : new Set<string>();
-    served.set(
-      slot.queue,
-      had === undefined || slot.names === undefined ? undefined : new Set([...had, ...slot.names]),
-    );
-  }
-  return served;
-}
-
-/**
  * One claim pass. Paused queues are skipped, and so are rows of names a slot does not serve (`ClaimSlot.names`). The
  * lapsed final attempts of every slot's queue are buried first, and apart from the slot limits: a page of rows the
  * claim cannot hand out must never block the rows it can (River PR #1318) — those of a name the claim does not serve
@@ -67,25 +50,7 @@ export function claimRows(store: MemoryStore, options: ClaimOptions): ClaimedJob
   const serves = (row: JobRow): boolean => served.get(row.queue)?.has(row.name) ?? true;
 
   const rescue = options.rescue !== false;
-  const buried: JobRow[] = [];
-  for (const queue of rescue ? served.keys() : []) {
-    for (const row of store.inQueue(queue)) {
-      if (!isClaimable(row, now) || !isFinalAttempt(row)) continue;
-      // a worker serving the name buries it with its declaration; anyone else only once that plainly did not happen
-      if (!serves(row) && (row.leaseExpiresAt ?? now) > now - options.visibilityTimeoutMs) continue;
-      const dead: JobRow = {
-        ...row,
-        ...UNCLAIMED,
-        state: options.dropExhausted?.has(row.name) ? 'failed' : 'dead',
-        lastError: LEASE_LAPSED_FINAL_ATTEMPT,
-        finishedAt: now,
-        updatedAt: now,
-      };
-      store.put(dead);
-      countSettle(store, row.name, dead.state, {});
-      buried.push(copyRow(dead));
-    }
-  }
+  const buried = rescue ? buryExhausted(store, served, options, now) : [];
   if (buried.length > 0) options.onExhausted?.(buried);
 
   const excluded = new Set(options.excludeTenants ?? []);

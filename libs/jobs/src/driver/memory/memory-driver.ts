@@ -4,6 +4,7 @@ import type { JobDriver } from '../job-driver';
 import type { LeaseStore } from '../lease-store';
 import { assertCarriedBeat } from '../workers';
 import { claimRows } from './memory-claim';
+import { rescueRows } from './memory-rescue';
 import { enqueueBatch, enqueueOne } from './memory-enqueue';
 import { memoryIntrospection } from './memory-introspect';
 import { memoryWorkerRegistry } from './memory-counters';
@@ -71,6 +72,7 @@ export function memoryJobDriver(options: MemoryJobDriverOptions = {}): MemoryJob
         if (presence !== undefined) void workers.beat(presence.beat, presence.visibilityTimeoutMs);
         return rows;
       }),
+    rescue: (rescueOptions) => run(() => rescueRows(store, rescueOptions)),
     ack: (jobId, ackOptions) => run(() => ackRow(store, jobId, ackOptions)),
     ackMany: (items) => run(() => items.map((item) => ackRow(store, item.jobId, item))),
     nack: (jobId, nackOptions) => run(() => nackRow(store, jobId, nackOptions)),

@@ -19,6 +19,7 @@ import { leasesSuite } from './leases.suite';
 import { leaderSuite } from './leader.suite';
 import { namesSuite } from './names.suite';
 import { backendConformancePlan, skippedLine, type ConformancePlan } from './plan';
+import { rescueSuite } from './rescue.suite';
 import { settleSuite } from './settle.suite';
 import { statsSuite } from './stats.suite';
 import { stepsSuite } from './steps.suite';
@@ -136,6 +137,7 @@ function memberChecks(declared: BackendCapabilities, current: () => JobsBackend)
 function driverSuites(h: Harness, declared: BackendCapabilities): void {
   enqueueSuite(h);
   claimSuite(h);
+  rescueSuite(h);
   namesSuite(h);
   settleSuite(h);
   statsSuite(h);

@@ -8,6 +8,7 @@ import {
 export const CORE_SUITES: readonly string[] = [
   'enqueue',
   'claim',
+  'rescue',
   'names',
   'settle',
   'stats',

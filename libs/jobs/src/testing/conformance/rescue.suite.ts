@@ -1,0 +1,102 @@
+import type { RescueOptions } from '../../driver/job-driver';
+import { claimAndRescue } from '../../driver/job-driver';
+import { claimOf } from '../../driver/job-row';
+import { idsOf, Q, VT, WORKER, type Harness } from './harness';
+
+/**
+ * Rescue of lapsed leases as its own operation: `driver.rescue()` alone (the final attempts buried and answered, the
+ * others made claimable again, names not served left as `ClaimOptions.rescue` says) and `claimAndRescue`, the
+ * worker's combined path, answering its burials beside the claimed rows.
+ */
+export function rescueSuite(h: Harness): void {
+  const rescue = (over: Partial<RescueOptions> = {}) =>
+    h.driver().rescue({ slots: [{ queue: Q }], visibilityTimeoutMs: VT, ...over });
+
+  describe('rescue', () => {
+    it('makes a lapsed lease with attempts left claimable again: ready, attempt kept, then attempt + 1', async () => {
+      const held = await h.running({}, { visibilityTimeoutMs: 1_000 });
+      await h.clock().advance(1_000);
+      expect(await rescue()).toEqual({ buried: [] });
+      expect(await h.driver().get(held.id)).toMatchObject({
+        state: 'ready',
+        attempt: 1,
+        claim: null,
+        workerId: null,
+        leaseExpiresAt: null,
+        runAt: held.runAt,
+      });
+      expect(await h.driver().ack(held.id, claimOf(held))).toBe(false);
+      const [again] = await h.claim({ workerId: 'worker-b', rescue: false });
+      expect(again).toMatchObject({ id: held.id, attempt: 2, workerId: 'worker-b' });
+    });
+
+    it('leaves a live lease alone', async () => {
+      const held = await h.running({}, { visibilityTimeoutMs: 1_000 });
+      await h.clock().advance(999);
+      expect(await rescue()).toEqual({ buried: [] });
+      expect(await h.driver().get(held.id)).toMatchObject({ state: 'running', claim: held.claim });
+    });
+
+    it('buries a final attempt dead (failed when named in dropExhausted) and answers it once', async () => {
+      const dropped = await h.running(
+        { maxAttempts: 1, name: 'conformance.dropped' },
+        { visibilityTimeoutMs: 1_000 },
+      );
+      const kept = await h.running({ maxAttempts: 1 }, { visibilityTimeoutMs: 1_000 });
+      await h.clock().advance(1_000);
+      const { buried } = await rescue({ dropExhausted: new Set(['conformance.dropped']) });
+      expect(buried.map((r) => [r.id, r.state]).sort()).toEqual(
+        [
+          [dropped.id, 'failed'],
+          [kept.id, 'dead'],
+        ].sort(),
+      );
+      expect(buried[0]).toMatchObject({ lastError: 'LEASE_LAPSED_FINAL_ATTEMPT', claim: null });
+      expect(buried[0]?.finishedAt).not.toBeNull();
+      expect(await h.driver().get(kept.id)).toMatchObject({ state: 'dead', claim: null });
+      expect(await rescue()).toEqual({ buried: [] });
+      expect(await h.driver().ack(kept.id, claimOf(kept))).toBe(false);
+    });
+
+    it('does not make a name it does not serve claimable; buries its final attempt a timeout later', async () => {
+      const other = { name: 'conformance.other' };
+      const left = await h.running(other, { visibilityTimeoutMs: 1_000 });
+      const final = await h.running({ ...other, maxAttempts: 1 }, { visibilityTimeoutMs: 1_000 });
+      const slots = [{ queue: Q, names: ['conformance.job'] }];
+      await h.clock().advance(1_000);
+      expect(await rescue({ slots, visibilityTimeoutMs: 1_000 })).toEqual({ buried: [] });
+      await h.clock().advance(999);
+      expect(await rescue({ slots, visibilityTimeoutMs: 1_000 })).toEqual({ buried: [] });
+      await h.clock().advance(1);
+      const { buried } = await rescue({ slots, visibilityTimeoutMs: 1_000 });
+      expect(idsOf(buried)).toEqual([final.id]);
+      expect(await h.driver().get(left.id)).toMatchObject({ state: 'running', claim: left.claim });
+    });
+
+    it('touches only the queues it is given', async () => {
+      const held = await h.running(
+        { queue: 'conformance-other-q' },
+        { visibilityTimeoutMs: 1_000 },
+      );
+      await h.clock().advance(1_000);
+      expect(await rescue()).toEqual({ buried: [] });
+      expect(await h.driver().get(held.id)).toMatchObject({ state: 'running', claim: held.claim });
+    });
+
+    it('claimAndRescue: one pass re-takes, claims, and answers its burials beside the rows', async () => {
+      const lapsed = await h.running({}, { visibilityTimeoutMs: 1_000 });
+      const final = await h.running({ maxAttempts: 1 }, { visibilityTimeoutMs: 1_000 });
+      await h.clock().advance(1_000);
+      const ready = await h.enqueue();
+      const claim = { workerId: WORKER, slots: [{ queue: Q, limit: 10 }], visibilityTimeoutMs: VT };
+      const { claimed, rescued } = await claimAndRescue(h.driver(), claim, {});
+      expect(idsOf(claimed)).toEqual([lapsed.id, ready.id]);
+      expect(claimed[0]).toMatchObject({ attempt: 2 });
+      expect(rescued.buried.map((r) => [r.id, r.state])).toEqual([[final.id, 'dead']]);
+      expect(await claimAndRescue(h.driver(), claim, {})).toEqual({
+        claimed: [],
+        rescued: { buried: [] },
+      });
+    });
+  });
+}
