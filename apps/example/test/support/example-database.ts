@@ -3,7 +3,7 @@ import { createTestDatabase, type TestDatabase } from '../../../../libs/jobs-pg/
 /**
  * A fresh database of the run's test PostgreSQL for one test file, set as `DATABASE_URL` — what `AppModule`'s
  * `forRootAsync` factories read, as `main.ts` sets it in production. Not migrated: the app's `JobsModule` (on the
- * postgres driver) migrates at boot, and TypeORM synchronizes the `posts` table. `drop()` restores the previous
+ * postgres driver) migrates at boot, and the app's TypeORM migrations create `posts`. `drop()` restores the previous
  * `DATABASE_URL`, then drops the database.
  */
 export async function exampleTestDatabase(): Promise<TestDatabase> {
