@@ -237,6 +237,17 @@ export function xCliScenario(label: string, open: () => Promise<XTarget>): void 
       await w.seedDead('x-cli-dlq', 1);
       expect((await x('jobs', 'dead', '--queue', 'x-cli-dlq', '--fail-if-any')).code).toBe(3);
       expect((await x('jobs', 'dead', '--queue', 'x-cli-empty', '--fail-if-any')).code).toBe(0);
+      // the same storage reached through DATABASE_URL / REDIS_URL instead of --url
+      const [flag, url, ...rest] = w.flags;
+      expect(flag).toBe('--url');
+      const variable = url!.startsWith('redis') ? 'REDIS_URL' : 'DATABASE_URL';
+      const viaEnv = await runX(['queues', 'list', '--json', ...rest], { [variable]: url! });
+      expect(viaEnv.code).toBe(0);
+      expect(
+        (JSON.parse(viaEnv.stdout) as QueueView[]).find((q) => q.queue === 'x-cli-dlq'),
+      ).toMatchObject({
+        dead: 1,
+      });
     });
 
     it('states the manifest and operates tasks', async () => {
