@@ -52,9 +52,18 @@ export class PlannedClaim {
    * Sends the claim: a rescuing one through {@link claimAndRescue} (still ONE driver claim), keeping what its rescue
    * buried in {@link PlannedClaim.exhausted}; any other as it is.
    */
-  async send(driver: Pick<JobDriver, 'claim'>): Promise<readonly ClaimedJob[]> {
-    if (this.rescue === undefined) return driver.claim(this.options);
-    const { claimed, rescued } = await claimAndRescue(driver, this.options, this.rescue);
+  send(driver: Pick<JobDriver, 'claim'>): Promise<readonly ClaimedJob[]> {
+    // not async: a claim between rescues (a busy worker's every claim but one a second) allocates no promise of its own
+    return this.rescue === undefined
+      ? driver.claim(this.options)
+      : this.rescuing(driver, this.rescue);
+  }
+
+  private async rescuing(
+    driver: Pick<JobDriver, 'claim'>,
+    rescue: RescueRequest,
+  ): Promise<readonly ClaimedJob[]> {
+    const { claimed, rescued } = await claimAndRescue(driver, this.options, rescue);
     this.exhausted = rescued.buried;
     return claimed;
   }
