@@ -1,0 +1,62 @@
+import { randomUUID } from 'node:crypto';
+import type { INestApplication } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { ADD_POST_SLUG_MIGRATION } from '@ultimat3/example-jobs';
+import { JOBS_MODULE_OPTIONS, recordingLogger } from '@ultimat3/jobs';
+import type { TestDatabase } from '../../../libs/jobs-pg/test/test-database';
+import { AppModule } from '../src/app.module';
+import { exampleTestDatabase } from './support/example-database';
+
+/**
+ * The example's TypeORM migrations over a database an earlier example made with `synchronize`: the table and its rows
+ * are adopted as they are, the index TypeORM named is renamed rather than built a second time, and `slug` is added.
+ */
+describe('example app: migrations over a synchronize-era database', () => {
+  let db: TestDatabase;
+  let app: INestApplication | undefined;
+
+  beforeAll(async () => {
+    db = await exampleTestDatabase();
+  });
+  afterAll(async () => {
+    await app?.close();
+    await db?.drop();
+  });
+
+  it('adopts the table, its rows and its index, then adds posts.slug', async () => {
+    // what `synchronize: true` made of the Post entity before the migrations existed
+    await db.pool.query(
+      `create table posts (id uuid not null, org_id uuid not null, title text not null,
+         published_at timestamptz not null, constraint "PK_2829ac61eff60fcec60d7274b9e" primary key (id))`,
+    );
+    await db.pool.query(
+      'create index "IDX_2baae92a4e861a8fd87e1f7a60" on posts (org_id, published_at)',
+    );
+    const id = randomUUID();
+    await db.pool.query(
+      "insert into posts (id, org_id, title, published_at) values ($1, $2, 'Before migrations', now())",
+      [id, randomUUID()],
+    );
+
+    const moduleRef = await Test.createTestingModule({ imports: [AppModule] })
+      .overrideProvider(JOBS_MODULE_OPTIONS)
+      .useValue({ driver: 'memory', roles: ['web'], logger: recordingLogger() })
+      .compile();
+    app = moduleRef.createNestApplication({ logger: false });
+    await app.init();
+
+    const indexes = await db.pool.query<{ indexname: string }>(
+      "select indexname from pg_indexes where tablename = 'posts' order by indexname",
+    );
+    expect(indexes.rows.map((r) => r.indexname)).toEqual([
+      'PK_2829ac61eff60fcec60d7274b9e',
+      'posts_org_id_published_at_idx',
+    ]);
+    const rows = await db.pool.query<{ id: string; slug: string | null }>(
+      'select id, slug from posts',
+    );
+    expect(rows.rows).toEqual([{ id, slug: null }]);
+    const applied = await db.pool.query<{ name: string }>('select name from migrations');
+    expect(applied.rows.map((r) => r.name)).toContain(ADD_POST_SLUG_MIGRATION);
+  });
+});
