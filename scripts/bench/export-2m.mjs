@@ -1,12 +1,13 @@
 /**
  * The 2,000,000-row export, end to end: `exportRows()` from PostgreSQL to the filesystem sink in a worker process of
- * its own, its resident set and its heap after a forced gc printed at 10, 25, 50, 75 and 100 % of the parts (flat: it holds
- * one page, never the export),
+ * its own, its resident set, its heap live after a forced gc, the heap V8 keeps committed and the off-heap memory
+ * printed at 10, 25, 50, 75 and 100 % of the parts (the live heap is flat: it holds one page, never the export),
  * SIGKILLed once mid-way (right after a part is written, before its checkpoint lands) and resumed by a second process,
  * then `cat part-*` parsed by csv-parse and compared with the source table row by row.
  *
  * `node scripts/bench/export-2m.mjs` (DATABASE_URL to use a running server; EXPORT_ROWS, EXPORT_BATCH, EXPORT_KILL_AT
- * to change the defaults 2,000,000 / 2,000 / 25). Not part of the jest suite: it takes minutes.
+ * to change the defaults 2,000,000 / 2,000 / 25; EXPORT_NODE_FLAGS, e.g. --trace-gc, for the worker's node). Not part
+ * of the jest suite: it takes minutes.
  */
 import { fork } from 'node:child_process';
 import { createReadStream } from 'node:fs';
@@ -34,7 +35,12 @@ const log = (line) =>
 
 function spawnWorker(args) {
   return fork(join(ROOT, 'scripts', 'bench', 'export-worker.ts'), args, {
-    execArgv: ['--expose-gc', '-r', join(ROOT, 'libs', 'jobs-pg', 'test', 'swc-register.js')],
+    execArgv: [
+      '--expose-gc',
+      ...(process.env.EXPORT_NODE_FLAGS ?? '').split(' ').filter(Boolean),
+      '-r',
+      join(ROOT, 'libs', 'jobs-pg', 'test', 'swc-register.js'),
+    ],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
 }
@@ -55,7 +61,7 @@ function serve(url, root, label, killAt, printed) {
       if (m.type === 'progress' && m.pct > printed.pct) {
         printed.pct = m.pct;
         log(
-          `${label}: ${String(m.pct).padStart(3)} % (${m.rows.toLocaleString('en')} rows written)  rss ${mib(m.rss)}  heap after gc ${mib(m.heapUsed)}  load ${load()}`,
+          `${label}: ${String(m.pct).padStart(3)} % (${m.rows.toLocaleString('en')} rows written)  rss ${mib(m.rss)}  heap after gc ${mib(m.heapUsed)} of ${mib(m.heapTotal)} committed  external ${mib(m.external)}  load ${load()}`,
         );
       }
       if (m.type === 'progress' && killAt !== null && m.pct >= killAt) {

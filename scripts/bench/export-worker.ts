@@ -5,8 +5,8 @@
  * `seed` creates `export_orders` and fills it with `rows` rows (names with commas, quotes, line breaks and formula
  * leads), then exits. `run` migrates the jobs schema, enqueues the export (deduped by its prefix when it is already
  * live — the resumed process re-enqueues the same job), serves it on a PostgreSQL-driven worker, and reports to its
- * parent: `{ type: 'progress', pct, rows, rss, heapUsed }` on crossing 10 %, 25 %, 50 % and 100 % of the parts, and a
- * sampled peak. It never holds the export: what it holds is one page.
+ * parent: `{ type: 'progress', pct, rows, rss, heapUsed, heapTotal, external }` on crossing 10 %, 25 %, 50 %, 75 %
+ * and 100 % of the parts, and a sampled peak. It never holds the export: what it holds is one page.
  */
 import { Pool } from 'pg';
 import { DataSource } from 'typeorm';
@@ -38,7 +38,20 @@ async function dataSource(): Promise<DataSource> {
   return data.initialize();
 }
 
-/** The sink, reporting the resident set as the parts cross each milestone (a part's index says how far it is). */
+/**
+ * The process's memory at a milestone: the resident set as it runs (read before any collection), the heap still live
+ * after a full gc, the heap V8 keeps committed (live plus the free old-space pages it holds between major
+ * collections), and the off-heap memory (Buffers and native). The resident set minus the committed heap minus the
+ * off-heap is the binary's mapped code and malloc's own.
+ */
+function memoryAt(): Record<string, number> {
+  const rss = process.memoryUsage().rss;
+  (globalThis as { gc?: () => void }).gc?.();
+  const { heapUsed, heapTotal, external } = process.memoryUsage();
+  return { rss, heapUsed, heapTotal, external };
+}
+
+/** The sink, reporting the process's memory as the parts cross each milestone (a part's index says how far it is). */
 function reportingSink(inner: ExportSink): ExportSink {
   const parts = Math.ceil(total / batch);
   const milestones = [10, 25, 50, 75, 100];
@@ -49,15 +62,11 @@ function reportingSink(inner: ExportSink): ExportSink {
       if (page === null) return;
       const pct = ((Number(page[1]) + 1) / parts) * 100;
       while (milestones.length > 0 && pct >= milestones[0]!) {
-        // collected first, so heapUsed is what the process still holds rather than what V8 has not yet swept
-        (globalThis as { gc?: () => void }).gc?.();
-        const { rss, heapUsed } = process.memoryUsage();
         send({
           type: 'progress',
           pct: milestones.shift(),
           rows: Math.min(total, (Number(page[1]) + 1) * batch),
-          rss,
-          heapUsed,
+          ...memoryAt(),
         });
       }
     },
