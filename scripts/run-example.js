@@ -210,7 +210,7 @@ async function sweepSlugs(base, orgId) {
   if (triggered.status === 409 && triggered.body.code === 'X_BACKFILL_APPLIED') {
     const [previous] = await json(url);
     console.log(
-      `  → 409 X_BACKFILL_APPLIED: an earlier run's pass completed (${previous.rows} rows, ${previous.completedAt}).`,
+      `  → 409 X_BACKFILL_APPLIED: an earlier run's pass completed (${previous.rows} row(s), ${previous.completedAt}).`,
     );
     console.log(
       '  This run published a post with no slug: again with { force: true }, into a new ledger row.',

@@ -11,9 +11,8 @@ import {
   ServiceUnavailableException,
 } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { POST_SLUG_BACKFILL, PostSlugBackfill } from '@ultimat3/example-jobs';
+import { POST_SLUG_BACKFILL, postSlugBackfill } from '@ultimat3/example-jobs';
 import {
-  backfillHandleOf,
   defaultBackfillEnvironment,
   gateBackfill,
   hasJobsFacade,
@@ -55,7 +54,7 @@ export interface TriggeredBackfill {
 export class BackfillsController {
   /** The backfills this app may trigger, by name. */
   private readonly handles = new Map<string, BackfillHandle>([
-    [POST_SLUG_BACKFILL, backfillHandleOf(PostSlugBackfill)],
+    [POST_SLUG_BACKFILL, postSlugBackfill],
   ]);
 
   constructor(

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Backfill, type BackfillHandleArgs } from '@ultimat3/jobs';
+import { Backfill, backfillHandleOf, type BackfillHandleArgs } from '@ultimat3/jobs';
 import { IsNull, type Repository, type SelectQueryBuilder } from 'typeorm';
 import { ADD_POST_SLUG_MIGRATION } from './migrations';
 import { Post } from './post.entity';
@@ -63,3 +63,9 @@ export class PostSlugBackfill {
     return this.posts.count({ where: { slug: IsNull() } });
   }
 }
+
+/**
+ * The `posts.slug` backfill's handle: what a trigger enqueues, and what `x db backfill --app
+ * libs/example-jobs/dist/index.js` finds among this package's exports (`--pending`, `posts.slug --write`).
+ */
+export const postSlugBackfill = backfillHandleOf(PostSlugBackfill);
