@@ -1,12 +1,21 @@
-import type { JobRow } from '../../driver/job-row';
+import { claimAndRescue, type RescueRequest } from '../../driver/job-driver';
 import { claimOf } from '../../driver/job-row';
-import { idsOf, VT, type Harness } from './harness';
+import { idsOf, Q, VT, WORKER, type Harness } from './harness';
 
 /**
  * claim, once a lease lapsed: the row is re-taken with a new claim that fences the old one out, or buried on its
- * final attempt and announced; `rescue: false` leaves it alone. Registered inside `claimSuite`'s describe.
+ * final attempt, the burial answered in the rescue's result (`claimAndRescue`, the worker's combined path); `rescue:
+ * false` leaves it alone. Registered inside `claimSuite`'s describe. `rescue()` alone: `rescueSuite`.
  */
 export function claimLapsedSuite(h: Harness): void {
+  /** One rescuing claim of {@link Q} (limit 10, every name) for {@link WORKER}. */
+  const rescuing = (request: RescueRequest = {}) =>
+    claimAndRescue(
+      h.driver(),
+      { workerId: WORKER, visibilityTimeoutMs: VT, slots: [{ queue: Q, limit: 10 }] },
+      request,
+    );
+
   describe('a lapsed lease', () => {
     it('is re-claimed at its expiry with attempt + 1 and a new claim token', async () => {
       const first = await h.running({}, { visibilityTimeoutMs: 1_000 });
@@ -59,28 +68,25 @@ export function claimLapsedSuite(h: Harness): void {
         return request.id;
       };
 
-      it('is buried dead with LEASE_LAPSED_FINAL_ATTEMPT and announced once', async () => {
+      it('is buried dead with LEASE_LAPSED_FINAL_ATTEMPT and answered once', async () => {
         const id = await exhaust(2);
-        const told: JobRow[][] = [];
-        const onExhausted = (rows: readonly JobRow[]): void => void told.push([...rows]);
-        expect(await h.claim({ onExhausted })).toEqual([]);
-        expect(told).toHaveLength(1);
-        expect(told[0]).toHaveLength(1);
-        expect(told[0]![0]).toMatchObject({
+        const { claimed, rescued } = await rescuing();
+        expect(claimed).toEqual([]);
+        expect(rescued.buried).toHaveLength(1);
+        expect(rescued.buried[0]).toMatchObject({
           id,
           state: 'dead',
           attempt: 2,
           lastError: 'LEASE_LAPSED_FINAL_ATTEMPT',
           claim: null,
         });
-        expect(told[0]![0]!.finishedAt).not.toBeNull();
+        expect(rescued.buried[0]!.finishedAt).not.toBeNull();
         expect(await h.driver().get(id)).toMatchObject({
           state: 'dead',
           lastError: 'LEASE_LAPSED_FINAL_ATTEMPT',
           claim: null,
         });
-        expect(await h.claim({ onExhausted })).toEqual([]);
-        expect(told).toHaveLength(1);
+        expect(await rescuing()).toEqual({ claimed: [], rescued: { buried: [] } });
       });
 
       it('fences the dead attempt out of its late ack', async () => {
@@ -97,12 +103,8 @@ export function claimLapsedSuite(h: Harness): void {
         const kept = (await h.enqueue({ maxAttempts: 1, name: 'conformance.kept' })).id;
         expect(await h.claim({ visibilityTimeoutMs: 1_000 })).toHaveLength(2);
         await h.clock().advance(1_000);
-        const told: JobRow[] = [];
-        await h.claim({
-          dropExhausted: new Set(['conformance.dropped']),
-          onExhausted: (rows) => void told.push(...rows),
-        });
-        expect(told.map((r) => [r.id, r.state]).sort()).toEqual(
+        const { rescued } = await rescuing({ dropExhausted: new Set(['conformance.dropped']) });
+        expect(rescued.buried.map((r) => [r.id, r.state]).sort()).toEqual(
           [
             [dropped, 'failed'],
             [kept, 'dead'],
@@ -112,15 +114,12 @@ export function claimLapsedSuite(h: Harness): void {
         expect((await h.driver().get(kept))?.state).toBe('dead');
       });
 
-      it('announces every row buried in one pass in one call', async () => {
+      it('answers every row buried in one pass in one result', async () => {
         const a = await h.enqueue({ maxAttempts: 1 });
         const b = await h.enqueue({ maxAttempts: 1 });
         expect(await h.claim({ visibilityTimeoutMs: 1_000 })).toHaveLength(2);
         await h.clock().advance(1_000);
-        const calls: (readonly JobRow[])[] = [];
-        await h.claim({ onExhausted: (rows) => void calls.push(rows) });
-        expect(calls).toHaveLength(1);
-        expect(idsOf(calls[0]!)).toEqual(idsOf([a, b]));
+        expect(idsOf((await rescuing()).rescued.buried)).toEqual(idsOf([a, b]));
       });
 
       it('does not spend the slot limit: due rows behind it are still claimed', async () => {
@@ -133,19 +132,17 @@ export function claimLapsedSuite(h: Harness): void {
     });
 
     describe('with rescue: false', () => {
-      it('is neither re-taken nor buried, and a claim that rescues (the default) then is', async () => {
+      it('is neither re-taken nor buried, and a rescuing claim then is', async () => {
         const lapsed = await h.running({}, { visibilityTimeoutMs: 1_000 });
         const final = await h.running({ maxAttempts: 1 }, { visibilityTimeoutMs: 1_000 });
         await h.clock().advance(1_000);
-        const told: JobRow[] = [];
-        const onExhausted = (rows: readonly JobRow[]): void => void told.push(...rows);
-        expect(await h.claim({ rescue: false, onExhausted })).toEqual([]);
-        expect(told).toEqual([]);
+        expect(await h.claim({ rescue: false })).toEqual([]);
         expect(await h.driver().get(lapsed.id)).toMatchObject({ state: 'running', attempt: 1 });
         expect(await h.driver().get(final.id)).toMatchObject({ state: 'running', attempt: 1 });
 
-        expect(idsOf(await h.claim({ onExhausted }))).toEqual([lapsed.id]);
-        expect(idsOf(told)).toEqual([final.id]);
+        const { claimed, rescued } = await rescuing();
+        expect(idsOf(claimed)).toEqual([lapsed.id]);
+        expect(idsOf(rescued.buried)).toEqual([final.id]);
         expect((await h.driver().get(final.id))?.state).toBe('dead');
       });
 
@@ -159,12 +156,12 @@ export function claimLapsedSuite(h: Harness): void {
       });
     });
 
-    it('calls no onExhausted when nothing was buried', async () => {
+    it('answers no burial when nothing was buried', async () => {
       await h.running({}, { visibilityTimeoutMs: 1_000 });
       await h.clock().advance(1_000);
-      let calls = 0;
-      expect(await h.claim({ onExhausted: () => void calls++ })).toHaveLength(1);
-      expect(calls).toBe(0);
+      const { claimed, rescued } = await rescuing();
+      expect(claimed).toHaveLength(1);
+      expect(rescued.buried).toEqual([]);
     });
   });
 }
