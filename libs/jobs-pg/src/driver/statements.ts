@@ -23,6 +23,8 @@ import { SQL_LEASE_HOLDERS } from '../sql/lease-holders.sql';
 import { SQL_LEASE_RELEASE } from '../sql/lease-release.sql';
 import { SQL_LEASE_RENEW } from '../sql/lease-renew.sql';
 import { SQL_LIST_BEFORE } from '../sql/list-before.sql';
+import { SQL_LIST_CREATED_BEFORE } from '../sql/list-created-before.sql';
+import { SQL_LIST_CREATED } from '../sql/list-created.sql';
 import { SQL_LIST } from '../sql/list.sql';
 import { SQL_NACK } from '../sql/nack.sql';
 import { SQL_PROGRESS } from '../sql/progress.sql';
@@ -74,6 +76,8 @@ const STATEMENTS = {
   leaseRenew: SQL_LEASE_RENEW,
   list: SQL_LIST,
   listBefore: SQL_LIST_BEFORE,
+  listCreated: SQL_LIST_CREATED,
+  listCreatedBefore: SQL_LIST_CREATED_BEFORE,
   nack: SQL_NACK,
   progress: SQL_PROGRESS,
   purgeCounters: SQL_PURGE_COUNTERS,

@@ -7,6 +7,8 @@ import { MIGRATION_0006_RETENTION } from './0006_retention.sql';
 import { MIGRATION_0007_COUNTED_CANCELS } from './0007_counted_cancels.sql';
 import { MIGRATION_0008_EXACT_EVENT_PAYLOADS } from './0008_exact_event_payloads.sql';
 import { MIGRATION_0009_WEBHOOK_LEDGER } from './0009_webhook_ledger.sql';
+import { MIGRATION_0010_CREATED_STRAYS } from './0010_created_strays.sql';
+import { MIGRATION_0011_STATS_COUNTS } from './0011_stats_counts.sql';
 
 /** One numbered, append-only migration. */
 export interface JobsMigration {
@@ -28,4 +30,6 @@ export const JOBS_MIGRATIONS: readonly JobsMigration[] = [
   { id: 7, name: '0007_counted_cancels', sql: MIGRATION_0007_COUNTED_CANCELS },
   { id: 8, name: '0008_exact_event_payloads', sql: MIGRATION_0008_EXACT_EVENT_PAYLOADS },
   { id: 9, name: '0009_webhook_ledger', sql: MIGRATION_0009_WEBHOOK_LEDGER },
+  { id: 10, name: '0010_created_strays', sql: MIGRATION_0010_CREATED_STRAYS },
+  { id: 11, name: '0011_stats_counts', sql: MIGRATION_0011_STATS_COUNTS },
 ];

@@ -33,6 +33,8 @@ export { SQL_LEASE_HOLDERS } from './lease-holders.sql';
 export { SQL_LEASE_RELEASE } from './lease-release.sql';
 export { SQL_LEASE_RENEW } from './lease-renew.sql';
 export { SQL_LIST_BEFORE } from './list-before.sql';
+export { SQL_LIST_CREATED_BEFORE } from './list-created-before.sql';
+export { SQL_LIST_CREATED } from './list-created.sql';
 export { SQL_LIST } from './list.sql';
 export { SQL_NACK } from './nack.sql';
 export { SQL_PING } from './ping.sql';
