@@ -15,10 +15,14 @@ afterAll(async () => {
 
 /** Runs `x` in this process against the test database; answers its exit code and what it printed. */
 async function x(...argv: string[]) {
+  return xWith({ DATABASE_URL: db.url, NODE_ENV: 'test' }, ...argv);
+}
+
+async function xWith(env: NodeJS.ProcessEnv, ...argv: string[]) {
   const out: string[] = [];
   const err: string[] = [];
   const code = await runX(argv, {
-    env: { DATABASE_URL: db.url, NODE_ENV: 'test' },
+    env,
     cwd: process.cwd(),
     streams: { out: (t) => void out.push(t), err: (t) => void err.push(t) },
   });
@@ -123,5 +127,42 @@ describe('x db backfill', () => {
     ]);
     expect((await x('db', 'backfill', '--app', APP)).code).toBe(2);
     expect((await x('db', 'backfill', '--list', '--pending')).code).toBe(2);
+  });
+
+  it("on Redis reads requires from the app's database: --migrations-url, else DATABASE_URL, else a usage error", async () => {
+    await db.pool.query('truncate x_backfills');
+    const redis = ['--url', process.env['JOBS_TEST_REDIS_URL']!, '--prefix', `xdb${process.pid}`];
+    const args = ['db', 'backfill', 'x-app-publish-at', '--app', APP, ...redis];
+    // no SQL database anywhere: not a silent "migration pending" but a usage error naming the flag
+    const nowhere = await xWith({ NODE_ENV: 'test' }, ...args);
+    expect(nowhere.code).toBe(2);
+    expect(nowhere.err).toContain('--migrations-url');
+
+    await db.pool.query('create table if not exists migrations (name text, timestamp bigint)');
+    const pending = await xWith({ NODE_ENV: 'test' }, ...args, '--migrations-url', db.url);
+    expect(pending.code).toBe(1);
+    expect(pending.err).toContain('X_BACKFILL_MIGRATION_PENDING');
+
+    await db.pool.query(
+      "insert into migrations (name, timestamp) values ('AddPublishAt1786708800001', 1786708800001)",
+    );
+    const viaFlag = await xWith({ NODE_ENV: 'test' }, ...args, '--migrations-url', db.url);
+    expect(viaFlag).toMatchObject({ code: 0 });
+    expect(viaFlag.out).toContain('dry run');
+    // on Redis, DATABASE_URL is the app's database
+    const viaEnv = await xWith({ NODE_ENV: 'test', DATABASE_URL: db.url }, ...args);
+    expect(viaEnv).toMatchObject({ code: 0 });
+    // a backfill without requires reads no database at all
+    const plain = await xWith(
+      { NODE_ENV: 'test' },
+      'db',
+      'backfill',
+      'x-app-slugs',
+      '--app',
+      APP,
+      ...redis,
+    );
+    expect(plain).toMatchObject({ code: 0 });
+    await db.pool.query('drop table migrations');
   });
 });

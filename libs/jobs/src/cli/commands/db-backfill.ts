@@ -3,7 +3,6 @@ import { defaultBackfillEnvironment } from '../../backfill/backfill-runtime';
 import { inspectBackfills, type BackfillPassView } from '../../backfill/inspect';
 import type { BackfillLedger, BackfillStatus } from '../../backfill/ledger';
 import { countBackfill } from '../../backfill/count';
-import { readAppliedMigrations } from '../../backfill/migrations-table';
 import {
   assertNothingPending,
   gateBackfill,
@@ -18,6 +17,7 @@ import { directJobsFacade } from '../../declare/direct-facade';
 import { BackfillPendingError } from '../../errors/backfill-errors';
 import { errorCodeOf, JobsError } from '../../errors/jobs-error';
 import type { Cli } from '../cli';
+import { appliedMigrationsFrom } from '../migrations-source';
 import { CliUsageError } from '../exit-codes';
 import type { CliCommand } from '.';
 
@@ -31,6 +31,7 @@ interface BackfillFlags {
   readonly name?: string;
   readonly status?: string;
   readonly limit?: string;
+  readonly migrationsUrl?: string;
 }
 
 const STATUSES: readonly BackfillStatus[] = ['running', 'completed', 'failed'];
@@ -64,13 +65,18 @@ function declaredBackfills(cli: Cli, command: Command): BackfillDescriptor[] {
   return registeredBackfills().filter((d) => names.has(d.name));
 }
 
-/** Applied migrations, from the app's TypeORM table in the database x opened (none readable: none applied). */
-async function appliedMigrations(cli: Cli, command: Command): Promise<string[]> {
-  const executor = (await opened(cli, command)).executor;
-  if (executor === undefined) return [];
-  return readAppliedMigrations({
-    query: async (sql) => (await executor.query<Record<string, unknown>>(sql, [])).rows,
-    options: {},
+/** Applied migrations, read only when the gated backfills declare `requires` (see {@link appliedMigrationsFrom}). */
+async function appliedMigrations(
+  cli: Cli,
+  command: Command,
+  flags: BackfillFlags,
+  gated: readonly BackfillDescriptor[],
+): Promise<string[]> {
+  return appliedMigrationsFrom({
+    needed: gated.some((d) => d.requires !== null),
+    migrationsUrl: flags.migrationsUrl,
+    executor: (await opened(cli, command)).executor,
+    env: cli.environment.env,
   });
 }
 
@@ -113,7 +119,12 @@ async function runOne(
       ledger,
       declarations.filter((d) => d.name === name),
     ),
-    appliedMigrations: await appliedMigrations(cli, command),
+    appliedMigrations: await appliedMigrations(
+      cli,
+      command,
+      flags,
+      declarations.filter((d) => d.name === name),
+    ),
     force: flags.force === true,
   });
   if (flags.write !== true) {
@@ -202,6 +213,10 @@ export const dbBackfill: CliCommand = {
       .option('--name <name>', 'with --list: one backfill')
       .option('--status <status>', 'with --list: running, completed or failed')
       .option('--limit <n>', 'with --list: at most n rows (default 100)')
+      .option(
+        '--migrations-url <url>',
+        "the app's PostgreSQL database, where requires is checked (default: the one x opened; on Redis, DATABASE_URL)",
+      )
       .action(async (name: string | undefined, _flags: unknown, command: Command) => {
         const flags = cli.options<BackfillFlags>(command);
         const modes = [flags.pending, flags.list, flags.all, name !== undefined].filter(Boolean);
