@@ -87,6 +87,7 @@ describe('the admin page in headless Chromium, on a real PostgreSQL', () => {
     expect(await page.locator('[data-testid="steps"] tbody tr').count()).toBe(2);
     await page.getByTestId('step-fetch').waitFor();
     await page.getByTestId('step-transform').waitFor();
+    expect(await page.getByTestId('replays-fetch').textContent()).toBe('0');
     expect(await page.getByTestId('failure').textContent()).toContain(
       'the payment provider answered 502',
     );

@@ -151,6 +151,34 @@ describe('inspectJob', () => {
     expect(view.failure).toBeNull();
     expect(view.steps.map((s) => s.name)).toEqual(['a', 'b', 'c']);
   });
+  it("counts a step's replays: the later attempts handed its stored result instead of running it", async () => {
+    const runs = { b: 0 };
+    const flaky = job({
+      name: 'replays.flaky',
+      input: t.object({ n: t.number }),
+      idempotencyKey: ({ n }) => `n:${n}`,
+      tenant: 'none',
+      retry: { attempts: 3, delay: 1_000, jitter: false, backoff: 'fixed' },
+      async run({ step }) {
+        await step.run('a', () => Promise.resolve('A'));
+        await step.run('b', () => {
+          runs.b += 1;
+          if (runs.b < 3) throw new Error(`b failed ${runs.b}`);
+          return Promise.resolve('B');
+        });
+      },
+    });
+    h = await runJobs({ jobs: [flaky] });
+    const { id } = await flaky.enqueue({ n: 1 });
+    await h.advance(5_000);
+
+    const view = await inspectJob(h.driver, id);
+    expect(view).toMatchObject({ state: 'done', attempt: 3 });
+    expect(view.steps.map((s) => [s.name, s.attempt, s.replays])).toEqual([
+      ['a', 1, 2],
+      ['b', 3, 0],
+    ]);
+  });
 });
 
 describe('failureOf', () => {

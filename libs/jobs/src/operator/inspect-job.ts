@@ -50,12 +50,12 @@ export async function inspectJob(
     input: paths === undefined ? row.input : redactJson(row.input, paths),
     redacted: paths === undefined ? null : [...paths],
     failure: failureOf(row.lastError),
-    steps: steps.map((s) => stepView(s, options.outputs === true)),
+    steps: steps.map((s) => stepView(s, row.attempt, options.outputs === true)),
     backfill: options.backfill === undefined ? null : await options.backfill(row),
   };
 }
 
-function stepView(step: StepRecord, outputs: boolean): JobStepView {
+function stepView(step: StepRecord, rowAttempt: number, outputs: boolean): JobStepView {
   const hasOutput = step.output !== undefined;
   return {
     name: step.name,
@@ -63,6 +63,7 @@ function stepView(step: StepRecord, outputs: boolean): JobStepView {
     startedAt: step.startedAt,
     completedAt: step.completedAt,
     durationMs: Math.max(0, step.completedAt - step.startedAt),
+    replays: Math.max(0, rowAttempt - step.attempt),
     hasOutput,
     ...(outputs && step.output !== undefined ? { output: step.output } : {}),
   };

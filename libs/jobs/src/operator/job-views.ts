@@ -40,6 +40,12 @@ export interface JobStepView {
   readonly startedAt: number;
   readonly completedAt: number;
   readonly durationMs: number;
+  /**
+   * How many later attempts were handed this step's stored result instead of running it again: the row's attempt
+   * minus the step's, at most (an attempt that failed before reaching the step did not replay it); 0 after a requeue
+   * restarted the count.
+   */
+  readonly replays: number;
   /** Whether the step stored an output (shown only when asked for: an output can carry what an input redacts). */
   readonly hasOutput: boolean;
   /** The stored output, when `outputs: true` was asked for and the step stored one. */

@@ -56,6 +56,8 @@ export interface StepView {
   readonly startedAt: number;
   readonly completedAt: number;
   readonly durationMs: number;
+  /** Later attempts handed the stored result instead of running the step (at most). */
+  readonly replays: number;
 }
 
 export interface JobDetail extends JobSummary {

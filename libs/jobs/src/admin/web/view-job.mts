@@ -7,7 +7,10 @@ import { duration, when, type JobDetail, type StepView } from './types.mjs';
 const FINISHED = ['done', 'failed', 'dead', 'cancelled'];
 const LIVE = ['ready', 'delayed', 'running', 'suspended'];
 
-/** The step timeline: one bar per completed step, placed on the run's time axis, with its attempt and duration. */
+/**
+ * The step timeline: one bar per completed step, placed on the run's time axis, with the attempt that ran it, how
+ * many later attempts replayed its stored result, and its duration.
+ */
 function Timeline(props: { readonly steps: readonly StepView[] }) {
   const steps = props.steps;
   if (steps.length === 0) return html`<p data-testid="no-steps">No completed steps.</p>`;
@@ -19,6 +22,7 @@ function Timeline(props: { readonly steps: readonly StepView[] }) {
       <tr>
         <th>step</th>
         <th>attempt</th>
+        <th>replays</th>
         <th>duration</th>
         <th class="bar-cell">timeline</th>
       </tr>
@@ -29,6 +33,7 @@ function Timeline(props: { readonly steps: readonly StepView[] }) {
           html`<tr key=${s.name} data-testid=${`step-${s.name}`}>
             <td>${s.name}</td>
             <td>${s.attempt}</td>
+            <td data-testid=${`replays-${s.name}`}>${s.replays}</td>
             <td>${duration(s.durationMs)}</td>
             <td class="bar-cell">
               <div
