@@ -11,7 +11,8 @@
  *   node scripts/bench/run-cost.mjs                       # this checkout
  *   node scripts/bench/run-cost.mjs old=/tmp/wt-old new=.  # A/B, interleaved (BENCH_COST_PAIRS rounds, default 3)
  *
- * BENCH_COST_JOBS (default 50,000) runs per measured pass.
+ * BENCH_COST_JOBS (default 50,000) runs per measured pass. BENCH_COST_PG=embedded (or a server URL) adds the drain
+ * of as many rows from PostgreSQL (a fresh database per pass): the worker process's CPU per job, `pg` included.
  */
 import { spawnSync } from 'node:child_process';
 import { createHook } from 'node:async_hooks';
@@ -77,15 +78,16 @@ async function promisesOf(fn) {
   return made;
 }
 
+/** The CPU `fn` burns (µs), and what it answers. */
 async function cpuOf(fn) {
   const before = process.cpuUsage();
-  await fn();
+  const answer = await fn();
   const used = process.cpuUsage(before);
-  return used.user + used.system;
+  return { cpu: used.user + used.system, answer };
 }
 
 /** `total` claimed rows run through the attempt, CONCURRENCY at a time, with the driver's own ack. */
-async function attempts(jobs, handle, total) {
+async function attempts({ jobs }, handle, total) {
   const driver = jobs.memoryJobDriver();
   const registry = new jobs.JobRegistry();
   registry.register(handle);
@@ -121,7 +123,7 @@ async function attempts(jobs, handle, total) {
  * handed out by the worker's claims in the order asked: the memory driver's claim walks its whole queue, which would
  * measure the driver (PostgreSQL does that walk in its own process), not the worker.
  */
-async function drain(jobs, handle, total) {
+async function drain({ jobs }, handle, total) {
   const driver = jobs.memoryJobDriver();
   const registry = new jobs.JobRegistry();
   registry.register(handle);
@@ -150,9 +152,50 @@ async function drain(jobs, handle, total) {
   };
 }
 
+/**
+ * `total` rows drained from PostgreSQL (`BENCH_COST_PG`: a server URL; a fresh database per pass) by a real worker at
+ * CONCURRENCY: this process's CPU per job is the worker's whole cost, its driver and `pg` included.
+ */
+async function pgDrain({ jobs, jobsPg, pg }, handle, total) {
+  const server = process.env.BENCH_COST_PG;
+  const name = `jobs_cost_${process.pid}_${seq++}`;
+  const admin = new pg.Client({ connectionString: server });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(server);
+  url.pathname = `/${name}`;
+  const pool = new pg.Pool({ connectionString: url.toString(), max: 20 });
+  const executor = jobsPg.pgPoolExecutor(pool);
+  await jobsPg.migrate(executor);
+  const driver = jobsPg.postgresJobDriver({ executor });
+  await fill(jobs, driver, handle.name, total);
+  await pool.query('vacuum analyze x_jobs');
+  const registry = new jobs.JobRegistry();
+  registry.register(handle);
+  return async () => {
+    const worker = jobs.jobWorker({ driver, registry, concurrency: CONCURRENCY });
+    const started = performance.now();
+    await worker.start();
+    await new Promise((done) => {
+      const check = () => (worker.stats().completed >= total ? done() : setTimeout(check, 1));
+      check();
+    });
+    const perSecond = (total * 1000) / (performance.now() - started);
+    await worker.stop();
+    await pool.end();
+    const drop = new pg.Client({ connectionString: server });
+    await drop.connect();
+    await drop.query(`drop database ${name} with (force)`);
+    await drop.end();
+    return perSecond;
+  };
+}
+
 /** One checkout's figures: µs of CPU and promises per run, attempt alone and worker. */
 async function child(root) {
   const jobs = load(root);
+  const lib = { jobs };
   const handle = jobs.job({
     name: 'bench.cost',
     queue: 'cost',
@@ -162,32 +205,43 @@ async function child(root) {
     run: () => undefined,
   });
   const out = {};
-  for (const [label, make] of [
+  const sections = [
     ['attempt', attempts],
     ['worker', drain],
-  ]) {
+  ];
+  if (process.env.BENCH_COST_PG !== undefined) {
+    const require = createRequire(join(root, 'package.json'));
+    lib.jobsPg = require(join(root, 'libs', 'jobs-pg', 'src', 'index.ts'));
+    lib.pg = require('pg');
+    sections.push(['pg', pgDrain]);
+  }
+  for (const [label, make] of sections) {
     await (
-      await make(jobs, handle, COUNTED)
+      await make(lib, handle, COUNTED)
     )(); // warm
-    const counted = await make(jobs, handle, COUNTED);
+    const counted = await make(lib, handle, COUNTED);
     const promises = (await promisesOf(counted)) / COUNTED;
-    const measured = await make(jobs, handle, JOBS);
-    const cpu = (await cpuOf(measured)) / JOBS;
-    out[label] = { cpu, promises };
+    const measured = await make(lib, handle, JOBS);
+    const { cpu, answer } = await cpuOf(measured);
+    out[label] = {
+      cpu: cpu / JOBS,
+      promises,
+      ...(answer === undefined ? {} : { perSecond: answer }),
+    };
   }
   process.stdout.write(`${JSON.stringify(out)}\n`);
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-function parent(variants) {
+function parent(variants, env) {
   const results = new Map(variants.map(([name]) => [name, []]));
   for (let pair = 0; pair < PAIRS; pair++) {
     const order = pair % 2 === 0 ? variants : [...variants].reverse();
     for (const [name, root] of order) {
       const r = spawnSync(process.execPath, [HERE, '--child', root], {
         encoding: 'utf8',
-        env: { ...process.env, NODE_PATH: join(ROOT, 'node_modules') },
+        env: { ...process.env, ...env, NODE_PATH: join(ROOT, 'node_modules') },
       });
       if (r.status !== 0) throw new Error(`${name} failed:\n${r.stderr}`);
       const figures = JSON.parse(r.stdout.trim().split('\n').pop());
@@ -198,13 +252,18 @@ function parent(variants) {
   console.log(
     `\n${JOBS.toLocaleString('en-US')} no-op runs per pass, medians of ${PAIRS} (load ${loadavg()})`,
   );
-  for (const section of ['attempt', 'worker']) {
+  for (const section of ['attempt', 'worker', 'pg']) {
     for (const [name] of variants) {
-      const rs = results.get(name);
+      const rs = results.get(name).filter((r) => r[section] !== undefined);
+      if (rs.length === 0) continue;
       const cpu = median(rs.map((r) => r[section].cpu));
       const promises = median(rs.map((r) => r[section].promises));
+      const rate =
+        section === 'pg'
+          ? `  ${Math.round(median(rs.map((r) => r.pg.perSecond)))} jobs/s wall`
+          : '';
       console.log(
-        `  ${section.padEnd(8)} ${name.padEnd(6)} ${cpu.toFixed(2).padStart(7)} µs CPU/run  ${promises.toFixed(1).padStart(5)} promises/run`,
+        `  ${section.padEnd(8)} ${name.padEnd(6)} ${cpu.toFixed(2).padStart(7)} µs CPU/run  ${promises.toFixed(1).padStart(5)} promises/run${rate}`,
       );
     }
   }
@@ -220,5 +279,14 @@ const args = process.argv.slice(2);
 if (args[0] === '--child') await child(resolve(args[1]));
 else {
   const variants = args.length === 0 ? [['this', ROOT]] : args.map((a) => a.split('='));
-  parent(variants.map(([name, root]) => [name, resolve(root)]));
+  const named = variants.map(([name, root]) => [name, resolve(root)]);
+  if (process.env.BENCH_COST_PG === 'embedded') {
+    const { startPostgres } = await import('./embedded-pg.mjs');
+    const server = await startPostgres();
+    try {
+      parent(named, { BENCH_COST_PG: server.url });
+    } finally {
+      await server.stop();
+    }
+  } else parent(named, {});
 }
