@@ -1,11 +1,6 @@
 export { mcpOperatorOver, type McpOperator, type McpOperatorSource } from './mcp-operator';
-export {
-  buildJobsMcpServer,
-  loadMcpPeers,
-  MCP_PEERS,
-  type JobsMcpServerOptions,
-} from './mcp-server';
-export { MCP_READ_TOOLS, MCP_WRITE_TOOLS } from './mcp-tools';
+export { buildJobsMcpServer, type JobsMcpServer, type JobsMcpServerOptions } from './mcp-server';
+export { MCP_PEERS, MCP_READ_TOOLS, MCP_WRITE_TOOLS } from './mcp-names';
 export { serveMcpStdio, type McpStdioOptions } from './mcp-stdio';
 export {
   handleMcpHttp,

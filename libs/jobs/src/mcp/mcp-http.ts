@@ -2,7 +2,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { OptionalPeerMissingError } from '../errors/declaration-errors';
 import type { McpOperator } from './mcp-operator';
-import { buildJobsMcpServer, MCP_PEERS, type JobsMcpServerOptions } from './mcp-server';
+import { MCP_PEERS } from './mcp-names';
+import { buildSdkMcpServer } from './mcp-sdk-server';
+import type { JobsMcpServerOptions } from './mcp-server';
 
 function loadHttpTransport(): typeof StreamableHTTPServerTransport {
   try {
@@ -43,7 +45,7 @@ export async function handleMcpHttp(
     return;
   }
   const Transport = loadHttpTransport();
-  const server = buildJobsMcpServer(operator, options);
+  const server = buildSdkMcpServer(operator, options);
   const transport = new Transport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   response.on('close', () => {
     void transport.close();

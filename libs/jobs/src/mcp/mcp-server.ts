@@ -1,11 +1,7 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { OptionalPeerMissingError } from '../errors/declaration-errors';
 import type { McpOperator } from './mcp-operator';
-import { mcpSchemas, type ZodModule } from './mcp-schemas';
-import { registerReadTools, registerWriteTools } from './mcp-tools';
+import { buildSdkMcpServer } from './mcp-sdk-server';
 
-/** The packages the MCP server needs (optional peers of `@ultimat3/jobs`), as the fix installs them. */
-export const MCP_PEERS: readonly string[] = ['@modelcontextprotocol/sdk', 'zod'];
+export { MCP_PEERS } from './mcp-names';
 
 /** Options of {@link buildJobsMcpServer}. */
 export interface JobsMcpServerOptions {
@@ -18,28 +14,15 @@ export interface JobsMcpServerOptions {
   readonly name?: string;
 }
 
-interface McpPeers {
-  readonly McpServer: typeof McpServer;
-  readonly z: ZodModule;
-}
-
 /**
- * Loads the MCP SDK and zod the first time a server is built, never at import: both are optional peers, and an app
- * without MCP loads `@ultimat3/jobs` without them (`X_PEER_MISSING` names them otherwise).
+ * The MCP server {@link buildJobsMcpServer} answers: the official SDK's `McpServer`, typed by what it is used for so
+ * this package's declarations never name the SDK (an app without it compiles). Cast it to the SDK's `McpServer` to
+ * register tools of your own.
  */
-export function loadMcpPeers(): McpPeers {
-  try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports -- an optional peer, loaded only when used
-    const sdk = require('@modelcontextprotocol/sdk/server/mcp.js') as Partial<McpPeers>;
-    // eslint-disable-next-line @typescript-eslint/no-require-imports -- an optional peer, loaded only when used
-    const z = require('zod/v4') as ZodModule;
-    if (typeof sdk.McpServer !== 'function' || typeof z.strictObject !== 'function') {
-      throw new TypeError('McpServer or zod 4 is missing');
-    }
-    return { McpServer: sdk.McpServer, z };
-  } catch (cause) {
-    throw new OptionalPeerMissingError('The MCP server', MCP_PEERS, cause);
-  }
+export interface JobsMcpServer {
+  /** Connects a transport of the SDK (stdio, streamable HTTP, in-memory). */
+  connect(transport: object): Promise<void>;
+  close(): Promise<void>;
 }
 
 /**
@@ -47,24 +30,11 @@ export function loadMcpPeers(): McpPeers {
  * `list_jobs`, `inspect_job`, `list_dead_letters`, `list_workers`, `list_tasks`, and with `allowWrites` also
  * `retry_job`, `cancel_job`, `pause_queue` and `resume_queue`. Every answer is the projection's JSON; a refusal is a
  * tool error carrying its `X_…` code. Connect it to a transport: `x mcp` uses stdio, `handleMcpHttp` streamable HTTP.
+ * The SDK and zod are loaded now, not at import (`X_PEER_MISSING` names them when absent).
  */
 export function buildJobsMcpServer(
   operator: McpOperator,
   options: JobsMcpServerOptions = {},
-): McpServer {
-  const peers = loadMcpPeers();
-  const server = new peers.McpServer(
-    { name: options.name ?? 'ultimat3-jobs', version: '0.1.0' },
-    {
-      instructions:
-        'Operate @ultimat3/jobs: read queues, jobs, dead letters, workers and tasks' +
-        (options.allowWrites === true
-          ? '; retry or cancel a job, pause or resume a queue.'
-          : ' (read-only: no write tools are offered).'),
-    },
-  );
-  const schemas = mcpSchemas(peers.z);
-  registerReadTools(server, schemas, operator);
-  if (options.allowWrites === true) registerWriteTools(server, schemas, operator);
-  return server;
+): JobsMcpServer {
+  return buildSdkMcpServer(operator, options);
 }

@@ -1,7 +1,9 @@
 import type { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { OptionalPeerMissingError } from '../errors/declaration-errors';
 import type { McpOperator } from './mcp-operator';
-import { buildJobsMcpServer, MCP_PEERS, type JobsMcpServerOptions } from './mcp-server';
+import { MCP_PEERS } from './mcp-names';
+import { buildSdkMcpServer } from './mcp-sdk-server';
+import type { JobsMcpServerOptions } from './mcp-server';
 
 /** Options of {@link serveMcpStdio}. */
 export interface McpStdioOptions extends JobsMcpServerOptions {
@@ -34,7 +36,7 @@ export async function serveMcpStdio(
   options: McpStdioOptions = {},
 ): Promise<void> {
   const Transport = loadStdioTransport();
-  const server = buildJobsMcpServer(operator, options);
+  const server = buildSdkMcpServer(operator, options);
   const stdin = options.stdin ?? process.stdin;
   const transport = new Transport(
     stdin as ConstructorParameters<typeof StdioServerTransport>[0],

@@ -4,20 +4,9 @@ import type { JobListFilter } from '../driver/introspection';
 import { ValueInvalidError } from '../errors/value-errors';
 import type { McpOperator } from './mcp-operator';
 import { answer } from './mcp-result';
+import { MCP_READ_TOOLS, MCP_WRITE_TOOLS } from './mcp-names';
+export { MCP_READ_TOOLS, MCP_WRITE_TOOLS };
 import type { McpSchemas } from './mcp-schemas';
-
-/** The tools every server offers: they read the projection and change nothing. */
-export const MCP_READ_TOOLS = [
-  'list_queues',
-  'list_jobs',
-  'inspect_job',
-  'list_dead_letters',
-  'list_workers',
-  'list_tasks',
-] as const;
-
-/** The tools a server offers only when built with `allowWrites: true`. */
-export const MCP_WRITE_TOOLS = ['retry_job', 'cancel_job', 'pause_queue', 'resume_queue'] as const;
 
 type PageArgs = Zod.output<McpSchemas['deadLetters']>;
 

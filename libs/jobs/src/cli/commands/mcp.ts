@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { CliCommand } from '.';
 import { mcpOperatorOver } from '../../mcp/mcp-operator';
-import { loadMcpPeers } from '../../mcp/mcp-server';
+import { loadMcpPeers } from '../../mcp/mcp-sdk-server';
 import { serveMcpStdio } from '../../mcp/mcp-stdio';
 
 /**
