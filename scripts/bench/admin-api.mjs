@@ -28,21 +28,25 @@ const RUNS = Number(process.env.BENCH_ADMIN_RUNS ?? 30);
 const BATCH = 100_000;
 const QUEUES = ['default', 'mail', 'billing', 'reports'];
 
-/** One insert of rows [from, to): state by position (90% done, 5% dead, 3% ready, 2% delayed), created 1 ms apart. */
+/**
+ * One insert of rows [from, to): state by position (90% done, 5% dead, 3% ready, 2% delayed), created evenly over
+ * the last two days, each with a UUIDv7 id of its creation time as an enqueue mints it (PostgreSQL 18's `uuidv7()`),
+ * so a created window a day ago holds ~2 % of the rows, as an operator's would.
+ */
 async function seed(pool, from, to) {
   await pool.query(
     `insert into x_jobs (id, run_id, name, queue, input, idempotency_key, state, attempt, max_attempts,
        priority, run_at, created_at, updated_at, finished_at, last_error)
-     select gen_random_uuid(), gen_random_uuid(), 'bench.admin.' || (g % 20), ($3::text[])[1 + g % 4],
+     select uuidv7(x.t - now()), gen_random_uuid(), 'bench.admin.' || (g % 20), ($3::text[])[1 + g % 4],
        jsonb_build_object('n', g), 'k:' || g, s.state, 1, 3, 0,
        case when s.state = 'delayed' then now() + interval '1 day' else t end, t, t,
        case when s.state in ('done', 'dead') then t end,
        case when s.state = 'dead' then 'X_BENCH: failed' end
      from generate_series($1::int, $2::int) g,
-       lateral (select now() - interval '2 days' + g * interval '1 ms' as t) x,
+       lateral (select now() - interval '2 days' + g * $4::int * interval '1 ms' as t) x,
        lateral (select case when g % 100 < 90 then 'done' when g % 100 < 95 then 'dead'
                             when g % 100 < 98 then 'ready' else 'delayed' end as state) s`,
-    [from, to - 1, QUEUES],
+    [from, to - 1, QUEUES, Math.max(1, Math.floor(172_800_000 / ROWS))],
   );
 }
 
