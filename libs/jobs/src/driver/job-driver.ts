@@ -1,9 +1,12 @@
 import type { JsonValue } from '../util/json';
-import type { ClaimedJob, ClaimRef, JobProgress, JobRow, JobState } from './job-row';
+import type { ClaimedJob, ClaimRef, JobProgress, JobRow } from './job-row';
 import type { JobIntrospection } from './introspection';
 import type { LeaseStore } from './lease-store';
+import type { NackOptions } from './nack';
 import type { PurgeTarget, ResolvedRetention } from './retention';
 import type { ClaimPresence, WorkerRegistry } from './workers';
+
+export * from './nack';
 
 /** One row to enqueue. Ids are minted by the caller, so they are known before the write lands. */
 export interface EnqueueRequest {
@@ -148,52 +151,6 @@ export interface AckManyItem extends AckOptions {
   readonly jobId: string;
 }
 
-/** What every nack carries, whatever its kind: the claim it is fenced on, the error text and the run's duration. */
-export interface NackBase extends ClaimRef {
-  /** The error text to record (NUL characters are stripped at the write); null clears it. */
-  readonly error: string | null;
-  readonly durationMs?: number;
-}
-
-/** A failed attempt, counted, due again at `runAt` (default now): `delayed` while it is ahead, else `ready`. */
-export interface RetryNack extends NackBase {
-  readonly kind: 'retry';
-  readonly runAt?: number;
-}
-
-/**
- * A run given back without its attempt counting (a drain, a held row let go, a cap's refusal to start it): due again
- * at `runAt` (default now), and the next claim presents the same attempt number.
- */
-export interface HandBackNack extends NackBase {
-  readonly kind: 'handBack';
-  readonly runAt?: number;
-}
-
-/** A suspension (a step.sleep, a waitForEvent): `suspended` until `runAt`, the attempt handed back uncounted. */
-export interface ParkNack extends NackBase {
-  readonly kind: 'park';
-  readonly runAt: number;
-}
-
-/** A run stopped for good into the dead-letter queue: `dead` (kept, requeueable). The attempt counts. */
-export interface DeadNack extends NackBase {
-  readonly kind: 'dead';
-}
-
-/** A run stopped for good outside the dead-letter queue: `failed`. */
-export interface FailNack extends NackBase {
-  readonly kind: 'fail';
-  /** The body never ran (a `whenBusy: 'fail'` refusal): the claim's attempt is handed back. Default false. */
-  readonly uncounted?: boolean;
-}
-
-/** How a nack moves the row: one kind, with only the fields that kind needs. See {@link nackState}. */
-export type NackOptions = RetryNack | HandBackNack | ParkNack | DeadNack | FailNack;
-
-/** The kinds of {@link NackOptions}. */
-export type NackKind = NackOptions['kind'];
-
 /**
  * The live rows of one job name within a queue: how a row whose name no worker serves becomes visible (it waits, its
  * `oldestReadyMs` grows). Finished rows are counted per queue only.
@@ -315,41 +272,6 @@ export interface JobDriver {
   purgeTargets?(policy: ResolvedRetention): readonly PurgeTarget[];
   /** Releases connections. Idempotent. */
   close(): Promise<void>;
-}
-
-/** The state a nack moves a row to. Every driver reads it from here, so a new kind cannot land in one only. */
-export function nackState(options: NackOptions, nowMs: number): JobState {
-  switch (options.kind) {
-    case 'dead':
-      return 'dead';
-    case 'fail':
-      return 'failed';
-    case 'park':
-      return 'suspended';
-    default:
-      return (options.runAt ?? nowMs) > nowMs ? 'delayed' : 'ready';
-  }
-}
-
-/** The run time a nack stores, or undefined for "now" (`dead` and `fail` keep none of their own). */
-export function nackRunAt(options: NackOptions): number | undefined {
-  return options.kind === 'dead' || options.kind === 'fail' ? undefined : options.runAt;
-}
-
-/**
- * Whether a nack hands its attempt back (attempt - 1, so the next claim presents the same number): a hand-back, a
- * park, and a fail whose body never ran. Such a nack adds nothing to the `retried` counter.
- */
-export function nackUncounted(options: NackOptions): boolean {
-  switch (options.kind) {
-    case 'handBack':
-    case 'park':
-      return true;
-    case 'fail':
-      return options.uncounted === true;
-    default:
-      return false;
-  }
 }
 
 /**
