@@ -23,7 +23,7 @@ module.exports = {
     '^@ultimat3/example-jobs$': '<rootDir>/libs/example-jobs/src/index.ts',
   },
   testTimeout: 30_000,
-  testMatch: ['<rootDir>/{libs,apps}/**/*.spec.ts'],
+  testMatch: ['<rootDir>/{libs,apps,chaos}/**/*.spec.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
   globalSetup: '<rootDir>/test/global-setup.mjs',
   globalTeardown: '<rootDir>/test/global-teardown.mjs',
