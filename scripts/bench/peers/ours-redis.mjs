@@ -5,7 +5,8 @@
  */
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
-import { ROOT, jobs } from '../lib.mjs';
+import { ROOT } from '../lib.mjs';
+import { oursAdapter } from './ours-common.mjs';
 
 const require = createRequire(import.meta.url);
 const jobsRedis = require(join(ROOT, 'libs', 'jobs-redis', 'dist', 'index.js'));
@@ -14,69 +15,25 @@ export const label = 'ours (Redis)';
 export const store = 'redis';
 
 const PREFIX = 'bench';
+const open = ({ redisUrl }) => jobsRedis.redisBackend({ url: redisUrl, prefix: PREFIX });
 
-/** What the current worker is told of each body start (handles are declared once per process). */
-let onJob = () => undefined;
-const handles = new Map();
-
-/** The handle of the no-op job served on `queue`: input `{ n, t }`, keyed by `n`. */
-function handleOf(queue) {
-  if (!handles.has(queue))
-    handles.set(
-      queue,
-      jobs.job({
-        name: `bench.${queue}`,
-        queue,
-        input: jobs.t.object({ n: jobs.t.number, t: jobs.t.number }),
-        idempotencyKey: ({ n }) => `n:${n}`,
-        tenant: 'none',
-        run: ({ input }) => onJob(input),
-      }),
-    );
-  return handles.get(queue);
-}
+export const { producer, worker } = oursAdapter({
+  open,
+  async startWake(backend, running) {
+    const wake = backend.startWake(running);
+    while (!backend.driver.wake.live) await new Promise((resolve) => setTimeout(resolve, 5));
+    return wake;
+  },
+});
 
 /** Nothing to install: the runner flushed the server. */
 export async function prepare({ redisUrl }) {
   return { redisUrl };
 }
 
-export async function producer({ redisUrl }) {
-  const backend = await jobsRedis.redisBackend({ url: redisUrl, prefix: PREFIX });
-  jobs.setJobsFacade(jobs.directJobsFacade({ driver: backend.driver }));
-  return {
-    enqueue: (queue, data) => handleOf(queue).enqueue(data),
-    enqueueBatch: (queue, datas) => handleOf(queue).enqueueMany(datas),
-    close: () => backend.close(),
-  };
-}
-
-export async function worker({ redisUrl }, { queue, concurrency, onJob: told }) {
-  onJob = told;
-  const backend = await jobsRedis.redisBackend({ url: redisUrl, prefix: PREFIX });
-  const registry = new jobs.JobRegistry();
-  registry.register(handleOf(queue));
-  const running = jobs.jobWorker({
-    driver: backend.driver,
-    registry,
-    concurrency,
-    events: backend.events,
-  });
-  const wake = backend.startWake(running);
-  while (!backend.driver.wake.live) await new Promise((resolve) => setTimeout(resolve, 5));
-  await running.start();
-  return {
-    async stop() {
-      await running.stop();
-      await wake.stop();
-      await backend.close();
-    },
-  };
-}
-
 /** Jobs of `queue` not finished yet (the driver's own queue counts). */
-export async function outstanding({ redisUrl }, queue) {
-  const backend = await jobsRedis.redisBackend({ url: redisUrl, prefix: PREFIX });
+export async function outstanding(ctx, queue) {
+  const backend = await open(ctx);
   try {
     const q = (await backend.driver.stats()).find((s) => s.queue === queue);
     if (!q) return 0;
