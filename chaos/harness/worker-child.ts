@@ -1,0 +1,84 @@
+/**
+ * A jobs worker in a chaos child process: opens the run's driver ({@link ./drivers.openChaosDriver}) wrapped in the
+ * {@link ./recording-driver.recordingDriver}, registers the scenario's jobs (whose bodies record into the same ground
+ * truth), starts claiming and says `ready`. It answers `stats` (the worker's counters and the log events it saw, by
+ * name) and drains on SIGTERM. A scenario's entry file is a few lines: `serveChaosWorker(config, register)`.
+ */
+import { Pool } from 'pg';
+import { JobRegistry, jobWorker, type JobsLogger } from '@ultimat3/jobs';
+import { serveChaosChild } from './child';
+import { openChaosDriver, type ChaosTarget } from './drivers';
+import { truthWriter, type TruthWriter } from './ground-truth';
+import { recordingDriver } from './recording-driver';
+
+/** The JSON config a spec hands a chaos worker process. */
+export interface ChaosWorkerConfig {
+  readonly target: ChaosTarget;
+  /** The ground truth's database and the run's key in it. */
+  readonly truthUrl: string;
+  readonly run: string;
+  /** The worker's name (its worker id is `<name>-<pid>`). */
+  readonly name: string;
+  readonly concurrency?: number;
+  readonly visibilityTimeoutMs?: number;
+  readonly heartbeatIntervalMs?: number;
+  readonly pollIntervalMs?: number;
+  readonly idlePollMaxMs?: number;
+  readonly claimAhead?: boolean;
+}
+
+/** Registers the scenario's jobs; their bodies record into `truth`. */
+export type RegisterChaosJobs = (registry: JobRegistry, truth: TruthWriter) => void;
+
+/** Serves `config`'s worker with the jobs `register` declares, until SIGTERM. */
+export async function serveChaosWorker(
+  config: ChaosWorkerConfig,
+  register: RegisterChaosJobs,
+): Promise<void> {
+  const truthPool = new Pool({ connectionString: config.truthUrl, max: 4 });
+  truthPool.on('error', () => undefined);
+  const truth = truthWriter({ pool: truthPool, run: config.run });
+  const opened = openChaosDriver(config.target, { poolSize: 12 });
+  const events = new Map<string, number>();
+  const logger: JobsLogger = {
+    log: (_level, event) => events.set(event, (events.get(event) ?? 0) + 1),
+  };
+  const registry = new JobRegistry();
+  register(registry, truth);
+  const worker = jobWorker({
+    driver: recordingDriver(opened.driver, truth),
+    registry,
+    logger,
+    workerId: `${config.name}-${process.pid}`,
+    ...pick(config),
+  });
+  await worker.start();
+  serveChaosChild({
+    ready: { workerId: worker.id },
+    answer: (type) =>
+      type === 'stats' ? { stats: worker.stats(), events: Object.fromEntries(events) } : {},
+    shutdown: async () => {
+      worker.beginDrain('SIGTERM');
+      await worker.stop();
+      await truth.flush();
+      await opened.close();
+      await truthPool.end();
+    },
+  });
+}
+
+function pick(config: ChaosWorkerConfig): Record<string, number | boolean> {
+  const out: Record<string, number | boolean> = {};
+  for (const key of [
+    'concurrency',
+    'visibilityTimeoutMs',
+    'heartbeatIntervalMs',
+    'pollIntervalMs',
+    'idlePollMaxMs',
+    'claimAhead',
+  ] as const) {
+    const value = config[key];
+    if (value !== undefined) out[key] = value;
+  }
+  return out;
+}
