@@ -1,17 +1,18 @@
 /**
  * One worker process of the webhook SIGTERM spec (`src/webhook/webhook-sigterm.spec.ts`), run from source through
- * `swc-register.js` with an IPC channel. argv: <database url> <receiver url>.
+ * `swc-register.js` with an IPC channel. argv: <database url> <receiver url> [<visibility timeout ms>].
  *
  * Serves `pg.webhook.sigterm` — one delivery to the receiver, its attempts in the PostgreSQL webhook ledger — on the
- * default queue. Sends `{ type: 'ready' }` once serving; on SIGTERM it begins the drain and sends
- * `{ type: 'draining' }`, then `{ type: 'stopped', stats }` once drained, and exits.
+ * default queue, renewing its lease every third of the visibility timeout (default 30 s; the lease specs pass a short
+ * one). Sends `{ type: 'ready' }` once serving; on SIGTERM it begins the drain and sends `{ type: 'draining' }`, then
+ * `{ type: 'stopped', stats }` once drained, and exits.
  */
 import { Pool } from 'pg';
 import { JobRegistry, jobWorker, webhook } from '@ultimat3/jobs';
 import { pgPoolExecutor, postgresJobDriver, postgresWebhookLedger } from '@ultimat3/jobs-pg';
 import { serveWorker } from './worker-process';
 
-const [url, hookUrl] = process.argv.slice(2);
+const [url, hookUrl, visibility] = process.argv.slice(2);
 const pool = new Pool({ connectionString: url, max: 4 });
 pool.on('error', () => undefined);
 const executor = pgPoolExecutor(pool);
@@ -34,6 +35,7 @@ async function main(): Promise<void> {
     driver: postgresJobDriver({ executor }),
     registry,
     workerId: 'webhook-sigterm',
+    ...(visibility === undefined ? {} : { visibilityTimeoutMs: Number(visibility) }),
   });
   await serveWorker({ url, pool, executor, worker, stopped: () => ({ stats: worker.stats() }) });
   // registered after serveWorker's own: told once the drain has begun (its accept phase runs synchronously)

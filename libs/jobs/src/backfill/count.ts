@@ -27,6 +27,7 @@ export async function countBackfill(name: string, signal: AbortSignal): Promise<
   const ctx: JobRunContext = {
     actor: { id: null, orgId: resolved.tenant === 'none' ? null : resolved.tenant() },
     signal,
+    hardSignal: signal,
     jobId: '',
     runId: '',
     name,

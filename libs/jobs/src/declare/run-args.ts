@@ -12,8 +12,17 @@ export interface RunActor {
 /** What a run executes under: its actor, its cancellation signal and its identity. */
 export interface JobRunContext {
   readonly actor: RunActor;
-  /** Aborted at the deadline, on a lost lease, on a cancel, and on the worker's drain (`X_DRAINING`). */
+  /**
+   * Aborted by the first stop: the deadline, a lost lease, a cancel, or the worker's drain (`X_DRAINING`). A signal
+   * aborts once, so after a drain it says nothing more — see `hardSignal`.
+   */
   readonly signal: AbortSignal;
+  /**
+   * Aborted when the run's result will no longer be taken — the deadline, a lost lease or fleet slot, a cancel — and
+   * never by a drain, even when one came first. Bind to it what a drain should let finish but a lost lease must tear
+   * down at once: a request already on the wire whose answer is recorded (a second delivery would follow it).
+   */
+  readonly hardSignal: AbortSignal;
   readonly jobId: string;
   readonly runId: string;
   readonly name: string;

@@ -20,6 +20,12 @@ export function watchAbandoned(
       cause: deadline ? 'timeout' : 'lease-lost',
     });
   body.then(report, (error: unknown) => {
-    if (error !== signal.reason && errorCodeOf(error) !== 'X_ABORTED') report();
+    // unwound on the run's signal, or on its hard signal (the stop that came after a drain)
+    if (
+      error !== signal.reason &&
+      error !== signal.hardReason &&
+      errorCodeOf(error) !== 'X_ABORTED'
+    )
+      report();
   });
 }

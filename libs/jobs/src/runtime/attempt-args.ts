@@ -32,6 +32,10 @@ export class AttemptContext implements JobRunContext {
   get signal(): AbortSignal {
     return this.#abort.signal;
   }
+
+  get hardSignal(): AbortSignal {
+    return this.#abort.hardSignal;
+  }
 }
 
 /** What the arguments read from the attempt they belong to (the attempt itself: nothing is copied per run). */

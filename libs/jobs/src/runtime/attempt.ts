@@ -40,10 +40,8 @@ export class Attempt extends AttemptSettle {
   readonly abort: RunAbort;
   /** Undoes the abort's link to the caller's `signal` once the attempt ends (nothing to undo without one). */
   readonly #unlink: () => void;
-  /** Whether the deadline passed: it ends the wait even when a drain aborted the run first. */
-  #deadlinePassed = false;
-  /** Ends the wait for the body, once the wait exists. */
-  #endWait: ((reason: unknown) => void) | undefined = undefined;
+  /** The stop that ended the wait for the body (the deadline or a lost lease), once one did. */
+  #ended: unknown = undefined;
 
   constructor(o: ExecuteJobOptions) {
     let abort = o.abort;
@@ -127,19 +125,13 @@ export class Attempt extends AttemptSettle {
     });
   }
 
-  /** Arms the job's `timeout` (no timer without one). Answers the disarm. */
+  /** Arms the job's `timeout` (no timer without one): a hard stop, so it reaches a drained run too. Answers the disarm. */
   #armDeadline(timeoutMs: number | undefined): () => void {
     if (timeoutMs === undefined) return noop;
-    return this.o.clock.setTimeout(() => this.#expire(timeoutMs), timeoutMs).cancel;
-  }
-
-  /** The deadline passed: abort the run (unless something else did first) and stop waiting for its body. */
-  #expire(timeoutMs: number): void {
-    const { abort } = this;
-    if (!abort.aborted)
-      abort.abort(new JobTimeoutError(`Job "${this.claimed.name}" attempt`, timeoutMs));
-    this.#deadlinePassed = true;
-    this.#endWait?.(abort.reason);
+    return this.o.clock.setTimeout(
+      () => this.abort.abort(new JobTimeoutError(`Job "${this.claimed.name}" attempt`, timeoutMs)),
+      timeoutMs,
+    ).cancel;
   }
 
   /** Calls the body inside the run's scope: a body that throws at once is a rejected attempt like any other. */
@@ -151,20 +143,21 @@ export class Attempt extends AttemptSettle {
     }
   }
 
-  /** ONE promise for the wait (not a race, which costs three): the body's outcome, or what stops waiting for it. */
+  /**
+   * ONE promise for the wait (not a race, which costs three): the body's outcome, or the stop that ends the wait — the
+   * deadline or a lost lease, whatever stopped the run before (a drain, a lost fleet slot). A drain stops the run without ending the wait, so its body may
+   * unwind (or finish what is on the wire); a body that ignores the drain is still torn down at the attempt's deadline,
+   * where the job is handed on (hence the README's "Set `timeout` below the shutdown deadline"), or as soon as its
+   * lease is lost, rather than held until the drain budget is spent.
+   */
   #wait(running: Promise<unknown>): Promise<unknown> {
-    const { abort } = this;
     return new Promise<unknown>((resolve, reject) => {
       running.then(resolve, reject);
-      abort.onAbort((reason) => {
-        if (stopsTheWait(reason)) reject(reason);
+      this.abort.onStop((reason) => {
+        if (this.#ended !== undefined || !stopsTheWait(reason)) return;
+        this.#ended = reason;
+        reject(reason);
       });
-      // A drain aborts the run without ending the wait, so its body may unwind; but a body that ignores the drain
-      // is still torn down at the attempt's deadline, where the job is handed on (hence the README's "Set
-      // `timeout` below the shutdown deadline"), rather than held until the drain budget is spent and the lease
-      // lapses as a counted attempt.
-      this.#endWait = reject;
-      if (this.#deadlinePassed) reject(abort.reason);
     });
   }
 
@@ -176,9 +169,18 @@ export class Attempt extends AttemptSettle {
     input: unknown,
   ): Promise<JobExecution> {
     const { abort } = this;
-    const reason: unknown = abort.aborted ? abort.reason : undefined;
-    if (reason !== undefined && (stopsTheWait(reason) || this.#deadlinePassed))
-      watchAbandoned(running, abort, this.o.logger, this.logFields(), this.#deadlinePassed);
+    const ended = this.#ended;
+    // the first stop, unless a lost lease ended the wait after it: a drained run whose lease is gone is no longer
+    // this worker's to hand back
+    const reason: unknown = ended instanceof LeaseLostError ? ended : abort.reason;
+    if (ended !== undefined)
+      watchAbandoned(
+        running,
+        abort,
+        this.o.logger,
+        this.logFields(),
+        ended instanceof JobTimeoutError,
+      );
     if (isThrownInstance(error, StepSuspension)) {
       await args.flushProgress();
       return this.park(error.resumeAt);
@@ -191,6 +193,6 @@ export class Attempt extends AttemptSettle {
       return this.lost('lease');
     }
     await args.flushProgress();
-    return this.fail(reason instanceof JobTimeoutError ? reason : error, input);
+    return this.fail(ended instanceof JobTimeoutError ? ended : error, input);
   }
 }

@@ -1,62 +1,128 @@
+import { errorCodeOf } from '../errors/jobs-error';
+
+/** A listener of one of the run's channels. */
+type Listener = (reason: unknown) => void;
+
 /**
- * One run's cancellation, with its `AbortSignal` made on first read. A worker draining thousands of no-op runs a second
- * pays ~2 µs and two listener registrations for every `AbortController` it makes; most bodies never read their signal,
- * so the run keeps the reason itself and hands a real signal out only when asked (already aborted when it was).
- * Internal listeners ({@link RunAbort.onAbort}) are plain callbacks, told after the signal's own listeners.
+ * Whether `reason` is a soft stop: the worker's drain (`X_DRAINING`), which asks the body to wind down but lets one that
+ * honours it finish what it has under way. Anything else — the deadline, a lost lease, a lost fleet slot, a cancel —
+ * is a hard stop: the run's result will not be taken any more.
  */
-export class RunAbort {
+export function isSoftStop(reason: unknown): boolean {
+  return errorCodeOf(reason) === 'X_DRAINING';
+}
+
+/**
+ * One channel of a run's cancellation: aborts once, with its `AbortSignal` made on first read. A worker draining
+ * thousands of no-op runs a second pays ~2 µs and two listener registrations for every `AbortController` it makes;
+ * most bodies never read their signal, so the channel keeps the reason itself and hands a real signal out only when
+ * asked (already aborted when it was).
+ */
+class StopChannel {
   #controller: AbortController | undefined;
-  #aborted = false;
-  #reason: unknown = undefined;
-  #listeners: ((reason: unknown) => void)[] | undefined;
+  aborted = false;
+  reason: unknown = undefined;
 
-  /** Whether the run was aborted. */
-  get aborted(): boolean {
-    return this.#aborted;
-  }
-
-  /** What the run was aborted with (undefined while it was not). */
-  get reason(): unknown {
-    return this.#reason;
-  }
-
-  /** The run's signal, made on first read. */
   get signal(): AbortSignal {
     if (this.#controller === undefined) {
       this.#controller = new AbortController();
-      if (this.#aborted) this.#controller.abort(this.#reason);
+      if (this.aborted) this.#controller.abort(this.reason);
     }
     return this.#controller.signal;
   }
 
-  /** Aborts the run with `reason` (the first abort wins; later ones are ignored). */
+  /** Aborts the channel (its signal's listeners run now). */
   abort(reason: unknown): void {
-    if (this.#aborted) return;
-    this.#aborted = true;
-    this.#reason = reason;
+    this.aborted = true;
+    this.reason = reason;
     this.#controller?.abort(reason);
-    const listeners = this.#listeners;
-    if (listeners === undefined) return;
-    this.#listeners = undefined;
-    for (const listener of listeners) listener(reason);
+  }
+}
+
+/**
+ * One run's cancellation, in two strengths ({@link isSoftStop}):
+ *
+ * - {@link RunAbort.signal} (the body's `ctx.signal`) is aborted by the first stop of either strength, with its
+ *   reason — an `AbortSignal` aborts once, so a later stop cannot change it.
+ * - {@link RunAbort.hardSignal} (`ctx.hardSignal`) is aborted by the first HARD stop only, and it is still aborted
+ *   when a drain came first: a deadline or a lost lease always reaches a body that binds to it. Work a drain must let
+ *   finish (a webhook POST already on the wire) binds to it; work a drain should stop binds to `signal`.
+ *
+ * Internal listeners are plain callbacks, told after both signals' own listeners: {@link RunAbort.onAbort} once, of
+ * the first stop; {@link RunAbort.onStop} of every stop, those the signals ignore included — so the attempt's wait
+ * ends at the deadline whatever stopped the run before.
+ */
+export class RunAbort {
+  readonly #first = new StopChannel();
+  readonly #hard = new StopChannel();
+  #onFirst: Listener[] | undefined;
+  #onEach: Listener[] | undefined;
+
+  /** Whether the run was stopped (soft or hard). */
+  get aborted(): boolean {
+    return this.#first.aborted;
   }
 
-  /** Calls `listener` once when the run aborts (at once if it already did). Answers the removal. */
-  onAbort(listener: (reason: unknown) => void): () => void {
-    if (this.#aborted) {
-      listener(this.#reason);
+  /** What the run was first stopped with (undefined while it was not): the reason `signal` carries. */
+  get reason(): unknown {
+    return this.#first.reason;
+  }
+
+  /** Whether the run was hard-stopped (before or after a drain). */
+  get hardStopped(): boolean {
+    return this.#hard.aborted;
+  }
+
+  /** What the run was first hard-stopped with (undefined while it was not): the reason `hardSignal` carries. */
+  get hardReason(): unknown {
+    return this.#hard.reason;
+  }
+
+  /** Aborted by the first stop of either strength; made on first read. */
+  get signal(): AbortSignal {
+    return this.#first.signal;
+  }
+
+  /** Aborted by the first hard stop, even after a drain; never by a drain. Made on first read. */
+  get hardSignal(): AbortSignal {
+    return this.#hard.signal;
+  }
+
+  /**
+   * Stops the run with `reason`: a drain (`X_DRAINING`) is a soft stop, anything else a hard one. The first stop
+   * aborts `signal`; the first hard stop aborts `hardSignal` (and `signal` too, when nothing stopped the run before).
+   */
+  abort(reason: unknown): void {
+    let first: Listener[] | undefined;
+    if (!this.#first.aborted) {
+      this.#first.abort(reason);
+      first = this.#onFirst;
+      this.#onFirst = undefined;
+    }
+    if (!this.#hard.aborted && !isSoftStop(reason)) this.#hard.abort(reason);
+    if (first !== undefined) for (const listener of first) listener(reason);
+    const each = this.#onEach;
+    if (each !== undefined) for (const listener of [...each]) listener(reason);
+  }
+
+  /** Calls `listener` once when the run is first stopped (at once if it was). Answers the removal. */
+  onAbort(listener: Listener): () => void {
+    if (this.#first.aborted) {
+      listener(this.#first.reason);
       return () => undefined;
     }
-    (this.#listeners ??= []).push(listener);
-    return () => {
-      const listeners = this.#listeners;
-      if (listeners === undefined) return;
-      const i = listeners.indexOf(listener);
-      if (i !== -1) listeners.splice(i, 1);
-    };
+    return remover((this.#onFirst ??= []), listener);
   }
 
-  /** A run that follows `parent`: aborted with its reason when it aborts. Answers the run and the unlink. */
+  /**
+   * Calls `listener` with every stop from now on, until removed — a stop the signals ignore (a second one) too. Unlike
+   * {@link RunAbort.onAbort} it is not told of stops before it was added. Answers the removal.
+   */
+  onStop(listener: Listener): () => void {
+    return remover((this.#onEach ??= []), listener);
+  }
+
+  /** A run that follows `parent`: stopped with its reason when it aborts. Answers the run and the unlink. */
   static following(parent: AbortSignal): { run: RunAbort; dispose: () => void } {
     const run = new RunAbort();
     if (parent.aborted) {
@@ -67,4 +133,13 @@ export class RunAbort {
     parent.addEventListener('abort', onAbort, { once: true });
     return { run, dispose: () => parent.removeEventListener('abort', onAbort) };
   }
+}
+
+/** Adds `listener` to `listeners`; answers its removal. */
+function remover(listeners: Listener[], listener: Listener): () => void {
+  listeners.push(listener);
+  return () => {
+    const i = listeners.indexOf(listener);
+    if (i !== -1) listeners.splice(i, 1);
+  };
 }

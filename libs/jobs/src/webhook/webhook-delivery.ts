@@ -1,6 +1,5 @@
 import type { JobRunContext } from '../declare/run-args';
 import { errorCodeOf } from '../errors/jobs-error';
-import { JobTimeoutError } from '../errors/runtime-errors';
 import {
   WebhookDeliveryFailedError,
   WebhookDeliveryRejectedError,
@@ -50,51 +49,6 @@ export interface WebhookDeliveryConfig {
   readonly destinations: WebhookDestinations;
   readonly clock: Clock;
   readonly userAgent: string;
-}
-
-/** The two ways a run's signal stops the POST: at once (deadline, lease, cancel), or only before it is sent (drain). */
-interface Stops {
-  readonly hard: AbortController;
-  readonly soft: AbortController;
-  readonly dispose: () => void;
-}
-
-/**
- * Splits the run's signal: a drain (`X_DRAINING`) stops only a POST not yet on the wire; anything else — the deadline,
- * a lost lease, a cancel — stops it at once. The attempt's own deadline is armed here too, because after a drain the
- * run's signal cannot fire again, yet the runtime still hands the job on at the deadline: a request left open past it
- * would be a duplicate delivery.
- */
-function stopsOf(
-  ctx: JobRunContext,
-  clock: Clock,
-  name: string,
-  timeoutMs: number | undefined,
-): Stops {
-  const hard = new AbortController();
-  const soft = new AbortController();
-  const onAbort = (): void => {
-    const reason: unknown = ctx.signal.reason;
-    if (errorCodeOf(reason) === 'X_DRAINING') soft.abort(reason);
-    else hard.abort(reason);
-  };
-  if (ctx.signal.aborted) onAbort();
-  else ctx.signal.addEventListener('abort', onAbort, { once: true });
-  const timer =
-    timeoutMs === undefined
-      ? undefined
-      : clock.setTimeout(
-          () => hard.abort(new JobTimeoutError(`Job "${name}" attempt`, timeoutMs)),
-          timeoutMs,
-        );
-  return {
-    hard,
-    soft,
-    dispose: () => {
-      ctx.signal.removeEventListener('abort', onAbort);
-      timer?.cancel();
-    },
-  };
 }
 
 /** The ledger outcome and the error an answer (or its absence) comes to; `undefined` error for a 2xx. */
@@ -147,7 +101,6 @@ function classify(
  */
 export async function deliverWebhook(
   config: WebhookDeliveryConfig,
-  timeoutMs: number | undefined,
   input: WebhookInput,
   ctx: JobRunContext,
 ): Promise<WebhookDelivered> {
@@ -160,7 +113,6 @@ export async function deliverWebhook(
   if (endpoint.disabled) throw new WebhookEndpointDisabledError(subject, 'endpoint');
   if (await config.ledger.isDisabled(input.endpointId))
     throw new WebhookEndpointDisabledError(subject, 'ledger');
-  const stops = stopsOf(ctx, config.clock, config.name, timeoutMs);
   const startedAt = config.clock.now();
   let result: WebhookPostResult;
   try {
@@ -182,13 +134,13 @@ export async function deliverWebhook(
         body: Buffer.from(event.body, 'utf8'),
         destinations: config.destinations,
       },
-      { hard: stops.hard.signal, soft: stops.soft.signal },
+      // a drain stops the run's signal: a POST not yet on the wire stays unsent; one on the wire runs to its answer,
+      // unless a hard stop (the deadline, a lost lease — also after the drain) tears it down
+      { hard: ctx.hardSignal, soft: ctx.signal },
     );
   } catch (error) {
     const stopped = stoppedReason(error);
     throw stopped === undefined ? error : stopped.reason;
-  } finally {
-    stops.dispose();
   }
   return settleAttempt(config, input, ctx, event.topic, startedAt, result);
 }

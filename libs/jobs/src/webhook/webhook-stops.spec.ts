@@ -1,5 +1,7 @@
 import type { Duration } from '../util/duration';
 import type { JobRunContext } from '../declare/run-args';
+import type { JobDriver } from '../driver/job-driver';
+import { memoryJobDriver } from '../driver/memory';
 import { LeaseLostError } from '../errors/runtime-errors';
 import { frozenClock } from '../testing/frozen-clock';
 import { runJobs, type JobsHarness } from '../testing/run-jobs';
@@ -110,7 +112,7 @@ describe('webhook stops: the drain, the deadline, a lost lease', () => {
     expect(await ledger.attempts('ep')).toEqual([]);
   });
 
-  it('after a drain, the deadline still tears the POST down (the run signal cannot fire twice)', async () => {
+  it('after a drain, the deadline still tears the POST down (through ctx.hardSignal)', async () => {
     const { handle, ledger } = declare('webhook.stops.drain-then-deadline', '2s');
     receiver.answer(() => 'hold');
     h = await runJobs({ jobs: [handle], clock });
@@ -124,6 +126,34 @@ describe('webhook stops: the drain, the deadline, a lost lease', () => {
     expect(await ledger.attempts('ep')).toEqual([]);
   });
 
+  it('after a drain, a lost lease tears the POST on the wire down: no ledger row, the run ends lost', async () => {
+    const { handle, ledger } = declare('webhook.stops.drain-then-lease');
+    receiver.answer(() => 'hold');
+    const inner = memoryJobDriver({ clock });
+    let stolen = false;
+    // another worker took the row once its lease lapsed: this worker's renewals are refused from then on
+    const driver: JobDriver = {
+      ...inner,
+      heartbeat: (...args) => (stolen ? Promise.resolve(false) : inner.heartbeat(...args)),
+    };
+    h = await runJobs({ jobs: [handle], clock, driver, visibilityTimeoutMs: 3_000 });
+    const { id } = await handle.enqueue({ endpointId: 'ep', eventId: 'evt' });
+    await until('the POST to reach the receiver', () => receiver.requests.length === 1, turn);
+    h.worker.beginDrain('SIGTERM');
+    const stopping = h.worker.stop();
+    await h.advance(1_000);
+    await turn();
+    expect(receiver.aborted()).toBe(0);
+
+    stolen = true;
+    await h.advance(1_000);
+    await until('the receiver to see the request go', () => receiver.aborted() === 1, turn);
+    await stopping;
+    expect(h.worker.stats()).toMatchObject({ leasesLost: 1, interrupted: 0, completed: 0 });
+    expect(await ledger.attempts('ep')).toEqual([]);
+    expect(await h.driver.get(id)).toMatchObject({ state: 'running', attempt: 1 });
+  });
+
   it('a lost lease aborts a POST on the wire and writes no ledger row', async () => {
     const ledger = memoryWebhookLedger();
     receiver.answer(() => 'hold');
@@ -131,6 +161,7 @@ describe('webhook stops: the drain, the deadline, a lost lease', () => {
     const ctx: JobRunContext = {
       actor: { id: null, orgId: null },
       signal: run.signal,
+      hardSignal: run.signal,
       jobId: 'job-1',
       runId: 'run-1',
       name: 'webhook.stops.lease',
@@ -147,7 +178,6 @@ describe('webhook stops: the drain, the deadline, a lost lease', () => {
         clock,
         userAgent: 'spec',
       },
-      undefined,
       { endpointId: 'ep', eventId: 'evt' },
       ctx,
     );

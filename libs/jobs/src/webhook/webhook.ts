@@ -128,8 +128,7 @@ export function webhook(definition: WebhookDefinition) {
     ...(definition.queue === undefined ? {} : { queue: definition.queue }),
     ...(definition.retry === undefined ? {} : { retry: definition.retry }),
     ...(definition.timeout === undefined ? {} : { timeout: definition.timeout }),
-    run: ({ input, ctx }): Promise<WebhookDelivered> =>
-      deliverWebhook(config, handle.timeoutMs, input, ctx),
+    run: ({ input, ctx }): Promise<WebhookDelivered> => deliverWebhook(config, input, ctx),
   });
   return handle;
 }

@@ -38,13 +38,16 @@ export async function announceExhausted(
     } catch {
       orgId = row.tenantId;
     }
+    // the attempt is over: nothing will stop the hook
+    const never = new AbortController().signal;
     const ctx = {
       jobId: row.id,
       runId: row.runId,
       name: row.name,
       attempt: row.attempt,
       actor: { id: row.enqueuedBy, orgId },
-      signal: new AbortController().signal,
+      signal: never,
+      hardSignal: never,
     };
     await notifyOnSettled(
       job.handle,
