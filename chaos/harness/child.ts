@@ -14,17 +14,20 @@ export function chaosChildConfig<T>(): T {
 export interface ServeChaosChildOptions {
   /** Fields of the `ready` message besides `type` and `pid`. */
   readonly ready?: Readonly<Record<string, unknown>>;
-  /** Answers a request of `type` (its fields go into the reply). */
-  readonly answer?: (type: string) => Record<string, unknown> | Promise<Record<string, unknown>>;
+  /** Answers a request of `type` (the whole request message beside it); the answer's fields go into the reply. */
+  readonly answer?: (
+    type: string,
+    message: Readonly<Record<string, unknown>>,
+  ) => Record<string, unknown> | Promise<Record<string, unknown>>;
   /** On SIGTERM: drain and release; the process then exits 0 (1 if it throws). */
   readonly shutdown: () => Promise<void>;
 }
 
 /** Serves the IPC protocol and sends `ready`. Call once the child is serving. */
 export function serveChaosChild(options: ServeChaosChildOptions): void {
-  process.on('message', (message: { type: string; id: number }) => {
+  process.on('message', (message: { type: string; id: number } & Record<string, unknown>) => {
     void Promise.resolve()
-      .then(() => options.answer?.(message.type) ?? {})
+      .then(() => options.answer?.(message.type, message) ?? {})
       .then(
         (fields) => process.send?.({ ...fields, type: `reply:${message.id}` }),
         (error: unknown) => process.send?.({ type: `reply:${message.id}`, error: String(error) }),

@@ -134,14 +134,21 @@ export class ChaosProcess {
     }
   }
 
-  /** Asks the child (see {@link ./child.serveChaosChild}'s `answer`) and waits for its reply. */
-  async request(type: string, timeoutMs = 10_000): Promise<ChaosMessage> {
+  /**
+   * Asks the child (see {@link ./child.serveChaosChild}'s `answer`, which is handed `fields` too) and waits for its
+   * reply.
+   */
+  async request(
+    type: string,
+    timeoutMs = 10_000,
+    fields: Readonly<Record<string, unknown>> = {},
+  ): Promise<ChaosMessage> {
     const child = this.#child;
     if (child === undefined || !this.alive)
       throw new Error(`chaos process ${this.label} is not running`);
     const id = ++this.#requests;
     const reply = this.#waitFor(child, `reply:${id}`, timeoutMs);
-    child.send({ type, id });
+    child.send({ ...fields, type, id });
     return reply;
   }
 

@@ -14,12 +14,25 @@ import type {
 } from '@ultimat3/jobs';
 import type { TruthWriter } from './ground-truth';
 
-/**
- * Wraps `inner` (spread: its members stay, e.g. a Redis driver's `wake`) so each claim and fenced write it answers is
- * recorded by `truth`. A write's answer is returned only once its row is committed, so a process alive at the end has
- * recorded every write it made; a SIGKILLed one may lose the last few (a count can then fall short, never exceed).
- */
-export function recordingDriver<D extends JobDriver>(inner: D, truth: TruthWriter): D {
+/** Options of {@link recordingDriver}. */
+export interface RecordingDriverOptions {
+  /**
+   * Hold each claim's and write's answer until its row is committed (default false: recorded in the background, in
+   * the same group commits as the bodies' rows, and flushed by `truth.flush()` at the end). Either way a process alive
+   * at the end has recorded every write it made; a SIGKILLed one may lose its last few (a count can then fall short,
+   * never exceed).
+   */
+  readonly awaitRecords?: boolean;
+}
+
+/** Wraps `inner` (spread: its members stay, e.g. a Redis driver's `wake`) so each claim and fenced write it answers is recorded by `truth`. */
+export function recordingDriver<D extends JobDriver>(
+  inner: D,
+  truth: TruthWriter,
+  options: RecordingDriverOptions = {},
+): D {
+  const keep = (recorded: Promise<void>): Promise<void> =>
+    options.awaitRecords === true ? recorded : (recorded.catch(() => undefined), Promise.resolve());
   /** Attempt of each claim token this worker holds (a write carries only the token). */
   const attempts = new Map<string, number>();
   const attemptOf = (claim: ClaimRef): number => attempts.get(claim.claim) ?? 0;
@@ -33,15 +46,17 @@ export function recordingDriver<D extends JobDriver>(inner: D, truth: TruthWrite
   ): Promise<boolean> => {
     const sentAt = Date.now();
     const landed = await send();
-    await truth.record({
-      kind,
-      jobId,
-      attempt: attemptOf(claim),
-      step,
-      claim: claim.claim,
-      accepted: landed,
-      sentAt,
-    });
+    await keep(
+      truth.record({
+        kind,
+        jobId,
+        attempt: attemptOf(claim),
+        step,
+        claim: claim.claim,
+        accepted: landed,
+        sentAt,
+      }),
+    );
     // a settle, landed or refused, is the claim's last write
     if (kind !== 'save') attempts.delete(claim.claim);
     return landed;
@@ -49,10 +64,12 @@ export function recordingDriver<D extends JobDriver>(inner: D, truth: TruthWrite
 
   const claimed = async (rows: readonly ClaimedJob[]): Promise<void> => {
     for (const row of rows) attempts.set(row.claim, row.attempt);
-    await Promise.all(
-      rows.map((row) =>
-        truth.record({ kind: 'claim', jobId: row.id, attempt: row.attempt, claim: row.claim }),
-      ),
+    await keep(
+      Promise.all(
+        rows.map((row) =>
+          truth.record({ kind: 'claim', jobId: row.id, attempt: row.attempt, claim: row.claim }),
+        ),
+      ).then(() => undefined),
     );
   };
 
@@ -68,17 +85,19 @@ export function recordingDriver<D extends JobDriver>(inner: D, truth: TruthWrite
       : async (items: readonly AckManyItem[]): Promise<readonly boolean[]> => {
           const sentAt = Date.now();
           const landed = await inner.ackMany!(items);
-          await Promise.all(
-            items.map((item, i) =>
-              truth.record({
-                kind: 'ack',
-                jobId: item.jobId,
-                attempt: attemptOf(item),
-                claim: item.claim,
-                accepted: landed[i] === true,
-                sentAt,
-              }),
-            ),
+          await keep(
+            Promise.all(
+              items.map((item, i) =>
+                truth.record({
+                  kind: 'ack',
+                  jobId: item.jobId,
+                  attempt: attemptOf(item),
+                  claim: item.claim,
+                  accepted: landed[i] === true,
+                  sentAt,
+                }),
+              ),
+            ).then(() => undefined),
           );
           for (const item of items) attempts.delete(item.claim);
           return landed;
@@ -100,14 +119,16 @@ export function recordingDriver<D extends JobDriver>(inner: D, truth: TruthWrite
       const sentAt = Date.now();
       const landed = await inner.heartbeat(jobId, claim, visibilityTimeoutMs);
       if (!landed) {
-        await truth.record({
-          kind: 'heartbeat',
-          jobId,
-          attempt: attemptOf(claim),
-          claim: claim.claim,
-          accepted: false,
-          sentAt,
-        });
+        await keep(
+          truth.record({
+            kind: 'heartbeat',
+            jobId,
+            attempt: attemptOf(claim),
+            claim: claim.claim,
+            accepted: false,
+            sentAt,
+          }),
+        );
       }
       return landed;
     },
