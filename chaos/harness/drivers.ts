@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Pool } from 'pg';
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import type { Clock, JobDriver } from '@ultimat3/jobs';
 import { migrate, pgPoolExecutor, postgresJobDriver } from '@ultimat3/jobs-pg';
 import { redisJobDriver } from '@ultimat3/jobs-redis';
@@ -28,6 +28,8 @@ export interface ChaosTarget {
   readonly schema?: string;
   /** Redis: the run's own deployment name (the keys' hash tag). */
   readonly prefix?: string;
+  /** Redis: `url` is a seed node of a Redis Cluster (opened as an ioredis Cluster). */
+  readonly cluster?: boolean;
 }
 
 /**
@@ -114,6 +116,19 @@ export function openChaosDriver(
       async close() {
         await driver.close();
         await pool.end();
+      },
+    };
+  }
+  if (target.cluster === true) {
+    const { hostname, port } = new URL(target.url);
+    const client = new Cluster([{ host: hostname, port: Number(port) }]);
+    client.on('error', () => undefined);
+    const driver = redisJobDriver({ client, prefix: target.prefix ?? 'chaos', ...clock });
+    return {
+      driver,
+      async close() {
+        await driver.close();
+        client.disconnect();
       },
     };
   }

@@ -6,6 +6,7 @@
  */
 import { Pool } from 'pg';
 import { JobRegistry, jobWorker, type JobsLogger } from '@ultimat3/jobs';
+import type { RedisJobDriver } from '@ultimat3/jobs-redis';
 import { serveChaosChild } from './child';
 import { openChaosDriver, type ChaosTarget } from './drivers';
 import { truthWriter, type TruthWriter } from './ground-truth';
@@ -25,6 +26,8 @@ export interface ChaosWorkerConfig {
   readonly pollIntervalMs?: number;
   readonly idlePollMaxMs?: number;
   readonly claimAhead?: boolean;
+  /** Redis: start the driver's cross-process wake (its sharded-channel subscription) for this worker. */
+  readonly wake?: boolean;
 }
 
 /** Registers the scenario's jobs; their bodies record into `truth`. */
@@ -53,6 +56,10 @@ export async function serveChaosWorker(
     ...pick(config),
   });
   await worker.start();
+  const stopWake =
+    config.wake === true && 'wake' in opened.driver
+      ? (opened.driver as RedisJobDriver).wake.listen(worker)
+      : undefined;
   serveChaosChild({
     ready: { workerId: worker.id },
     answer: (type) =>
@@ -60,6 +67,7 @@ export async function serveChaosWorker(
     shutdown: async () => {
       worker.beginDrain('SIGTERM');
       await worker.stop();
+      await stopWake?.();
       await truth.flush();
       await opened.close();
       await truthPool.end();
