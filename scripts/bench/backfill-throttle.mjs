@@ -1,113 +1,188 @@
 #!/usr/bin/env node
 /**
- * `node scripts/bench/backfill-throttle.mjs`: the backfill throttle measured. A 60,000-row pass at `rate: 5` and
- * `batch: 1000` (60 pages, one every 200 ms: 12 s expected) on the embedded PostgreSQL, while a request — a primary-key
- * read on the same `pg` pool the sweep writes through — runs at 50/s; the same request alone first. Prints the pass's
- * wall time against 12 s, and the request's p50 / p99 idle and during the pass. Not a test: it measures and prints.
+ * `node scripts/bench/backfill-throttle.mjs`: the backfill throttle measured as an app meets it. One TypeORM
+ * DataSource (one pool) carries everything: the jobs (the PostgreSQL backend over the DataSource, as
+ * `JobsModule.forRoot({ postgres: { dataSource } })` builds it), the sweep's keyset reads and its UPDATEs, and the
+ * app's request — an org's 20 newest posts through the repository, an index range scan on the table the sweep writes,
+ * 50 a second. A 60,000-row pass at `rate: 5` and `batch: 1000` (60 pages, one every 200 ms: 12 s) runs in
+ * interleaved windows — idle, pass, idle, bare, idle, pass… — so whatever else the machine does lands on every side
+ * alike. A bare window reads and writes the same pages at the same pace without a job (no worker, checkpoint, ledger
+ * or throttle): what a pass costs the request beyond it is the backfill machinery's.
  *
- * BENCH_THROTTLE_ROWS (default 60,000), BENCH_THROTTLE_RATE (default 5). Uses DATABASE_URL when set.
+ * Prints per window and per side: the request's p50 / p95 / p99 / max and the pass side's p99 over the idle side's;
+ * the same read from another process on its own connection (the control: it shares neither the pool nor the event
+ * loop, so a tail it does not see is this process's); pool checkouts that found the pool full and how long they
+ * waited; the event loop's delay and GC pauses; what PostgreSQL counted for the request, the page read and the UPDATE
+ * (pg_stat_statements: server time, buffers per call); what other backends were waiting on (pg_stat_activity samples);
+ * the load average; and each pass's duration against 12 s ± 10 %. Not a test: it measures and prints.
+ *
+ * BENCH_THROTTLE_ROWS (60,000), BENCH_THROTTLE_RATE (5), BENCH_THROTTLE_ROUNDS (3 idle/pass pairs),
+ * BENCH_THROTTLE_POOL (4 connections), BENCH_THROTTLE_RPS (50 requests a second), BENCH_THROTTLE_BARE ('0' leaves out
+ * the bare windows). Uses DATABASE_URL when set (its
+ * server must load pg_stat_statements).
  */
+import { spawn } from 'node:child_process';
 import { loadavg } from 'node:os';
-import {
-  declareSweep,
-  jobs,
-  jobsPg,
-  openDataSource,
-  pg,
-  seedDatabase,
-} from './backfill-common.mjs';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { jobs, jobsPg, pg, typeorm } from './backfill-common.mjs';
+import { bareSweep, declareFeedSweep, FeedPost, feedRequest, seedFeed } from './backfill-feed.mjs';
+import { printReport } from './backfill-report.mjs';
+import { now, statementCounts, watchPool, watchProcess } from './backfill-windows.mjs';
 import { startPostgres } from './embedded-pg.mjs';
 
 const ROWS = Number(process.env.BENCH_THROTTLE_ROWS ?? 60_000);
 const RATE = Number(process.env.BENCH_THROTTLE_RATE ?? 5);
-const REQUESTS_PER_SECOND = 50;
+const ROUNDS = Number(process.env.BENCH_THROTTLE_ROUNDS ?? 3);
+const POOL = Number(process.env.BENCH_THROTTLE_POOL ?? 4);
+const RPS = Number(process.env.BENCH_THROTTLE_RPS ?? 50);
+const BARE = process.env.BENCH_THROTTLE_BARE !== '0';
+const BATCH = 1_000;
+const ORGS = 100;
+const EXPECTED_S = Math.ceil(ROWS / BATCH) / RATE;
+const PROBE = fileURLToPath(new URL('./backfill-probe.mjs', import.meta.url));
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function percentile(values, p) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
+/** The control process; answers its lines so far (requests and activity samples) and a stop. */
+async function startProbe(url) {
+  const child = spawn(process.execPath, [PROBE], {
+    env: { ...process.env, BF_URL: url, BF_ORGS: String(ORGS), BF_RPS: String(RPS) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const lines = [];
+  let ready;
+  const isReady = new Promise((resolve) => (ready = resolve));
+  createInterface({ input: child.stdout }).on('line', (line) => {
+    const parsed = JSON.parse(line);
+    if (parsed.k === 'ready') ready();
+    else lines.push(parsed);
+  });
+  await isReady;
+  return { lines, stop: () => child.kill('SIGTERM') };
 }
 
-/** Runs the request at REQUESTS_PER_SECOND until `until()` holds; answers each latency (ms). */
-async function requests(pool, until) {
-  const times = [];
-  let n = 0;
-  while (!until()) {
-    const started = performance.now();
-    await pool.query('select title from bf_bench_posts where id = $1', [1 + (n++ % ROWS)]);
-    times.push(performance.now() - started);
-    await sleep(Math.max(0, 1_000 / REQUESTS_PER_SECOND - (performance.now() - started)));
-  }
-  return times;
+/** The app: its DataSource, the jobs on it, the sweep, a worker. */
+async function startApp(url, onPage) {
+  const dataSource = new typeorm.DataSource({
+    type: 'postgres',
+    url,
+    entities: [FeedPost],
+    extra: { max: POOL },
+  });
+  await dataSource.initialize();
+  const backend = await jobsPg.postgresBackend({ dataSource }, { migrate: false });
+  const sweep = declareFeedSweep({ dataSource, ledger: backend.backfills, rate: RATE, onPage });
+  const registry = new jobs.JobRegistry();
+  registry.register(sweep);
+  const worker = jobs.jobWorker({ driver: backend.driver, registry, concurrency: 1 });
+  await worker.start();
+  const uninstall = jobs.setJobsFacade(
+    jobs.directJobsFacade({
+      driver: backend.driver,
+      onEnqueued: (q) => worker.signalEnqueued(q),
+    }),
+  );
+  const close = async () => {
+    uninstall();
+    await worker.stop();
+    await backend.close();
+    await dataSource.destroy();
+  };
+  return { dataSource, sweep, worker, close };
 }
 
 async function main() {
   const server = await startPostgres({ log: (m) => console.log(m) });
+  let probe;
+  let requests;
+  let running = true;
   try {
-    const url = await seedDatabase(server.url, `bf_bench_throttle_${process.pid}`, ROWS);
-    // ONE pool: the driver, the ledger, the sweep's writes and the request all share its 4 connections
-    const pool = new pg.Pool({ connectionString: url, max: 4 });
-    const executor = jobsPg.pgPoolExecutor(pool);
-    const driver = jobsPg.postgresJobDriver({ executor });
-    const ledger = jobsPg.postgresBackfillLedger({ executor });
-    const dataSource = await openDataSource(url, 1);
-    const pageTimes = [];
-    const sweep = declareSweep({
-      dataSource,
-      pool,
-      ledger,
-      rate: RATE,
-      onPage: () => pageTimes.push(performance.now()),
-    });
-    const registry = new jobs.JobRegistry();
-    registry.register(sweep);
-    const worker = jobs.jobWorker({ driver, registry, concurrency: 1, pollIntervalMs: 50 });
-    await worker.start();
-    const uninstall = jobs.setJobsFacade(
-      jobs.directJobsFacade({ driver, onEnqueued: (q) => worker.signalEnqueued(q) }),
+    const url = await seedFeed(server.url, `bf_bench_throttle_${process.pid}`, ROWS, ORGS, (e) =>
+      jobsPg.migrate(e),
     );
+    const stats = new pg.Client({ connectionString: url });
+    stats.on('error', () => undefined); // the server stopping under it at the end
+    await stats.connect();
+    let pages = [];
+    const app = await startApp(url, () => pages.push(now()));
+    const pool = watchPool(app.dataSource.driver.master);
+    const proc = watchProcess();
+    probe = await startProbe(url);
 
-    const idleUntil = performance.now() + 5_000;
-    const idle = await requests(pool, () => performance.now() > idleUntil);
-
-    const started = performance.now();
-    await sweep.enqueue({});
-    let done = false;
-    const watch = (async () => {
-      while (worker.stats().completed === 0) await sleep(5);
-      done = true;
+    // the request runs throughout; each latency lands in the window it started in
+    let current = { latencies: [], requests: [] };
+    requests = (async () => {
+      for (let n = 0; running; n++) {
+        const t = now();
+        const window = current;
+        await feedRequest(app.dataSource, n % ORGS);
+        const ms = now() - t;
+        window.latencies.push(ms);
+        window.requests.push({ a: t, b: t + ms });
+        await sleep(Math.max(0, 1_000 / RPS - ms));
+      }
     })();
-    const during = await requests(pool, () => done);
-    await watch;
-    const seconds = (performance.now() - started) / 1_000;
-    const expected = Math.ceil(ROWS / 1_000) / RATE;
 
-    console.log(
-      `\nBackfill throttle: ${ROWS.toLocaleString('en-US')} rows, batch 1,000, rate ${RATE}/s`,
-    );
-    console.log(
-      `  pass: ${seconds.toFixed(2)} s enqueue to completion (expected ${expected.toFixed(1)} s; ${(((seconds - expected) / expected) * 100).toFixed(1)} %)`,
-    );
-    console.log(
-      `  pages written: ${pageTimes.length}, first to last write ${((pageTimes.at(-1) - pageTimes[0]) / 1_000).toFixed(2)} s`,
-    );
-    console.log(
-      `  request idle:   p50 ${percentile(idle, 50).toFixed(2)} ms, p99 ${percentile(idle, 99).toFixed(2)} ms (${idle.length} requests)`,
-    );
-    console.log(
-      `  request during: p50 ${percentile(during, 50).toFixed(2)} ms, p99 ${percentile(during, 99).toFixed(2)} ms (${during.length} requests) — p99 ${(percentile(during, 99) / percentile(idle, 99)).toFixed(2)}× idle`,
-    );
-    console.log(
-      `  load average ${loadavg()
-        .map((l) => l.toFixed(2))
-        .join(' ')}`,
-    );
-    uninstall();
-    await worker.stop();
-    await dataSource.destroy();
-    await pool.end();
+    const windows = [];
+    const open = (kind, round) => {
+      current = { kind, round, latencies: [], requests: [], start: now(), load: loadavg()[0] };
+      return current;
+    };
+    const close = async (window) => {
+      window.end = now();
+      Object.assign(window, pool.take(), proc.take(), { server: await statementCounts(stats) });
+      windows.push(window);
+    };
+
+    await sleep(2_000); // warm-up: connections open, statements prepared, JIT settled
+    open('warm-up', 0);
+    pool.take();
+    proc.take();
+    await statementCounts(stats);
+    for (let round = 1; round <= ROUNDS; round++) {
+      const idle = open('idle', round);
+      await sleep(EXPECTED_S * 1_000);
+      await close(idle);
+
+      const pass = open('pass', round);
+      pages = [];
+      const completed = app.worker.stats().completed;
+      await app.sweep.enqueue(round === 1 ? {} : { force: true });
+      while (app.worker.stats().completed === completed) await sleep(10);
+      await close(pass);
+      pass.passSeconds = (pass.end - pass.start) / 1_000;
+      pass.pages = pages.length;
+      pass.pageSpan = pages.length > 1 ? (pages.at(-1) - pages[0]) / 1_000 : 0;
+
+      if (BARE) {
+        const idleAgain = open('idle', round);
+        await sleep(EXPECTED_S * 1_000);
+        await close(idleAgain);
+        const bare = open('bare', round);
+        await bareSweep(app.dataSource, { rows: ROWS, rate: RATE, batch: BATCH });
+        await close(bare);
+      }
+    }
+    running = false;
+    await requests;
+    probe.stop();
+    printReport({
+      windows,
+      probe: probe.lines,
+      config: { ROWS, RATE, BATCH, ROUNDS, POOL, RPS, ORGS, EXPECTED_S, BARE },
+    });
+    pool.stop();
+    proc.stop();
+    await stats.end();
+    await app.close();
+  } catch (error) {
+    console.error(error);
+    process.exitCode = 1;
   } finally {
+    running = false;
+    await requests?.catch(() => undefined);
+    probe?.stop();
     await server.stop();
   }
 }

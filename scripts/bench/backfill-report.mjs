@@ -1,0 +1,121 @@
+/** What the throttle bench prints: one block per window, then the two sides pooled and the verdicts. */
+import { loadavg } from 'node:os';
+import { fmt, spread } from './backfill-windows.mjs';
+
+const within = (t, w) => t >= w.start && t < w.end;
+const pct = (part, whole) => (whole === 0 ? 0 : (100 * part) / whole);
+
+/** The other backends' waits sampled in window `w`: `event ×count`, most frequent first. */
+function waits(samples) {
+  const counts = new Map();
+  for (const s of samples) for (const w of s.w) counts.set(w, (counts.get(w) ?? 0) + 1);
+  return [...counts]
+    .sort((a, b) => b[1] - a[1])
+    .map(([w, n]) => `${w} ×${n}`)
+    .join(', ');
+}
+
+function printWindow(w, probe) {
+  const control = probe.filter((l) => l.k === 'req' && within(l.t, w)).map((l) => l.ms);
+  const samples = probe.filter((l) => l.k === 'act' && within(l.t, w));
+  const queued = w.checkouts.filter((c) => c.queued);
+  const s = w.server;
+  const title = `${w.kind} ${w.round}`;
+  console.log(
+    `\n${title} (${((w.end - w.start) / 1_000).toFixed(2)} s, load ${w.load.toFixed(2)})`,
+  );
+  if (w.kind === 'pass') {
+    console.log(
+      `  pass: ${w.passSeconds.toFixed(2)} s enqueue to completion, ${w.pages} pages written, first to last ${w.pageSpan.toFixed(2)} s`,
+    );
+  }
+  console.log(`  request (in process, the app's pool): ${fmt(spread(w.latencies))}`);
+  console.log(`  control (own process and connection): ${fmt(spread(control))}`);
+  console.log(
+    `  pool: ${w.checkouts.length} checkouts, ${queued.length} found it full (max wait ${Math.max(0, ...queued.map((c) => c.ms)).toFixed(2)} ms); ` +
+      `full in ${pct(w.samples.full, w.samples.n).toFixed(1)} % of 5 ms samples, a caller waiting in ${pct(w.samples.waiting, w.samples.n).toFixed(1)} % (max ${w.samples.maxWaiting})`,
+  );
+  console.log(
+    `  process: event-loop delay p99 ${w.loop.p99.toFixed(2)} ms, max ${w.loop.max.toFixed(2)} ms; GC ${w.gc.n} pauses, ${w.gc.totalMs.toFixed(1)} ms, max ${w.gc.maxMs.toFixed(2)} ms`,
+  );
+  const stmt = (name, c) =>
+    `${name} ${c.calls} calls, mean ${c.meanMs.toFixed(3)} ms, max ${c.maxMs.toFixed(2)} ms, ${c.blocksPerCall.toFixed(1)} buffers/call (${c.readPerCall.toFixed(2)} read)`;
+  console.log(`  server: ${stmt('request', s.request)}`);
+  console.log(`          ${stmt('page read', s.page)}; ${stmt('update', s.update)}`);
+  console.log(
+    `          ${s.statements} statements, ${s.walRecords} WAL records; other backends waiting (20 ms samples): ${waits(samples) || 'none'}`,
+  );
+}
+
+function printSide(name, side, probe, slowerThan = Infinity) {
+  const latencies = side.flatMap((w) => w.latencies);
+  const pauses = side.flatMap((w) => w.gc.pauses);
+  const slow = side.flatMap((w) => w.requests).filter((r) => r.b - r.a > slowerThan);
+  const slowInGc = slow.filter((r) => pauses.some((g) => g.a < r.b && g.b > r.a)).length;
+  const control = probe
+    .filter((l) => l.k === 'req' && side.some((w) => within(l.t, w)))
+    .map((l) => l.ms);
+  const checkouts = side.flatMap((w) => w.checkouts);
+  return {
+    name,
+    request: spread(latencies),
+    control: spread(control),
+    queued: checkouts.filter((c) => c.queued).length,
+    checkouts: checkouts.length,
+    loopMax: Math.max(...side.map((w) => w.loop.max)),
+    gcMax: Math.max(...side.map((w) => w.gc.maxMs)),
+    gcMs: side.reduce((sum, w) => sum + w.gc.totalMs, 0) / Math.max(1, side.length),
+    slow: slow.length,
+    slowInGc,
+  };
+}
+
+/** Prints every window, the pooled sides, and whether the must-show holds. */
+export function printReport({ windows, probe, config }) {
+  const { ROWS, RATE, BATCH, ROUNDS, POOL, RPS, EXPECTED_S } = config;
+  console.log(
+    `\nBackfill throttle: ${ROWS.toLocaleString('en-US')} rows, batch ${BATCH}, rate ${RATE}/s (expected ${EXPECTED_S.toFixed(1)} s ± 10 %); ` +
+      `pool ${POOL}; request ${RPS}/s; ${ROUNDS} idle/pass rounds`,
+  );
+  for (const w of windows) printWindow(w, probe);
+  const of = (kind) => windows.filter((w) => w.kind === kind);
+  const idle = printSide('idle', of('idle'), probe);
+  const sides = [idle, printSide('pass', of('pass'), probe, idle.request.p99)];
+  if (of('bare').length > 0) sides.push(printSide('bare', of('bare'), probe, idle.request.p99));
+  const idleSlow = printSide('idle', of('idle'), probe, idle.request.p99);
+  Object.assign(idle, { slow: idleSlow.slow, slowInGc: idleSlow.slowInGc });
+  console.log('\nPooled over the rounds');
+  for (const side of sides) {
+    console.log(`  ${side.name} request: ${fmt(side.request)}`);
+    console.log(`  ${side.name} control: ${fmt(side.control)}`);
+    console.log(
+      `  ${side.name} pool: ${side.queued} of ${side.checkouts} checkouts found it full; event-loop delay max ${side.loopMax.toFixed(2)} ms; ` +
+        `GC ${side.gcMs.toFixed(0)} ms a window, max pause ${side.gcMax.toFixed(2)} ms; ` +
+        `${side.slow} requests slower than idle p99, ${side.slowInGc} of them overlapping a GC pause`,
+    );
+  }
+  console.log('');
+  for (const side of sides.slice(1)) {
+    const ratio = side.request.p99 / idle.request.p99;
+    const controlRatio = side.control.p99 / idle.control.p99;
+    const rounds = of(side.name).map((w) => {
+      const before = of('idle').find((i) => i.round === w.round && i.end <= w.start + 1);
+      return (spread(w.latencies).p99 / spread(before.latencies).p99).toFixed(2);
+    });
+    console.log(
+      `  request p99 ${side.name} / idle: ${ratio.toFixed(2)}×${side.name === 'pass' ? ` (${ratio <= 2 ? 'within' : 'OVER'} 2×)` : ''}; ` +
+        `per round against the idle window before it ${rounds.join(', ')}; control ${controlRatio.toFixed(2)}×`,
+    );
+  }
+  for (const w of windows.filter((x) => x.kind === 'pass')) {
+    const off = ((w.passSeconds - EXPECTED_S) / EXPECTED_S) * 100;
+    console.log(
+      `  pass ${w.round}: ${w.passSeconds.toFixed(2)} s (${off >= 0 ? '+' : ''}${off.toFixed(1)} %, ${Math.abs(off) <= 10 ? 'within' : 'OUTSIDE'} ± 10 %)`,
+    );
+  }
+  console.log(
+    `  load average now ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
+}
