@@ -7,9 +7,11 @@ import type {
   AckManyItem,
   AckOptions,
   ClaimedJob,
+  ClaimOptions,
   ClaimRef,
   JobDriver,
   NackOptions,
+  RescueRequest,
   StepRecord,
 } from '@ultimat3/jobs';
 import type { TruthWriter } from './ground-truth';
@@ -110,6 +112,16 @@ export function recordingDriver<D extends JobDriver>(
       await claimed(rows);
       return rows;
     },
+    // the worker's rescuing claims (its one-round-trip claimAndRescue) are claims too
+    ...(inner.claimRescuing === undefined
+      ? {}
+      : {
+          async claimRescuing(options: ClaimOptions, rescue: RescueRequest) {
+            const pass = await inner.claimRescuing!(options, rescue);
+            await claimed(pass.claimed);
+            return pass;
+          },
+        }),
     ack: (jobId: string, options: AckOptions) =>
       write('ack', jobId, options, null, () => inner.ack(jobId, options)),
     ...(ackMany === undefined ? {} : { ackMany }),

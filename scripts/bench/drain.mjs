@@ -108,7 +108,6 @@ async function floorRun(serverUrl) {
           workerId: 'floor',
           slots: [slot],
           visibilityTimeoutMs: 30_000,
-          rescue: false,
         });
         if (rows.length === 0) return;
         const items = rows.map((r) => ({ jobId: r.id, workerId: r.workerId, claim: r.claim }));

@@ -98,7 +98,6 @@ async function attempts({ jobs }, handle, total) {
     workerId: 'cost',
     slots: [{ queue: 'cost', limit: total, names: [handle.name] }],
     visibilityTimeoutMs: 600_000,
-    rescue: false,
   });
   const run = (claimed) =>
     jobs.executeJob({
@@ -133,7 +132,6 @@ async function drain({ jobs }, handle, total) {
     workerId,
     slots: [{ queue: 'cost', limit: total, names: [handle.name] }],
     visibilityTimeoutMs: 600_000,
-    rescue: false,
   });
   const replay = Object.create(driver);
   replay.claim = async ({ slots }) =>
@@ -141,6 +139,11 @@ async function drain({ jobs }, handle, total) {
       0,
       slots.reduce((n, s) => n + s.limit + (s.ahead ?? 0), 0),
     );
+  // the worker's rescuing claims (its first, and every idle one) are replayed alike: nothing lapses here
+  replay.claimRescuing = async (options) => ({
+    claimed: await replay.claim(options),
+    rescued: { buried: [] },
+  });
   return async () => {
     const worker = jobs.jobWorker({ driver: replay, registry, concurrency: CONCURRENCY, workerId });
     await worker.start();

@@ -46,11 +46,10 @@ describe('the waiting-only claim and the carried registry beat (PostgreSQL, driv
     workerId: 'w',
     slots: [{ queue: 'pg-q', limit: 2, ahead: 3, names: ['pg.job'] }],
     visibilityTimeoutMs: VT,
-    rescue: false,
     ...over,
   });
 
-  it('a claim that neither rescues, reports, merges names nor carries a beat runs SQL_CLAIM_WAITING', async () => {
+  it('a claim that neither rescues (claimRescuing), reports, merges names nor carries a beat runs SQL_CLAIM_WAITING', async () => {
     const r = recording(a);
     const clock = frozenClock(START);
     const driver = postgresJobDriver({ executor: r.executor, clock });
@@ -63,17 +62,14 @@ describe('the waiting-only claim and the carried registry beat (PostgreSQL, driv
       inFlight: [],
     };
     const q = { queue: 'pg-q', limit: 1 };
-    const shapes: [string, ClaimOptions | 'stale'][] = [
+    // 'rescue': the same busy claim through claimRescuing, which rescues in SQL_CLAIM
+    const shapes: [string, ClaimOptions | 'stale' | 'rescue'][] = [
       // the driver's first claim of the queue computes its low water (a report), and the next within
       // LOW_WATER_REFRESH_MS starts its scan there
       ['unknown low water', busy()],
       ['busy', busy()],
       ['one slot', busy({ slots: [{ ...q, names: ['pg.job'] }] })],
-      ['rescue', busy({ rescue: true })],
-      [
-        'rescue by default',
-        { workerId: 'w', slots: [{ ...q, names: ['pg.job'] }], visibilityTimeoutMs: VT },
-      ],
+      ['rescue', 'rescue'],
       ['two names', busy({ slots: [{ ...q, names: ['pg.job', 'pg.other'] }] })],
       ['every name', busy({ slots: [q] })],
       [
@@ -93,7 +89,8 @@ describe('the waiting-only claim and the carried registry beat (PostgreSQL, driv
     for (const [shape, options] of shapes) {
       r.texts.length = 0;
       if (options === 'stale') await clock.advance(LOW_WATER_REFRESH_MS);
-      await driver.claim(options === 'stale' ? busy() : options);
+      if (options === 'rescue') await driver.claimRescuing(busy(), {});
+      else await driver.claim(options === 'stale' ? busy() : options);
       ran.push(
         `${shape}: ${r.texts.map((t) => (t === SQL_CLAIM_WAITING ? 'waiting' : t === SQL_CLAIM ? 'claim' : '?')).join()}`,
       );
@@ -103,7 +100,6 @@ describe('the waiting-only claim and the carried registry beat (PostgreSQL, driv
       'busy: waiting',
       'one slot: waiting',
       'rescue: claim',
-      'rescue by default: claim',
       'two names: claim',
       'every name: claim',
       'a queue twice: claim',
@@ -175,7 +171,7 @@ describe('the waiting-only claim and the carried registry beat (PostgreSQL, driv
       [5, 10],
     ] as const) {
       const [expected, got] = [
-        await full.claim({ ...options(limit, ahead), rescue: true }),
+        (await full.claimRescuing(options(limit, ahead), {})).claimed,
         await waiting.claim(options(limit, ahead)),
       ];
       expect(shape(got)).toEqual(shape(expected));
@@ -199,7 +195,7 @@ describe('the waiting-only claim and the carried registry beat (PostgreSQL, driv
     await driver.claim(busy());
     expect(await driver.introspect?.workers()).toEqual([]);
 
-    await driver.claim(busy({ rescue: true, presence: { beat, visibilityTimeoutMs: VT } }));
+    await driver.claim(busy({ presence: { beat, visibilityTimeoutMs: VT } }));
     expect(await driver.introspect?.workers()).toEqual([
       {
         ...beat,
@@ -223,7 +219,7 @@ describe('the waiting-only claim and the carried registry beat (PostgreSQL, driv
     await driver.enqueue(request({ runAt: START - 1_000 }));
     const beat = { id: 'other', host: 'h', pid: null, startedAt: START, slots: {}, inFlight: [] };
     const error: unknown = await driver
-      .claim(busy({ rescue: true, presence: { beat, visibilityTimeoutMs: VT } }))
+      .claimRescuing(busy({ presence: { beat, visibilityTimeoutMs: VT } }), {})
       .catch((e: unknown) => e);
     expect(errorCodeOf(error)).toBe('X_INVARIANT');
     expect(await driver.introspect?.workers()).toEqual([]);

@@ -1,4 +1,5 @@
 import {
+  claimAndRescue,
   job,
   JobRegistry,
   jobWorker,
@@ -139,13 +140,15 @@ describe('a worker that dies holding prefetched rows (PostgreSQL, driven clock)'
     const clockB = frozenClock(claimedAt + VT - 1);
     const driverB = postgresJobDriver({ executor: db.executor, clock: clockB });
     const buried: JobRow[] = [];
-    const claimB = (): Promise<readonly ClaimedJob[]> =>
-      driverB.claim({
+    const claimB = async (): Promise<readonly ClaimedJob[]> => {
+      const { claimed, rescued } = await claimAndRescue(driverB, {
         workerId: 'survivor',
         slots: [{ queue: QUEUE, limit: 100 }],
         visibilityTimeoutMs: VT,
-        onExhausted: (rows) => buried.push(...rows),
       });
+      buried.push(...rescued.buried);
+      return claimed;
+    };
     const heldIds = new Set([...held, ...blockers].map((row) => row.id));
 
     // a millisecond before the timeout: another worker gets the rows never claimed, none of the dead worker's

@@ -20,7 +20,7 @@ function nodes(plan: PlanNode): PlanNode[] {
 }
 
 /**
- * `ClaimOptions.rescue: false` on PostgreSQL: SQL_CLAIM's two rescue arms sit under a one-time filter on `$11`, so
+ * A claim without rescue (`driver.claim`, not `claimRescuing`) on PostgreSQL: SQL_CLAIM's two rescue arms sit under a one-time filter on `$11`, so
  * the lease index (every dead entry a held snapshot keeps in it) is not even opened.
  */
 describe('claim without rescue (PostgreSQL, driven clock)', () => {

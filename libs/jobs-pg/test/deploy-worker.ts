@@ -47,6 +47,11 @@ async function main(): Promise<void> {
       for (const row of rows) claimedNames.add(row.name);
       return rows;
     },
+    claimRescuing: async (options, rescue) => {
+      const pass = await inner.claimRescuing(options, rescue);
+      for (const row of pass.claimed) claimedNames.add(row.name);
+      return pass;
+    },
   };
   const events: { level: string; event: string; fields: unknown }[] = [];
   const logger: JobsLogger = {

@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import {
   ClaimQueuesEmptyError,
+  type ClaimAndRescueResult,
   type ClaimedJob,
   type ClaimOptions,
   type RescueOptions,
+  type RescueRequest,
   type RescueResult,
   type RescueSlot,
 } from '@ultimat3/jobs';
@@ -112,9 +114,10 @@ async function claimWaitingReply(
 }
 
 /**
- * One claim pass as the current `JobDriver.claim` has it: rescue (unless `rescue: false`), announce the buried rows,
- * then claim — the two scripts sent together (one round trip), run by the server in that order. The rescue is its
- * own script, which `JobDriver.rescue` sends alone ({@link rescueLapsed}).
+ * One claim pass, rescuing first when `rescue` is given (`JobDriver.claimRescuing`): the rescue and the claim scripts
+ * sent together (one round trip), run by the server in that order, so the claim sees what the rescue freed; the
+ * rescue's burials are answered apart from the claimed rows. The rescue is its own script, which `JobDriver.rescue`
+ * sends alone ({@link rescueLapsed}). Without `rescue` (`JobDriver.claim`) only the claim script is sent.
  *
  * With a live `wake`, a claim of queues the last claim found idle, with nothing announced since and nothing due by
  * time yet, is answered empty without a round trip (see {@link RedisWake}): an idle worker's polls cost nothing.
@@ -122,24 +125,34 @@ async function claimWaitingReply(
 export async function claimRows(
   ctx: RedisContext,
   options: ClaimOptions,
+  rescue: RescueRequest | undefined,
   wake?: RedisWake,
-): Promise<ClaimedJob[]> {
+): Promise<ClaimAndRescueResult> {
   if (options.slots.length === 0) throw new ClaimQueuesEmptyError();
   const served = servedNames(options.slots);
-  if (wake?.skips(options, served) === true) return [];
+  if (wake?.skips(options, served) === true) return { claimed: [], rescued: NOTHING_RESCUED };
   const mark = wake?.mark();
   // both scripts leave in one write and run in that order on the one connection: the claim sees what the rescue freed
-  const rescuing = options.rescue !== false ? rescueLapsed(ctx, options) : undefined;
+  const rescuing =
+    rescue === undefined
+      ? undefined
+      : rescueLapsed(ctx, {
+          slots: options.slots,
+          visibilityTimeoutMs: options.visibilityTimeoutMs,
+          ...rescue,
+        });
   const claiming = claimWaitingReply(ctx, options, served);
   const [rescued, claimed] = await Promise.allSettled([rescuing, claiming]);
   if (claimed.status === 'rejected') throw claimed.reason;
   const reply = claimed.value;
+  let buried: RescueResult['buried'] = [];
   if (rescued.status === 'rejected') {
     // rows the claim took are returned, never dropped; with none, the failure is the caller's (its next claim rescues)
     if (reply.rows.length === 0) throw rescued.reason;
-  } else if (rescued.value !== undefined && rescued.value.length > 0) {
-    options.onExhausted?.(rescued.value);
-  }
+  } else if (rescued.value !== undefined) buried = rescued.value;
   if (wake && mark) wake.settle(mark, options, served, reply.now, reply.idle);
-  return reply.rows;
+  return { claimed: reply.rows, rescued: buried.length === 0 ? NOTHING_RESCUED : { buried } };
 }
+
+/** The answer of a pass that buried nothing (shared: it is never mutated). */
+const NOTHING_RESCUED: RescueResult = Object.freeze({ buried: Object.freeze([]) });

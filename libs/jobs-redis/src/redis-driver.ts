@@ -2,11 +2,14 @@ import {
   assertEnqueueRequest,
   assertEnqueueRequests,
   checkedIntrospection,
+  type ClaimAndRescueResult,
+  type ClaimOptions,
   type Clock,
   type EnqueueRequest,
   type JobDriver,
   type JobIntrospection,
   type LeaseStore,
+  type RescueRequest,
   type SchedulerState,
 } from '@ultimat3/jobs';
 import { claimRows, rescueLapsed } from './redis-claim';
@@ -57,6 +60,7 @@ export interface RedisJobDriver extends JobDriver {
   readonly kind: 'redis';
   readonly introspect: JobIntrospection;
   readonly leases: LeaseStore;
+  claimRescuing(options: ClaimOptions, rescue: RescueRequest): Promise<ClaimAndRescueResult>;
   /**
    * The scheduler's durable state on the same Redis and hash tag (a fire enqueues its rows in the same script that
    * moves its watermark); `JobsModule` picks it up as the driver's own, and elects its leader through `leases`.
@@ -101,8 +105,15 @@ export function redisJobDriver(options: RedisJobDriverOptions): RedisJobDriver {
       assertEnqueueRequests(requests);
       return requests.length === 0 ? [] : enqueue(requests);
     },
-    claim: (claimOptions) => claimRows(ctx, claimOptions, wake),
-    rescue: async (rescueOptions) => ({ buried: await rescueLapsed(ctx, rescueOptions) }),
+    claim: async (claimOptions) => (await claimRows(ctx, claimOptions, undefined, wake)).claimed,
+    claimRescuing: (claimOptions, rescue) => claimRows(ctx, claimOptions, rescue, wake),
+    async rescue(rescueOptions) {
+      const buried = await rescueLapsed(ctx, rescueOptions);
+      // the rows it made waiting are announced on the channel by the script; this driver's own idle claims must not
+      // wait for that message to come back
+      wake.touch();
+      return { buried };
+    },
     async ack(jobId, ackOptions) {
       const [landed] = await ackRows(ctx, [{ ...ackOptions, jobId }]);
       return landed === true;

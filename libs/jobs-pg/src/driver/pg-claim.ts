@@ -2,10 +2,12 @@ import {
   assertCarriedBeat,
   boundInFlight,
   ClaimQueuesEmptyError,
+  type ClaimAndRescueResult,
   type ClaimedJob,
   type ClaimOptions,
   type JobRow,
   type RescueOptions,
+  type RescueRequest,
   type RescueResult,
 } from '@ultimat3/jobs';
 import { iso, isUuid, type PgContext } from './pg-context';
@@ -17,13 +19,29 @@ interface ClaimRecord extends JobRecord {
 }
 
 /**
- * One claim pass: ONE statement claims every slot's due rows and buries the lapsed final attempts (see `SQL_CLAIM`).
- * The buried rows are told to `onExhausted` once, before the claimed rows are handed out. If it throws, the claimed
- * rows are handed back uncounted and the claim rejects, so a failing hook never strands work until its lease lapses.
- * Each slot's waiting scan starts at the queue's low water (`PgLowWater`), or computes it afresh when it is
- * unknown or older than `LOW_WATER_REFRESH_MS`.
+ * A claim without rescue (`JobDriver.claim`): through `SQL_CLAIM_WAITING` when it answers the claim exactly (a busy
+ * worker's claims), else `SQL_CLAIM` with its rescue arms off (see {@link claimPass}).
  */
-export async function claimRows(ctx: PgContext, options: ClaimOptions): Promise<ClaimedJob[]> {
+export async function claimRows(
+  ctx: PgContext,
+  options: ClaimOptions,
+): Promise<readonly ClaimedJob[]> {
+  const lows = lowsOf(ctx, options);
+  if (waitingOnly(options, lows)) return claimWaiting(ctx, options, lows);
+  return (await claimPass(ctx, options, lows, undefined)).claimed;
+}
+
+/** A claim that rescues first, in the same statement (`JobDriver.claimRescuing`; see {@link claimPass}). */
+export function claimRescuingRows(
+  ctx: PgContext,
+  options: ClaimOptions,
+  rescue: RescueRequest,
+): Promise<ClaimAndRescueResult> {
+  return claimPass(ctx, options, lowsOf(ctx, options), rescue);
+}
+
+/** Per slot, the low water its waiting scan starts at, or null to compute it afresh (the claim must have a slot). */
+function lowsOf(ctx: PgContext, options: ClaimOptions): (number | null)[] {
   const { slots } = options;
   if (slots.length === 0) throw new ClaimQueuesEmptyError();
   const askedAt = ctx.nowMs();
@@ -31,19 +49,35 @@ export async function claimRows(ctx: PgContext, options: ClaimOptions): Promise<
   for (let i = 0; i < slots.length; i++) {
     lows[i] = ctx.lowWater.hint((slots[i] as ClaimOptions['slots'][number]).queue, askedAt);
   }
-  if (waitingOnly(options, lows)) return claimWaiting(ctx, options, lows);
+  return lows;
+}
+
+/**
+ * One claim pass through `SQL_CLAIM`: ONE statement claims every slot's due rows and, when `rescue` is given, re-takes
+ * the lapsed leases of served names and buries the lapsed final attempts in the same statement (without it the rescue
+ * arms sit under a one-time filter and the lease index is not opened). The buried rows are answered apart from the
+ * claimed ones. Each slot's waiting scan starts at the queue's low water (`PgLowWater`), or computes it afresh when it
+ * is unknown or older than `LOW_WATER_REFRESH_MS` (`lows` null), and the statement answers the fresh one.
+ */
+async function claimPass(
+  ctx: PgContext,
+  options: ClaimOptions,
+  lows: readonly (number | null)[],
+  rescue: RescueRequest | undefined,
+): Promise<ClaimAndRescueResult> {
+  const askedAt = ctx.nowMs();
   const { rows } = await ctx.executor.query<ClaimRecord>(ctx.sql.claim, [
     ctx.now(),
     options.workerId,
     options.slots.map((slot) => slot.queue),
     options.slots.map((slot) => Math.max(0, Math.floor(slot.limit))),
     options.visibilityTimeoutMs,
-    [...(options.dropExhausted ?? [])],
+    [...(rescue?.dropExhausted ?? [])],
     [...(options.excludeTenants ?? [])],
     options.slots.map((slot) => Math.max(0, Math.floor(slot.ahead ?? 0))),
     lows,
     lows.map((low) => low === null),
-    options.rescue !== false,
+    rescue !== undefined,
     ...servedPairs(options.slots),
     ...beatParams(options),
   ]);
@@ -55,24 +89,19 @@ export async function claimRows(ctx: PgContext, options: ClaimOptions): Promise<
       ctx.lowWater.learn(record.queue, Number(record.run_at), askedAt);
     } else claimed.push(toClaimedJob(record));
   }
-  if (buried.length > 0 && options.onExhausted) {
-    try {
-      options.onExhausted(buried);
-    } catch (error) {
-      await handBack(ctx, claimed);
-      throw error;
-    }
-  }
-  return claimed;
+  return { claimed, rescued: buried.length === 0 ? NOTHING_RESCUED : { buried } };
 }
 
+/** The answer of a pass that buried nothing (shared: it is never mutated). */
+const NOTHING_RESCUED: RescueResult = Object.freeze({ buried: Object.freeze([]) });
+
 /**
- * Whether `SQL_CLAIM_WAITING` answers `options` exactly: no rescue (so nothing to bury), no beat to carry, every
+ * Whether `SQL_CLAIM_WAITING` answers a claim without rescue exactly: no beat to carry, every
  * queue's low water known (`lows`: none to compute), each queue once with one served name. A busy worker's claims are
  * all of this shape but the one a second that rescues or refreshes the low water.
  */
 function waitingOnly(options: ClaimOptions, lows: readonly (number | null)[]): boolean {
-  if (options.rescue !== false || options.presence !== undefined) return false;
+  if (options.presence !== undefined) return false;
   const queues = new Set<string>();
   const { slots } = options;
   for (let i = 0; i < slots.length; i++) {
@@ -150,21 +179,4 @@ function beatParams(options: ClaimOptions): unknown[] {
     iso(beat.startedAt),
     presence.visibilityTimeoutMs,
   ];
-}
-
-/** Returns claimed rows to the queue uncounted, keeping their last error. */
-async function handBack(ctx: PgContext, claimed: readonly ClaimedJob[]): Promise<void> {
-  for (const row of claimed) {
-    await ctx.executor.query(ctx.sql.nack, [
-      ctx.now(),
-      row.id,
-      row.workerId,
-      row.claim,
-      'ready',
-      row.lastError,
-      null,
-      true,
-      null,
-    ]);
-  }
 }

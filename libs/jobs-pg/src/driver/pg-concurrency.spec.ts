@@ -101,14 +101,11 @@ describe('postgres driver under concurrency, on the database clock', () => {
     const slots = [{ queue: 'pg-q', limit: 1 }];
     await driver.claim({ workerId: 'w', slots, visibilityTimeoutMs: 1 });
     await new Promise((resolve) => setTimeout(resolve, 20));
-    const told: string[] = [];
-    const claimed = await driver.claim({
-      workerId: 'w2',
-      slots,
-      visibilityTimeoutMs: 30_000,
-      onExhausted: (rows) => told.push(...rows.map((r) => `${r.id}:${r.state}`)),
-    });
+    const { claimed, rescued } = await driver.claimRescuing(
+      { workerId: 'w2', slots, visibilityTimeoutMs: 30_000 },
+      {},
+    );
     expect(claimed).toEqual([]);
-    expect(told).toEqual([`${queued.id}:dead`]);
+    expect(rescued.buried.map((r) => `${r.id}:${r.state}`)).toEqual([`${queued.id}:dead`]);
   });
 });

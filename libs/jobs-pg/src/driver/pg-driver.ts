@@ -3,17 +3,20 @@ import {
   assertEnqueueRequests,
   assertStepRecord,
   checkedIntrospection,
+  type ClaimAndRescueResult,
+  type ClaimOptions,
   type Clock,
   type EnqueueRequest,
   type JobDriver,
   type JobIntrospection,
   type LeaseStore,
+  type RescueRequest,
   type StepStore,
 } from '@ultimat3/jobs';
 import { mapConnectionFailures } from '../backend/connection-failure';
 import type { PgExecutor } from '../executor/pg-executor';
 import { quoteSchema } from '../schema';
-import { claimRows, rescueRows } from './pg-claim';
+import { claimRescuingRows, claimRows, rescueRows } from './pg-claim';
 import { isUuid, pgContext } from './pg-context';
 import { batchMemory, enqueueMany, enqueueOne } from './pg-enqueue';
 import { coalescingEnqueue } from './pg-enqueue-coalescer';
@@ -50,6 +53,7 @@ export interface PostgresJobDriver extends JobDriver {
   /** The queues' low water, kept from this driver's own claims (see `PgLowWater`); a test may set a bound. */
   readonly lowWater: PgLowWater;
   waitingBound(queue: string): number | undefined;
+  claimRescuing(options: ClaimOptions, rescue: RescueRequest): Promise<ClaimAndRescueResult>;
 }
 
 /**
@@ -99,6 +103,7 @@ export function postgresJobDriver(options: PostgresJobDriverOptions): PostgresJo
       return results;
     },
     claim: (claimOptions) => claimRows(ctx, claimOptions),
+    claimRescuing: async (claimOptions, rescue) => claimRescuingRows(ctx, claimOptions, rescue),
     rescue: (rescueOptions) => rescueRows(ctx, rescueOptions),
     ack: (jobId, ackOptions) => ackRow(ctx, jobId, ackOptions),
     ackMany: (items) => ackRows(ctx, items),

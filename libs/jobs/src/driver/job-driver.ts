@@ -7,6 +7,7 @@ import type { PurgeTarget, ResolvedRetention } from './retention';
 import type { ClaimPresence, WorkerRegistry } from './workers';
 
 export * from './nack';
+export { claimAndRescue } from './claim-and-rescue';
 
 /** One row to enqueue. Ids are minted by the caller, so they are known before the write lands. */
 export interface EnqueueRequest {
@@ -61,41 +62,24 @@ export interface ClaimSlot {
    * re-taken — for a worker that serves it, so during a rolling deploy an old worker never claims (and buries as
    * `X_JOB_UNKNOWN`) a job only the new build declares. Empty: nothing of this queue is taken. Absent: every name,
    * which suits an operator tool or a test, not a worker (on PostgreSQL such a scan sorts the queue's due rows).
-   * The one exception is burying: see {@link ClaimOptions.rescue}.
+   * The one exception is burying: see {@link RescueSlot.names}.
    */
   readonly names?: readonly string[];
 }
 
-/** Options of one claim pass. */
+/**
+ * Options of one claim pass. A claim takes waiting rows only: a lapsed lease (its worker died) is rescue's business —
+ * {@link JobDriver.rescue} on its own, or {@link claimAndRescue}, the worker's claim that rescues in the same round
+ * trip.
+ */
 export interface ClaimOptions {
   readonly workerId: string;
   /** Every queue with a free slot, each with its free slot count. One claim covers them all. */
   readonly slots: readonly ClaimSlot[];
   /** How long the claimed rows stay invisible to other claims without a heartbeat. */
   readonly visibilityTimeoutMs: number;
-  /**
-   * Told (at most once per pass, once per row) of rows whose lease lapsed on their final attempt: the claim buried
-   * them instead of handing them out.
-   */
-  readonly onExhausted?: (rows: readonly JobRow[]) => void;
-  /** Job names declaring `retry.deadLetter: false`: their exhausted rows are buried `failed`, not `dead`. */
-  readonly dropExhausted?: ReadonlySet<string>;
   /** Tenants whose rows this claim skips (they are at a per-process cap of the claiming worker). */
   readonly excludeTenants?: readonly string[];
-  /**
-   * Whether the claim rescues rows whose lease lapsed (their worker died): re-takes those with attempts left and
-   * buries those on their final attempt. Default true. With `false` the claim takes only waiting rows and leaves every
-   * lapsed lease as it is, for a later claim that rescues; a driver may then skip looking for them at all (on
-   * PostgreSQL, a walk of the lease index that a held snapshot can make long). A worker rescues on its first claim,
-   * on every claim made with nothing in flight, and otherwise at most every `RESCUE_INTERVAL_MS`.
-   *
-   * A lapsed lease of a name the slot does not serve is not re-taken. One on its final attempt is buried once it has
-   * lapsed for `visibilityTimeoutMs` more, whatever its name: burying runs no job code, a worker serving the name
-   * (which buries at once, with its declared `retry.deadLetter` and `onSettled`) would have done it well before, and
-   * a row whose every serving worker is gone would otherwise stay `running` forever. Buried by a worker that does not
-   * know its name, it goes `dead` (kept, requeueable) and no `onSettled` runs.
-   */
-  readonly rescue?: boolean;
   /**
    * The claiming worker's registry beat, when one is due: the claim also upserts the worker's row, exactly as
    * `workerRegistry.beat(presence.beat, presence.visibilityTimeoutMs)` would, in the same write — so an idle worker's
@@ -110,8 +94,11 @@ export interface RescueSlot {
   readonly queue: string;
   /**
    * The names the rescuing worker serves in `queue`; absent: every name. A lapsed lease of another name is not made
-   * claimable again, and on its final attempt it is buried only once lapsed `visibilityTimeoutMs` more (see
-   * {@link ClaimOptions.rescue}).
+   * claimable again. One on its final attempt is buried once it has lapsed for `visibilityTimeoutMs` more, whatever its
+   * name: burying runs no job code, a worker serving the name (which buries at once, with its declared
+   * `retry.deadLetter` and `onSettled`) would have done it well before, and a row whose every serving worker is gone
+   * would otherwise stay `running` forever. Buried by a worker that does not know its name, it goes `dead` (kept,
+   * requeueable) and no `onSettled` runs.
    */
   readonly names?: readonly string[];
 }
@@ -212,18 +199,30 @@ export interface JobDriver {
   enqueue(request: EnqueueRequest): Promise<EnqueueResult>;
   /** Inserts many rows in one write; answers one result per request, in order. */
   enqueueMany(requests: readonly EnqueueRequest[]): Promise<readonly EnqueueResult[]>;
-  /** Claims due rows of the slots' queues: ordered by priority, run time, then id; lapsed leases are re-taken. */
+  /**
+   * Claims due waiting rows of the slots' queues, ordered by priority, run time, then id. A lapsed lease is left as it
+   * is (neither re-taken nor buried) for a rescue: a driver may skip looking for one at all (on PostgreSQL, a walk of
+   * the lease index that a held snapshot can make long).
+   */
   claim(options: ClaimOptions): Promise<readonly ClaimedJob[]>;
   /**
    * Rescues the lapsed leases of `options.slots`' queues (their worker died), on its own: each lapsed row with
    * attempts left of a served name goes back to waiting (`ready`, attempt, run time and priority kept, no worker nor
    * claim), so the next claim takes it in claim order with attempt + 1 exactly as a rescuing claim would have; each on
    * its final attempt is buried (`dead`, or `failed` when named in `dropExhausted`; `LEASE_LAPSED_FINAL_ATTEMPT`),
-   * counted, and answered. Names a slot does not serve follow {@link ClaimOptions.rescue}. Takes nothing itself; at
-   * most 1,000 lapsed rows per queue per call. For operators and tests: a worker rescues through
-   * {@link claimAndRescue}, in the claim's own statement.
+   * counted, and answered. Names a slot does not serve follow {@link RescueSlot.names}. Takes nothing itself; at
+   * most 1,000 lapsed rows per queue per call. A worker rescues through {@link claimAndRescue}.
    */
   rescue(options: RescueOptions): Promise<RescueResult>;
+  /**
+   * A rescue and a claim in ONE round trip (one statement on PostgreSQL, one pipelined write on Redis, one pass in
+   * memory): the same outcome as {@link JobDriver.rescue} of the claim's slots (`visibilityTimeoutMs` and `rescue`'s
+   * `dropExhausted`) followed by {@link JobDriver.claim}`(options)` — a lapsed lease of a served name with attempts
+   * left is handed out with attempt + 1 in claim order, a final attempt buried and answered apart from the claimed
+   * rows. Optional: {@link claimAndRescue} (the only caller a worker needs) sends rescue then claim on a driver without
+   * it. A driver wrapper that intercepts `claim` must intercept this too, or leave it out.
+   */
+  claimRescuing?(options: ClaimOptions, rescue: RescueRequest): Promise<ClaimAndRescueResult>;
   /** Settles a run done. Fenced on the claim: answers whether it landed. */
   ack(jobId: string, options: AckOptions): Promise<boolean>;
   /**
@@ -272,26 +271,4 @@ export interface JobDriver {
   purgeTargets?(policy: ResolvedRetention): readonly PurgeTarget[];
   /** Releases connections. Idempotent. */
   close(): Promise<void>;
-}
-
-/**
- * One claim pass that also rescues lapsed leases (the worker's combined path): the driver's own rescuing claim — ONE
- * statement on PostgreSQL, one round trip on Redis — answering the rows it handed out and, apart, the rows its rescue
- * buried, instead of telling them through a callback. A claim without rescue is `driver.claim({ ..., rescue: false })`.
- */
-export async function claimAndRescue(
-  driver: Pick<JobDriver, 'claim'>,
-  claim: Omit<ClaimOptions, 'rescue' | 'onExhausted' | 'dropExhausted'>,
-  rescue: RescueRequest,
-): Promise<ClaimAndRescueResult> {
-  let buried: readonly JobRow[] = [];
-  const claimed = await driver.claim({
-    ...claim,
-    rescue: true,
-    ...(rescue.dropExhausted === undefined ? {} : { dropExhausted: rescue.dropExhausted }),
-    onExhausted: (rows) => {
-      buried = rows;
-    },
-  });
-  return { claimed, rescued: { buried } };
 }

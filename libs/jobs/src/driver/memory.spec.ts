@@ -132,7 +132,7 @@ describe('memoryJobDriver (memory only)', () => {
     expect(new Set(claimed.map((r) => r.id)).size).toBe(2);
   });
 
-  it('announces buried rows before claiming: a throwing onExhausted claims nothing', async () => {
+  it('a rescuing claim is one pass: its burials come back beside its rows, and a refused one changes nothing', async () => {
     const clock = frozenClock();
     const driver = memoryJobDriver({ clock });
     const doomed = request({ maxAttempts: 1 });
@@ -141,11 +141,18 @@ describe('memoryJobDriver (memory only)', () => {
     await clock.advance(1_000);
     const waiting = request();
     await driver.enqueue(waiting);
-    const onExhausted = (): void => {
-      throw new Error('listener failed');
-    };
-    await expect(driver.claim({ ...claimArgs, onExhausted })).rejects.toThrow('listener failed');
-    expect((await driver.get(doomed.id))?.state).toBe('dead');
+    // refused before anything moves (the beat it carries names another worker): nothing buried, nothing claimed
+    const beat = { id: 'not-w', host: 'h', pid: 1, startedAt: 0, slots: {}, inFlight: [] };
+    const refused = driver.claimRescuing(
+      { ...claimArgs, presence: { beat, visibilityTimeoutMs: 1_000 } },
+      {},
+    );
+    await expect(refused).rejects.toMatchObject({ code: 'X_INVARIANT' });
+    expect((await driver.get(doomed.id))?.state).toBe('running');
     expect((await driver.get(waiting.id))?.state).toBe('ready');
+    // the same pass, accepted: the burial is answered apart from the claimed row, in the same answer
+    const { claimed, rescued } = await driver.claimRescuing(claimArgs, {});
+    expect(claimed.map((row) => row.id)).toEqual([waiting.id]);
+    expect(rescued.buried.map((row) => [row.id, row.state])).toEqual([[doomed.id, 'dead']]);
   });
 });

@@ -45,7 +45,6 @@ describe('ClaimPlanner', () => {
         { queue: 'a', limit: 2, names: ['a.job'] },
         { queue: 'b', limit: 1, names: ['b.job'] },
       ],
-      rescue: true,
     });
     expect(claim?.rescue).toEqual({ dropExhausted: new Set(['a.job']) });
     expect(claim?.options.excludeTenants).toBeUndefined();
@@ -104,18 +103,18 @@ describe('ClaimPlanner', () => {
   it('rescues on the first claim and after a rescuing claim failed, not on every busy claim', () => {
     const { planner: p } = planner({ claimAhead: false });
     const first = p.plan(T0, false)!;
-    expect(first.options.rescue).toBe(true);
+    expect(first.rescue).toBeDefined();
     p.returned(first);
     const second = p.plan(T0 + 10, false)!;
-    expect(second.options.rescue).toBe(false);
+    expect(second.rescue).toBeUndefined();
     p.returned(second);
     p.failed(second);
     const third = p.plan(T0 + 20, false)!;
-    expect(third.options.rescue).toBe(false);
+    expect(third.rescue).toBeUndefined();
     p.returned(third);
     // the rescuing claim failed: the next claim rescues
     p.failed(first);
-    expect(p.plan(T0 + 30, false)?.options.rescue).toBe(true);
+    expect(p.plan(T0 + 30, false)?.rescue).toBeDefined();
   });
 
   it('skips the tenants at a per-tenant cap, and keeps the rows a claim buried', async () => {
@@ -125,11 +124,14 @@ describe('ClaimPlanner', () => {
     const claim = p.plan(T0, true)!;
     expect(claim.options.excludeTenants).toEqual(['t1']);
     // the driver's rescuing claim buried a row: the planned claim keeps it from the rescue's result
+    const unused = (): never => {
+      throw new Error('a rescuing claim goes through claimRescuing');
+    };
     await claim.send({
-      claim: async (o) => {
-        o.onExhausted?.([heldRow('a', 'x')]);
-        return [];
-      },
+      claim: unused,
+      rescue: unused,
+      claimRescuing: () =>
+        Promise.resolve({ claimed: [], rescued: { buried: [heldRow('a', 'x')] } }),
     });
     expect(claim.exhausted.map((r) => r.id)).toEqual(['x']);
     p.returned(claim);

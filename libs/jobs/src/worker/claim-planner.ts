@@ -30,6 +30,9 @@ export interface ClaimPlannerOptions {
   readonly presence?: Pick<WorkerPresence, 'carry' | 'carried'>;
 }
 
+/** What a claim is sent to: the driver's claim, rescue and (when it has one) claimRescuing. */
+export type RescuingDriver = Pick<JobDriver, 'claim' | 'rescue' | 'claimRescuing'>;
+
 /**
  * A claim the planner sent: its options, when it was sent, the rescue it carries (when due), and the rows that rescue
  * buried once it answered.
@@ -42,17 +45,17 @@ export class PlannedClaim {
 
   constructor(
     readonly sentAt: number,
-    /** The claim; `rescue` says whether it rescues, and is false whenever {@link PlannedClaim.rescue} is absent. */
-    readonly options: Omit<ClaimOptions, 'onExhausted' | 'dropExhausted'>,
+    /** The claim. */
+    readonly options: ClaimOptions,
     /** The rescue this claim carries, or undefined for a claim of waiting rows only. */
     readonly rescue: RescueRequest | undefined,
   ) {}
 
   /**
-   * Sends the claim: a rescuing one through {@link claimAndRescue} (still ONE driver claim), keeping what its rescue
-   * buried in {@link PlannedClaim.exhausted}; any other as it is.
+   * Sends the claim: a rescuing one through {@link claimAndRescue} (the driver's `claimRescuing`, one round trip),
+   * keeping what its rescue buried in {@link PlannedClaim.exhausted}; any other as `driver.claim`.
    */
-  send(driver: Pick<JobDriver, 'claim'>): Promise<readonly ClaimedJob[]> {
+  send(driver: RescuingDriver): Promise<readonly ClaimedJob[]> {
     // not async: a claim between rescues (a busy worker's every claim but one a second) allocates no promise of its own
     return this.rescue === undefined
       ? driver.claim(this.options)
@@ -60,7 +63,7 @@ export class PlannedClaim {
   }
 
   private async rescuing(
-    driver: Pick<JobDriver, 'claim'>,
+    driver: RescuingDriver,
     rescue: RescueRequest,
   ): Promise<readonly ClaimedJob[]> {
     const { claimed, rescued } = await claimAndRescue(driver, this.options, rescue);
@@ -102,7 +105,6 @@ export class ClaimPlanner {
         slots,
         visibilityTimeoutMs: o.visibilityTimeoutMs,
         ...(excludeTenants === undefined ? {} : { excludeTenants }),
-        rescue,
         ...(presence === undefined ? {} : { presence }),
       },
       rescue ? { dropExhausted: o.dropExhausted() } : undefined,
@@ -120,7 +122,7 @@ export class ClaimPlanner {
   /** A claim `plan` gave threw: if it was to rescue, the next claim rescues; a beat it carried did not land. */
   failed(claim: PlannedClaim): void {
     claim.threw = true;
-    if (claim.options.rescue === true) this.o.rescues.failed(claim.sentAt);
+    if (claim.rescue !== undefined) this.o.rescues.failed(claim.sentAt);
   }
 
   /**

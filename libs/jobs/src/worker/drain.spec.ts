@@ -148,6 +148,11 @@ describe('the drain', () => {
         if (rows.length > 0) await new Promise<void>((resolve) => (hold = { resolve }));
         return rows;
       },
+      claimRescuing: async (options, rescue) => {
+        const pass = await inner.claimRescuing(options, rescue);
+        if (pass.claimed.length > 0) await new Promise<void>((resolve) => (hold = { resolve }));
+        return pass;
+      },
     };
     const reasons: unknown[] = [];
     const handle = job({

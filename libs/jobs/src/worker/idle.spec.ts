@@ -46,6 +46,10 @@ describe('idle cost and pickup latency', () => {
     const claims: { at: number; options: ClaimOptions }[] = [];
     const driver: JobDriver = {
       ...inner,
+      claimRescuing: (o, r) => {
+        claims.push({ at: clock.now(), options: o });
+        return inner.claimRescuing(o, r);
+      },
       claim: (o) => {
         claims.push({ at: clock.now(), options: o });
         return inner.claim(o);
@@ -179,9 +183,14 @@ describe('idle cost and pickup latency', () => {
     await h.advance(MINUTE);
     const held: (() => void)[] = [];
     const inner = h.driver.claim.bind(h.driver);
+    const rescuing = h.driver.claimRescuing!.bind(h.driver);
     h.driver.claim = async (o) => {
       await new Promise<void>((resolve) => held.push(resolve));
       return inner(o);
+    };
+    h.driver.claimRescuing = async (o, r) => {
+      await new Promise<void>((resolve) => held.push(resolve));
+      return rescuing(o, r);
     };
     const turn = () => new Promise((resolve) => setImmediate(resolve));
     h.worker.signalEnqueued('default');

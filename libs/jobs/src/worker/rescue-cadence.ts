@@ -1,6 +1,6 @@
 /**
  * At most how often (worker clock, ms) a busy worker's claim carries a rescue of lapsed leases (`claimAndRescue`; a
- * claim between rescues is sent with `rescue: false`): re-takes the rows of a worker that died, and buries those on
+ * claim between rescues is a plain `driver.claim`, which leaves lapsed leases alone): re-takes the rows of a worker that died, and buries those on
  * their final attempt, the burials answered in the rescue's result. A dead worker's rows come back at most this
  * long after their lease lapses. An idle worker's claims always rescue.
  */

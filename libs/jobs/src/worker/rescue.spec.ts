@@ -20,7 +20,7 @@ const quick = job({
 
 interface Claim {
   readonly at: number;
-  readonly rescue: boolean | undefined;
+  readonly rescue: boolean;
   readonly ids: readonly string[];
 }
 
@@ -71,8 +71,14 @@ describe('a busy worker rescues lapsed leases on its cadence', () => {
       claim: async (o) => {
         const at = clock.now();
         const rows = await inner.claim(o);
-        claims.push({ at, rescue: o.rescue, ids: rows.map((row) => row.id) });
+        claims.push({ at, rescue: false, ids: rows.map((row) => row.id) });
         return rows;
+      },
+      claimRescuing: async (o, r) => {
+        const at = clock.now();
+        const pass = await inner.claimRescuing(o, r);
+        claims.push({ at, rescue: true, ids: pass.claimed.map((row) => row.id) });
+        return pass;
       },
     };
     // a row a worker that died holds: leased 30 s from 50 ms past the start
@@ -128,12 +134,16 @@ describe('a busy worker rescues lapsed leases on its cadence', () => {
   it('rescues on every claim while idle', async () => {
     const clock = frozenClock();
     const inner = memoryJobDriver({ clock });
-    const rescues: (boolean | undefined)[] = [];
+    const rescues: boolean[] = [];
     const driver: JobDriver = {
       ...inner,
       claim: (o) => {
-        rescues.push(o.rescue);
+        rescues.push(false);
         return inner.claim(o);
+      },
+      claimRescuing: (o, r) => {
+        rescues.push(true);
+        return inner.claimRescuing(o, r);
       },
     };
     h = await runJobs({ jobs: [quick], clock, driver });

@@ -43,6 +43,10 @@ describe('a worker serves only the job names it knows', () => {
         claims.push(o);
         return inner.claim(o);
       },
+      claimRescuing: async (o, r) => {
+        claims.push(o);
+        return inner.claimRescuing(o, r);
+      },
       // play a driver that knows a bound on its queues' waiting run times, as PostgreSQL's low water does
       ...(waitingBound === undefined ? {} : { waitingBound: () => waitingBound(clock.now()) }),
       stats: () => {

@@ -191,6 +191,10 @@ describe('jobWorker', () => {
       ...inner,
       claim: (options) =>
         down ? Promise.reject(new Error('connection refused')) : inner.claim(options),
+      claimRescuing: (options, rescue) =>
+        down
+          ? Promise.reject(new Error('connection refused'))
+          : inner.claimRescuing(options, rescue),
     };
     const handle = job({
       name: 'worker.claim-fails',

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ClaimQueuesEmptyError } from '../../errors/runtime-errors';
-import type { ClaimOptions } from '../job-driver';
+import type { ClaimAndRescueResult, ClaimOptions, RescueRequest } from '../job-driver';
 import type { ClaimedJob, JobRow } from '../job-row';
 import { buryExhausted, servedNames } from './memory-rescue';
 import { copyRow, type MemoryStore } from './memory-store';
@@ -34,24 +34,34 @@ export function claimOrder(a: JobRow, b: JobRow): number {
 }
 
 /**
- * One claim pass. Paused queues are skipped, and so are rows of names a slot does not serve (`ClaimSlot.names`). The
- * lapsed final attempts of every slot's queue are buried first, and apart from the slot limits: a page of rows the
- * claim cannot hand out must never block the rows it can (River PR #1318) — those of a name the claim does not serve
- * only once lapsed a visibility timeout more (see `ClaimOptions.rescue`). They are announced before anything is
- * claimed, so an `onExhausted` that throws rejects a claim that took nothing, instead of stranding claimed rows until
- * their leases lapse as counted attempts. With `rescue: false` lapsed leases are neither buried nor re-taken: only
- * waiting rows are claimed.
+ * One claim pass, rescuing first when `rescue` is given (`JobDriver.claimRescuing`: one synchronous pass, so the rescue
+ * and the claim land together or, refused, not at all). Paused queues are skipped, and so are rows of names a slot
+ * does not serve (`ClaimSlot.names`). A rescue buries the lapsed final attempts of every slot's queue first, and apart
+ * from the slot limits: a page of rows the claim cannot hand out must never block the rows it can (River PR #1318) —
+ * those of a name the claim does not serve only once lapsed a visibility timeout more (see `RescueSlot.names`); the
+ * claim then re-takes the other lapsed leases of served names in claim order. Without `rescue` lapsed leases are
+ * neither buried nor re-taken: only waiting rows are claimed.
  */
-export function claimRows(store: MemoryStore, options: ClaimOptions): ClaimedJob[] {
+export function claimRows(
+  store: MemoryStore,
+  options: ClaimOptions,
+  rescue?: RescueRequest,
+): ClaimAndRescueResult {
   if (options.slots.length === 0) throw new ClaimQueuesEmptyError();
   const now = store.now();
   const slots = options.slots.filter((slot) => !store.paused.has(slot.queue));
   const served = servedNames(slots);
   const serves = (row: JobRow): boolean => served.get(row.queue)?.has(row.name) ?? true;
 
-  const rescue = options.rescue !== false;
-  const buried = rescue ? buryExhausted(store, served, options, now) : [];
-  if (buried.length > 0) options.onExhausted?.(buried);
+  const rescuing = rescue !== undefined;
+  const buried = rescuing
+    ? buryExhausted(
+        store,
+        served,
+        { ...rescue, visibilityTimeoutMs: options.visibilityTimeoutMs },
+        now,
+      )
+    : [];
 
   const excluded = new Set(options.excludeTenants ?? []);
   const claimed: ClaimedJob[] = [];
@@ -62,7 +72,7 @@ export function claimRows(store: MemoryStore, options: ClaimOptions): ClaimedJob
     // past the limit, only rows this claim does not put on their final attempt (see ClaimSlot.ahead)
     const due = store
       .inQueue(slot.queue)
-      .filter((row) => isClaimable(row, now) && (rescue || row.state !== 'running'))
+      .filter((row) => isClaimable(row, now) && (rescuing || row.state !== 'running'))
       .filter(serves)
       .filter((row) => row.tenantId === null || !excluded.has(row.tenantId))
       .sort(claimOrder)
@@ -82,5 +92,5 @@ export function claimRows(store: MemoryStore, options: ClaimOptions): ClaimedJob
       claimed.push(copyRow(next));
     }
   }
-  return claimed;
+  return { claimed, rescued: { buried } };
 }

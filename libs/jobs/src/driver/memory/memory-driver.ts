@@ -1,6 +1,6 @@
 import { systemClock, type Clock } from '../../util/clock';
 import type { JobIntrospection } from '../introspection';
-import type { JobDriver } from '../job-driver';
+import type { ClaimAndRescueResult, ClaimOptions, JobDriver, RescueRequest } from '../job-driver';
 import type { LeaseStore } from '../lease-store';
 import { assertCarriedBeat } from '../workers';
 import { claimRows } from './memory-claim';
@@ -28,6 +28,7 @@ export interface MemoryJobDriver extends JobDriver {
   readonly kind: 'memory';
   readonly introspect: JobIntrospection;
   readonly leases: LeaseStore;
+  claimRescuing(options: ClaimOptions, rescue: RescueRequest): Promise<ClaimAndRescueResult>;
 }
 
 /**
@@ -49,6 +50,14 @@ export function memoryJobDriver(options: MemoryJobDriverOptions = {}): MemoryJob
   };
 
   const workers = memoryWorkerRegistry(store);
+  const claimPass = (claimOptions: ClaimOptions, rescue?: RescueRequest): ClaimAndRescueResult => {
+    const { presence } = claimOptions;
+    // refused before anything is rescued or claimed; a beat the claim carries lands with it (the registry writes at once)
+    if (presence !== undefined) assertCarriedBeat(claimOptions.workerId, presence);
+    const pass = claimRows(store, claimOptions, rescue);
+    if (presence !== undefined) void workers.beat(presence.beat, presence.visibilityTimeoutMs);
+    return pass;
+  };
 
   return {
     kind: 'memory',
@@ -63,15 +72,8 @@ export function memoryJobDriver(options: MemoryJobDriverOptions = {}): MemoryJob
         assertEnqueueRequests(requests);
         return enqueueBatch(store, requests);
       }),
-    claim: (claimOptions) =>
-      run(() => {
-        const { presence } = claimOptions;
-        // refused before anything is claimed; a beat the claim carries lands with it (the registry writes at once)
-        if (presence !== undefined) assertCarriedBeat(claimOptions.workerId, presence);
-        const rows = claimRows(store, claimOptions);
-        if (presence !== undefined) void workers.beat(presence.beat, presence.visibilityTimeoutMs);
-        return rows;
-      }),
+    claim: (claimOptions) => run(() => claimPass(claimOptions).claimed),
+    claimRescuing: (claimOptions, rescue) => run(() => claimPass(claimOptions, rescue)),
     rescue: (rescueOptions) => run(() => rescueRows(store, rescueOptions)),
     ack: (jobId, ackOptions) => run(() => ackRow(store, jobId, ackOptions)),
     ackMany: (items) => run(() => items.map((item) => ackRow(store, item.jobId, item))),

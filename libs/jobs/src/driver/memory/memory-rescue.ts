@@ -32,7 +32,7 @@ export function isLapsed(row: JobRow, now: number): boolean {
 
 /**
  * Buries the lapsed final attempts of `served`'s queues (paused ones already left out by the caller): a served
- * name's at once, any other's once lapsed `visibilityTimeoutMs` more (see `ClaimOptions.rescue`). Each is settled
+ * name's at once, any other's once lapsed `visibilityTimeoutMs` more (see `RescueSlot.names`). Each is settled
  * `dead` (or `failed` when named in `dropExhausted`), counted, and answered.
  */
 export function buryExhausted(

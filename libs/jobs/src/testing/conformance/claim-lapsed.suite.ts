@@ -1,28 +1,31 @@
-import { claimAndRescue, type RescueRequest } from '../../driver/job-driver';
+import type { RescueRequest } from '../../driver/job-driver';
 import { claimOf } from '../../driver/job-row';
-import { idsOf, Q, VT, WORKER, type Harness } from './harness';
+import { idsOf, VT, type Harness, type RescuePath } from './harness';
 
 /**
- * claim, once a lease lapsed: the row is re-taken with a new claim that fences the old one out, or buried on its
- * final attempt, the burial answered in the rescue's result (`claimAndRescue`, the worker's combined path); `rescue:
- * false` leaves it alone. Registered inside `claimSuite`'s describe. `rescue()` alone: `rescueSuite`.
+ * A rescuing claim (`claimAndRescue`, the worker's combined path), once a lease lapsed: the row is re-taken with a
+ * new claim that fences the old one out, or buried on its final attempt, the burial answered in the result apart from
+ * the claimed rows; a plain `claim` leaves it alone. Registered inside `claimSuite`'s describe, once per
+ * {@link RescuePath}: through the driver's `claimRescuing`, and through `rescue()` then `claim()` as on a driver
+ * without it — both must answer alike. `rescue()` alone: `rescueSuite`.
  */
-export function claimLapsedSuite(h: Harness): void {
-  /** One rescuing claim of {@link Q} (limit 10, every name) for {@link WORKER}. */
-  const rescuing = (request: RescueRequest = {}) =>
-    claimAndRescue(
-      h.driver(),
-      { workerId: WORKER, visibilityTimeoutMs: VT, slots: [{ queue: Q, limit: 10 }] },
-      request,
-    );
+export function claimLapsedSuite(h: Harness, path: RescuePath): void {
+  /** One rescuing claim of the harness's queue (limit 10, every name) for its worker. */
+  const rescuing = (request: RescueRequest = {}) => h.rescuing({}, request);
+  const title =
+    path === 'driver'
+      ? 'a lapsed lease, rescued through the driver (claimRescuing)'
+      : 'a lapsed lease, rescued through rescue() then claim()';
 
-  describe('a lapsed lease', () => {
+  describe(title, () => {
+    beforeEach(() => h.useRescuePath(path));
+
     it('is re-claimed at its expiry with attempt + 1 and a new claim token', async () => {
       const first = await h.running({}, { visibilityTimeoutMs: 1_000 });
       await h.clock().advance(999);
-      expect(await h.claim({ workerId: 'worker-b' })).toEqual([]);
+      expect(await h.claim({ workerId: 'worker-b', rescue: true })).toEqual([]);
       await h.clock().advance(1);
-      const [again] = await h.claim({ workerId: 'worker-b' });
+      const [again] = await h.claim({ workerId: 'worker-b', rescue: true });
       expect(again).toMatchObject({ id: first.id, attempt: 2, workerId: 'worker-b' });
       expect(again?.claim).not.toBe(first.claim);
     });
@@ -30,7 +33,7 @@ export function claimLapsedSuite(h: Harness): void {
     it('fences the old claim out of ack, nack, heartbeat, progress and steps', async () => {
       const old = await h.running({}, { visibilityTimeoutMs: 1_000 });
       await h.clock().advance(1_000);
-      const [now] = await h.claim({ workerId: 'worker-b' });
+      const [now] = await h.claim({ workerId: 'worker-b', rescue: true });
       const stale = claimOf(old);
       const d = h.driver();
       expect(await d.ack(old.id, stale)).toBe(false);
@@ -51,7 +54,7 @@ export function claimLapsedSuite(h: Harness): void {
     it('fences the old claim even when the same worker re-claims the row', async () => {
       const old = await h.running({}, { visibilityTimeoutMs: 1_000 });
       await h.clock().advance(1_000);
-      const [again] = await h.claim();
+      const [again] = await h.claim({ rescue: true });
       expect(again?.workerId).toBe(old.workerId);
       expect(await h.driver().ack(old.id, claimOf(old))).toBe(false);
       expect(await h.driver().ack(old.id, claimOf(again!))).toBe(true);
@@ -61,7 +64,7 @@ export function claimLapsedSuite(h: Harness): void {
       const exhaust = async (maxAttempts: number): Promise<string> => {
         const request = await h.enqueue({ maxAttempts });
         for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-          const [row] = await h.claim({ visibilityTimeoutMs: 1_000 });
+          const [row] = await h.claim({ visibilityTimeoutMs: 1_000, rescue: true });
           expect(row).toMatchObject({ id: request.id, attempt });
           await h.clock().advance(1_000);
         }
@@ -93,7 +96,7 @@ export function claimLapsedSuite(h: Harness): void {
         const request = await h.enqueue({ maxAttempts: 1 });
         const [row] = await h.claim({ visibilityTimeoutMs: 1_000 });
         await h.clock().advance(1_000);
-        await h.claim();
+        await h.claim({ rescue: true });
         expect(await h.driver().ack(request.id, claimOf(row!))).toBe(false);
         expect((await h.driver().get(request.id))?.state).toBe('dead');
       });
@@ -125,18 +128,18 @@ export function claimLapsedSuite(h: Harness): void {
       it('does not spend the slot limit: due rows behind it are still claimed', async () => {
         const dead = await exhaust(1);
         const ready = await h.enqueue();
-        const claimed = await h.claim({ limit: 1 });
+        const claimed = await h.claim({ limit: 1, rescue: true });
         expect(idsOf(claimed)).toEqual([ready.id]);
         expect((await h.driver().get(dead))?.state).toBe('dead');
       });
     });
 
-    describe('with rescue: false', () => {
+    describe('by a plain claim (no rescue)', () => {
       it('is neither re-taken nor buried, and a rescuing claim then is', async () => {
         const lapsed = await h.running({}, { visibilityTimeoutMs: 1_000 });
         const final = await h.running({ maxAttempts: 1 }, { visibilityTimeoutMs: 1_000 });
         await h.clock().advance(1_000);
-        expect(await h.claim({ rescue: false })).toEqual([]);
+        expect(await h.claim()).toEqual([]);
         expect(await h.driver().get(lapsed.id)).toMatchObject({ state: 'running', attempt: 1 });
         expect(await h.driver().get(final.id)).toMatchObject({ state: 'running', attempt: 1 });
 
@@ -150,7 +153,7 @@ export function claimLapsedSuite(h: Harness): void {
         const lapsed = await h.running({}, { visibilityTimeoutMs: 1_000 });
         await h.clock().advance(1_000);
         const ready = await h.enqueue();
-        expect(idsOf(await h.claim({ rescue: false }))).toEqual([ready.id]);
+        expect(idsOf(await h.claim())).toEqual([ready.id]);
         expect((await h.driver().get(lapsed.id))?.claim).toBe(lapsed.claim);
         expect(idsOf(await h.claim({ rescue: true }))).toEqual([lapsed.id]);
       });

@@ -1,7 +1,7 @@
 import { claimLapsedSuite } from './claim-lapsed.suite';
 import { idsOf, LATER, Q, VT, WORKER, type Harness } from './harness';
 
-/** claim: what is due, in what order, how many, and what happens to a lease that lapsed. */
+/** claim: what is due, in what order, how many, and what a rescuing claim does to a lease that lapsed. */
 export function claimSuite(h: Harness): void {
   describe('claim', () => {
     it('is X_JOB_CLAIM_QUEUES_EMPTY with no slot', async () => {
@@ -125,13 +125,17 @@ export function claimSuite(h: Harness): void {
       expect(idsOf(await h.claim())).toEqual([request.id]);
     });
 
-    claimLapsedSuite(h);
+    claimLapsedSuite(h, 'driver');
+    claimLapsedSuite(h, 'fallback');
 
-    it('re-takes a row whose lease lapsed before a due row of lower priority', async () => {
+    it('re-takes a row whose lease lapsed before a due row of lower priority, on either rescue path', async () => {
       const lapsed = await h.running({ priority: 0 }, { visibilityTimeoutMs: 1_000 });
+      const other = await h.running({ priority: 0 }, { visibilityTimeoutMs: 1_000 });
       await h.clock().advance(1_000);
       await h.enqueue({ priority: 9, runAt: h.clock().now() - LATER });
-      expect(idsOf(await h.claim({ limit: 1 }))).toEqual([lapsed.id]);
+      expect(idsOf(await h.claim({ limit: 1, rescue: true }))).toEqual([lapsed.id]);
+      h.useRescuePath('fallback');
+      expect(idsOf(await h.claim({ limit: 1, rescue: true }))).toEqual([other.id]);
     });
 
     it('claims a row of the default test queue only through a slot naming it', async () => {

@@ -57,10 +57,10 @@ export function countersSuite(h: Harness): void {
       expect(await d.nack(f.id, { ...claimOf(f), kind: 'fail', error: 'f', durationMs: 1 })).toBe(
         true,
       );
-      // a row whose lease lapsed on its final attempt is buried by the next claim
+      // a row whose lease lapsed on its final attempt is buried by the next rescuing claim
       const z = await h.running({ name, maxAttempts: 1 });
       await h.clock().advance(VT + 1);
-      expect(await h.claim({ limit: 0 })).toEqual([]);
+      expect(await h.claim({ limit: 0, rescue: true })).toEqual([]);
       expect((await d.get(z.id))?.state).toBe('dead');
       // a cancel counts, whether the job waited or ran; a cancel that finds the row finished counts nothing
       const waiting = await h.enqueue({ name });

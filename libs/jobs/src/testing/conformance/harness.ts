@@ -1,5 +1,13 @@
 import type { JobIntrospection } from '../../driver/introspection';
-import type { ClaimOptions, EnqueueRequest, JobDriver, NackOptions } from '../../driver/job-driver';
+import { claimAndRescue } from '../../driver/claim-and-rescue';
+import type {
+  ClaimAndRescueResult,
+  ClaimOptions,
+  EnqueueRequest,
+  JobDriver,
+  NackOptions,
+  RescueRequest,
+} from '../../driver/job-driver';
 import { claimOf, type ClaimedJob, type JobState } from '../../driver/job-row';
 import type { LeaseStore } from '../../driver/lease-store';
 import { uuidv7 } from '../../util/ids';
@@ -38,7 +46,16 @@ export type ClaimArgs = Partial<ClaimOptions> & {
   readonly limit?: number;
   /** The slot's served names (`ClaimSlot.names`); absent: every name. */
   readonly names?: readonly string[];
+  /** True: a rescuing claim (`claimAndRescue`, on the harness's {@link RescuePath}); else `driver.claim`. */
+  readonly rescue?: boolean;
 };
+
+/**
+ * How the harness's rescuing claims reach the driver: `driver` — `claimAndRescue` on the driver as it is (its own
+ * `claimRescuing`, one round trip, when it has one); `fallback` — on a view of it without `claimRescuing`, so
+ * `claimAndRescue` sends `rescue()` then `claim()`. The suites that rescue run on both.
+ */
+export type RescuePath = 'driver' | 'fallback';
 
 /** What every suite test reaches through: the current test's driver and clock, and row builders. */
 export interface Harness {
@@ -57,6 +74,12 @@ export interface Harness {
    * overridden.
    */
   claim(args?: ClaimArgs): Promise<readonly ClaimedJob[]>;
+  /** {@link Harness.claim} that rescues first (`claimAndRescue`), answering its burials too. */
+  rescuing(args?: ClaimArgs, request?: RescueRequest): Promise<ClaimAndRescueResult>;
+  /** The driver as the current {@link RescuePath} hands it to `claimAndRescue`. */
+  rescueDriver(): Pick<JobDriver, 'claim' | 'rescue' | 'claimRescuing'>;
+  /** Sets the path rescuing claims take until the end of the current test (each test starts on `driver`). */
+  useRescuePath(path: RescuePath): void;
   /** Enqueues a row and claims it (limit 1 on its queue); fails when the claim took another row. */
   running(overrides?: Partial<EnqueueRequest>, args?: ClaimArgs): Promise<ClaimedJob>;
   /** A row in `state`, reached through the driver's own operations (cancelled needs `introspect`). */
@@ -69,15 +92,15 @@ export interface Harness {
 
 /** Registers a fresh clock and driver per test (closed afterwards) and answers the harness reading them. */
 export function useHarness(makeDriver: MakeConformanceDriver): Harness {
-  let current: { driver: JobDriver; clock: FrozenClock; seq: number } | undefined;
-  const state = (): { driver: JobDriver; clock: FrozenClock; seq: number } => {
+  let current: { driver: JobDriver; clock: FrozenClock; seq: number; path: RescuePath } | undefined;
+  const state = (): { driver: JobDriver; clock: FrozenClock; seq: number; path: RescuePath } => {
     if (!current) throw new Error('conformance: the harness is read outside a test');
     return current;
   };
 
   beforeEach(async () => {
     const clock = frozenClock();
-    current = { driver: await makeDriver(clock), clock, seq: 0 };
+    current = { driver: await makeDriver(clock), clock, seq: 0, path: 'driver' };
   });
   afterEach(async () => {
     const closing = current;
@@ -95,6 +118,16 @@ export function useHarness(makeDriver: MakeConformanceDriver): Harness {
       throw new Error(`conformance: expected to claim job ${request.id} alone`);
     }
     return row;
+  };
+
+  const claimOptions = (args: ClaimArgs): ClaimOptions => {
+    const { queue = Q, limit = 10, names, rescue: _rescue, ...rest } = args;
+    return {
+      workerId: WORKER,
+      visibilityTimeoutMs: VT,
+      slots: [names === undefined ? { queue, limit } : { queue, limit, names }],
+      ...rest,
+    };
   };
 
   const h: Harness = {
@@ -130,13 +163,19 @@ export function useHarness(makeDriver: MakeConformanceDriver): Harness {
       return request;
     },
     claim(args = {}) {
-      const { queue = Q, limit = 10, names, ...rest } = args;
-      return h.driver().claim({
-        workerId: WORKER,
-        visibilityTimeoutMs: VT,
-        slots: [names === undefined ? { queue, limit } : { queue, limit, names }],
-        ...rest,
-      });
+      if (args.rescue === true) return h.rescuing(args).then((pass) => pass.claimed);
+      return h.driver().claim(claimOptions(args));
+    },
+    rescuing(args = {}, request = {}) {
+      return claimAndRescue(h.rescueDriver(), claimOptions(args), request);
+    },
+    rescueDriver() {
+      const d = h.driver();
+      if (state().path === 'driver') return d;
+      return { claim: (options) => d.claim(options), rescue: (options) => d.rescue(options) };
+    },
+    useRescuePath(path) {
+      state().path = path;
     },
     async running(overrides, args) {
       return claimExactly(await h.enqueue(overrides), args);

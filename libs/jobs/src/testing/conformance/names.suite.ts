@@ -89,9 +89,9 @@ export function namesSuite(h: Harness): void {
     it('does not re-take a lapsed lease of a name it does not serve; a claim serving it does', async () => {
       const row = await h.running({ name: NEW }, { visibilityTimeoutMs: 1_000, names: [NEW] });
       await h.clock().advance(1_000);
-      expect(await h.claim({ names: [OLD], workerId: 'worker-old' })).toEqual([]);
+      expect(await h.claim({ names: [OLD], workerId: 'worker-old', rescue: true })).toEqual([]);
       expect(await h.driver().get(row.id)).toMatchObject({ state: 'running', claim: row.claim });
-      const [again] = await h.claim({ names: [NEW], workerId: 'worker-new' });
+      const [again] = await h.claim({ names: [NEW], workerId: 'worker-new', rescue: true });
       expect(again).toMatchObject({ id: row.id, attempt: 2, workerId: 'worker-new' });
     });
 
@@ -103,15 +103,19 @@ export function namesSuite(h: Harness): void {
       );
       await h.clock().advance(1_000);
       const told: JobRow[] = [];
-      const onExhausted = (rows: readonly JobRow[]): void => void told.push(...rows);
-      await h.claim({ names: [OLD], onExhausted });
+      const rescuing = async (): Promise<void> => {
+        const { claimed, rescued } = await h.rescuing({ names: [OLD] });
+        expect(claimed).toEqual([]);
+        told.push(...rescued.buried);
+      };
+      await rescuing();
       expect(idsOf(told)).toEqual([served.id]);
       expect((await h.driver().get(unserved.id))?.state).toBe('running');
       await h.clock().advance(VT - 1);
-      await h.claim({ names: [OLD], onExhausted });
+      await rescuing();
       expect((await h.driver().get(unserved.id))?.state).toBe('running');
       await h.clock().advance(1);
-      await h.claim({ names: [OLD], onExhausted });
+      await rescuing();
       expect(idsOf(told)).toEqual(idsOf([served, unserved]));
       expect(await h.driver().get(unserved.id)).toMatchObject({
         state: 'dead',

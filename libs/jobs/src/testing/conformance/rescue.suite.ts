@@ -1,12 +1,13 @@
 import type { RescueOptions } from '../../driver/job-driver';
 import { claimAndRescue } from '../../driver/job-driver';
 import { claimOf } from '../../driver/job-row';
-import { idsOf, Q, VT, WORKER, type Harness } from './harness';
+import { idsOf, Q, VT, WORKER, type Harness, type RescuePath } from './harness';
 
 /**
  * Rescue of lapsed leases as its own operation: `driver.rescue()` alone (the final attempts buried and answered, the
- * others made claimable again, names not served left as `ClaimOptions.rescue` says) and `claimAndRescue`, the
- * worker's combined path, answering its burials beside the claimed rows.
+ * others made claimable again, names not served left as `RescueSlot.names` says) and `claimAndRescue`, the worker's
+ * combined path, answering its burials beside the claimed rows — through the driver's `claimRescuing` and through
+ * `rescue()` then `claim()`.
  */
 export function rescueSuite(h: Harness): void {
   const rescue = (over: Partial<RescueOptions> = {}) =>
@@ -26,7 +27,7 @@ export function rescueSuite(h: Harness): void {
         runAt: held.runAt,
       });
       expect(await h.driver().ack(held.id, claimOf(held))).toBe(false);
-      const [again] = await h.claim({ workerId: 'worker-b', rescue: false });
+      const [again] = await h.claim({ workerId: 'worker-b' });
       expect(again).toMatchObject({ id: held.id, attempt: 2, workerId: 'worker-b' });
     });
 
@@ -83,20 +84,37 @@ export function rescueSuite(h: Harness): void {
       expect(await h.driver().get(held.id)).toMatchObject({ state: 'running', claim: held.claim });
     });
 
-    it('claimAndRescue: one pass re-takes, claims, and answers its burials beside the rows', async () => {
-      const lapsed = await h.running({}, { visibilityTimeoutMs: 1_000 });
+    for (const path of ['driver', 'fallback'] as const satisfies readonly RescuePath[]) {
+      it(`claimAndRescue (${path}): one pass re-takes, claims, and answers its burials beside the rows`, async () => {
+        h.useRescuePath(path);
+        const lapsed = await h.running({}, { visibilityTimeoutMs: 1_000 });
+        const final = await h.running({ maxAttempts: 1 }, { visibilityTimeoutMs: 1_000 });
+        await h.clock().advance(1_000);
+        const ready = await h.enqueue();
+        const { claimed, rescued } = await h.rescuing();
+        expect(idsOf(claimed)).toEqual([lapsed.id, ready.id]);
+        expect(claimed.find((row) => row.id === lapsed.id)).toMatchObject({ attempt: 2 });
+        expect(rescued.buried.map((r) => [r.id, r.state])).toEqual([[final.id, 'dead']]);
+        expect(await h.rescuing()).toEqual({ claimed: [], rescued: { buried: [] } });
+      });
+    }
+
+    it('claimAndRescue without claimRescuing: a claim failing after the rescue still answers the burials', async () => {
       const final = await h.running({ maxAttempts: 1 }, { visibilityTimeoutMs: 1_000 });
       await h.clock().advance(1_000);
-      const ready = await h.enqueue();
+      const waiting = await h.enqueue();
+      const d = h.driver();
+      const failing = {
+        rescue: (options: RescueOptions) => d.rescue(options),
+        claim: () => Promise.reject(new Error('claim failed')),
+      };
       const claim = { workerId: WORKER, slots: [{ queue: Q, limit: 10 }], visibilityTimeoutMs: VT };
-      const { claimed, rescued } = await claimAndRescue(h.driver(), claim, {});
-      expect(idsOf(claimed)).toEqual([lapsed.id, ready.id]);
-      expect(claimed[0]).toMatchObject({ attempt: 2 });
-      expect(rescued.buried.map((r) => [r.id, r.state])).toEqual([[final.id, 'dead']]);
-      expect(await claimAndRescue(h.driver(), claim, {})).toEqual({
-        claimed: [],
-        rescued: { buried: [] },
-      });
+      const { claimed, rescued } = await claimAndRescue(failing, claim);
+      expect(claimed).toEqual([]);
+      expect(idsOf(rescued.buried)).toEqual([final.id]);
+      expect((await d.get(waiting.id))?.state).toBe('ready');
+      // with nothing buried, the claim's failure is the caller's
+      await expect(claimAndRescue(failing, claim)).rejects.toThrow('claim failed');
     });
   });
 }

@@ -155,9 +155,9 @@ export function settleSuite(h: Harness): void {
       expect(renewed?.leaseExpiresAt).toBeGreaterThan(row.leaseExpiresAt);
       expect(renewed?.claim).toBe(row.claim);
       await h.clock().advance(400);
-      expect(await h.claim({ workerId: 'worker-b' })).toEqual([]);
+      expect(await h.claim({ workerId: 'worker-b', rescue: true })).toEqual([]);
       await h.clock().advance(600);
-      expect(idsOf(await h.claim({ workerId: 'worker-b' }))).toEqual([row.id]);
+      expect(idsOf(await h.claim({ workerId: 'worker-b', rescue: true }))).toEqual([row.id]);
     });
 
     it('answers false for a wrong claim, and after the row settled', async () => {
