@@ -20,7 +20,7 @@ import type { DbFaultsWorkerConfig } from './worker';
 
 const SCENARIO = '3 database faults';
 const WORKERS = sized({ full: 3, ci: 2 });
-const JOBS = sized({ full: 3_000, ci: 300 });
+const JOBS = sized({ full: 3_000, ci: 200 });
 /** Rounds of the whole fault sequence. */
 const ROUNDS = sized({ full: 3, ci: 1 });
 const CONCURRENCY = 4;
