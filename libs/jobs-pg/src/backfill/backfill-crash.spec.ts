@@ -1,4 +1,3 @@
-import type { DataSource } from 'typeorm';
 import {
   backfill,
   directJobsFacade,
@@ -10,23 +9,10 @@ import {
   type Clock,
 } from '@ultimat3/jobs';
 import { frozenClock, type FrozenClock } from '@ultimat3/jobs/testing';
-import { BfPost, postsDataSource, seedPosts } from '../../test/backfill-posts';
-import { createTestDatabase, type TestDatabase } from '../../test/test-database';
+import { BfPost } from '../../test/backfill-posts';
+import { postsSpec, realPause } from '../../test/posts-spec';
 
-let db: TestDatabase;
-let data: DataSource;
-
-beforeAll(async () => {
-  db = await createTestDatabase({ migrate: false });
-  data = await postsDataSource(db.url);
-  await seedPosts(data, 100);
-});
-afterAll(async () => {
-  await data?.destroy();
-  await db?.drop();
-});
-
-const realPause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const posts = postsSpec({ seed: 100 });
 
 /** Moves `clock` in 1 ms hops, letting the database answer between them, until `done` holds. */
 async function until(clock: FrozenClock, done: () => boolean, hopMs = 1) {
@@ -62,16 +48,17 @@ describe('a backfill whose worker dies mid-page', () => {
       runtime: { ledger, environment: 'test' },
       source: () => {
         reads += 1;
-        return data.getRepository(BfPost).createQueryBuilder('p');
+        return posts.data.getRepository(BfPost).createQueryBuilder('p');
       },
       async handle({ rows }) {
         const ids = rows.map((r) => r.id);
         pages.push({ worker, ids });
         // the fourth page A reads is where its process "dies": it never returns, and nothing it holds is released
         if (worker === 'A' && pages.length === 4) await new Promise(() => undefined);
-        await data.query('update bf_posts set handled = handled + 1 where id = any($1::int[])', [
-          ids,
-        ]);
+        await posts.data.query(
+          'update bf_posts set handled = handled + 1 where id = any($1::int[])',
+          [ids],
+        );
       },
     });
     const registry = new JobRegistry();
@@ -116,7 +103,7 @@ describe('a backfill whose worker dies mid-page', () => {
       ]);
       // B read no checkpointed page: 4 reads by A, then pages 3 … 9 and the empty read that ends a full last page
       expect(reads).toBe(4 + 8);
-      const counts = await data.query<{ handled: number; n: number }[]>(
+      const counts = await posts.data.query<{ handled: number; n: number }[]>(
         'select handled, count(*)::int as n from bf_posts group by 1',
       );
       expect(counts).toEqual([{ handled: 1, n: 100 }]);

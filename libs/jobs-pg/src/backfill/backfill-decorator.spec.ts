@@ -14,11 +14,10 @@ import {
   type BackfillSourceArgs,
 } from '@ultimat3/jobs';
 import { frozenClock } from '@ultimat3/jobs/testing';
-import { BfPost, postsDataSource, seedPosts } from '../../test/backfill-posts';
-import { createTestDatabase, type TestDatabase } from '../../test/test-database';
+import { BfPost } from '../../test/backfill-posts';
+import { postsSpec } from '../../test/posts-spec';
 
-let db: TestDatabase;
-let data: DataSource;
+const posts = postsSpec({ seed: 20 });
 const clock = frozenClock();
 const ledger = memoryBackfillLedger();
 
@@ -60,7 +59,7 @@ class DecoratedSlugs {
 class OnBackend {
   readonly seen: number[] = [];
   source() {
-    return { repository: data.getRepository(BfPost), where: { published: false } };
+    return { repository: posts.data.getRepository(BfPost), where: { published: false } };
   }
   handle({ rows }: BackfillHandleArgs<BfPost>) {
     this.seen.push(...rows.map((r) => r.id));
@@ -70,22 +69,12 @@ class OnBackend {
 @Backfill({ name: 'decorated-never-provided', tenant: 'none', runtime: { environment: 'test' } })
 class NeverProvided {
   source() {
-    return data.getRepository(BfPost).createQueryBuilder('p');
+    return posts.data.getRepository(BfPost).createQueryBuilder('p');
   }
   handle() {
     return undefined;
   }
 }
-
-beforeAll(async () => {
-  db = await createTestDatabase({ migrate: false });
-  data = await postsDataSource(db.url);
-  await seedPosts(data, 20);
-});
-afterAll(async () => {
-  await data?.destroy();
-  await db?.drop();
-});
 
 describe('@Backfill on a Nest provider', () => {
   let app: TestingModule | undefined;
@@ -105,7 +94,7 @@ describe('@Backfill on a Nest provider', () => {
           retention: false,
         }),
       ],
-      providers: [{ provide: DataSource, useValue: data }, DecoratedSlugs],
+      providers: [{ provide: DataSource, useValue: posts.data }, DecoratedSlugs],
     }).compile();
     await app.init();
 
@@ -120,7 +109,7 @@ describe('@Backfill on a Nest provider', () => {
       await new Promise((resolve) => setTimeout(resolve, 2));
     }
     expect(await ledger.byJob(id)).toMatchObject({ status: 'completed', rows: 20, batches: 3 });
-    const rows = await data.query<{ n: number }[]>(
+    const rows = await posts.data.query<{ n: number }[]>(
       `select count(*)::int as n from bf_posts where slug = 'post-' || id and handled = 1`,
     );
     expect(rows[0]?.n).toBe(20);
@@ -160,7 +149,7 @@ describe('@Backfill on a Nest provider', () => {
       Backfill({ name: 'decorated-broken', tenant: 'none' })(
         class NoHandle {
           source() {
-            return data.getRepository(BfPost).createQueryBuilder('p');
+            return posts.data.getRepository(BfPost).createQueryBuilder('p');
           }
         } as never,
       ),

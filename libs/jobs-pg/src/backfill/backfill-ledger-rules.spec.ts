@@ -1,4 +1,3 @@
-import type { DataSource } from 'typeorm';
 import {
   backfill,
   type BackfillInput,
@@ -6,41 +5,18 @@ import {
   type BackfillResult,
   type JobSettled,
 } from '@ultimat3/jobs';
-import { frozenClock, runJobs, type JobsHarness } from '@ultimat3/jobs/testing';
-import { BfPost, postsDataSource, seedPosts } from '../../test/backfill-posts';
-import { createTestDatabase, type TestDatabase } from '../../test/test-database';
+import { frozenClock } from '@ultimat3/jobs/testing';
+import { BfPost } from '../../test/backfill-posts';
+import { drive, postsSpec } from '../../test/posts-spec';
 import { postgresJobDriver } from '../driver/pg-driver';
 import { postgresBackfillLedger } from './pg-backfill-ledger';
 
-let db: TestDatabase;
-let data: DataSource;
+const posts = postsSpec({ migrate: true, seed: 40 });
 let ledger: BackfillLedger;
-let h: JobsHarness | undefined;
 
-beforeAll(async () => {
-  db = await createTestDatabase();
-  data = await postsDataSource(db.url);
-  ledger = postgresBackfillLedger({ executor: db.executor });
-  await seedPosts(data, 40);
+beforeAll(() => {
+  ledger = postgresBackfillLedger({ executor: posts.db.executor });
 });
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
-afterAll(async () => {
-  await data?.destroy();
-  await db?.drop();
-});
-
-const realPause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function drive(harness: JobsHarness, done: () => boolean) {
-  for (let i = 0; i < 4_000 && !done(); i++) {
-    await harness.advance(50);
-    await realPause(2);
-  }
-  if (!done()) throw new Error('the pass never settled');
-}
 
 let seq = 0;
 type Extra = Partial<Parameters<typeof backfill<BfPost>>[0]>;
@@ -57,20 +33,20 @@ async function sweep(extra: Extra = {}, environment = 'test') {
     clock,
     retry: { attempts: 1 },
     runtime: { ledger, environment, appVersion: '9.9.9' },
-    source: () => data.getRepository(BfPost).createQueryBuilder('p'),
+    source: () => posts.data.getRepository(BfPost).createQueryBuilder('p'),
     handle: () => undefined,
     onSettled: (s) => void settled.push(s),
     ...extra,
   });
-  h = await runJobs({
+  const h = await posts.runJobs({
     jobs: [handle],
     clock,
-    driver: postgresJobDriver({ executor: db.executor, clock }),
+    driver: postgresJobDriver({ executor: posts.db.executor, clock }),
   });
   const run = async (input: BackfillInput = {}) => {
     const before = settled.length;
     const { runId } = await handle.enqueue(input);
-    await drive(h as JobsHarness, () => settled.length > before);
+    await drive(h, () => settled.length > before, 50);
     return {
       runId,
       settled: settled[settled.length - 1] as JobSettled<BackfillInput, BackfillResult>,
@@ -145,7 +121,7 @@ describe('the ledger a pass writes (PostgreSQL driver and ledger)', () => {
   it('a count that converges completes; a count that is not a whole number is X_INVARIANT', async () => {
     const converged = await sweep({ count: () => 0 });
     expect((await converged.run()).settled).toMatchObject({ outcome: 'completed' });
-    await h?.close();
+    await converged.harness.close();
     const nan = await sweep({ count: () => Number.NaN });
     expect((await nan.run()).settled).toMatchObject({
       outcome: 'dead-lettered',
@@ -171,7 +147,7 @@ describe('the ledger a pass writes (PostgreSQL driver and ledger)', () => {
 describe('declaration checks (X_BACKFILL_DECLARATION_INVALID)', () => {
   const base = {
     tenant: 'none' as const,
-    source: () => data.getRepository(BfPost).createQueryBuilder('p'),
+    source: () => posts.data.getRepository(BfPost).createQueryBuilder('p'),
     handle: () => undefined,
   };
 
@@ -212,7 +188,7 @@ describe('declaration checks (X_BACKFILL_DECLARATION_INVALID)', () => {
   it('the job is keyed by its name: a second enqueue of a live pass is the same pass, force or not', async () => {
     const clock = frozenClock();
     const handle = backfill({ ...base, name: `keyed-${++seq}`, clock });
-    h = await runJobs({ jobs: [handle], clock });
+    await posts.runJobs({ jobs: [handle], clock });
     const first = await handle.enqueue({});
     const second = await handle.enqueue({ force: true });
     expect(second).toEqual({ ...first, deduped: true });

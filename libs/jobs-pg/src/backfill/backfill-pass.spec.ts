@@ -1,4 +1,3 @@
-import type { DataSource } from 'typeorm';
 import {
   assertTenant,
   backfill,
@@ -9,38 +8,11 @@ import {
   type BackfillResult,
   type JobSettled,
 } from '@ultimat3/jobs';
-import { frozenClock, runJobs, type FrozenClock, type JobsHarness } from '@ultimat3/jobs/testing';
-import { BfPost, postsDataSource, seedPosts } from '../../test/backfill-posts';
-import { createTestDatabase, type TestDatabase } from '../../test/test-database';
+import { frozenClock, type FrozenClock } from '@ultimat3/jobs/testing';
+import { BfPost, seedPosts } from '../../test/backfill-posts';
+import { drive, postsSpec, resultOf } from '../../test/posts-spec';
 
-let db: TestDatabase;
-let data: DataSource;
-let h: JobsHarness | undefined;
-
-beforeAll(async () => {
-  db = await createTestDatabase({ migrate: false });
-  data = await postsDataSource(db.url);
-});
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
-afterAll(async () => {
-  await data?.destroy();
-  await db?.drop();
-});
-
-const realPause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Moves the frozen clock in `stepMs` hops, letting the database answer between them, until `done` holds. */
-async function drive(harness: JobsHarness, done: () => boolean | Promise<boolean>, stepMs = 250) {
-  for (let i = 0; i < 4_000; i++) {
-    if (await done()) return;
-    await harness.advance(stepMs);
-    await realPause(2);
-  }
-  throw new Error('the pass never finished');
-}
+const posts = postsSpec();
 
 let seq = 0;
 /** A backfill of a fresh name over published posts, writing each one's slug and counting how often it was handled. */
@@ -60,10 +32,13 @@ function slugSweep(
     retry: { attempts: 3, backoff: 'fixed', delay: 100, jitter: false },
     runtime: { ledger, environment: 'test' },
     source: () =>
-      data.getRepository(BfPost).createQueryBuilder('p').where('p.published = :on', { on: true }),
+      posts.data
+        .getRepository(BfPost)
+        .createQueryBuilder('p')
+        .where('p.published = :on', { on: true }),
     async handle({ rows }) {
       pages.push(rows.map((r) => r.id));
-      await data.query(
+      await posts.data.query(
         `update bf_posts set handled = handled + 1, slug = lower(replace(title, ' ', '-'))
          where id = any($1::int[])`,
         [rows.map((r) => r.id)],
@@ -75,17 +50,13 @@ function slugSweep(
   return { handle, settled, pages };
 }
 
-const resultOf = (
-  s: JobSettled<BackfillInput, BackfillResult> | undefined,
-): BackfillResult | undefined => (s?.outcome === 'completed' ? s.result : undefined);
-
 describe('backfill() over a TypeORM source on PostgreSQL', () => {
   it('pages by keyset over the primary key, one step per page, checkpointing a cursor and counts', async () => {
-    await seedPosts(data, 2_500);
+    await seedPosts(posts.data, 2_500);
     const clock = frozenClock();
     const ledger = memoryBackfillLedger();
     const sweep = slugSweep(ledger, clock);
-    h = await runJobs({ jobs: [sweep.handle], clock });
+    const h = await posts.runJobs({ jobs: [sweep.handle], clock });
     const { id } = await sweep.handle.enqueue({});
     await drive(h, () => sweep.settled.length > 0);
 
@@ -97,7 +68,7 @@ describe('backfill() over a TypeORM source on PostgreSQL', () => {
       previousRunId: null,
     });
     expect(sweep.pages.map((p) => p.length)).toEqual([1_000, 667]);
-    const counts = await data.query<{ handled: number; published: boolean; n: number }[]>(
+    const counts = await posts.data.query<{ handled: number; published: boolean; n: number }[]>(
       'select handled, published, count(*)::int as n from bf_posts group by 1, 2 order by 2, 1',
     );
     expect(counts).toEqual([
@@ -124,7 +95,7 @@ describe('backfill() over a TypeORM source on PostgreSQL', () => {
   });
 
   it('brackets an OR source before adding the keyset, and pages on a declared key', async () => {
-    await seedPosts(data, 100);
+    await seedPosts(posts.data, 100);
     const clock = frozenClock();
     const seen: number[] = [];
     const settled: JobSettled<BackfillInput, BackfillResult>[] = [];
@@ -136,11 +107,15 @@ describe('backfill() over a TypeORM source on PostgreSQL', () => {
       clock,
       key: 'id',
       source: () =>
-        data.getRepository(BfPost).createQueryBuilder('p').where('p.id < 6 or p.id > 95').skip(3),
+        posts.data
+          .getRepository(BfPost)
+          .createQueryBuilder('p')
+          .where('p.id < 6 or p.id > 95')
+          .skip(3),
       handle: ({ rows }) => void seen.push(...rows.map((r) => r.id)),
       onSettled: (s) => void settled.push(s),
     });
-    h = await runJobs({ jobs: [handle], clock });
+    const h = await posts.runJobs({ jobs: [handle], clock });
     await handle.enqueue({});
     await drive(h, () => settled.length > 0, 1);
     expect(seen).toEqual([1, 2, 3, 4, 5, 96, 97, 98, 99, 100]);
@@ -148,7 +123,7 @@ describe('backfill() over a TypeORM source on PostgreSQL', () => {
   });
 
   it('reads a repository with a where-clause', async () => {
-    await seedPosts(data, 30);
+    await seedPosts(posts.data, 30);
     const clock = frozenClock();
     const seen: number[] = [];
     const settled: JobSettled<BackfillInput, BackfillResult>[] = [];
@@ -158,11 +133,11 @@ describe('backfill() over a TypeORM source on PostgreSQL', () => {
       rate: 1_000,
       tenant: 'none',
       clock,
-      source: () => ({ repository: data.getRepository(BfPost), where: { published: false } }),
+      source: () => ({ repository: posts.data.getRepository(BfPost), where: { published: false } }),
       handle: ({ rows }) => void seen.push(...rows.map((r) => r.id)),
       onSettled: (s) => void settled.push(s),
     });
-    h = await runJobs({ jobs: [handle], clock });
+    const h = await posts.runJobs({ jobs: [handle], clock });
     await handle.enqueue({});
     await drive(h, () => settled.length > 0, 1);
     expect(seen).toEqual([3, 6, 9, 12, 15, 18, 21, 24, 27, 30]);
@@ -170,7 +145,7 @@ describe('backfill() over a TypeORM source on PostgreSQL', () => {
   });
 
   it('resumes a failed attempt at the stored cursor: checkpointed pages are neither read nor handled again', async () => {
-    await seedPosts(data, 5_000);
+    await seedPosts(posts.data, 5_000);
     const clock = frozenClock();
     const ledger = memoryBackfillLedger();
     let sources = 0;
@@ -187,7 +162,7 @@ describe('backfill() over a TypeORM source on PostgreSQL', () => {
       runtime: { ledger, environment: 'test' },
       source: () => {
         sources += 1;
-        return data.getRepository(BfPost).createQueryBuilder('p').where('p.published');
+        return posts.data.getRepository(BfPost).createQueryBuilder('p').where('p.published');
       },
       async handle({ rows }) {
         pages.push(rows.map((r) => r.id));
@@ -195,13 +170,14 @@ describe('backfill() over a TypeORM source on PostgreSQL', () => {
           crashed = true;
           throw new Error('the worker died mid-page');
         }
-        await data.query('update bf_posts set handled = handled + 1 where id = any($1::int[])', [
-          rows.map((r) => r.id),
-        ]);
+        await posts.data.query(
+          'update bf_posts set handled = handled + 1 where id = any($1::int[])',
+          [rows.map((r) => r.id)],
+        );
       },
       onSettled: (s) => void settled.push(s),
     });
-    h = await runJobs({ jobs: [crashing], clock });
+    const h = await posts.runJobs({ jobs: [crashing], clock });
     const { id } = await crashing.enqueue({});
     await drive(h, () => settled.length > 0);
 
@@ -213,11 +189,13 @@ describe('backfill() over a TypeORM source on PostgreSQL', () => {
     expect(pages).toHaveLength(8);
     expect(pages[4]).toEqual(pages[3]);
     const published = (
-      await data.query<{ id: number }[]>('select id from bf_posts where published order by id')
+      await posts.data.query<{ id: number }[]>(
+        'select id from bf_posts where published order by id',
+      )
     ).map((r) => r.id);
     expect(pages.filter((_, i) => i !== 3).flat()).toEqual(published);
     // the dying page threw before it wrote: every published row was written once, every other row never
-    const twice = await data.query<{ n: number }[]>(
+    const twice = await posts.data.query<{ n: number }[]>(
       'select count(*)::int as n from bf_posts where handled <> (case when published then 1 else 0 end)',
     );
     expect(twice[0]?.n).toBe(0);
@@ -227,7 +205,7 @@ describe('backfill() over a TypeORM source on PostgreSQL', () => {
   });
 
   it("opens the cross-tenant scope for a tenant: 'none' pass, and scopes a tenant's pass to its org", async () => {
-    await seedPosts(data, 3);
+    await seedPosts(posts.data, 3);
     const clock = frozenClock();
     const seen: { scope: string | undefined; org: string | null | undefined }[] = [];
     const settled: JobSettled<BackfillInput, BackfillResult>[] = [];
@@ -236,7 +214,7 @@ describe('backfill() over a TypeORM source on PostgreSQL', () => {
         name: `tenant-${++seq}`,
         tenant,
         clock,
-        source: () => data.getRepository(BfPost).createQueryBuilder('p'),
+        source: () => posts.data.getRepository(BfPost).createQueryBuilder('p'),
         handle: () => {
           const run = currentRun();
           seen.push({ scope: run?.crossTenant, org: run?.ctx.actor.orgId });
@@ -248,7 +226,7 @@ describe('backfill() over a TypeORM source on PostgreSQL', () => {
     const sweepAll = declare('none');
     const sweepOrgA = declare(() => 'org-a');
     const sweepOrgB = declare(() => 'org-b');
-    h = await runJobs({ jobs: [sweepAll, sweepOrgA, sweepOrgB], clock });
+    const h = await posts.runJobs({ jobs: [sweepAll, sweepOrgA, sweepOrgB], clock });
     await sweepAll.enqueue({});
     await sweepOrgA.enqueue({});
     await sweepOrgB.enqueue({});

@@ -1,4 +1,3 @@
-import type { DataSource } from 'typeorm';
 import {
   backfill,
   memoryBackfillLedger,
@@ -6,47 +5,17 @@ import {
   type BackfillResult,
   type JobSettled,
 } from '@ultimat3/jobs';
-import { frozenClock, runJobs, type JobsHarness } from '@ultimat3/jobs/testing';
-import { BfPost, postsDataSource, seedPosts } from '../../test/backfill-posts';
-import { createTestDatabase, type TestDatabase } from '../../test/test-database';
+import { frozenClock } from '@ultimat3/jobs/testing';
+import { BfPost, seedPosts } from '../../test/backfill-posts';
+import { drive, postsSpec, realPause, resultOf } from '../../test/posts-spec';
 
-let db: TestDatabase;
-let data: DataSource;
-let h: JobsHarness | undefined;
-
-beforeAll(async () => {
-  db = await createTestDatabase({ migrate: false });
-  data = await postsDataSource(db.url);
-});
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
-afterAll(async () => {
-  await data?.destroy();
-  await db?.drop();
-});
-
-const realPause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Moves the frozen clock in `stepMs` hops, letting the database answer between them, until `done` holds. */
-async function drive(harness: JobsHarness, done: () => boolean | Promise<boolean>, stepMs = 250) {
-  for (let i = 0; i < 4_000; i++) {
-    if (await done()) return;
-    await harness.advance(stepMs);
-    await realPause(2);
-  }
-  throw new Error('the pass never finished');
-}
+const posts = postsSpec();
 
 let seq = 0;
-const resultOf = (
-  s: JobSettled<BackfillInput, BackfillResult> | undefined,
-): BackfillResult | undefined => (s?.outcome === 'completed' ? s.result : undefined);
 
 describe('the backfill throttle on PostgreSQL', () => {
   it('pauses inside each page on the driven clock: the next page is read only once 1/rate has passed', async () => {
-    await seedPosts(data, 25);
+    await seedPosts(posts.data, 25);
     const clock = frozenClock();
     const reads: number[] = [];
     const settled: JobSettled<BackfillInput, BackfillResult>[] = [];
@@ -58,13 +27,12 @@ describe('the backfill throttle on PostgreSQL', () => {
       clock,
       source: () => {
         reads.push(clock.now());
-        return data.getRepository(BfPost).createQueryBuilder('p');
+        return posts.data.getRepository(BfPost).createQueryBuilder('p');
       },
       handle: () => undefined,
       onSettled: (s) => void settled.push(s),
     });
-    const harness = await runJobs({ jobs: [handle], clock });
-    h = harness;
+    const harness = await posts.runJobs({ jobs: [handle], clock });
     /** Lets the database answer without moving the clock. */
     const until = async (cond: () => boolean) => {
       for (let i = 0; i < 500 && !cond(); i++) {
@@ -96,7 +64,7 @@ describe('the backfill throttle on PostgreSQL', () => {
   });
 
   it('unwinds at once when the run is cancelled mid-pause, instead of sitting in a timer nobody waits for', async () => {
-    await seedPosts(data, 25);
+    await seedPosts(posts.data, 25);
     const clock = frozenClock();
     const ledger = memoryBackfillLedger();
     let reads = 0;
@@ -109,12 +77,11 @@ describe('the backfill throttle on PostgreSQL', () => {
       runtime: { ledger, environment: 'test' },
       source: () => {
         reads += 1;
-        return data.getRepository(BfPost).createQueryBuilder('p');
+        return posts.data.getRepository(BfPost).createQueryBuilder('p');
       },
       handle: () => undefined,
     });
-    const harness = await runJobs({ jobs: [handle], clock });
-    h = harness;
+    const harness = await posts.runJobs({ jobs: [handle], clock });
     const { id } = await handle.enqueue({});
     for (let i = 0; i < 500 && (await ledger.byJob(id))?.batches !== 1; i++) {
       await harness.settle();
