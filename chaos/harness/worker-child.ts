@@ -63,7 +63,9 @@ export async function serveChaosWorker(
   serveChaosChild({
     ready: { workerId: worker.id },
     answer: (type) =>
-      type === 'stats' ? { stats: worker.stats(), events: Object.fromEntries(events) } : {},
+      type === 'stats'
+        ? { stats: worker.stats(), events: Object.fromEntries(events), cpu: process.cpuUsage() }
+        : {},
     shutdown: async () => {
       worker.beginDrain('SIGTERM');
       await worker.stop();
