@@ -144,6 +144,7 @@ export async function rescueRows(ctx: PgContext, options: RescueOptions): Promis
     [...(options.dropExhausted ?? [])],
     queues,
     names,
+    options.slots.map((slot) => slot.queue),
   ]);
   return { buried: rows.map(toJobRow) };
 }

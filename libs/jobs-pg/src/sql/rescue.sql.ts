@@ -4,7 +4,8 @@
  *
  * $1 now (timestamptz; null = the database's `now()`), $2 visibility timeout in ms, $3 drop_names text[] (jobs
  * declaring `retry.deadLetter: false`), $4 queues text[] and $5 names text[] (same length: the (queue, name) pairs
- * served — a null name: every name of that queue).
+ * served — a null name: every name of that queue), $6 queues text[] (every slot's queue, as `SQL_CLAIM`'s $3: a queue
+ * here with no pair in $4/$5 serves no name, and its final attempts are still buried a visibility timeout later).
  *
  * Per unpaused queue, at most 1,000 running rows whose lease lapsed, oldest lease first, locked `skip locked` (a
  * concurrent claim that is re-taking one keeps it). Of those, a row on its final attempt is buried exactly as
@@ -21,11 +22,12 @@ with clock as not materialized (
   select coalesce($1::timestamptz, now()) as now
 ),
 served as (
-  select n.queue, bool_or(n.name is null) as any_name,
+  select q.queue, coalesce(bool_or(n.queue is not null and n.name is null), false) as any_name,
     array_agg(n.name) filter (where n.name is not null) as names
-  from unnest($4::text[], $5::text[]) as n(queue, name)
-  where not exists (select 1 from x_queue_pauses p where p.queue = n.queue)
-  group by n.queue
+  from (select distinct u.queue from unnest($6::text[]) as u(queue)) q
+  left join unnest($4::text[], $5::text[]) as n(queue, name) on n.queue = q.queue
+  where not exists (select 1 from x_queue_pauses p where p.queue = q.queue)
+  group by q.queue
 ),
 lapsed as (
   select l.id, l.final

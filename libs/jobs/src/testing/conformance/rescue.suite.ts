@@ -74,6 +74,19 @@ export function rescueSuite(h: Harness): void {
       expect(await h.driver().get(left.id)).toMatchObject({ state: 'running', claim: left.claim });
     });
 
+    it('a slot serving no name makes nothing claimable, and buries its final attempts a timeout later', async () => {
+      const left = await h.running({}, { visibilityTimeoutMs: 1_000 });
+      const final = await h.running({ maxAttempts: 1 }, { visibilityTimeoutMs: 1_000 });
+      const slots = [{ queue: Q, names: [] }];
+      await h.clock().advance(1_999);
+      expect(await rescue({ slots, visibilityTimeoutMs: 1_000 })).toEqual({ buried: [] });
+      await h.clock().advance(1);
+      expect(idsOf((await rescue({ slots, visibilityTimeoutMs: 1_000 })).buried)).toEqual([
+        final.id,
+      ]);
+      expect(await h.driver().get(left.id)).toMatchObject({ state: 'running', claim: left.claim });
+    });
+
     it('touches only the queues it is given', async () => {
       const held = await h.running(
         { queue: 'conformance-other-q' },
