@@ -1,6 +1,7 @@
 import type { DataSource } from 'typeorm';
 import type { BackfillInput, BackfillResult, JobSettled } from '@ultimat3/jobs';
-import { runJobs, type JobsHarness, type RunJobsOptions } from '@ultimat3/jobs/testing';
+import type { JobsHarness, RunJobsOptions } from '@ultimat3/jobs/testing';
+import { harnessSlot } from '../../jobs/test/harness-slot';
 import { postsDataSource, seedPosts } from './backfill-posts';
 import { createTestDatabase, type TestDatabase } from './test-database';
 
@@ -30,16 +31,11 @@ export interface PostsSpec {
 export function postsSpec(options: PostsSpecOptions = {}): PostsSpec {
   let db: TestDatabase | undefined;
   let data: DataSource | undefined;
-  let open: JobsHarness[] = [];
+  const harnesses = harnessSlot();
   beforeAll(async () => {
     db = await createTestDatabase({ migrate: options.migrate ?? false });
     data = await postsDataSource(db.url);
     if (options.seed !== undefined) await seedPosts(data, options.seed);
-  });
-  afterEach(async () => {
-    const closing = open;
-    open = [];
-    for (const harness of closing) await harness.close();
   });
   afterAll(async () => {
     await data?.destroy();
@@ -56,13 +52,7 @@ export function postsSpec(options: PostsSpecOptions = {}): PostsSpec {
     get data() {
       return ready(data, 'data');
     },
-    async runJobs(runOptions) {
-      const harness = await runJobs(runOptions);
-      let closed: Promise<void> | undefined;
-      const tracked: JobsHarness = { ...harness, close: () => (closed ??= harness.close()) };
-      open.push(tracked);
-      return tracked;
-    },
+    runJobs: (runOptions) => harnesses.start(runOptions),
   };
 }
 

@@ -1,8 +1,9 @@
 import { webhook, type WebhookAttempt } from '@ultimat3/jobs';
-import { frozenClock, runJobs, type JobsHarness } from '@ultimat3/jobs/testing';
+import { frozenClock } from '@ultimat3/jobs/testing';
 import { createTestDatabase, type TestDatabase } from '../../test/test-database';
 import { migrate } from '../migrations/migrate';
-import { startReceiver, until, type Receiver } from '../../../jobs/test/webhook-receiver';
+import { until } from '../../../jobs/test/webhook-receiver';
+import { webhookSpec } from '../../../jobs/test/webhook-spec';
 import { postgresWebhookLedger, WEBHOOK_ATTEMPTS_PURGE_TARGET } from './pg-webhook-ledger';
 
 const T0 = Date.UTC(2026, 0, 1);
@@ -127,23 +128,16 @@ describe('postgresWebhookLedger', () => {
   });
 
   describe('behind webhook()', () => {
-    let h: JobsHarness | undefined;
-    let receiver: Receiver;
-    afterEach(async () => {
-      await h?.close();
-      h = undefined;
-      await receiver?.close();
-    });
+    const spec = webhookSpec();
 
     it('three 500s disable the endpoint in PostgreSQL; the next delivery opens no socket', async () => {
-      receiver = await startReceiver();
-      receiver.answer(() => ({ status: 500 }));
+      spec.receiver.answer(() => ({ status: 500 }));
       const clock = frozenClock(T0);
       const ledger = ledgerFor();
       const deliver = webhook({
         name: 'pg.webhook.disable',
         tenant: ({ orgId }) => orgId,
-        endpoint: () => ({ url: receiver.url(), secret: 's' }),
+        endpoint: () => ({ url: spec.receiver.url(), secret: 's' }),
         event: () => ({ topic: 'orders.paid', body: '{}' }),
         ledger,
         disableAfter: 3,
@@ -151,11 +145,8 @@ describe('postgresWebhookLedger', () => {
         retry: { attempts: 1 },
         clock,
       });
-      h = await runJobs({ jobs: [deliver], clock });
-      const turn = async (): Promise<void> => {
-        await new Promise((r) => setTimeout(r, 5));
-        await h?.settle();
-      };
+      await spec.runJobs({ jobs: [deliver], clock });
+      const { turn } = spec;
       const ids: string[] = [];
       for (let n = 1; n <= 4; n++) {
         const { id } = await deliver.enqueue({
@@ -166,13 +157,15 @@ describe('postgresWebhookLedger', () => {
         ids.push(id);
         await until(
           `delivery ${n} to dead-letter`,
-          async () => (await h!.driver.get(id))?.state === 'dead',
+          async () => (await spec.h.driver.get(id))?.state === 'dead',
           turn,
         );
       }
       expect(await ledger.isDisabled('pg-ep')).toBe(true);
-      expect((await h.driver.get(ids[3]!))?.lastError).toContain('X_WEBHOOK_ENDPOINT_DISABLED');
-      expect(receiver.connections()).toBe(3);
+      expect((await spec.h.driver.get(ids[3]!))?.lastError).toContain(
+        'X_WEBHOOK_ENDPOINT_DISABLED',
+      );
+      expect(spec.receiver.connections()).toBe(3);
       expect((await ledger.attempts('pg-ep')).map((a) => a.eventId)).toEqual([
         'evt-3',
         'evt-2',

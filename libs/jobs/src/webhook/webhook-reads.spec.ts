@@ -1,27 +1,14 @@
 import { frozenClock } from '../testing/frozen-clock';
-import { runJobs, type JobsHarness } from '../testing/run-jobs';
-import { startReceiver, until, type Receiver } from '../../test/webhook-receiver';
+import { until } from '../../test/webhook-receiver';
+import { webhookSpec } from '../../test/webhook-spec';
 import { memoryWebhookLedger } from './memory-webhook-ledger';
 import { webhook } from './webhook';
 import type { WebhookEndpoint, WebhookEvent } from './webhook-reads';
 
 describe('webhook() reads: an endpoint or event the app cannot answer dies before any socket', () => {
-  let h: JobsHarness | undefined;
-  let receiver: Receiver;
-  beforeEach(async () => {
-    receiver = await startReceiver();
-  });
-  afterEach(async () => {
-    await h?.close();
-    h = undefined;
-    await receiver.close();
-  });
-
+  const spec = webhookSpec();
+  const { turn } = spec;
   const clock = frozenClock(Date.UTC(2026, 5, 1));
-  const turn = async (): Promise<void> => {
-    await new Promise((r) => setTimeout(r, 5));
-    await h?.settle();
-  };
 
   /** One delivery whose reads answer `endpoint` and `event`; resolves once it dead-letters, with its row and ledger. */
   async function deliverWith(
@@ -41,17 +28,17 @@ describe('webhook() reads: an endpoint or event the app cannot answer dies befor
       retry: { attempts: 5 },
       clock,
     });
-    h = await runJobs({ jobs: [handle], clock });
+    await spec.runJobs({ jobs: [handle], clock });
     const { id } = await handle.enqueue({ endpointId: 'ep-r', eventId: 'evt_r' });
     await until(
       `${name} to dead-letter`,
-      async () => (await h!.driver.get(id))?.state === 'dead',
+      async () => (await spec.h.driver.get(id))?.state === 'dead',
       turn,
     );
-    return { row: await h.driver.get(id), attempts: await ledger.attempts('ep-r') };
+    return { row: await spec.h.driver.get(id), attempts: await ledger.attempts('ep-r') };
   }
 
-  const live = (): WebhookEndpoint => ({ url: receiver.url(), secret: 'whsec_reads' });
+  const live = (): WebhookEndpoint => ({ url: spec.receiver.url(), secret: 'whsec_reads' });
   const paid: WebhookEvent = { topic: 'orders.paid', body: '{}' };
 
   it('an endpoint read that answers null is X_WEBHOOK_ENDPOINT_UNKNOWN, terminal on attempt 1', async () => {
@@ -59,7 +46,7 @@ describe('webhook() reads: an endpoint or event the app cannot answer dies befor
     expect(row).toMatchObject({ attempt: 1 });
     expect(row?.lastError).toContain('X_WEBHOOK_ENDPOINT_UNKNOWN');
     expect(attempts).toEqual([]);
-    expect(receiver.requests).toHaveLength(0);
+    expect(spec.receiver.requests).toHaveLength(0);
   });
 
   it('an event read that answers null is X_WEBHOOK_EVENT_UNKNOWN, terminal on attempt 1', async () => {
@@ -67,7 +54,7 @@ describe('webhook() reads: an endpoint or event the app cannot answer dies befor
     expect(row).toMatchObject({ attempt: 1 });
     expect(row?.lastError).toContain('X_WEBHOOK_EVENT_UNKNOWN');
     expect(attempts).toEqual([]);
-    expect(receiver.requests).toHaveLength(0);
+    expect(spec.receiver.requests).toHaveLength(0);
   });
 
   it.each([
@@ -80,7 +67,7 @@ describe('webhook() reads: an endpoint or event the app cannot answer dies befor
       expect(row).toMatchObject({ attempt: 1 });
       expect(row?.lastError).toContain('X_WEBHOOK_EVENT_INVALID');
       expect(attempts).toEqual([]);
-      expect(receiver.requests).toHaveLength(0);
+      expect(spec.receiver.requests).toHaveLength(0);
     },
   );
 });

@@ -4,28 +4,16 @@ import type { JobDriver } from '../driver/job-driver';
 import { memoryJobDriver } from '../driver/memory';
 import { LeaseLostError } from '../errors/runtime-errors';
 import { frozenClock } from '../testing/frozen-clock';
-import { runJobs, type JobsHarness } from '../testing/run-jobs';
 import { memoryWebhookLedger } from './memory-webhook-ledger';
-import { startReceiver, until, type Receiver } from '../../test/webhook-receiver';
+import { until } from '../../test/webhook-receiver';
+import { webhookSpec } from '../../test/webhook-spec';
 import { webhook } from './webhook';
 import { deliverWebhook } from './webhook-delivery';
 
 describe('webhook stops: the drain, the deadline, a lost lease', () => {
-  let h: JobsHarness | undefined;
-  let receiver: Receiver;
+  const spec = webhookSpec();
+  const { turn } = spec;
   const clock = frozenClock();
-  beforeEach(async () => {
-    receiver = await startReceiver();
-  });
-  afterEach(async () => {
-    await h?.close();
-    h = undefined;
-    await receiver.close();
-  });
-  const turn = async (): Promise<void> => {
-    await new Promise((r) => setTimeout(r, 5));
-    await h?.settle();
-  };
 
   function declare(name: string, timeout?: Duration, gate?: Promise<void>) {
     const ledger = memoryWebhookLedger();
@@ -34,7 +22,7 @@ describe('webhook stops: the drain, the deadline, a lost lease', () => {
       tenant: 'none',
       endpoint: async () => {
         await gate;
-        return { url: receiver.url(), secret: 's' };
+        return { url: spec.receiver.url(), secret: 's' };
       },
       event: () => ({ topic: 'orders.paid', body: '{"n":1}' }),
       ledger,
@@ -48,23 +36,23 @@ describe('webhook stops: the drain, the deadline, a lost lease', () => {
 
   it('SIGTERM during a slow POST lets it finish, records it, and the delivery completes', async () => {
     const { handle, ledger } = declare('webhook.stops.drain-on-wire');
-    receiver.answer(() => 'hold');
-    h = await runJobs({ jobs: [handle], clock, workerId: 'draining' });
+    spec.receiver.answer(() => 'hold');
+    await spec.runJobs({ jobs: [handle], clock, workerId: 'draining' });
     const { id } = await handle.enqueue({ endpointId: 'ep', eventId: 'evt' });
-    await until('the POST to reach the receiver', () => receiver.requests.length === 1, turn);
+    await until('the POST to reach the receiver', () => spec.receiver.requests.length === 1, turn);
 
-    h.worker.beginDrain('SIGTERM');
-    const stopping = h.worker.stop();
+    spec.h.worker.beginDrain('SIGTERM');
+    const stopping = spec.h.worker.stop();
     await turn();
-    expect(receiver.aborted()).toBe(0);
-    receiver.release(200);
+    expect(spec.receiver.aborted()).toBe(0);
+    spec.receiver.release(200);
     await until(
       'the drain to finish',
-      async () => (await h!.driver.get(id))?.state === 'done',
+      async () => (await spec.h.driver.get(id))?.state === 'done',
       turn,
     );
     await stopping;
-    expect(receiver.aborted()).toBe(0);
+    expect(spec.receiver.aborted()).toBe(0);
     expect(await ledger.attempts('ep')).toEqual([
       expect.objectContaining({ outcome: 'delivered', status: 200 }),
     ]);
@@ -74,61 +62,61 @@ describe('webhook stops: the drain, the deadline, a lost lease', () => {
     let open!: () => void;
     const gate = new Promise<void>((resolve) => (open = resolve));
     const { handle, ledger } = declare('webhook.stops.drain-unsent', undefined, gate);
-    h = await runJobs({ jobs: [handle], clock, workerId: 'draining' });
+    await spec.runJobs({ jobs: [handle], clock, workerId: 'draining' });
     const { id } = await handle.enqueue({ endpointId: 'ep', eventId: 'evt' });
     await until(
       'the run to hold the job',
-      async () => (await h!.driver.get(id))?.state === 'running',
+      async () => (await spec.h.driver.get(id))?.state === 'running',
       turn,
     );
 
-    h.worker.beginDrain('SIGTERM');
+    spec.h.worker.beginDrain('SIGTERM');
     open();
     await until(
       'the job to be handed back',
-      async () => (await h!.driver.get(id))?.state === 'ready',
+      async () => (await spec.h.driver.get(id))?.state === 'ready',
       turn,
     );
-    expect(await h.driver.get(id)).toMatchObject({ attempt: 0 });
-    expect(receiver.connections()).toBe(0);
+    expect(await spec.h.driver.get(id)).toMatchObject({ attempt: 0 });
+    expect(spec.receiver.connections()).toBe(0);
     expect(await ledger.attempts('ep')).toEqual([]);
   });
 
   it('the deadline tears a POST on the wire down and writes no ledger row', async () => {
     const { handle, ledger } = declare('webhook.stops.deadline', '2s');
-    receiver.answer(() => 'hold');
-    h = await runJobs({ jobs: [handle], clock });
+    spec.receiver.answer(() => 'hold');
+    await spec.runJobs({ jobs: [handle], clock });
     const { id } = await handle.enqueue({ endpointId: 'ep', eventId: 'evt' });
-    await until('the POST to reach the receiver', () => receiver.requests.length === 1, turn);
+    await until('the POST to reach the receiver', () => spec.receiver.requests.length === 1, turn);
 
-    await h.advance(2_000);
-    await until('the receiver to see the request go', () => receiver.aborted() === 1, turn);
+    await spec.h.advance(2_000);
+    await until('the receiver to see the request go', () => spec.receiver.aborted() === 1, turn);
     await until(
       'the attempt to fail',
-      async () => (await h!.driver.get(id))?.state === 'delayed',
+      async () => (await spec.h.driver.get(id))?.state === 'delayed',
       turn,
     );
-    expect((await h.driver.get(id))?.lastError).toContain('X_JOB_TIMEOUT');
+    expect((await spec.h.driver.get(id))?.lastError).toContain('X_JOB_TIMEOUT');
     expect(await ledger.attempts('ep')).toEqual([]);
   });
 
   it('after a drain, the deadline still tears the POST down (through ctx.hardSignal)', async () => {
     const { handle, ledger } = declare('webhook.stops.drain-then-deadline', '2s');
-    receiver.answer(() => 'hold');
-    h = await runJobs({ jobs: [handle], clock });
+    spec.receiver.answer(() => 'hold');
+    await spec.runJobs({ jobs: [handle], clock });
     await handle.enqueue({ endpointId: 'ep', eventId: 'evt' });
-    await until('the POST to reach the receiver', () => receiver.requests.length === 1, turn);
-    h.worker.beginDrain('SIGTERM');
+    await until('the POST to reach the receiver', () => spec.receiver.requests.length === 1, turn);
+    spec.h.worker.beginDrain('SIGTERM');
     await turn();
-    expect(receiver.aborted()).toBe(0);
-    await h.advance(2_000);
-    await until('the receiver to see the request go', () => receiver.aborted() === 1, turn);
+    expect(spec.receiver.aborted()).toBe(0);
+    await spec.h.advance(2_000);
+    await until('the receiver to see the request go', () => spec.receiver.aborted() === 1, turn);
     expect(await ledger.attempts('ep')).toEqual([]);
   });
 
   it('after a drain, a lost lease tears the POST on the wire down: no ledger row, the run ends lost', async () => {
     const { handle, ledger } = declare('webhook.stops.drain-then-lease');
-    receiver.answer(() => 'hold');
+    spec.receiver.answer(() => 'hold');
     const inner = memoryJobDriver({ clock });
     let stolen = false;
     // another worker took the row once its lease lapsed: this worker's renewals are refused from then on
@@ -136,27 +124,27 @@ describe('webhook stops: the drain, the deadline, a lost lease', () => {
       ...inner,
       heartbeat: (...args) => (stolen ? Promise.resolve(false) : inner.heartbeat(...args)),
     };
-    h = await runJobs({ jobs: [handle], clock, driver, visibilityTimeoutMs: 3_000 });
+    await spec.runJobs({ jobs: [handle], clock, driver, visibilityTimeoutMs: 3_000 });
     const { id } = await handle.enqueue({ endpointId: 'ep', eventId: 'evt' });
-    await until('the POST to reach the receiver', () => receiver.requests.length === 1, turn);
-    h.worker.beginDrain('SIGTERM');
-    const stopping = h.worker.stop();
-    await h.advance(1_000);
+    await until('the POST to reach the receiver', () => spec.receiver.requests.length === 1, turn);
+    spec.h.worker.beginDrain('SIGTERM');
+    const stopping = spec.h.worker.stop();
+    await spec.h.advance(1_000);
     await turn();
-    expect(receiver.aborted()).toBe(0);
+    expect(spec.receiver.aborted()).toBe(0);
 
     stolen = true;
-    await h.advance(1_000);
-    await until('the receiver to see the request go', () => receiver.aborted() === 1, turn);
+    await spec.h.advance(1_000);
+    await until('the receiver to see the request go', () => spec.receiver.aborted() === 1, turn);
     await stopping;
-    expect(h.worker.stats()).toMatchObject({ leasesLost: 1, interrupted: 0, completed: 0 });
+    expect(spec.h.worker.stats()).toMatchObject({ leasesLost: 1, interrupted: 0, completed: 0 });
     expect(await ledger.attempts('ep')).toEqual([]);
-    expect(await h.driver.get(id)).toMatchObject({ state: 'running', attempt: 1 });
+    expect(await spec.h.driver.get(id)).toMatchObject({ state: 'running', attempt: 1 });
   });
 
   it('a lost lease aborts a POST on the wire and writes no ledger row', async () => {
     const ledger = memoryWebhookLedger();
-    receiver.answer(() => 'hold');
+    spec.receiver.answer(() => 'hold');
     const run = new AbortController();
     const ctx: JobRunContext = {
       actor: { id: null, orgId: null },
@@ -170,7 +158,7 @@ describe('webhook stops: the drain, the deadline, a lost lease', () => {
     const delivering = deliverWebhook(
       {
         name: 'webhook.stops.lease',
-        endpoint: () => ({ url: receiver.url(), secret: 's' }),
+        endpoint: () => ({ url: spec.receiver.url(), secret: 's' }),
         event: () => ({ topic: 'orders.paid', body: '{}' }),
         ledger,
         disableAfter: 3,
@@ -181,11 +169,11 @@ describe('webhook stops: the drain, the deadline, a lost lease', () => {
       { endpointId: 'ep', eventId: 'evt' },
       ctx,
     );
-    await until('the POST to reach the receiver', () => receiver.requests.length === 1);
+    await until('the POST to reach the receiver', () => spec.receiver.requests.length === 1);
     const lost = new LeaseLostError('job-1');
     run.abort(lost);
     await expect(delivering).rejects.toBe(lost);
-    await until('the receiver to see the request go', () => receiver.aborted() === 1);
+    await until('the receiver to see the request go', () => spec.receiver.aborted() === 1);
     expect(await ledger.attempts('ep')).toEqual([]);
   });
 });

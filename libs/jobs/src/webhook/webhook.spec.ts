@@ -1,8 +1,8 @@
 import { frozenClock } from '../testing/frozen-clock';
-import { runJobs, type JobsHarness } from '../testing/run-jobs';
 import type { JobRow } from '../driver/job-row';
 import { memoryWebhookLedger } from './memory-webhook-ledger';
-import { startReceiver, until, type Answer, type Receiver } from '../../test/webhook-receiver';
+import { until, type Answer } from '../../test/webhook-receiver';
+import { webhookSpec } from '../../test/webhook-spec';
 import { webhook } from './webhook';
 import type { WebhookLedger } from './webhook-ledger';
 import type { WebhookEndpoint } from './webhook-reads';
@@ -12,23 +12,10 @@ const SECRET = 'whsec_spec';
 const BODY = JSON.stringify({ order: 'o-1', total: 12.5 });
 
 describe('webhook()', () => {
-  let h: JobsHarness | undefined;
-  let receiver: Receiver;
-  beforeEach(async () => {
-    receiver = await startReceiver();
-  });
-  afterEach(async () => {
-    await h?.close();
-    h = undefined;
-    await receiver.close();
-  });
-
+  const spec = webhookSpec();
+  const { turn } = spec;
   const clock = frozenClock(Date.UTC(2026, 5, 1));
-  const turn = async (): Promise<void> => {
-    await new Promise((r) => setTimeout(r, 5));
-    await h?.settle();
-  };
-  const row = async (id: string): Promise<JobRow | undefined> => h!.driver.get(id);
+  const row = async (id: string): Promise<JobRow | undefined> => spec.h.driver.get(id);
   const stateOf = (id: string, state: string) => async () => (await row(id))?.state === state;
 
   function declare(
@@ -43,7 +30,7 @@ describe('webhook()', () => {
       tenant: ({ orgId }) => orgId,
       endpoint: ({ endpointId }) => {
         reads.endpoint++;
-        return { url: receiver.url(), secret: `${SECRET}:${endpointId}`, ...endpoint };
+        return { url: spec.receiver.url(), secret: `${SECRET}:${endpointId}`, ...endpoint };
       },
       event: ({ eventId }) => ({
         topic: 'orders.paid',
@@ -61,12 +48,12 @@ describe('webhook()', () => {
   it('posts one signed delivery that verifies, and a replayed or re-dated copy is refused', async () => {
     const ledger = memoryWebhookLedger();
     const { handle } = declare('webhook.spec.signed', ledger);
-    h = await runJobs({ jobs: [handle], clock });
+    await spec.runJobs({ jobs: [handle], clock });
     const { id } = await handle.enqueue({ endpointId: 'ep-1', eventId: 'evt_1', orgId: 'org-a' });
     await until('the delivery to complete', stateOf(id, 'done'), turn);
 
-    expect(receiver.requests).toHaveLength(1);
-    const [got] = receiver.requests;
+    expect(spec.receiver.requests).toHaveLength(1);
+    const [got] = spec.receiver.requests;
     expect(got!.headers).toMatchObject({
       'content-type': 'application/json',
       'x-ultimate-webhook-id': 'evt_1',
@@ -104,7 +91,7 @@ describe('webhook()', () => {
       reason: 'mismatch',
     });
     // the endpoint (and its secret) is read per attempt, never checkpointed: the run stored no step
-    expect(await h.driver.steps.load(id)).toEqual([]);
+    expect(await spec.h.driver.steps.load(id)).toEqual([]);
     const attempts = await ledger.attempts('ep-1');
     expect(attempts).toEqual([
       expect.objectContaining({
@@ -130,10 +117,10 @@ describe('webhook()', () => {
       {},
       { headers: { [WEBHOOK_SIGNATURE_HEADER]: 't=1,v1=00' } },
     ).handle;
-    h = await runJobs({ jobs: [handle, forging], clock });
+    await spec.runJobs({ jobs: [handle, forging], clock });
     const { id } = await handle.enqueue({ endpointId: 'ep-h', eventId: 'evt_h', orgId: 'org-a' });
     await until('the delivery', stateOf(id, 'done'), turn);
-    expect(receiver.requests[0]!.headers).toMatchObject({
+    expect(spec.receiver.requests[0]!.headers).toMatchObject({
       'x-partner': 'p-9',
       'content-type': 'application/json',
     });
@@ -141,7 +128,7 @@ describe('webhook()', () => {
     const bad = await forging.enqueue({ endpointId: 'ep-f', eventId: 'evt_f', orgId: 'org-a' });
     await until('the forging row to dead-letter', stateOf(bad.id, 'dead'), turn);
     expect((await row(bad.id))?.lastError).toContain('X_WEBHOOK_ENDPOINT_INVALID');
-    expect(receiver.requests).toHaveLength(1);
+    expect(spec.receiver.requests).toHaveLength(1);
   });
 
   it('a 429 with Retry-After: 3 schedules the retry 3 s out (plus at most 10 % spread), not on the backoff', async () => {
@@ -149,10 +136,10 @@ describe('webhook()', () => {
     const { handle } = declare('webhook.spec.throttled', ledger, {
       retry: { attempts: 5, delay: 60_000 },
     });
-    receiver.answer((_, n) =>
+    spec.receiver.answer((_, n) =>
       n === 1 ? { status: 429, headers: { 'retry-after': '3' } } : { status: 204 },
     );
-    h = await runJobs({ jobs: [handle], clock });
+    await spec.runJobs({ jobs: [handle], clock });
     const { id } = await handle.enqueue({ endpointId: 'ep-t', eventId: 'evt_t', orgId: 'org-a' });
     await until('the throttled attempt to be nacked', stateOf(id, 'delayed'), turn);
     const failedAt = clock.now();
@@ -161,12 +148,12 @@ describe('webhook()', () => {
     expect(delayed!.runAt - failedAt).toBeGreaterThanOrEqual(3_000);
     expect(delayed!.runAt - failedAt).toBeLessThanOrEqual(3_300);
 
-    await h.advance(delayed!.runAt - failedAt - 1);
+    await spec.h.advance(delayed!.runAt - failedAt - 1);
     await turn();
-    expect(receiver.requests).toHaveLength(1);
-    await h.advance(1);
+    expect(spec.receiver.requests).toHaveLength(1);
+    await spec.h.advance(1);
     await until('the retry to be delivered', stateOf(id, 'done'), turn);
-    expect(receiver.requests).toHaveLength(2);
+    expect(spec.receiver.requests).toHaveLength(2);
     expect((await ledger.attempts('ep-t')).map((a) => [a.outcome, a.status])).toEqual([
       ['delivered', 204],
       ['throttled', 429],
@@ -179,17 +166,17 @@ describe('webhook()', () => {
     });
     const date = new Date(Date.UTC(2030, 0, 1)).toUTCString(); // the receiver's clock, years off ours
     const retryAt = new Date(Date.UTC(2030, 0, 1, 0, 0, 7)).toUTCString();
-    receiver.answer((_, n): Answer =>
+    spec.receiver.answer((_, n): Answer =>
       n === 1
         ? { status: 429, headers: { 'retry-after': '7200' } }
         : { status: 503, headers: { 'retry-after': retryAt, date } },
     );
-    h = await runJobs({ jobs: [handle], clock });
+    await spec.runJobs({ jobs: [handle], clock });
     const { id } = await handle.enqueue({ endpointId: 'ep-c', eventId: 'evt_c', orgId: 'org-a' });
     await until('the first nack', stateOf(id, 'delayed'), turn);
     expect((await row(id))!.runAt - clock.now()).toBe(10_000);
-    await h.advance(10_000);
-    await until('the second attempt', () => receiver.requests.length === 2, turn);
+    await spec.h.advance(10_000);
+    await until('the second attempt', () => spec.receiver.requests.length === 2, turn);
     await until(
       'the second nack',
       async () => (await row(id))?.attempt === 2 && (await row(id))?.state === 'delayed',
@@ -203,14 +190,14 @@ describe('webhook()', () => {
     const { handle } = declare('webhook.spec.disable', ledger, {
       retry: { attempts: 20, backoff: 'fixed', delay: 1_000, jitter: false },
     });
-    receiver.answer(() => ({ status: 500 }));
-    h = await runJobs({ jobs: [handle], clock });
+    spec.receiver.answer(() => ({ status: 500 }));
+    await spec.runJobs({ jobs: [handle], clock });
     const { id } = await handle.enqueue({ endpointId: 'ep-d', eventId: 'evt_d1', orgId: 'org-a' });
     for (let n = 1; n <= 10; n++) {
-      await until(`attempt ${n}`, () => receiver.requests.length === n, turn);
+      await until(`attempt ${n}`, () => spec.receiver.requests.length === n, turn);
       if (n < 10) {
         await until(`attempt ${n} nacked`, stateOf(id, 'delayed'), turn);
-        await h.advance(1_000);
+        await spec.h.advance(1_000);
       }
     }
     await until('the tenth failure to dead-letter', stateOf(id, 'dead'), turn);
@@ -223,26 +210,29 @@ describe('webhook()', () => {
 
     const next = await handle.enqueue({ endpointId: 'ep-d', eventId: 'evt_d2', orgId: 'org-a' });
     await until('the next delivery to dead-letter', stateOf(next.id, 'dead'), turn);
-    await h.advance(60_000);
+    await spec.h.advance(60_000);
     expect((await row(next.id))?.lastError).toContain('X_WEBHOOK_ENDPOINT_DISABLED');
-    expect(receiver.connections()).toBe(10);
+    expect(spec.receiver.connections()).toBe(10);
     expect(await ledger.attempts('ep-d', 100)).toHaveLength(10);
 
     await ledger.enable('ep-d');
-    receiver.answer(() => ({ status: 200 }));
+    spec.receiver.answer(() => ({ status: 200 }));
     const again = await handle.enqueue({ endpointId: 'ep-d', eventId: 'evt_d3', orgId: 'org-a' });
     await until('the re-enabled endpoint to take a delivery', stateOf(again.id, 'done'), turn);
-    expect(receiver.connections()).toBe(11);
+    expect(spec.receiver.connections()).toBe(11);
   });
 
   it('a 302 is not followed: one request, REJECTED, recorded', async () => {
     const ledger = memoryWebhookLedger();
     const { handle } = declare('webhook.spec.redirect', ledger, { retry: { attempts: 1 } });
-    receiver.answer(() => ({ status: 302, headers: { location: receiver.url('/elsewhere') } }));
-    h = await runJobs({ jobs: [handle], clock });
+    spec.receiver.answer(() => ({
+      status: 302,
+      headers: { location: spec.receiver.url('/elsewhere') },
+    }));
+    await spec.runJobs({ jobs: [handle], clock });
     const { id } = await handle.enqueue({ endpointId: 'ep-r', eventId: 'evt_r', orgId: 'org-a' });
     await until('the redirect to dead-letter', stateOf(id, 'dead'), turn);
-    expect(receiver.requests.map((r) => r.path)).toEqual(['/hook']);
+    expect(spec.receiver.requests.map((r) => r.path)).toEqual(['/hook']);
     expect((await row(id))?.lastError).toContain('X_WEBHOOK_DELIVERY_REJECTED');
     expect((await ledger.attempts('ep-r'))[0]).toMatchObject({
       outcome: 'rejected',
@@ -254,20 +244,20 @@ describe('webhook()', () => {
   it("an orgId that is not the run's org is X_JOB_TENANT_MISMATCH before either read: terminal on attempt 1", async () => {
     const ledger = memoryWebhookLedger();
     const { handle, reads } = declare('webhook.spec.tenant', ledger, { tenant: 'none' });
-    h = await runJobs({ jobs: [handle], clock });
+    await spec.runJobs({ jobs: [handle], clock });
     const { id } = await handle.enqueue({ endpointId: 'ep-x', eventId: 'evt_x', orgId: 'org-b' });
     await until('the mismatch to dead-letter', stateOf(id, 'dead'), turn);
     const dead = await row(id);
     expect(dead?.lastError).toContain('X_JOB_TENANT_MISMATCH');
     expect(dead?.attempt).toBe(1);
     expect(reads.endpoint).toBe(0);
-    expect(receiver.connections()).toBe(0);
+    expect(spec.receiver.connections()).toBe(0);
     expect(await ledger.attempts('ep-x')).toEqual([]);
   });
 
   it('an input naming no org is refused at enqueue under tenant: ({ orgId }) => orgId', async () => {
     const { handle } = declare('webhook.spec.no-org', memoryWebhookLedger());
-    h = await runJobs({ jobs: [handle], clock });
+    await spec.runJobs({ jobs: [handle], clock });
     await expect(handle.enqueue({ endpointId: 'ep', eventId: 'evt' })).rejects.toMatchObject({
       code: 'X_JOB_TENANT_REQUIRED',
     });
