@@ -11,7 +11,8 @@ import { LUA_PRELUDE } from './prelude.lua';
  * Paused queues are left alone. A lapsed row of a served name is rescued at once; of another name it is not re-taken,
  * and on its final attempt it is buried only once its lease lapsed a visibility timeout more (a worker serving it
  * would have buried it well before). At most 1,000 lapsed rows per queue per call. A burial is counted (`dead` or
- * `failed`) in the job's current 1-minute bucket by this same script.
+ * `failed`) in the job's current 1-minute bucket by this same script. A row put back to waiting announces its queue on
+ * the wake channel (the prelude's `index`), so idle workers claim it at once instead of at their next poll.
  *
  * Returns the buried rows, each a flat HGETALL-style array of its fields.
  */
