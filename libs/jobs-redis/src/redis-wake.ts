@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { systemClock, type ClaimOptions, type Clock, type TimerHandle } from '@ultimat3/jobs';
-import { Redis, type Cluster } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
+import { wakeSubscriber, type WakeSubscriber } from './redis-wake-subscriber';
 
 /** What a started wake tells: a queue was announced, and whether the wake is proven live. */
 export interface RedisWakeListener {
@@ -29,7 +30,8 @@ interface IdleQueue {
  * `{tag}:wake`, where every script that makes a row waiting announces its queue (see the prelude). Started by the
  * first {@link RedisWake.listen} and closed with the last. It is proven live by a probe it publishes itself and sees
  * come back, and again every {@link WAKE_REPROBE_MS}; a lost connection, or a probe not back within
- * {@link WAKE_PROBE_LATE_MS}, is not live until a probe comes back again.
+ * {@link WAKE_PROBE_LATE_MS} (then it subscribes again on a fresh connection), is not live until a probe comes back
+ * again. On a Cluster the subscription follows its slot's owner across a failover ({@link wakeSubscriber}).
  *
  * While live it also lets the driver skip idle claims: a claim that found a queue empty records until when nothing
  * there can fall due by time alone (its first delayed row, its first lease expiry); a later claim of the same slots is
@@ -79,44 +81,6 @@ function covered(
   return slot !== undefined && slot.every((n) => idle.has(n));
 }
 
-/**
- * The subscriber connection: a duplicate of a plain client; on a Cluster, a plain connection to the master that owns
- * the channel's slot (where the deployment's scripts publish), with the Cluster's node options. Undefined while the
- * Cluster knows no owner of that slot: the worker keeps polling. A failover or a moved slot breaks the subscription,
- * and the wake is not live (polls) from then on.
- */
-function subscriberOf(client: Redis | Cluster, channel: string): Redis | undefined {
-  if (client instanceof Redis) return client.duplicate({ lazyConnect: false });
-  const owner = client.slots[keySlot(channel)]?.[0];
-  const at = owner?.lastIndexOf(':') ?? -1;
-  if (owner === undefined || at < 0) return undefined;
-  return new Redis({
-    ...client.options.redisOptions,
-    host: owner.slice(0, at),
-    port: Number(owner.slice(at + 1)),
-    lazyConnect: false,
-  });
-}
-
-/** CRC16 (XMODEM), as Redis Cluster hashes a key. */
-function crc16(text: string): number {
-  let crc = 0;
-  for (const byte of Buffer.from(text)) {
-    crc ^= byte << 8;
-    for (let i = 0; i < 8; i++)
-      crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
-  }
-  return crc;
-}
-
-/** The Cluster slot of a key: of its hash tag (the text between the first `{` and the next `}`), when non-empty. */
-function keySlot(key: string): number {
-  const open = key.indexOf('{');
-  const close = open < 0 ? -1 : key.indexOf('}', open + 1);
-  const hashed = close > open + 1 ? key.slice(open + 1, close) : key;
-  return crc16(hashed) % 16_384;
-}
-
 /** Builds the wake of a driver on `client` (its connection settings are duplicated for the subscriber). */
 export function redisWake(client: Redis | Cluster, prefix: string, clock?: Clock): RedisWake {
   const channel = `${prefix}wake`;
@@ -126,7 +90,7 @@ export function redisWake(client: Redis | Cluster, prefix: string, clock?: Clock
   const idleQueues = new Map<string, IdleQueue>();
   let all = 0;
   let live = false;
-  let sub: Redis | undefined;
+  let sub: WakeSubscriber | undefined;
   let probe = '';
   const timers = clock ?? systemClock;
   let reprobe: TimerHandle | undefined;
@@ -152,7 +116,10 @@ export function redisWake(client: Redis | Cluster, prefix: string, clock?: Clock
   const sendProbe = async (): Promise<void> => {
     probe = `${PROBE}${randomUUID()}`;
     late?.cancel();
-    late = timers.setTimeout(() => setLive(false), WAKE_PROBE_LATE_MS);
+    late = timers.setTimeout(() => {
+      setLive(false);
+      sub?.renew();
+    }, WAKE_PROBE_LATE_MS);
     await client.spublish(channel, probe);
   };
   const armReprobe = (): void => {
@@ -163,18 +130,12 @@ export function redisWake(client: Redis | Cluster, prefix: string, clock?: Clock
       void sendProbe().catch(() => setLive(false));
     }, WAKE_REPROBE_MS);
   };
-  const subscribe = async (s: Redis): Promise<void> => {
-    await s.ssubscribe(channel);
-    await sendProbe();
-  };
   const start = (): void => {
-    const s = subscriberOf(client, channel);
-    if (s === undefined) return;
-    sub = s;
-    s.on('error', () => undefined);
-    s.on('smessage', onMessage);
-    s.on('close', () => setLive(false));
-    s.on('ready', () => void subscribe(s).catch(() => setLive(false)));
+    sub = wakeSubscriber(client, channel, {
+      onMessage,
+      onLost: () => setLive(false),
+      onSubscribed: () => void sendProbe().catch(() => setLive(false)),
+    });
     armReprobe();
   };
   const stop = async (): Promise<void> => {
@@ -183,7 +144,7 @@ export function redisWake(client: Redis | Cluster, prefix: string, clock?: Clock
     reprobe?.cancel();
     late?.cancel();
     setLive(false);
-    if (s) await s.quit().catch(() => s.disconnect());
+    await s?.close();
   };
 
   return {
