@@ -1,0 +1,245 @@
+/**
+ * Chaos scenario 8 (Redis only): the server under a running fleet — a `redis-server` with the append-only file
+ * (`appendfsync everysec`) restarted mid-run, once by SIGTERM (it fsyncs the file before exiting) and once by SIGKILL,
+ * and a Redis Cluster whose deployment master fails over (a coordinated `CLUSTER FAILOVER`, then the new master
+ * SIGKILLed and replaced by election). Workers (scenario 3's, with the Redis wake on) must resume by themselves, lose
+ * nothing acknowledged outside the documented window, complete nothing twice, and idle workers must still be woken by
+ * an enqueue afterwards.
+ *
+ * What `everysec` means for an acknowledged enqueue: Redis appends each write to the file (write(2), into the kernel's
+ * page cache) before it replies, and fsyncs once a second. A SIGKILLed `redis-server` therefore loses nothing it
+ * acknowledged — the kernel still writes the pages; only a crash of the machine (or a disk so slow that Redis postpones
+ * the write, up to 2 s) loses the last ~1–2 s. Acknowledged enqueues missing after the SIGKILL are counted apart when
+ * acknowledged within 2 s before it (the window) and as violations when older.
+ */
+import { join } from 'node:path';
+import type { TestDatabase } from '../../../libs/jobs-pg/test/test-database';
+import { startThrowawayRedis, type ThrowawayRedis } from '../../../scripts/throwaway-redis.mjs';
+import { createChaosDatabase, openChaosDriver, type ChaosTarget } from '../../harness/drivers';
+import type { Acknowledged } from '../../harness/enqueue-stream';
+import {
+  firstSettleAfter,
+  startFaultedFleet,
+  type FaultedFleet,
+} from '../../harness/faulted-fleet';
+import { createGroundTruth } from '../../harness/ground-truth';
+import { recordChaos } from '../../harness/report';
+import {
+  announceSeed,
+  chaosRandom,
+  chaosSeed,
+  seedFor,
+  type ChaosRandom,
+} from '../../harness/schedule';
+import { sized } from '../../harness/size';
+import { FAULT_STEPS, faultJobRequests } from '../03-database-faults/db-faults-job';
+import type { DbFaultsWorkerConfig } from '../03-database-faults/worker';
+import { startFailoverCluster } from '../../../libs/jobs-redis/test/failover-cluster';
+import { probeWake } from './wake-probe';
+import type { JobDriver } from '@ultimat3/jobs';
+
+const SCENARIO = '8 redis restart and failover';
+const WORKERS = 2;
+const JOBS = sized({ full: 3_000, ci: 200 });
+const CONCURRENCY = 4;
+const LEASE_MS = 2_000;
+const RECOVERY_BOUND_MS = sized({ full: 60_000, ci: 25_000 });
+/** An acknowledged enqueue this close before a SIGKILL may be lost (see the file's comment). */
+const FSYNC_WINDOW_MS = 2_000;
+/** Idle workers are woken within this long of an enqueue (their polls have grown to seconds by then). */
+const WAKE_BOUND_MS = 1_000;
+const WORKER_ENTRY = join(__dirname, '..', '03-database-faults', 'worker.ts');
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+const seed = chaosSeed();
+
+/** Acknowledged enqueues with no row now: inside the window before `killedAt`, and older ones. */
+async function lostAcknowledged(
+  driver: JobDriver,
+  acknowledged: readonly Acknowledged[],
+  killedAt: readonly number[],
+): Promise<{ inWindow: number; outside: number }> {
+  let inWindow = 0;
+  let outside = 0;
+  for (const a of acknowledged) {
+    if ((await driver.get(a.id)) !== null) continue;
+    if (killedAt.some((k) => a.at <= k && a.at > k - FSYNC_WINDOW_MS)) inWindow++;
+    else outside++;
+  }
+  return { inWindow, outside };
+}
+
+describe(`chaos ${SCENARIO}`, () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createChaosDatabase();
+    await createGroundTruth(db.pool);
+  });
+  afterAll(async () => {
+    await db.drop();
+  });
+
+  /** Runs the fleet on `target` through `inject` (answers the faults and the SIGKILL instants), then the verdict. */
+  async function scenario(
+    label: string,
+    target: ChaosTarget,
+    inject: (
+      random: ChaosRandom,
+    ) => Promise<{ faults: string[]; ended: number[]; killedAt: number[] }>,
+  ): Promise<void> {
+    announceSeed(`${SCENARIO}/${label}`, seed);
+    const random = chaosRandom(seedFor(seed, `${SCENARIO}/${label}`));
+    const run = target.prefix!;
+    const spec = openChaosDriver(target);
+    const config = (name: string): DbFaultsWorkerConfig => ({
+      target,
+      truthUrl: db.url,
+      run,
+      name,
+      concurrency: CONCURRENCY,
+      visibilityTimeoutMs: LEASE_MS,
+      heartbeatIntervalMs: 500,
+      pollIntervalMs: 100,
+      idlePollMaxMs: 30_000,
+      wake: true,
+      stepMs: 25,
+    });
+    let fleet: FaultedFleet | undefined;
+    try {
+      fleet = await startFaultedFleet({
+        entry: WORKER_ENTRY,
+        config,
+        workers: WORKERS,
+        truth: db.pool,
+        driver: spec.driver,
+        request: faultJobRequests(JOBS),
+        total: JOBS,
+        batch: 8,
+        intervalMs: 300,
+      });
+      const { faults, ended, killedAt } = await inject(random);
+      const settled = await fleet.settle(RECOVERY_BOUND_MS);
+      const lost = await lostAcknowledged(spec.driver, fleet.stream.acknowledged, killedAt);
+      const woken = await probeWake({
+        driver: spec.driver,
+        workers: fleet.processes,
+        count: 3,
+        idleMs: 4_000,
+        boundMs: WAKE_BOUND_MS,
+        capMs: 15_000,
+      });
+      const verdict = await fleet.finish(run, FAULT_STEPS);
+      const resumed: Record<string, number> = {};
+      for (const [i, at] of ended.entries())
+        resumed[`ms from fault ${i + 1} ending to the first settle landed`] =
+          await firstSettleAfter(db.pool, run, at);
+      const invariants = {
+        [`jobs not done ${RECOVERY_BOUND_MS / 1_000} s after the last fault`]: settled.pending,
+        ...verdict.invariants,
+        'acknowledged jobs lost (no row)': lost.outside,
+        [`idle workers' enqueues not picked up within ${WAKE_BOUND_MS} ms (wake)`]: woken.slow,
+        'workers whose wake is not live after the faults': woken.notLive,
+      };
+      recordChaos({
+        scenario: SCENARIO,
+        driver: 'redis',
+        volume: `${label}: ${fleet.stream.acknowledged.length} jobs x ${FAULT_STEPS.length} steps, ${WORKERS} worker processes x ${CONCURRENCY}, lease ${LEASE_MS} ms`,
+        faults,
+        invariants,
+        figures: {
+          ...verdict.figures,
+          [`acknowledged enqueues lost within ${FSYNC_WINDOW_MS} ms before a SIGKILL (everysec / replication window)`]:
+            lost.inWindow,
+          ...resumed,
+          'ms from the last fault to every job done': settled.ms,
+          'wake probe latencies (ms)': woken.latencies.join(' / '),
+          seed,
+        },
+      });
+      for (const [name, count] of Object.entries(invariants))
+        expect([name, count]).toEqual([name, 0]);
+      expect(fleet.stream.acknowledged.length).toBe(JOBS);
+    } finally {
+      await fleet?.kill();
+      await spec.close();
+    }
+  }
+
+  it(
+    'redis-server with AOF everysec restarted mid-run (SIGTERM, then SIGKILL): workers resume, nothing acknowledged lost, idle workers woken',
+    async () => {
+      let server: ThrowawayRedis = await startThrowawayRedis({ name: 'chaos-aof', aof: true });
+      const restart = async (signal: 'SIGTERM' | 'SIGKILL', downMs: number): Promise<number> => {
+        const { port, dir } = server;
+        const at = Date.now();
+        if (signal === 'SIGTERM') await server.stop({ keepDir: true });
+        else {
+          process.kill(server.pid!, 'SIGKILL');
+          await sleep(100);
+        }
+        await sleep(downMs);
+        server = await startThrowawayRedis({ aof: true, port, dir });
+        return at;
+      };
+      try {
+        await scenario(
+          'aof everysec restarts',
+          { driver: 'redis', url: server.url, prefix: `chaos-08-aof-${seed.toString(16)}` },
+          async (random) => {
+            const faults: string[] = [];
+            const ended: number[] = [];
+            const killedAt: number[] = [];
+            for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
+              await sleep(random.between(1_000, 2_000));
+              const downMs = Math.round(random.between(300, 800));
+              const at = await restart(signal, downMs);
+              if (signal === 'SIGKILL') killedAt.push(at);
+              faults.push(`${signal} + restart (down ${downMs} ms)`);
+              ended.push(Date.now());
+            }
+            return { faults, ended, killedAt };
+          },
+        );
+      } finally {
+        await server.stop();
+      }
+    },
+    sized({ full: 600_000, ci: 90_000 }),
+  );
+
+  it(
+    'Redis Cluster failover of the deployment master (CLUSTER FAILOVER, then the new master SIGKILLed): workers resume, nothing acknowledged lost, no double completion, idle workers woken',
+    async () => {
+      const prefix = `chaos-08-cluster-${seed.toString(16)}`;
+      const cluster = await startFailoverCluster(prefix);
+      try {
+        await scenario(
+          'cluster failover',
+          { driver: 'redis', url: cluster.seedUrl, prefix, cluster: true },
+          async (random) => {
+            const faults: string[] = [];
+            const ended: number[] = [];
+            const killedAt: number[] = [];
+            await sleep(random.between(1_000, 2_000));
+            let started = Date.now();
+            await cluster.failover();
+            faults.push(`CLUSTER FAILOVER (${Date.now() - started} ms to agreement)`);
+            ended.push(Date.now());
+            await sleep(random.between(1_000, 2_000));
+            started = Date.now();
+            killedAt.push(started);
+            await cluster.killOwner();
+            faults.push(
+              `master SIGKILLed, replica elected (${Date.now() - started} ms to agreement)`,
+            );
+            ended.push(Date.now());
+            return { faults, ended, killedAt };
+          },
+        );
+      } finally {
+        await cluster.stop();
+      }
+    },
+    sized({ full: 600_000, ci: 90_000 }),
+  );
+});
