@@ -1,8 +1,4 @@
-import {
-  eventBusTenancyConformance,
-  eventBusValuesConformance,
-  tenantEventsScenario,
-} from '@ultimat3/jobs/testing';
+import { tenantEventsScenario } from '@ultimat3/jobs/testing';
 import { createTestRedis, type TestRedis } from '../test/test-redis';
 import { redisEventBus } from './redis-event-bus';
 
@@ -14,14 +10,7 @@ afterAll(async () => {
   await redis?.drop();
 });
 
-// a small page, so a lookup that walks past refused or other tenants' events crosses pages
-eventBusTenancyConformance('redis', async () => ({
-  bus: redisEventBus({ client: redis.client, prefix: redis.prefix(), pageSize: 2 }),
-}));
-
-eventBusValuesConformance('redis', async () => ({
-  bus: redisEventBus({ client: redis.client, prefix: redis.prefix(), pageSize: 2 }),
-}));
+// the event bus conformance (tenancy and values, pages of 2) runs once, from backendConformance in redis-driver.spec.ts
 
 tenantEventsScenario('redis', async () =>
   redisEventBus({ client: redis.client, prefix: redis.prefix() }),

@@ -1,4 +1,4 @@
-import { eventBusTenancyConformance, tenantEventsScenario } from '@ultimat3/jobs/testing';
+import { tenantEventsScenario } from '@ultimat3/jobs/testing';
 import { createTestDatabase, type TestDatabase } from '../../test/test-database';
 import { postgresEventBus } from './pg-event-bus';
 
@@ -10,8 +10,5 @@ afterAll(async () => {
   await db?.drop();
 });
 
-eventBusTenancyConformance('postgres', async () => ({
-  bus: postgresEventBus({ executor: db.executor, pageSize: 2 }),
-}));
-
+// the event bus conformance (tenancy and values) runs once, from backendConformance in src/pg-driver.spec.ts
 tenantEventsScenario('postgres', async () => postgresEventBus({ executor: db.executor }));
