@@ -54,3 +54,11 @@ export function runChaosChild(main: () => Promise<void>): void {
     process.exit(1);
   });
 }
+
+/**
+ * Tells the spec something happened (an IPC message of `type`; the spec reads it with `ChaosProcess.received(type)` or
+ * `next(type)`): e.g. a body saying it now holds, so the spec can freeze the process there and nowhere else.
+ */
+export function tellSpec(type: string, fields: Readonly<Record<string, unknown>> = {}): void {
+  process.send?.({ ...fields, type });
+}

@@ -20,7 +20,7 @@ export interface ChaosProcessOptions {
   readonly label: string;
   /** Extra environment. */
   readonly env?: Readonly<Record<string, string>>;
-  /** How long `start()` waits for `ready` (default 30 s). */
+  /** How long `start()` waits for `ready` (default 120 s: a start compiles ~500 files, slow on a loaded machine). */
   readonly readyTimeoutMs?: number;
   /** Echo its output to the test's (default false; `CHAOS_VERBOSE=1` sets it for every process). */
   readonly echo?: boolean;
@@ -38,6 +38,7 @@ export class ChaosProcess {
   #exited: Promise<number | null> = Promise.resolve(null);
   #tail: string[] = [];
   #requests = 0;
+  #received: ChaosMessage[] = [];
   /** Incarnations started so far (a restart adds one). */
   starts = 0;
 
@@ -90,7 +91,9 @@ export class ChaosProcess {
     child.stdout?.on('data', keep);
     child.stderr?.on('data', keep);
     this.#exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
-    return this.#waitFor(child, 'ready', this.options.readyTimeoutMs ?? 30_000);
+    this.#received = [];
+    child.on('message', (message: ChaosMessage) => this.#received.push(message));
+    return this.#waitFor(child, 'ready', this.options.readyTimeoutMs ?? 120_000);
   }
 
   /** Sends `signal` to the current incarnation; with SIGKILL (the default) it also waits for the exit. */
@@ -150,6 +153,11 @@ export class ChaosProcess {
     const reply = this.#waitFor(child, `reply:${id}`, timeoutMs);
     child.send({ ...fields, type, id });
     return reply;
+  }
+
+  /** Every message of `type` the current incarnation has sent so far (see {@link ./child.tellSpec}). */
+  received(type: string): readonly ChaosMessage[] {
+    return this.#received.filter((m) => m.type === type);
   }
 
   /** Resolves with the next message of `type` from the current incarnation (a message sent by the child at will). */

@@ -2,8 +2,8 @@
 
 /** Options of {@link until}. */
 export interface UntilOptions {
-  /** What is awaited, for the timeout's message. */
-  readonly what: string;
+  /** What is awaited, for the timeout's message (default `a condition`). */
+  readonly what?: string;
   readonly timeoutMs: number;
   /** Poll interval (default 100 ms). */
   readonly everyMs?: number;
@@ -18,7 +18,9 @@ export async function until(
   for (;;) {
     if (await check()) return;
     if (Date.now() >= deadline)
-      throw new Error(`timed out after ${options.timeoutMs} ms waiting for ${options.what}`);
+      throw new Error(
+        `timed out after ${options.timeoutMs} ms waiting for ${options.what ?? 'a condition'}`,
+      );
     await sleep(options.everyMs ?? 100);
   }
 }
