@@ -108,6 +108,40 @@ export async function exportPass<I, T>(
   };
 }
 
+/** One page read and encoded: its part's bytes, how many rows it held and the cursor after them. */
+interface EncodedPage {
+  readonly body: Buffer;
+  readonly rows: number;
+  readonly cursor: KeysetCursor | null;
+}
+
+/**
+ * Reads one page and encodes it. Only the bytes and two numbers leave: the rows (and the driver's raw rows under them)
+ * are garbage before the part is written, so a slow write (fsync, an upload) never keeps them alive long enough for
+ * the collector to move them into the old generation, whose committed size is what the worker's RSS follows.
+ */
+async function readAndEncode<I, T>(
+  resolved: ResolvedExport<I, T>,
+  args: RunArgs<I>,
+  page: number,
+  after: KeysetCursor | null,
+): Promise<EncodedPage> {
+  const source = resolved.source({ input: args.input, ctx: args.ctx });
+  const read = await readKeysetPage<T>(
+    resolved.name,
+    source,
+    resolved.key,
+    after,
+    resolved.batch,
+    'export',
+  );
+  return {
+    body: encodePage(resolved, page, read.rows),
+    rows: read.rows.length,
+    cursor: read.cursor,
+  };
+}
+
 /** Reads, encodes, writes and paces one page; answers the checkpoint after it. */
 async function runPage<I, T>(
   resolved: ResolvedExport<I, T>,
@@ -118,33 +152,24 @@ async function runPage<I, T>(
   signal: AbortSignal,
 ): Promise<ExportCheckpoint> {
   const startedMs = resolved.clock.now();
-  const source = resolved.source({ input: args.input, ctx: args.ctx });
-  const read = await readKeysetPage<T>(
-    resolved.name,
-    source,
-    resolved.key,
-    from.cursor,
-    resolved.batch,
-    'export',
-  );
+  const encoded = await readAndEncode(resolved, args, page, from.cursor);
   // Every page is written, an empty one too (the CSV header alone on page 0, else zero bytes): the short page that
   // ends the export overwrites whatever an earlier attempt left at its index — rows since deleted from the source —
   // so no part past the manifest's count can survive for `cat part-*` to pick up.
-  const body = encodePage(resolved, page, read.rows);
   await sinkOf(resolved.sink, resolved.name).write(
     exportPartKey(prefix, page, resolved.format),
-    body,
+    encoded.body,
     {
       contentType: exportContentType(resolved.format),
       signal,
     },
   );
   const next: ExportCheckpoint = {
-    cursor: read.cursor ?? from.cursor,
-    rows: from.rows + read.rows.length,
+    cursor: encoded.cursor ?? from.cursor,
+    rows: from.rows + encoded.rows,
     parts: page + 1,
-    bytes: from.bytes + body.byteLength,
-    done: read.rows.length < resolved.batch,
+    bytes: from.bytes + encoded.body.byteLength,
+    done: encoded.rows < resolved.batch,
   };
   // the pause is spent inside the step: a resumed attempt replays this checkpoint and re-pays nothing
   if (!next.done && resolved.rate !== undefined)

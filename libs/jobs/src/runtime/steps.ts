@@ -94,7 +94,8 @@ export function createStepApi(rt: StepRuntime): StepApi {
     };
     const landed = await rt.driver.steps.save(rt.jobId, rt.claim, record);
     if (!landed) throw new LeaseLostError(rt.jobId);
-    stored.set(name, record);
+    // not kept: a name is claimed once per attempt, so nothing here reads a step this attempt wrote — and a body of
+    // many steps (an export's page per step) would otherwise hold every output for the whole run
   };
 
   const run = async <T>(name: string, fn: (signal: AbortSignal) => T | Promise<T>): Promise<T> => {
@@ -102,6 +103,8 @@ export function createStepApi(rt: StepRuntime): StepApi {
     await ensureLoaded();
     const done = stored.get(name);
     if (done !== undefined) {
+      // replayed once (the name is claimed): let the record go, so a resumed run does not hold all it replayed
+      stored.delete(name);
       if (tracingOn()) traceReplayedStep(name, done.attempt);
       return done.output as T;
     }
