@@ -11,6 +11,9 @@ import { ChaosFleet, type ChaosProcess } from './processes';
 import { countFigures, countViolations, recordFinalState } from './truth-checks';
 import type { ChaosWorkerConfig } from './worker-child';
 
+/** How long {@link FaultedFleet.settle} waits for the enqueuer to have every job acknowledged. */
+export const STREAM_BOUND_MS = 300_000;
+
 /** Options of {@link startFaultedFleet}. */
 export interface FaultedFleetOptions {
   /** The worker entry (a `serveChaosWorker` child). */
@@ -40,8 +43,8 @@ export interface FaultedFleet {
   readonly processes: readonly ChaosProcess[];
   readonly stream: EnqueueStream;
   /**
-   * Waits for the stream to finish and every acknowledged job to be done, at most `boundMs` from now; answers how long
-   * it took and how many were still not done at the bound.
+   * Waits for the stream to finish (at most {@link STREAM_BOUND_MS}), then for every acknowledged job to be done, at
+   * most `boundMs` from the stream's end; answers how long the second wait took and how many were not done at the bound.
    */
   settle(boundMs: number): Promise<{ readonly ms: number; readonly pending: number }>;
   /**
@@ -69,45 +72,13 @@ export async function startFaultedFleet(options: FaultedFleetOptions): Promise<F
     ...(options.intervalMs === undefined ? {} : { intervalMs: options.intervalMs }),
   });
 
-  const notDone = async (ids: readonly string[]): Promise<string[]> => {
-    const out: string[] = [];
-    for (let from = 0; from < ids.length; from += 200) {
-      const chunk = ids.slice(from, from + 200);
-      const rows = await Promise.all(chunk.map((id) => options.driver.get(id).catch(() => null)));
-      rows.forEach((row, i) => row?.state !== 'done' && out.push(chunk[i]!));
-    }
-    return out;
-  };
-
   return {
     processes: fleet.processes,
     stream,
-    async settle(boundMs) {
-      const started = Date.now();
-      const deadline = started + boundMs;
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        stream.done,
-        new Promise((resolve) => (timer = setTimeout(resolve, boundMs))),
-      ]);
-      clearTimeout(timer);
-      let pending = stream.acknowledged.map((a) => a.id);
-      for (;;) {
-        pending = await notDone(pending);
-        if (pending.length === 0 || Date.now() >= deadline) break;
-        await new Promise((resolve) => setTimeout(resolve, 200));
-      }
-      await stream.stop();
-      return { ms: Date.now() - started, pending: pending.length };
-    },
+    settle: (boundMs) => settleFleet(stream, options.driver, boundMs),
     async finish(run, steps) {
       const died = fleet.processes.filter((p) => !p.alive).length;
-      const events: Record<string, number> = {};
-      for (const p of fleet.processes.filter((q) => q.alive)) {
-        const reply = await p.request('stats').catch(() => undefined);
-        for (const [name, n] of Object.entries((reply?.events ?? {}) as Record<string, number>))
-          events[name] = (events[name] ?? 0) + n;
-      }
+      const events = await logEvents(fleet.processes.filter((p) => p.alive));
       const codes = await Promise.all(fleet.processes.map((p) => p.shutdown()));
       const ids = stream.acknowledged.map((a) => a.id);
       await recordFinalState(options.truth, run, options.driver, ids);
@@ -145,6 +116,53 @@ export async function startFaultedFleet(options: FaultedFleetOptions): Promise<F
   };
 }
 
+/** The ids of `ids` whose job is not done (a failed read counts as not done). */
+async function notDone(driver: JobDriver, ids: readonly string[]): Promise<string[]> {
+  const out: string[] = [];
+  for (let from = 0; from < ids.length; from += 200) {
+    const chunk = ids.slice(from, from + 200);
+    const rows = await Promise.all(chunk.map((id) => driver.get(id).catch(() => null)));
+    rows.forEach((row, i) => row?.state !== 'done' && out.push(chunk[i]!));
+  }
+  return out;
+}
+
+/** See {@link FaultedFleet.settle}. */
+async function settleFleet(
+  stream: EnqueueStream,
+  driver: JobDriver,
+  boundMs: number,
+): Promise<{ ms: number; pending: number }> {
+  // the stream sends what the faults made it send again first; the bound runs from its last acknowledgement
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    stream.done,
+    new Promise((resolve) => (timer = setTimeout(resolve, STREAM_BOUND_MS))),
+  ]);
+  clearTimeout(timer);
+  const started = Date.now();
+  const deadline = started + boundMs;
+  let pending = stream.acknowledged.map((a) => a.id);
+  for (;;) {
+    pending = await notDone(driver, pending);
+    if (pending.length === 0 || Date.now() >= deadline) break;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  await stream.stop();
+  return { ms: Date.now() - started, pending: pending.length };
+}
+
+/** The log events the workers saw, by name, summed over `processes` (a worker that does not answer counts none). */
+async function logEvents(processes: readonly ChaosProcess[]): Promise<Record<string, number>> {
+  const events: Record<string, number> = {};
+  for (const p of processes) {
+    const reply = await p.request('stats').catch(() => undefined);
+    for (const [name, n] of Object.entries((reply?.events ?? {}) as Record<string, number>))
+      events[name] = (events[name] ?? 0) + n;
+  }
+  return events;
+}
+
 /** Acknowledged jobs with no row at the end, and step bodies re-run by an attempt before the one whose store landed. */
 async function windowCounts(
   pool: Pool,
@@ -171,4 +189,24 @@ export async function firstSettleAfter(pool: Pool, run: string, at: number): Pro
   );
   const first = rows[0]?.first;
   return first === null || first === undefined ? -1 : Number(first) - at;
+}
+
+/** One fault's end: a short name and the instant it ended (epoch ms). */
+export interface FaultEnd {
+  readonly fault: string;
+  readonly at: number;
+}
+
+/** For each fault, how long after its end the first settle landed ({@link firstSettleAfter}), as report figures. */
+export async function resumeFigures(
+  pool: Pool,
+  run: string,
+  ended: readonly FaultEnd[],
+): Promise<Record<string, number>> {
+  const figures: Record<string, number> = {};
+  for (const [i, e] of ended.entries()) {
+    figures[`ms from fault ${i + 1} (${e.fault}) ending to the first settle landed`] =
+      await firstSettleAfter(pool, run, e.at);
+  }
+  return figures;
 }

@@ -7,12 +7,14 @@
  * of bodies whose lease lapsed or whose store failed during a fault are the documented at-least-once window, counted.
  */
 import { join } from 'node:path';
+import type { JobDriver } from '@ultimat3/jobs';
 import type { TestDatabase } from '../../../libs/jobs-pg/test/test-database';
 import { createChaosDatabase, openChaosDriver, type ChaosDriverName } from '../../harness/drivers';
-import { firstSettleAfter, startFaultedFleet } from '../../harness/faulted-fleet';
+import { resumeFigures, startFaultedFleet, type FaultedFleet } from '../../harness/faulted-fleet';
 import { createGroundTruth } from '../../harness/ground-truth';
 import { recordChaos } from '../../harness/report';
 import { announceSeed, chaosRandom, chaosSeed, seedFor } from '../../harness/schedule';
+import { injectDbFaults, type FaultLog } from './fault-sequence';
 import { sized } from '../../harness/size';
 import { FAULT_STEPS, faultJobRequests } from './db-faults-job';
 import { startFaultedPostgres, startFaultedRedis, type FaultedServer } from './faulted-server';
@@ -27,10 +29,9 @@ const CONCURRENCY = 4;
 const STEP_MS = 25;
 /** A short lease, so a stall outlasts it: the lapsed runs are the at-least-once window this scenario counts. */
 const LEASE_MS = 2_000;
-/** Every acknowledged job done within this long after the last fault healed. */
+/** Every acknowledged job done within this long after the faults and the enqueues ended. */
 const RECOVERY_BOUND_MS = sized({ full: 60_000, ci: 25_000 });
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const seed = chaosSeed();
 
 describe(`chaos ${SCENARIO}`, () => {
@@ -42,6 +43,67 @@ describe(`chaos ${SCENARIO}`, () => {
   afterAll(async () => {
     await db.drop();
   });
+
+  /** Starts the fleet of `run` on `server`: its workers through the proxy, the enqueuer straight to the server. */
+  function startFleet(server: FaultedServer, run: string, spec: JobDriver): Promise<FaultedFleet> {
+    const config = (name: string): DbFaultsWorkerConfig => ({
+      target: server.target,
+      truthUrl: db.url,
+      run,
+      name,
+      concurrency: CONCURRENCY,
+      visibilityTimeoutMs: LEASE_MS,
+      heartbeatIntervalMs: 500,
+      pollIntervalMs: 100,
+      idlePollMaxMs: 500,
+      stepMs: STEP_MS,
+    });
+    return startFaultedFleet({
+      entry: join(__dirname, 'worker.ts'),
+      config,
+      workers: WORKERS,
+      truth: db.pool,
+      driver: spec,
+      request: faultJobRequests(JOBS),
+      total: JOBS,
+      batch: 8,
+      intervalMs: 200,
+    });
+  }
+
+  /** Waits for the fleet to come through, reports, and asserts every invariant zero. */
+  async function judge(
+    driver: ChaosDriverName,
+    run: string,
+    fleet: FaultedFleet,
+    log: FaultLog,
+    cutSockets: number,
+  ): Promise<void> {
+    const settled = await fleet.settle(RECOVERY_BOUND_MS);
+    const verdict = await fleet.finish(run, FAULT_STEPS);
+    const invariants = {
+      [`jobs not done ${RECOVERY_BOUND_MS / 1_000} s after the faults and the enqueues ended`]:
+        settled.pending,
+      ...verdict.invariants,
+    };
+    recordChaos({
+      scenario: SCENARIO,
+      driver,
+      volume: `${fleet.stream.acknowledged.length} jobs x ${FAULT_STEPS.length} steps, ${WORKERS} worker processes x ${CONCURRENCY}, lease ${LEASE_MS} ms`,
+      faults: log.faults,
+      invariants,
+      figures: {
+        ...verdict.figures,
+        ...(await resumeFigures(db.pool, run, log.ended)),
+        'ms from the end of the faults and the enqueues to every job done': settled.ms,
+        'sockets cut': cutSockets,
+        seed,
+      },
+    });
+    for (const [name, count] of Object.entries(invariants))
+      expect([name, count]).toEqual([name, 0]);
+    expect(fleet.stream.acknowledged.length).toBe(JOBS);
+  }
 
   it.each<ChaosDriverName>(['pg', 'redis'])(
     'on %s: workers resume by themselves, nothing acknowledged lost, no step re-run after it was stored',
@@ -55,90 +117,15 @@ describe(`chaos ${SCENARIO}`, () => {
           ? await startFaultedPostgres(`chaos_${run}`)
           : await startFaultedRedis(`chaos-${run}`);
       const spec = openChaosDriver(server.direct, { poolSize: 4 });
-      const config = (name: string): DbFaultsWorkerConfig => ({
-        target: server.target,
-        truthUrl: db.url,
-        run,
-        name,
-        concurrency: CONCURRENCY,
-        visibilityTimeoutMs: LEASE_MS,
-        heartbeatIntervalMs: 500,
-        pollIntervalMs: 100,
-        idlePollMaxMs: 500,
-        stepMs: STEP_MS,
-      });
-      const fleet = await startFaultedFleet({
-        entry: join(__dirname, 'worker.ts'),
-        config,
-        workers: WORKERS,
-        truth: db.pool,
-        driver: spec.driver,
-        request: faultJobRequests(JOBS),
-        total: JOBS,
-        batch: 8,
-        intervalMs: 200,
-      });
-      const faults: string[] = [];
-      /** When each fault ended: the figures say how soon after it the first settle landed. */
-      const ended: { readonly fault: string; readonly at: number }[] = [];
-      const fault = (name: string): void => {
-        faults.push(name);
-        ended.push({ fault: name.split(' (')[0]!.split(' ')[0]!, at: Date.now() });
-      };
+      let fleet: FaultedFleet | undefined;
       try {
-        for (let round = 0; round < ROUNDS; round++) {
-          await sleep(random.between(800, 1_500));
-          const downMs = Math.round(random.between(300, 1_000));
-          await server.restart(downMs);
-          fault(`restart (down ${downMs} ms)`);
-          if (server.readOnly) {
-            await sleep(random.between(800, 1_500));
-            const holdMs = Math.round(random.between(1_500, 2_500));
-            await server.readOnly(true);
-            await sleep(holdMs);
-            await server.readOnly(false);
-            fault(`read-only window ${holdMs} ms`);
-          }
-          await sleep(random.between(800, 1_500));
-          const stallMs = Math.round(LEASE_MS + random.between(500, 1_500));
-          const cutMs = Math.round(random.between(800, 1_500));
-          server.proxy.stall();
-          await sleep(stallMs);
-          await server.proxy.cut('refuse');
-          await sleep(cutMs);
-          await server.proxy.heal();
-          fault(`network stalled ${stallMs} ms then cut ${cutMs} ms`);
-        }
-        const settled = await fleet.settle(RECOVERY_BOUND_MS);
-        const verdict = await fleet.finish(run, FAULT_STEPS);
-        const resumed: Record<string, number> = {};
-        for (const [i, e] of ended.entries()) {
-          resumed[`ms from fault ${i + 1} (${e.fault}) ending to the first settle landed`] =
-            await firstSettleAfter(db.pool, run, e.at);
-        }
-        const invariants = {
-          [`jobs not done ${RECOVERY_BOUND_MS / 1_000} s after the last fault`]: settled.pending,
-          ...verdict.invariants,
-        };
-        recordChaos({
-          scenario: SCENARIO,
-          driver,
-          volume: `${fleet.stream.acknowledged.length} jobs x ${FAULT_STEPS.length} steps, ${WORKERS} worker processes x ${CONCURRENCY}, lease ${LEASE_MS} ms`,
-          faults,
-          invariants,
-          figures: {
-            ...verdict.figures,
-            ...resumed,
-            'ms from the last heal to every job done': settled.ms,
-            'sockets cut': server.proxy.stats.cutSockets,
-            seed,
-          },
-        });
-        for (const [name, count] of Object.entries(invariants))
-          expect([name, count]).toEqual([name, 0]);
-        expect(fleet.stream.acknowledged.length).toBe(JOBS);
+        fleet = await startFleet(server, run, spec.driver);
+        const log: FaultLog = { faults: [], ended: [] };
+        for (let round = 0; round < ROUNDS; round++)
+          await injectDbFaults(server, random, LEASE_MS, log);
+        await judge(driver, run, fleet, log, server.proxy.stats.cutSockets);
       } finally {
-        await fleet.kill();
+        await fleet?.kill();
         await spec.close();
         await server.close();
       }

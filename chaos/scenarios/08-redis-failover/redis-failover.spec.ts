@@ -18,8 +18,9 @@ import { startThrowawayRedis, type ThrowawayRedis } from '../../../scripts/throw
 import { createChaosDatabase, openChaosDriver, type ChaosTarget } from '../../harness/drivers';
 import type { Acknowledged } from '../../harness/enqueue-stream';
 import {
-  firstSettleAfter,
+  resumeFigures,
   startFaultedFleet,
+  type FaultEnd,
   type FaultedFleet,
 } from '../../harness/faulted-fleet';
 import { createGroundTruth } from '../../harness/ground-truth';
@@ -34,7 +35,10 @@ import {
 import { sized } from '../../harness/size';
 import { FAULT_STEPS, faultJobRequests } from '../03-database-faults/db-faults-job';
 import type { DbFaultsWorkerConfig } from '../03-database-faults/worker';
-import { startFailoverCluster } from '../../../libs/jobs-redis/test/failover-cluster';
+import {
+  startFailoverCluster,
+  type FailoverCluster,
+} from '../../../libs/jobs-redis/test/failover-cluster';
 import { probeWake } from './wake-probe';
 import type { JobDriver } from '@ultimat3/jobs';
 
@@ -69,6 +73,63 @@ async function lostAcknowledged(
   return { inWindow, outside };
 }
 
+/** What a run's faults were: as the report prints them, when each ended, and the instants of its SIGKILLs. */
+interface FaultLog {
+  readonly faults: string[];
+  readonly ended: FaultEnd[];
+  readonly killedAt: number[];
+}
+
+/** A `redis-server` restarted in place: its current incarnation, and a restart by `signal`. */
+class RestartedRedis {
+  constructor(public server: ThrowawayRedis) {}
+
+  /** Stops the server by `signal` (SIGTERM: it fsyncs first), waits `downMs`, starts it on its port and dir. */
+  async restart(signal: 'SIGTERM' | 'SIGKILL', downMs: number): Promise<number> {
+    const { port, dir } = this.server;
+    const at = Date.now();
+    if (signal === 'SIGTERM') await this.server.stop({ keepDir: true });
+    else {
+      process.kill(this.server.pid!, 'SIGKILL');
+      await sleep(100);
+    }
+    await sleep(downMs);
+    this.server = await startThrowawayRedis({ aof: true, port, dir });
+    return at;
+  }
+}
+
+/** The AOF faults: a SIGTERM restart, then a SIGKILL one, each after a seeded pause. */
+async function aofRestarts(redis: RestartedRedis, random: ChaosRandom): Promise<FaultLog> {
+  const log: FaultLog = { faults: [], ended: [], killedAt: [] };
+  for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
+    await sleep(random.between(1_000, 2_000));
+    const downMs = Math.round(random.between(300, 800));
+    const at = await redis.restart(signal, downMs);
+    if (signal === 'SIGKILL') log.killedAt.push(at);
+    log.faults.push(`${signal} + restart (down ${downMs} ms)`);
+    log.ended.push({ fault: signal, at: Date.now() });
+  }
+  return log;
+}
+
+/** The Cluster faults: a coordinated failover, then the new master SIGKILLed and its replica elected. */
+async function clusterFailovers(cluster: FailoverCluster, random: ChaosRandom): Promise<FaultLog> {
+  const log: FaultLog = { faults: [], ended: [], killedAt: [] };
+  await sleep(random.between(1_000, 2_000));
+  let started = Date.now();
+  await cluster.failover();
+  log.faults.push(`CLUSTER FAILOVER (${Date.now() - started} ms to agreement)`);
+  log.ended.push({ fault: 'CLUSTER FAILOVER', at: Date.now() });
+  await sleep(random.between(1_000, 2_000));
+  started = Date.now();
+  log.killedAt.push(started);
+  await cluster.killOwner();
+  log.faults.push(`master SIGKILLed, replica elected (${Date.now() - started} ms to agreement)`);
+  log.ended.push({ fault: 'master SIGKILLed', at: Date.now() });
+  return log;
+}
+
 describe(`chaos ${SCENARIO}`, () => {
   let db: TestDatabase;
   beforeAll(async () => {
@@ -79,18 +140,8 @@ describe(`chaos ${SCENARIO}`, () => {
     await db.drop();
   });
 
-  /** Runs the fleet on `target` through `inject` (answers the faults and the SIGKILL instants), then the verdict. */
-  async function scenario(
-    label: string,
-    target: ChaosTarget,
-    inject: (
-      random: ChaosRandom,
-    ) => Promise<{ faults: string[]; ended: number[]; killedAt: number[] }>,
-  ): Promise<void> {
-    announceSeed(`${SCENARIO}/${label}`, seed);
-    const random = chaosRandom(seedFor(seed, `${SCENARIO}/${label}`));
-    const run = target.prefix!;
-    const spec = openChaosDriver(target);
+  /** The fleet of `run` on `target`, its workers' Redis wake on and their idle polls long (so a wake shows). */
+  function startFleet(target: ChaosTarget, run: string, spec: JobDriver): Promise<FaultedFleet> {
     const config = (name: string): DbFaultsWorkerConfig => ({
       target,
       truthUrl: db.url,
@@ -104,61 +155,81 @@ describe(`chaos ${SCENARIO}`, () => {
       wake: true,
       stepMs: 25,
     });
+    return startFaultedFleet({
+      entry: WORKER_ENTRY,
+      config,
+      workers: WORKERS,
+      truth: db.pool,
+      driver: spec,
+      request: faultJobRequests(JOBS),
+      total: JOBS,
+      batch: 8,
+      intervalMs: sized({ full: 100, ci: 300 }),
+    });
+  }
+
+  /** Waits for the fleet to come through, probes the wake, reports, and asserts every invariant zero. */
+  async function judge(
+    label: string,
+    run: string,
+    fleet: FaultedFleet,
+    spec: JobDriver,
+    log: FaultLog,
+  ): Promise<void> {
+    const settled = await fleet.settle(RECOVERY_BOUND_MS);
+    const lost = await lostAcknowledged(spec, fleet.stream.acknowledged, log.killedAt);
+    const woken = await probeWake({
+      driver: spec,
+      workers: fleet.processes,
+      count: 3,
+      idleMs: 4_000,
+      boundMs: WAKE_BOUND_MS,
+      capMs: 15_000,
+    });
+    const verdict = await fleet.finish(run, FAULT_STEPS);
+    const invariants = {
+      [`jobs not done ${RECOVERY_BOUND_MS / 1_000} s after the faults and the enqueues ended`]:
+        settled.pending,
+      ...verdict.invariants,
+      'acknowledged jobs lost (no row)': lost.outside,
+      [`idle workers' enqueues not picked up within ${WAKE_BOUND_MS} ms (wake)`]: woken.slow,
+      'workers whose wake is not live after the faults': woken.notLive,
+    };
+    recordChaos({
+      scenario: SCENARIO,
+      driver: 'redis',
+      volume: `${label}: ${fleet.stream.acknowledged.length} jobs x ${FAULT_STEPS.length} steps, ${WORKERS} worker processes x ${CONCURRENCY}, lease ${LEASE_MS} ms`,
+      faults: log.faults,
+      invariants,
+      figures: {
+        ...verdict.figures,
+        [`acknowledged enqueues lost within ${FSYNC_WINDOW_MS} ms before a SIGKILL (everysec / replication window)`]:
+          lost.inWindow,
+        ...(await resumeFigures(db.pool, run, log.ended)),
+        'ms from the end of the faults and the enqueues to every job done': settled.ms,
+        'wake probe latencies (ms)': woken.latencies.join(' / '),
+        seed,
+      },
+    });
+    for (const [name, count] of Object.entries(invariants))
+      expect([name, count]).toEqual([name, 0]);
+    expect(fleet.stream.acknowledged.length).toBe(JOBS);
+  }
+
+  /** Runs the fleet on `target` through `inject`'s faults, then judges it. */
+  async function scenario(
+    label: string,
+    target: ChaosTarget,
+    inject: (random: ChaosRandom) => Promise<FaultLog>,
+  ): Promise<void> {
+    announceSeed(`${SCENARIO}/${label}`, seed);
+    const random = chaosRandom(seedFor(seed, `${SCENARIO}/${label}`));
+    const spec = openChaosDriver(target);
     let fleet: FaultedFleet | undefined;
     try {
-      fleet = await startFaultedFleet({
-        entry: WORKER_ENTRY,
-        config,
-        workers: WORKERS,
-        truth: db.pool,
-        driver: spec.driver,
-        request: faultJobRequests(JOBS),
-        total: JOBS,
-        batch: 8,
-        intervalMs: 300,
-      });
-      const { faults, ended, killedAt } = await inject(random);
-      const settled = await fleet.settle(RECOVERY_BOUND_MS);
-      const lost = await lostAcknowledged(spec.driver, fleet.stream.acknowledged, killedAt);
-      const woken = await probeWake({
-        driver: spec.driver,
-        workers: fleet.processes,
-        count: 3,
-        idleMs: 4_000,
-        boundMs: WAKE_BOUND_MS,
-        capMs: 15_000,
-      });
-      const verdict = await fleet.finish(run, FAULT_STEPS);
-      const resumed: Record<string, number> = {};
-      for (const [i, at] of ended.entries())
-        resumed[`ms from fault ${i + 1} ending to the first settle landed`] =
-          await firstSettleAfter(db.pool, run, at);
-      const invariants = {
-        [`jobs not done ${RECOVERY_BOUND_MS / 1_000} s after the last fault`]: settled.pending,
-        ...verdict.invariants,
-        'acknowledged jobs lost (no row)': lost.outside,
-        [`idle workers' enqueues not picked up within ${WAKE_BOUND_MS} ms (wake)`]: woken.slow,
-        'workers whose wake is not live after the faults': woken.notLive,
-      };
-      recordChaos({
-        scenario: SCENARIO,
-        driver: 'redis',
-        volume: `${label}: ${fleet.stream.acknowledged.length} jobs x ${FAULT_STEPS.length} steps, ${WORKERS} worker processes x ${CONCURRENCY}, lease ${LEASE_MS} ms`,
-        faults,
-        invariants,
-        figures: {
-          ...verdict.figures,
-          [`acknowledged enqueues lost within ${FSYNC_WINDOW_MS} ms before a SIGKILL (everysec / replication window)`]:
-            lost.inWindow,
-          ...resumed,
-          'ms from the last fault to every job done': settled.ms,
-          'wake probe latencies (ms)': woken.latencies.join(' / '),
-          seed,
-        },
-      });
-      for (const [name, count] of Object.entries(invariants))
-        expect([name, count]).toEqual([name, 0]);
-      expect(fleet.stream.acknowledged.length).toBe(JOBS);
+      fleet = await startFleet(target, target.prefix!, spec.driver);
+      const log = await inject(random);
+      await judge(label, target.prefix!, fleet, spec.driver, log);
     } finally {
       await fleet?.kill();
       await spec.close();
@@ -168,40 +239,16 @@ describe(`chaos ${SCENARIO}`, () => {
   it(
     'redis-server with AOF everysec restarted mid-run (SIGTERM, then SIGKILL): workers resume, nothing acknowledged lost, idle workers woken',
     async () => {
-      let server: ThrowawayRedis = await startThrowawayRedis({ name: 'chaos-aof', aof: true });
-      const restart = async (signal: 'SIGTERM' | 'SIGKILL', downMs: number): Promise<number> => {
-        const { port, dir } = server;
-        const at = Date.now();
-        if (signal === 'SIGTERM') await server.stop({ keepDir: true });
-        else {
-          process.kill(server.pid!, 'SIGKILL');
-          await sleep(100);
-        }
-        await sleep(downMs);
-        server = await startThrowawayRedis({ aof: true, port, dir });
-        return at;
-      };
+      const redis = new RestartedRedis(await startThrowawayRedis({ name: 'chaos-aof', aof: true }));
       try {
+        const prefix = `chaos-08-aof-${seed.toString(16)}`;
         await scenario(
           'aof everysec restarts',
-          { driver: 'redis', url: server.url, prefix: `chaos-08-aof-${seed.toString(16)}` },
-          async (random) => {
-            const faults: string[] = [];
-            const ended: number[] = [];
-            const killedAt: number[] = [];
-            for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
-              await sleep(random.between(1_000, 2_000));
-              const downMs = Math.round(random.between(300, 800));
-              const at = await restart(signal, downMs);
-              if (signal === 'SIGKILL') killedAt.push(at);
-              faults.push(`${signal} + restart (down ${downMs} ms)`);
-              ended.push(Date.now());
-            }
-            return { faults, ended, killedAt };
-          },
+          { driver: 'redis', url: redis.server.url, prefix },
+          (random) => aofRestarts(redis, random),
         );
       } finally {
-        await server.stop();
+        await redis.server.stop();
       }
     },
     sized({ full: 600_000, ci: 90_000 }),
@@ -213,29 +260,13 @@ describe(`chaos ${SCENARIO}`, () => {
       const prefix = `chaos-08-cluster-${seed.toString(16)}`;
       const cluster = await startFailoverCluster(prefix);
       try {
-        await scenario(
-          'cluster failover',
-          { driver: 'redis', url: cluster.seedUrl, prefix, cluster: true },
-          async (random) => {
-            const faults: string[] = [];
-            const ended: number[] = [];
-            const killedAt: number[] = [];
-            await sleep(random.between(1_000, 2_000));
-            let started = Date.now();
-            await cluster.failover();
-            faults.push(`CLUSTER FAILOVER (${Date.now() - started} ms to agreement)`);
-            ended.push(Date.now());
-            await sleep(random.between(1_000, 2_000));
-            started = Date.now();
-            killedAt.push(started);
-            await cluster.killOwner();
-            faults.push(
-              `master SIGKILLed, replica elected (${Date.now() - started} ms to agreement)`,
-            );
-            ended.push(Date.now());
-            return { faults, ended, killedAt };
-          },
-        );
+        const target: ChaosTarget = {
+          driver: 'redis',
+          url: cluster.seedUrl,
+          prefix,
+          cluster: true,
+        };
+        await scenario('cluster failover', target, (random) => clusterFailovers(cluster, random));
       } finally {
         await cluster.stop();
       }
