@@ -5,9 +5,11 @@
  * `seed` creates `export_orders` and fills it with `rows` rows (names with commas, quotes, line breaks and formula
  * leads), then exits. `run` migrates the jobs schema, enqueues the export (deduped by its prefix when it is already
  * live — the resumed process re-enqueues the same job), serves it on a PostgreSQL-driven worker, and reports to its
- * parent: `{ type: 'progress', pct, rows, rss, heapUsed, heapTotal, external }` on crossing 10 %, 25 %, 50 %, 75 %
- * and 100 % of the parts, and a sampled peak. It never holds the export: what it holds is one page.
+ * parent: `{ type: 'progress', pct, rows, rss, heapUsed, heapTotal, external, arrayBuffers, spaces }` on crossing every
+ * tenth of the parts, and at the end the sampled peak, the process's CPU time and the heap still live after a forced
+ * gc. It never holds the export: what it holds is one page.
  */
+import { getHeapSpaceStatistics } from 'node:v8';
 import { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import {
@@ -38,23 +40,39 @@ async function dataSource(): Promise<DataSource> {
   return data.initialize();
 }
 
+/** MiB with one decimal. */
+const mib = (n: number): string => (n / 1_048_576).toFixed(1);
+
 /**
- * The process's memory at a milestone: the resident set as it runs (read before any collection), the heap still live
- * after a full gc, the heap V8 keeps committed (live plus the free old-space pages it holds between major
- * collections), and the off-heap memory (Buffers and native). The resident set minus the committed heap minus the
- * off-heap is the binary's mapped code and malloc's own.
+ * The process's memory at a milestone, read as it runs — never after a forced gc, which resizes the heap and hides
+ * what a worker left alone commits (a gc at each milestone once made a climbing RSS look flat): the resident set, the
+ * heap V8 uses (live plus garbage not yet collected) and keeps committed, the off-heap memory (Buffers and native) and
+ * its ArrayBuffer part, and each heap space's used / committed MiB. The resident set minus the committed heap minus
+ * the off-heap is the binary's mapped code and malloc's own. EXPORT_GC=1 adds the heap live after a forced gc.
  */
-function memoryAt(): Record<string, number> {
-  const rss = process.memoryUsage().rss;
+function memoryAt(): Record<string, number | string> {
+  const { rss, heapUsed, heapTotal, external, arrayBuffers } = process.memoryUsage();
+  const spaces = getHeapSpaceStatistics()
+    .filter((space) => space.space_size > 0)
+    .map(
+      (space) =>
+        `${space.space_name.replace(/_space$/, '')} ${mib(space.space_used_size)}/${mib(space.space_size)}`,
+    )
+    .join(', ');
+  const at = { rss, heapUsed, heapTotal, external, arrayBuffers, spaces };
+  return process.env.EXPORT_GC === '1' ? { ...at, live: liveHeap() } : at;
+}
+
+/** The heap still live after a full collection (the node flag --expose-gc is the bench's). */
+function liveHeap(): number {
   (globalThis as { gc?: () => void }).gc?.();
-  const { heapUsed, heapTotal, external } = process.memoryUsage();
-  return { rss, heapUsed, heapTotal, external };
+  return process.memoryUsage().heapUsed;
 }
 
 /** The sink, reporting the process's memory as the parts cross each milestone (a part's index says how far it is). */
 function reportingSink(inner: ExportSink): ExportSink {
   const parts = Math.ceil(total / batch);
-  const milestones = [10, 25, 50, 75, 100];
+  const milestones = [10, 20, 30, 40, 50, 60, 70, 80, 90, 100];
   return {
     async write(key, body, options) {
       await inner.write(key, body, options);
@@ -92,7 +110,14 @@ async function run(): Promise<void> {
     sink: reportingSink(filesystemExportSink({ root: root ?? '' })),
     batch,
     onSettled: (s) => {
-      if (s.outcome === 'completed') send({ type: 'done', result: s.result, peakRss });
+      if (s.outcome === 'completed')
+        send({
+          type: 'done',
+          result: s.result,
+          peakRss,
+          cpu: process.cpuUsage(),
+          live: liveHeap(),
+        });
       else send({ type: 'failed', error: s.error });
     },
   });
