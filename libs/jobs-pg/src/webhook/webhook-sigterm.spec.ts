@@ -11,6 +11,18 @@ import { postgresWebhookLedger } from './pg-webhook-ledger';
 const VISIBILITY_MS = 2_000;
 
 /**
+ * Polls `cond` for up to 15 s: a lost lease is noticed up to a window plus a renewal interval after it is lost, and
+ * later on a loaded machine (the receiver helper's `until` gives up after 5 s).
+ */
+async function eventually(what: string, cond: () => boolean): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/**
  * The drain in a real worker process, on the PostgreSQL driver and ledger. SIGTERM lands while the POST is on the
  * wire: the worker lets it finish, records it, settles the job, and only then exits — unless the run's lease is lost
  * meanwhile (another worker took the row, or the renewals stop landing), which tears the POST down and records nothing:
@@ -106,7 +118,7 @@ describe('webhook: SIGTERM during a slow POST', () => {
        where id = $1 and state = 'running'`,
       [id],
     );
-    await until('the receiver to see the request go', () => receiver.aborted() === 1);
+    await eventually('the receiver to see the request go', () => receiver.aborted() === 1);
     const stopped = await worker?.stopped;
     expect(stopped?.stats).toMatchObject({ leasesLost: 1, completed: 0, interrupted: 0 });
     const ledger = postgresWebhookLedger({ executor: db.executor });
@@ -122,7 +134,7 @@ describe('webhook: SIGTERM during a slow POST', () => {
     locked = await db.pool.connect();
     await locked.query('begin');
     await locked.query('select id from x_jobs where id = $1 for update', [id]);
-    await until('the receiver to see the request go', () => receiver.aborted() === 1);
+    await eventually('the receiver to see the request go', () => receiver.aborted() === 1);
     await locked.query('rollback');
     const stopped = await worker?.stopped;
     expect(stopped?.stats).toMatchObject({ leasesLost: 1, completed: 0, interrupted: 0 });
