@@ -28,11 +28,11 @@ import type { TestDatabase } from '../../../libs/jobs-pg/test/test-database';
 import { listAll } from '../06-idempotency-races/race-processes';
 import type { KillPoint, RelayConfig } from './relay';
 
-const ROWS = sized({ full: 20_000, ci: 2_000 });
-const KILLS_PER_POINT = sized({ full: 10, ci: 3 });
+const ROWS = sized({ full: 20_000, ci: 1_200 });
+const KILLS_PER_POINT = sized({ full: 10, ci: 2 });
 const CLAIM_LEASE_MS = 1_000;
 const NAME = 'chaos.relayed';
-const TIMEOUT = sized({ full: 1_800_000, ci: 120_000 });
+const TIMEOUT = sized({ full: 1_800_000, ci: 240_000 });
 const POINTS: readonly KillPoint[] = ['before-publish', 'after-publish', 'during-mark'];
 
 /** The relayed job: run (and finished) as soon as it lands, so a republish after a crash meets a FINISHED row. */
@@ -93,6 +93,7 @@ describe.each(chaosDrivers)('scenario 5: outbox relay crash matrix, jobs on %s',
       const killed: Record<string, number> = Object.fromEntries(POINTS.map((p) => [p, 0]));
       let incarnations = 0;
       let finished = false;
+      let armed = 0; // relays alive with a kill point not yet reached
 
       const relaySlot = async (slot: string): Promise<void> => {
         while (!finished) {
@@ -113,6 +114,7 @@ describe.each(chaosDrivers)('scenario 5: outbox relay crash matrix, jobs on %s',
           });
           await relay.start();
           live.add(relay);
+          if (fault.kill !== 'none') armed++;
           const code = await Promise.race([
             relay.exited,
             until(() => finished, { what: 'the run to end', timeoutMs: TIMEOUT, everyMs: 50 }).then(
@@ -121,6 +123,7 @@ describe.each(chaosDrivers)('scenario 5: outbox relay crash matrix, jobs on %s',
           ]);
           if (code === 'done') return;
           live.delete(relay);
+          armed--;
           if (fault.kill === 'none')
             throw new Error(`relay ${config.claimant} died unarmed:\n${relay.tail()}`);
           killed[fault.kill] = (killed[fault.kill] ?? 0) + 1;
@@ -172,8 +175,17 @@ describe.each(chaosDrivers)('scenario 5: outbox relay crash matrix, jobs on %s',
       await worker.start();
       await stage(ROWS / 2);
       const slots = Promise.all([relaySlot('relay-a'), relaySlot('relay-b')]);
-      slots.catch(() => undefined);
+      let slotFailed = false;
+      slots.catch(() => {
+        slotFailed = true;
+      });
       await stage(ROWS / 2);
+      // a trickle until every planned kill has fired: an armed relay reaches its kill point only while rows come
+      const trickleUntil = Date.now() + TIMEOUT / 2;
+      while ((faults.length > 0 || armed > 0) && !slotFailed && Date.now() < trickleUntil) {
+        await stage(10);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
       await Promise.race([
         slots,
         until(
