@@ -10,7 +10,8 @@ import {
   type RescueSlot,
 } from '@ultimat3/jobs';
 import type { RedisContext } from './redis-context';
-import { toJobRows } from './redis-rows';
+import { inputUnreadable, toJobRow, toJobRows } from './redis-rows';
+import { nackRow } from './redis-settle';
 import type { ScriptArg, ScriptReply } from './redis-scripts';
 import type { RedisWake } from './redis-wake';
 
@@ -67,6 +68,8 @@ export async function rescueLapsed(
 /** What {@link LUA_CLAIM} answers: the claimed rows, the server's now, and the queues it found idle (→ due ms). */
 export interface ClaimReply {
   readonly rows: ClaimedJob[];
+  /** Rows the script claimed whose stored input is not JSON text: buried, never handed out. */
+  readonly unreadable: ClaimedJob[];
   readonly now: number;
   readonly idle: Map<string, number>;
 }
@@ -76,7 +79,29 @@ function claimReplyOf(reply: ScriptReply): ClaimReply {
   const flat = Array.isArray(meta) ? meta.map(String) : [];
   const idle = new Map<string, number>();
   for (let i = 1; i + 1 < flat.length; i += 2) idle.set(flat[i]!, Number(flat[i + 1]));
-  return { rows: toJobRows(rows ?? []) as ClaimedJob[], now: Number(flat[0] ?? 0), idle };
+  const claimed: ClaimedJob[] = [];
+  const unreadable: ClaimedJob[] = [];
+  for (const entry of Array.isArray(rows) ? rows : []) {
+    const row = toJobRow(entry) as ClaimedJob | undefined;
+    if (row !== undefined) (inputUnreadable(entry) ? unreadable : claimed).push(row);
+  }
+  return { rows: claimed, unreadable, now: Number(flat[0] ?? 0), idle };
+}
+
+/**
+ * Buries, fenced on the claim just made, rows whose stored input is not JSON text (written around the driver): no run
+ * could read it, and handing it out would fail the whole claim. `dead` (kept for an operator to inspect and remove),
+ * with `X_JOB_INPUT_INVALID` as its last error.
+ */
+async function buryUnreadable(ctx: RedisContext, rows: readonly ClaimedJob[]): Promise<void> {
+  for (const row of rows) {
+    await nackRow(ctx, row.id, {
+      workerId: row.workerId,
+      claim: row.claim,
+      kind: 'dead',
+      error: `X_JOB_INPUT_INVALID: the stored input of job ${row.name} is not JSON text`,
+    });
+  }
 }
 
 /** Claims waiting rows for the slots ({@link LUA_CLAIM}); rescue is not its business. */
@@ -84,7 +109,9 @@ export async function claimWaiting(
   ctx: RedisContext,
   options: ClaimOptions,
 ): Promise<ClaimedJob[]> {
-  return (await claimWaitingReply(ctx, options, servedNames(options.slots))).rows;
+  const reply = await claimWaitingReply(ctx, options, servedNames(options.slots));
+  if (reply.unreadable.length > 0) await buryUnreadable(ctx, reply.unreadable);
+  return reply.rows;
 }
 
 async function claimWaitingReply(
@@ -145,6 +172,7 @@ export async function claimRows(
   const [rescued, claimed] = await Promise.allSettled([rescuing, claiming]);
   if (claimed.status === 'rejected') throw claimed.reason;
   const reply = claimed.value;
+  if (reply.unreadable.length > 0) await buryUnreadable(ctx, reply.unreadable);
   let buried: RescueResult['buried'] = [];
   if (rescued.status === 'rejected') {
     // rows the claim took are returned, never dropped; with none, the failure is the caller's (its next claim rescues)

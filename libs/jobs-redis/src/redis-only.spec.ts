@@ -252,4 +252,31 @@ describe('redisJobDriver against a server of its own', () => {
       await server.stop();
     }
   });
+
+  it('a row whose stored input is not JSON text is buried by the claim, never handed out, and still reads', async () => {
+    const prefix = redis.prefix();
+    const driver = redisJobDriver({ client: redis.client, prefix, clock: frozenClock() });
+    const damaged = request({ runAt: 0 });
+    const good = request({ runAt: 1 });
+    await driver.enqueueMany([damaged, good]);
+    // written around the driver: text no JSON.parse reads
+    await redis.client.hset(`{${prefix}}:j:${damaged.id}`, 'input', '{"n": corrupt');
+
+    // the row reads, its input answered as the text held, for an operator to see and remove
+    expect((await driver.get(damaged.id))?.input).toBe('{"n": corrupt');
+    expect((await driver.introspect.list()).map((row) => row.id).sort()).toEqual(
+      [damaged.id, good.id].sort(),
+    );
+    // the claim hands out the good row and buries the damaged one, instead of failing as a whole
+    const claimed = await driver.claim(claimArgs);
+    expect(claimed.map((row) => row.id)).toEqual([good.id]);
+    expect(await driver.get(damaged.id)).toMatchObject({
+      state: 'dead',
+      claim: null,
+      lastError: 'X_JOB_INPUT_INVALID: the stored input of job redis.job is not JSON text',
+    });
+    // a damaged progress reads as none
+    await redis.client.hset(`{${prefix}}:j:${good.id}`, 'pg', 'not json');
+    expect((await driver.get(good.id))?.progress).toBeNull();
+  });
 });

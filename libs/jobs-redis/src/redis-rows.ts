@@ -18,17 +18,42 @@ const num = (f: Map<string, string>, key: string): number | null => {
   return v === undefined ? null : Number(v);
 };
 
-/** One row hash (as a flat field list) as a {@link JobRow}; undefined for an empty reply (no such row). */
+/**
+ * A stored JSON field: its value, or — when the hash holds text that is not JSON (written around the driver: the
+ * driver itself only stores `JSON.stringify`'s output) — undefined, so one damaged row never makes a read or a claim
+ * of many rows throw.
+ */
+function parsed(text: string | undefined): JsonValue | undefined {
+  if (text === undefined) return null;
+  try {
+    return JSON.parse(text) as JsonValue;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether a row hash's stored input is not JSON text (see {@link toJobRow}); such a row must not run. */
+export function inputUnreadable(reply: ScriptReply): boolean {
+  return parsed(fieldsOf(reply).get('input')) === undefined;
+}
+
+/**
+ * One row hash (as a flat field list) as a {@link JobRow}; undefined for an empty reply (no such row). A stored input
+ * that is not JSON text is answered as that text (a JSON string), for an operator to see and remove; a claim buries
+ * such a row instead of handing it out ({@link inputUnreadable}). A progress that is not JSON reads as none.
+ */
 export function toJobRow(reply: ScriptReply): JobRow | undefined {
   const f = fieldsOf(reply);
   if (f.size === 0) return undefined;
   const progress = text(f, 'pg');
+  // undefined: the stored text is not JSON (a JSON null reads as null)
+  const readable = parsed(f.get('input'));
   return {
     id: f.get('id') ?? '',
     runId: f.get('run') ?? '',
     name: f.get('name') ?? '',
     queue: f.get('q') ?? '',
-    input: JSON.parse(f.get('input') ?? 'null') as JsonValue,
+    input: readable === undefined ? (f.get('input') ?? null) : readable,
     idempotencyKey: f.get('key') ?? '',
     tenantId: text(f, 'ten'),
     enqueuedBy: text(f, 'by'),
@@ -43,7 +68,7 @@ export function toJobRow(reply: ScriptReply): JobRow | undefined {
     claim: text(f, 'c'),
     leaseExpiresAt: num(f, 'le'),
     lastError: text(f, 'err'),
-    progress: progress === null ? null : (JSON.parse(progress) as JobProgress),
+    progress: progress === null ? null : ((parsed(progress) ?? null) as JobProgress | null),
     concurrencyKey: text(f, 'ck'),
     traceparent: text(f, 'tp'),
     finishedAt: num(f, 'fin'),
