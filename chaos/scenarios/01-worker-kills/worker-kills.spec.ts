@@ -107,7 +107,7 @@ describe.each(chaosDrivers)('chaos 1: worker processes SIGKILLed mid-run (%s)', 
       for (const fault of schedule) {
         await until(async () => (await acked()) >= fault.at * JOBS, {
           what: `${Math.round(fault.at * 100)} % of the jobs done`,
-          timeoutMs: 120_000,
+          timeoutMs: sized({ full: 1_200_000, ci: 120_000 }),
           everyMs: 100,
         });
         kills.push(`${fault.target.label}@${await acked()}`);
@@ -119,7 +119,7 @@ describe.each(chaosDrivers)('chaos 1: worker processes SIGKILLed mid-run (%s)', 
       await Promise.all(restarts.values());
       await until(async () => liveRows(await run!.driver.stats()) === 0, {
         what: 'every job settled',
-        timeoutMs: 180_000,
+        timeoutMs: sized({ full: 1_800_000, ci: 180_000 }),
         everyMs: 250,
       });
       const stats = await Promise.all(workers.map((w) => w.request('stats')));
