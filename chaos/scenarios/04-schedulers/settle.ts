@@ -21,27 +21,32 @@ export async function until(
   }
 }
 
-/** The tasks whose watermark has not reached their last occurrence owed by `judgeEndMs`, with where they are. */
-async function tasksBehind(
+/**
+ * Per task, whether its watermark reached its last occurrence owed by `judgeEndMs`, and the watermarks as one string
+ * (which moves whenever ANY task fires: a leader walking another task's backlog is progress too).
+ */
+async function watermarks(
   episode: Episode,
   backend: SchedulerBackend,
   armedAt: ReadonlyMap<string, number>,
   judgeEndMs: number,
-): Promise<string[]> {
+): Promise<{ behind: string[]; all: string }> {
   const marks = await backend.state.load(episode.tasks.map((t) => t.name));
-  return episode.tasks.flatMap((t) => {
+  const behind = episode.tasks.flatMap((t) => {
     const owed = expectedOccurrences(t.cron, t.tz, armedAt.get(t.name) ?? 0, judgeEndMs);
     const mark = marks.get(t.name) ?? -Infinity;
     return owed.length === 0 || mark >= (owed.at(-1) as number)
       ? []
       : [`${t.name} at ${new Date(mark).toISOString()}`];
   });
+  return { behind, all: JSON.stringify([...marks]) };
 }
 
 /**
  * Waits until every task's watermark passed the judged end: the run's clocks go on, so a leader walks what it still
- * owes. A loaded machine walks a long `run-all` backlog slowly, so this waits while watermarks move and fails — with
- * what each process and the server were doing — when none moved for {@link SETTLE_STALL_MS}.
+ * owes. A loaded machine walks long `run-all` backlogs slowly — one round walks up to `maxCatchUp` of EACH backlogged
+ * task before the next task's turn — so this waits while any watermark moves, and fails, with what each process and
+ * the server were doing, when none moved for {@link SETTLE_STALL_MS}.
  */
 export async function settle(
   episode: Episode,
@@ -53,12 +58,12 @@ export async function settle(
   let last = '';
   let movedAt = Date.now();
   for (;;) {
-    const late = await tasksBehind(episode, backend, armedAt, judgeEndMs);
-    if (late.length === 0) return;
-    if (late.join() !== last) [last, movedAt] = [late.join(), Date.now()];
+    const { behind, all } = await watermarks(episode, backend, armedAt, judgeEndMs);
+    if (behind.length === 0) return;
+    if (all !== last) [last, movedAt] = [all, Date.now()];
     if (Date.now() - movedAt > SETTLE_STALL_MS) {
       throw new Error(
-        `scenario 4: no task moved toward the judged end for ${SETTLE_STALL_MS} ms\n${await diagnose(slots, backend, late)}`,
+        `scenario 4: no watermark moved for ${SETTLE_STALL_MS} ms\n${await diagnose(slots, backend, behind)}`,
       );
     }
     await sleep(50);
