@@ -129,6 +129,8 @@ async function injectFaults(
     if (fault.kind === 'kill') {
       done.kills++;
       await slot.process.kill('SIGKILL');
+      // the dead process's lease lives on until it lapses: never pick its replacement for it while that one starts
+      slot.holderId = '';
       replacements.push(
         replaceProcess(slot).then(() => joinEpisode(slot, context.command, context.epochMonoNs)),
       );
