@@ -198,3 +198,33 @@ export async function countFigures(pool: Pool, run: string): Promise<TruthFigure
   );
   return rows[0]!;
 }
+
+/**
+ * The ground truth of up to `limit` jobs a step body re-ran after their step was stored, each as its rows in time
+ * order (`kind step attempt pid accepted +ms`), with the stored steps: what a red run prints to be read.
+ */
+export async function explainRerunSteps(pool: Pool, run: string, limit = 3): Promise<string[]> {
+  const { rows: jobs } = await pool.query<{ job_id: string }>(
+    `select distinct b.job_id from chaos_truth b join chaos_stored t
+        on t.run = b.run and t.job_id = b.job_id and t.step = b.step
+      where b.run = $1 and b.kind = 'body' and b.attempt > t.attempt limit $2`,
+    [run, limit],
+  );
+  const out: string[] = [];
+  for (const { job_id: jobId } of jobs) {
+    const { rows } = await pool.query<{ line: string }>(
+      `select concat_ws(' ', kind, step, attempt, pid, accepted, left(claim, 8),
+              '+' || (sent_at - min(sent_at) over ()) || 'ms', 'at+' || (at - min(sent_at) over ()) || 'ms') as line
+         from chaos_truth where run = $1 and job_id = $2 order by sent_at, seq`,
+      [run, jobId],
+    );
+    const { rows: stored } = await pool.query<{ step: string; attempt: number }>(
+      `select step, attempt from chaos_stored where run = $1 and job_id = $2 order by step`,
+      [run, jobId],
+    );
+    out.push(
+      `job ${jobId} (stored: ${stored.map((s) => `${s.step}@${s.attempt}`).join(' ')})\n    ${rows.map((r) => r.line).join('\n    ')}`,
+    );
+  }
+  return out;
+}

@@ -23,7 +23,12 @@ import {
   seedFor,
 } from '../../harness/schedule';
 import { sized } from '../../harness/size';
-import { countFigures, countViolations, recordFinalState } from '../../harness/truth-checks';
+import {
+  countFigures,
+  countViolations,
+  explainRerunSteps,
+  recordFinalState,
+} from '../../harness/truth-checks';
 import { liveRows, sleep, until } from '../../harness/wait';
 import type { ChaosWorkerConfig } from '../../harness/worker-child';
 import { JOB, killsRequest, STEPS } from './jobs';
@@ -155,6 +160,11 @@ describe.each(chaosDrivers)('chaos 1: worker processes SIGKILLed mid-run (%s)', 
           seconds: Math.round((Date.now() - started) / 1_000),
         },
       });
+      if (invariants.stepBodiesRerunAfterStored > 0) {
+        process.stdout.write(
+          `re-run steps, first jobs:\n${(await explainRerunSteps(db.pool, id)).join('\n')}\n`,
+        );
+      }
       expect(invariants).toEqual({
         lost: 0,
         completedTwice: 0,
