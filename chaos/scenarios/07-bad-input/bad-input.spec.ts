@@ -18,26 +18,16 @@ import { until } from '../../harness/wait';
 import type { TestDatabase } from '../../../libs/jobs-pg/test/test-database';
 import type { BadInputConfig } from './bad-input-app';
 import type { CaseResult } from './bad-input-table';
+import { badInputInvariants, type SeededIds, type SeenRow } from './bad-input-verdict';
 
 const GOODS = sized({ full: 2_000, ci: 100 });
 const FRAGILE = 3;
 const TIMEOUT = sized({ full: 600_000, ci: 90_000 });
 
-interface Row {
-  readonly id: string;
-  readonly state: string;
-  readonly attempt: number;
-  readonly lastError: string | null;
-}
+type Row = SeenRow;
 interface Seeded {
   readonly cases: CaseResult[];
-  readonly ids: {
-    before: string[];
-    far: string[];
-    sleeper: string;
-    ghost: string[];
-    fragile: string[];
-  };
+  readonly ids: SeededIds;
 }
 
 let db: TestDatabase;
@@ -111,35 +101,15 @@ describe.each(['memory', 'pg', 'redis'] as const)('scenario 7: bad input on %s',
         overflows: number;
         events: Record<string, number>;
       };
-      const wrong = seeded.cases.filter((c) => c.got !== c.expect);
-      for (const c of wrong)
+      for (const c of seeded.cases.filter((x) => x.got !== x.expect))
         process.stdout.write(`  wrong answer: ${c.name}: expected ${c.expect}, got ${c.got}\n`);
-      const invariants = {
-        'cases answered other than documented': wrong.length,
-        'uncoded errors': seeded.cases.filter((c) => c.got.startsWith('uncoded')).length,
-        'good jobs not done': goods.filter((id) => !ran.has(`${id}/good`)).length,
-        'good jobs run twice': goods.filter((id) => (ran.get(`${id}/good`) ?? 0) > 1).length,
-        'NUL payloads not stored or changed':
-          echo === undefined || !ran.has(`${echo}/intact`) ? 1 : 0,
-        'far-future rows not waiting':
-          far.filter((r) => r?.state !== 'delayed').length +
-          seeded.ids.far.filter((id) => ran.has(`${id}/good`)).length,
-        '40-day sleep not suspended':
-          sleeper?.state === 'suspended' && !ran.has(`${seeded.ids.sleeper}/woke early`) ? 0 : 1,
-        'unknown-name rows not left waiting': ghost.filter(
-          (r) => r?.state !== 'ready' || r.attempt !== 0,
-        ).length,
-        'corrupt rows not buried with X_JOB_INPUT_INVALID': fragile.filter(
-          (r) => r?.state !== 'dead' || !r.lastError?.startsWith('X_JOB_INPUT_INVALID'),
-        ).length,
-        'corrupt rows whose body ran': seeded.ids.fragile.filter((id) =>
-          ran.has(`${id}/fragile ran`),
-        ).length,
-        TimeoutOverflowWarnings: status.overflows,
-        'worker process exits': proc.alive ? 0 : 1,
-      };
+      const invariants = badInputInvariants({
+        ...{ cases: seeded.cases, ids: seeded.ids, goods, ran, far, sleeper, ghost, fragile },
+        ...{ overflows: status.overflows, alive: proc.alive },
+      });
       const exit = await proc.shutdown();
-      invariants['worker process exits'] += exit === 0 ? 0 : 1;
+      invariants['worker process exits'] =
+        (invariants['worker process exits'] ?? 0) + (exit === 0 ? 0 : 1);
       recordChaos({
         scenario: '7 bad input',
         driver: driverName,
