@@ -8,6 +8,7 @@ import {
   type JobRow,
 } from '@ultimat3/jobs';
 import { frozenClock, runJobs, type FrozenClock } from '@ultimat3/jobs/testing';
+import { until } from '../../../test/until';
 import { createTestDatabase, type TestDatabase } from '../test/test-database';
 import { postgresJobDriver } from './driver/pg-driver';
 
@@ -141,7 +142,15 @@ describe('the retention sweep over PostgreSQL (driven clock)', () => {
       const id = randomUUID();
       await driver.enqueue({ ...(await sweepRequest(id)), queue: sweep.queue, name: sweep.name });
       h.worker.signalEnqueued(sweep.queue);
-      for (let i = 0; i < 50 && (await driver.get(id))?.state !== 'done'; i++) await h.advance(100);
+      // The wake claims the sweep at once, and its work is a chain of database round trips (a step per target, a
+      // delete per batch of 2), no timer: it lands in REAL time, whatever the clock does. So the wait is in real time
+      // for the run's settle, firing only the timers due now: the clock stays where the spec put it, and the instant
+      // the sweep reads is the one the assertions are computed from. (Counting clock advances instead bounded the
+      // wait by how many round trips fit in 50 of them: on a loaded machine the sweep was still mid-chain.)
+      await until(async () => {
+        await h.settle();
+        return (await driver.get(id))?.state === 'done';
+      }, 30_000);
       expect((await driver.get(id))?.state).toBe('done');
     };
     const sweepRequest = async (id: string) => ({
