@@ -1,5 +1,5 @@
 import { frozenClock, type FrozenClock } from '../testing/frozen-clock';
-import { DueTimers } from './due-timers';
+import { DueTimers, MAX_DUE_TIMES } from './due-timers';
 import { DUE_TIMER_HORIZON_MS } from './worker-options';
 
 const T0 = Date.UTC(2026, 0, 1);
@@ -75,7 +75,7 @@ describe('DueTimers', () => {
     expect(passes).toEqual([50]);
   });
 
-  it('gives each due time within the horizon its own pass, on time, and resets the wait', async () => {
+  it('gives each due time its own pass, on time, and resets the wait', async () => {
     const { clock, timers: t, passes } = timers();
     t.start();
     t.failed();
@@ -89,7 +89,27 @@ describe('DueTimers', () => {
     expect(t.waitMs).toBe(100);
     t.cancelPoll();
     await clock.advance(DUE_TIMER_HORIZON_MS + 10);
-    expect(passes).toEqual([10, 30]);
+    expect(passes).toEqual([10, 30, DUE_TIMER_HORIZON_MS + 1]);
+  });
+
+  it('a time days out (a step sleeping 3 days, a retry 30 days out) gets its pass on time, and no pass before it', async () => {
+    const { clock, timers: t, passes } = timers();
+    const DAY = 86_400_000;
+    t.start();
+    t.dueAtTime(T0 + 30 * DAY + 7);
+    t.dueAtTime(T0 + 3 * DAY + 5);
+    // the timer hops a horizon at a time: the clock steps past each hop, and only the due times run a pass
+    for (let day = 0; day < 31; day++) await clock.advance(DAY);
+    expect(passes).toEqual([3 * DAY + 5, 30 * DAY + 7]);
+  });
+
+  it('keeps at most MAX_DUE_TIMES due times, dropping the latest', async () => {
+    const { clock, timers: t, passes } = timers();
+    t.start();
+    for (let i = MAX_DUE_TIMES + 10; i > 0; i--) t.dueAtTime(T0 + i * 1_000);
+    await clock.advance((MAX_DUE_TIMES + 20) * 1_000);
+    expect(passes).toHaveLength(MAX_DUE_TIMES);
+    expect(passes.at(-1)).toBe(MAX_DUE_TIMES * 1_000);
   });
 
   it('a wake that asks for a sweep gets ONE pass that long after the latest such wake', async () => {

@@ -15,19 +15,25 @@ export interface DueTimersOptions {
   readonly pass: () => void;
 }
 
+/** How many due times a worker keeps at most: past this, the latest are left to the poll. */
+export const MAX_DUE_TIMES = 4_096;
+
 /**
  * When the worker's next pass runs: the poll timer with its back-off (the floor after a claim that found rows, doubled
  * after an empty or failed one up to the idle ceiling, back to the floor on a wake), the sweep after a throttled wake
- * ({@link DueTimers.woken}), and a timer for each row handed back due within {@link DUE_TIMER_HORIZON_MS}, so it
- * starts on time rather than at the idle poll. Arms nothing before `start()` or after `stop()`.
+ * ({@link DueTimers.woken}), and a pass at each time a row handed back falls due (a retry's back-off, a step's sleep),
+ * so it starts on time rather than at the idle poll. One timer serves them all, armed at the earliest due time but
+ * never further out than {@link DUE_TIMER_HORIZON_MS}: a sleep of days hops a timer a minute at a time (no statement)
+ * and never meets setTimeout's 24.8-day limit. Arms nothing before `start()` or after `stop()`.
  */
 export class DueTimers {
   private running = false;
   private wait: number;
   private poll: TimerHandle | undefined;
-  /** When rows this worker handed back fall due (within the horizon), earliest first: each gets its pass on time. */
+  /** When rows this worker handed back fall due, earliest first (at most {@link MAX_DUE_TIMES}): each gets its pass. */
   private readonly dueAt: number[] = [];
-  private due: { at: number; handle: TimerHandle } | undefined;
+  /** The one due timer: the due time it serves and when it fires (earlier, by the horizon, for a far-off time). */
+  private due: { at: number; fireAt: number; handle: TimerHandle } | undefined;
   /** The sweep pass: when it is due (pushed to the latest wake that asked for one) and its ONE timer. */
   private sweepAt = 0;
   private sweep: TimerHandle | undefined;
@@ -99,14 +105,16 @@ export class DueTimers {
   }
 
   /**
-   * A row falls due at `at`: within the horizon it gets a pass then. Every such time is kept, not only the earliest:
-   * a second retry due later must not wait for the idle ceiling either.
+   * A row falls due at `at`: it gets a pass then. Every such time is kept, not only the earliest: a second retry due
+   * later must not wait for the idle ceiling either. Past {@link MAX_DUE_TIMES} the latest time is dropped (its row
+   * is found by a poll, as any other worker's would be).
    */
   dueAtTime(at: number): void {
-    if (at - this.o.clock.now() > DUE_TIMER_HORIZON_MS || !this.running) return;
+    if (!this.running) return;
     const i = this.dueAt.findIndex((t) => t >= at);
     if (i === -1) this.dueAt.push(at);
     else if (this.dueAt[i] !== at) this.dueAt.splice(i, 0, at);
+    if (this.dueAt.length > MAX_DUE_TIMES) this.dueAt.pop();
     this.armNextDue();
   }
 
@@ -132,15 +140,20 @@ export class DueTimers {
     if (next === undefined || !this.running || this.due?.at === next) return;
     this.due?.handle.cancel();
     const { clock } = this.o;
+    const delay = Math.min(Math.max(0, next - clock.now()), DUE_TIMER_HORIZON_MS);
     this.due = {
       at: next,
-      handle: clock.setTimeout(() => this.fireDue(), Math.max(0, next - clock.now())),
+      fireAt: clock.now() + delay,
+      handle: clock.setTimeout(() => this.fireDue(), delay),
     };
   }
 
   private fireDue(): void {
+    const hop = this.due !== undefined && this.due.fireAt < this.due.at;
     this.due = undefined;
     const now = this.o.clock.now();
+    // a hop towards a far-off time: nothing is due yet, re-arm without a pass
+    if (hop && (this.dueAt[0] ?? Infinity) > now) return this.armNextDue();
     while (this.dueAt.length > 0 && (this.dueAt[0] ?? 0) <= now) this.dueAt.shift();
     this.wait = this.o.floorMs;
     this.o.pass();
