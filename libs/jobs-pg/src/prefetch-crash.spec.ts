@@ -45,18 +45,22 @@ describe('a worker that dies holding prefetched rows (PostgreSQL, driven clock)'
     const start = Date.UTC(2026, 0, 1);
     const clockA = frozenClock(start);
     const pgA = postgresJobDriver({ executor: db.executor, clock: clockA });
-    // the dying worker's claims on the wire: a wait below ends only once every claim it sent has answered
+    // the dying worker's claims on the wire: a wait below ends only once every claim it sent has answered — plain
+    // and rescuing alike (its first and idle claims are rescuing ones: one not counted here once took the blockers
+    // alone, leased from before the clock's advance, and they lapsed a 100 ms early)
     let claiming = 0;
+    const counted = async <T>(claim: () => Promise<T>): Promise<T> => {
+      claiming++;
+      try {
+        return await claim();
+      } finally {
+        claiming--;
+      }
+    };
     const driverA: typeof pgA = {
       ...pgA,
-      claim: async (options) => {
-        claiming++;
-        try {
-          return await pgA.claim(options);
-        } finally {
-          claiming--;
-        }
-      },
+      claim: (options) => counted(() => pgA.claim(options)),
+      claimRescuing: (options, rescue) => counted(() => pgA.claimRescuing(options, rescue)),
     };
     const release: (() => void)[] = [];
     const handle = job({
