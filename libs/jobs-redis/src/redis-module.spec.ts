@@ -1,16 +1,10 @@
 import { Test } from '@nestjs/testing';
 import { job, JobsModule, JobsService, t } from '@ultimat3/jobs';
 import { until } from '../../../test/until';
-import { createTestRedis, type TestRedis } from '../test/test-redis';
+import { testRedisSpec } from '../test/redis-spec';
 import { redisBackend } from './redis-backend';
 
-let redis: TestRedis;
-beforeAll(() => {
-  redis = createTestRedis();
-});
-afterAll(async () => {
-  await redis?.drop();
-});
+const file = testRedisSpec();
 
 const ran: number[] = [];
 const echo = job({
@@ -25,6 +19,7 @@ const echo = job({
 
 describe('JobsModule on the Redis backend (passed as a backend object)', () => {
   it('boots web, worker and scheduler roles, runs an enqueued job to done, and shuts down', async () => {
+    const { redis } = file;
     const backend = await redisBackend({ client: redis.client, prefix: redis.prefix() });
     const app = await Test.createTestingModule({
       imports: [

@@ -1,53 +1,14 @@
-import { job, t, uuidv7, type EnqueueRequest } from '@ultimat3/jobs';
-import { frozenClock, runJobs, type JobsHarness } from '@ultimat3/jobs/testing';
+import { frozenClock, runJobs } from '@ultimat3/jobs/testing';
 import { until } from '../../../test/until';
-import { createTestRedis, type TestRedis } from '../test/test-redis';
-import { redisBackend, type RedisBackend } from './redis-backend';
-import { redisJobDriver, type RedisJobDriver } from './redis-driver';
+import { countingJob, io, testRedisSpec, wakeSlots } from '../test/redis-spec';
+import { redisBackend } from './redis-backend';
+import { redisJobDriver } from './redis-driver';
 
 const QUEUE = 'rescue-wake-q';
 const VT = 30_000;
 
-let redis: TestRedis;
-beforeAll(() => {
-  redis = createTestRedis();
-});
-afterAll(async () => {
-  await redis?.drop();
-});
-
-const ran: number[] = [];
-const rescuedJob = job({
-  name: 'redis-rescue-wake.noop',
-  queue: QUEUE,
-  input: t.object({ n: t.number }),
-  idempotencyKey: ({ n }) => `n:${n}`,
-  tenant: 'none',
-  run: ({ input }) => {
-    ran.push(input.n);
-  },
-});
-
-/** An enqueue request for {@link rescuedJob}, as another process would send it. */
-const request = (n: number, runAt: number): EnqueueRequest => ({
-  id: uuidv7(),
-  runId: uuidv7(),
-  name: rescuedJob.name,
-  queue: QUEUE,
-  input: { n },
-  idempotencyKey: `n:${n}`,
-  tenantId: null,
-  enqueuedBy: null,
-  runAt,
-  maxAttempts: 3,
-  priority: 0,
-  onConflict: 'dedupe',
-  concurrencyKey: null,
-  traceparent: null,
-});
-
-/** Lets replies already on the wire land (the frozen clock fires timers; Redis answers in real time). */
-const io = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 15));
+const file = testRedisSpec();
+const { job: rescuedJob, ran, request } = countingJob('redis-rescue-wake.noop', QUEUE);
 
 /**
  * `driver.rescue()` on Redis wakes idle workers: the rows it makes waiting again are announced on the deployment's wake
@@ -55,22 +16,15 @@ const io = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 15)
  * a rescued row up at once, not at its next poll.
  */
 describe('a Redis rescue wakes idle workers', () => {
-  let h: JobsHarness | undefined;
-  let backend: RedisBackend | undefined;
-  let other: RedisJobDriver | undefined;
-  let stopWake: (() => Promise<void>) | undefined;
-  afterEach(async () => {
-    await stopWake?.();
-    await h?.close();
-    await backend?.close();
-    await other?.close();
-  });
+  const open = wakeSlots();
 
   it("an idle worker runs a row another process's rescue made claimable, with its own clock standing still", async () => {
+    const { redis } = file;
     const prefix = redis.prefix();
     // the other process (an operator tool): its own clock, which it moves past the dead worker's lease
     const otherClock = frozenClock();
-    other = redisJobDriver({ client: redis.client, prefix, clock: otherClock });
+    const other = redisJobDriver({ client: redis.client, prefix, clock: otherClock });
+    open.other = other;
     await other.enqueue(request(1, otherClock.now()));
     const [held] = await other.claim({
       workerId: 'dead-worker',
@@ -82,7 +36,8 @@ describe('a Redis rescue wakes idle workers', () => {
     // the idle worker: by its clock the lease holds for 30 s more, so its own claims rescue nothing and, while the
     // wake is live, its polls are answered without Redis until then
     const clock = frozenClock(otherClock.now());
-    backend = await redisBackend({ client: redis.client, prefix, clock });
+    const backend = await redisBackend({ client: redis.client, prefix, clock });
+    open.backend = backend;
     const harness = await runJobs({
       jobs: [rescuedJob],
       driver: backend.driver,
@@ -90,8 +45,8 @@ describe('a Redis rescue wakes idle workers', () => {
       installFacade: false,
       visibilityTimeoutMs: VT,
     });
-    h = harness;
-    stopWake = backend.startWake(harness.worker).stop;
+    open.h = harness;
+    open.stopWake = backend.startWake(harness.worker).stop;
     await until(() => harness.worker.stats().wakeLive);
     for (let s = 0; s < 5; s++) {
       await harness.advance(1_000);
@@ -111,9 +66,11 @@ describe('a Redis rescue wakes idle workers', () => {
   });
 
   it("this driver's own rescue makes the queues its idle claims recorded stale at once", async () => {
+    const { redis } = file;
     const prefix = redis.prefix();
     const clock = frozenClock();
-    backend = await redisBackend({ client: redis.client, prefix, clock });
+    const backend = await redisBackend({ client: redis.client, prefix, clock });
+    open.backend = backend;
     const { driver } = backend;
     const claim = {
       workerId: 'w',
@@ -121,7 +78,7 @@ describe('a Redis rescue wakes idle workers', () => {
       slots: [{ queue: QUEUE, limit: 1, names: [rescuedJob.name] }],
     };
     const served = new Map([[QUEUE, [rescuedJob.name]]]);
-    stopWake = driver.wake.listen({
+    open.stopWake = driver.wake.listen({
       signalEnqueued: () => undefined,
       setWakeLive: () => undefined,
     });

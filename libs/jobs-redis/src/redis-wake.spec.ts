@@ -1,9 +1,9 @@
-import { job, t, uuidv7, type EnqueueRequest } from '@ultimat3/jobs';
 import { frozenClock, runJobs, type FrozenClock, type JobsHarness } from '@ultimat3/jobs/testing';
 import { Redis } from 'ioredis';
 import { startThrowawayRedis, type ThrowawayRedis } from '../../../scripts/throwaway-redis.mjs';
 import { until } from '../../../test/until';
-import { redisBackend, type RedisBackend } from './redis-backend';
+import { countingJob, io, wakeSlots } from '../test/redis-spec';
+import { redisBackend } from './redis-backend';
 import { redisJobDriver, type RedisJobDriver } from './redis-driver';
 
 // A server of its own: INFO commandstats counts every client of the server, so no other test file may share it.
@@ -18,35 +18,7 @@ afterAll(async () => {
   await server?.stop();
 });
 
-const ran: number[] = [];
-const wakeJob = job({
-  name: 'redis-wake.noop',
-  queue: 'wake-q',
-  input: t.object({ n: t.number }),
-  idempotencyKey: ({ n }) => `n:${n}`,
-  tenant: 'none',
-  run: ({ input }) => {
-    ran.push(input.n);
-  },
-});
-
-/** An enqueue request for {@link wakeJob}, as another process would send it. */
-const request = (n: number, runAt: number): EnqueueRequest => ({
-  id: uuidv7(),
-  runId: uuidv7(),
-  name: wakeJob.name,
-  queue: 'wake-q',
-  input: { n },
-  idempotencyKey: `n:${n}`,
-  tenantId: null,
-  enqueuedBy: null,
-  runAt,
-  maxAttempts: 3,
-  priority: 0,
-  onConflict: 'dedupe',
-  concurrencyKey: null,
-  traceparent: null,
-});
+const { job: wakeJob, ran, request } = countingJob('redis-wake.noop', 'wake-q');
 
 /** Every command the server ran (those inside scripts included), INFO itself left out. */
 async function commandsRun(): Promise<number> {
@@ -58,20 +30,8 @@ async function commandsRun(): Promise<number> {
   return sum;
 }
 
-/** Lets replies already on the wire land (the frozen clock fires timers; Redis answers in real time). */
-const io = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 15));
-
 describe('the Redis wake', () => {
-  let h: JobsHarness | undefined;
-  let backend: RedisBackend | undefined;
-  let other: RedisJobDriver | undefined;
-  let stopWake: (() => Promise<void>) | undefined;
-  afterEach(async () => {
-    await stopWake?.();
-    await h?.close();
-    await backend?.close();
-    await other?.close();
-  });
+  const open = wakeSlots();
 
   async function start(
     prefix: string,
@@ -79,11 +39,19 @@ describe('the Redis wake', () => {
   ): Promise<JobsHarness> {
     const clock = frozenClock();
     // another process's driver: no wake of its own, its enqueues reach the worker only through the channel
-    other = redisJobDriver({ url: server.url, prefix, clock });
+    const other = redisJobDriver({ url: server.url, prefix, clock });
+    open.other = other;
     await before?.(other, clock);
-    backend = await redisBackend({ client, prefix, clock });
-    h = await runJobs({ jobs: [wakeJob], driver: backend.driver, clock, installFacade: false });
-    stopWake = backend.startWake(h.worker).stop;
+    const backend = await redisBackend({ client, prefix, clock });
+    open.backend = backend;
+    const h = await runJobs({
+      jobs: [wakeJob],
+      driver: backend.driver,
+      clock,
+      installFacade: false,
+    });
+    open.h = h;
+    open.stopWake = backend.startWake(h.worker).stop;
     const worker = h.worker;
     await until(() => worker.stats().wakeLive);
     return h;
@@ -110,10 +78,10 @@ describe('the Redis wake', () => {
     await harness.advance(10_000);
     await io();
     const now = harness.clock.now();
-    await other!.enqueue(request(1, now));
+    await open.other!.enqueue(request(1, now));
     await until(() => ran.includes(1));
 
-    await other!.enqueue(request(2, now + 30_000));
+    await open.other!.enqueue(request(2, now + 30_000));
     await io();
     await harness.advance(29_000);
     await io();
@@ -124,7 +92,7 @@ describe('the Redis wake', () => {
       return ran.includes(2);
     });
     // the driver's claims are answered empty without Redis only while nothing was announced and nothing fell due
-    expect(backend!.driver.wake.live).toBe(true);
+    expect(open.backend!.driver.wake.live).toBe(true);
   });
 
   it("rescues a dead worker's lapsed lease when it lapses, with nothing announced meanwhile", async () => {
