@@ -78,6 +78,8 @@ describe('claim by name (PostgreSQL)', () => {
           names,
           // $14–$20: no registry beat carried
           ...Array.from({ length: 7 }, () => null),
+          // $21: the commit keeps the session's setting (this is the test's own transaction)
+          false,
         ],
       );
       return result.rows[0]!['QUERY PLAN'][0]!.Plan;

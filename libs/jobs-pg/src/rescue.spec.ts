@@ -65,6 +65,8 @@ describe('claim without rescue (PostgreSQL, driven clock)', () => {
         'null',
         'null',
         'null',
+        // $21: the commit keeps the session's setting (this is the test's own transaction)
+        'false',
       ];
       const result = await client.query<{ 'QUERY PLAN': readonly { Plan: PlanNode }[] }>(
         `explain (analyze, format json) execute rescue_claim(${params.join(', ')})`,

@@ -80,6 +80,7 @@ async function claimPass(
     rescue !== undefined,
     ...servedPairs(options.slots),
     ...beatParams(options),
+    asyncCommit(ctx),
   ]);
   const claimed: ClaimedJob[] = [];
   const buried: JobRow[] = [];
@@ -129,10 +130,21 @@ async function claimWaiting(
     lows,
     [...(options.excludeTenants ?? [])],
     options.visibilityTimeoutMs,
+    asyncCommit(ctx),
   ]);
   const claimed: ClaimedJob[] = new Array<ClaimedJob>(rows.length);
   for (let i = 0; i < rows.length; i++) claimed[i] = toClaimedJob(rows[i] as JobRecord);
   return claimed;
+}
+
+/**
+ * Whether a claim's commit may skip its WAL flush (`SQL_CLAIM`'s $21, `SQL_CLAIM_WAITING`'s $10): only over a shared
+ * pool, where the claim is a transaction of its own. Over an executor bound to one connection or to a caller's
+ * transaction the claim may share the caller's transaction, whose commit must stay as durable as the caller asked.
+ * Why a claim may commit without waiting: see docs/design.md, "The claim".
+ */
+function asyncCommit(ctx: PgContext): boolean {
+  return ctx.executor.shared === true;
 }
 
 /** A standalone rescue (`JobDriver.rescue`) through `SQL_RESCUE`: answers the rows it buried. */

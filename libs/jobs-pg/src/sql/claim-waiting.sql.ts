@@ -6,7 +6,9 @@
  * text[] (same length: the one job name served on that queue), $5 limits int[] (same length: free slots), $6 ahead
  * int[] (same length: rows the claim may take beyond the limit, only those it does not put on their final attempt),
  * $7 low float8[] (same length: the queue's low water in epoch ms, or null for no bound), $8 exclude_tenants text[],
- * $9 visibility timeout in ms.
+ * $9 visibility timeout in ms, $10 async commit bool (true only when the statement is a transaction of its own: it sets
+ * `synchronous_commit` off for that transaction, so its commit does not wait for the WAL flush — why every guarantee
+ * holds: docs/design.md, "The claim commits without waiting for its WAL flush").
  *
  * Returns the same columns as `SQL_CLAIM`, every row of arm `claimed` (running, attempt + 1, this worker, a fresh
  * claim token, leased until now + $9), the timestamps as epoch milliseconds.
@@ -29,7 +31,8 @@ with clock as not materialized (
 slots as (
   select s.queue, s.name, s.lim, s.ahead, to_timestamp(s.low / 1000) as low
   from unnest($3::text[], $4::text[], $5::int[], $6::int[], $7::float8[]) as s(queue, name, lim, ahead, low)
-  where not exists (select 1 from x_queue_pauses p where p.queue = s.queue)
+  where (not $10::bool or set_config('synchronous_commit', 'off', true) = 'off')
+    and not exists (select 1 from x_queue_pauses p where p.queue = s.queue)
 ),
 picked as (
   select c.id

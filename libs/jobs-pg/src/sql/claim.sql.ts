@@ -6,86 +6,27 @@
  * $6 drop_names text[] (jobs declaring `retry.deadLetter: false`), $7 exclude_tenants text[] (tenants at the
  * claiming worker's cap: their rows are not handed out; rows with no tenant always are), $8 ahead int[] (per queue,
  * same length as $3, or null for none: rows the claim may take beyond the queue's limit — the worker holds them until
- * a slot frees — and only rows this claim does not put on their final attempt, so a worker that dies holding them
- * never burns a last attempt on a row that did not run), $9 low float8[] (per queue, same length as $3, or null: the
- * queue's low water in epoch ms, or null for no bound), $10 report bool[] (per queue, same length as $3, or null:
- * compute the queue's low water and return it), $11 rescue bool (false: skip both rescue arms — lapsed leases are
- * neither buried nor re-taken, and the lease index is not read), $12 queues text[] and $13 names text[] (same length:
- * the (queue, name) pairs the slots serve — only rows of those names are handed out; a null name: every name of that
- * queue; a queue with no pair: nothing of it), $14 host (text, or null: the claim carries no registry beat and the
- * `beat` arm writes nothing), $15 pid (int, null), $16 queues text[], $17 slots (json text), $18 in-flight job ids
- * uuid[] (at most MAX_WORKER_IN_FLIGHT), $19 started at (timestamptz), $20 the beat's visibility timeout in ms — the
- * worker's registry beat (`SQL_WORKER_BEAT`'s parameters, its id being $2).
+ * a slot frees — and only rows this claim does not put on their final attempt), $9 low float8[] (per queue, same
+ * length as $3, or null: the queue's low water in epoch ms, or null for no bound), $10 report bool[] (per queue, same
+ * length as $3, or null: compute the queue's low water and return it), $11 rescue bool (false: skip both rescue arms
+ * — lapsed leases are neither buried nor re-taken, and the lease index is not read), $12 queues text[] and $13 names
+ * text[] (same length: the (queue, name) pairs the slots serve — only rows of those names are handed out; a null
+ * name: every name of that queue; a queue with no pair: nothing of it), $14 host (text, or null: the claim carries no
+ * registry beat and the `beat` arm writes nothing), $15 pid (int, null), $16 queues text[], $17 slots (json text), $18
+ * in-flight job ids uuid[] (at most MAX_WORKER_IN_FLIGHT), $19 started at (timestamptz), $20 the beat's visibility
+ * timeout in ms — the worker's registry beat (`SQL_WORKER_BEAT`'s parameters, its id being $2), $21 async commit bool
+ * (true only when the statement is a transaction of its own: its commit does not wait for the WAL flush).
  *
  * Returns `arm` plus every `x_jobs` column, the timestamps as epoch milliseconds (float8, truncated as a JS `Date`
- * would): a client decodes a float far more cheaply than a `timestamptz` text, and a claim returns hundreds of rows.
- * Arm `claimed` for each row handed to the worker (running, attempt + 1,
- * this worker, a fresh claim token, leased until now + $5), arm `buried` for each running row whose lease lapsed on
- * its final attempt — settled `dead` (or `failed` when its name is in $6) with LEASE_LAPSED_FINAL_ATTEMPT, never
- * handed out, and arm `low-water` for each queue asked to report one: `queue`, and in `run_at` its low water.
- * A buried row is counted (`buried_counted`: `dead` or `failed` in its name's current 1-minute bucket of
- * `x_job_counters`) by this same statement, so the counters never disagree with the rows.
- * Paused queues (`x_queue_pauses`) are skipped by every arm.
+ * would: a client decodes a float far more cheaply than a `timestamptz` text, and a claim returns hundreds of rows).
+ * Arm `claimed` for each row handed to the worker (running, attempt + 1, this worker, a fresh claim token, leased
+ * until now + $5); arm `buried` for each running row whose lease lapsed on its final attempt — settled `dead` (or
+ * `failed` when its name is in $6) with LEASE_LAPSED_FINAL_ATTEMPT, counted in `x_job_counters` by `buried_counted`,
+ * never handed out; arm `low-water` for each queue asked to report one: `queue`, and in `run_at` its low water.
  *
- * Names: a worker names the jobs it serves, so a row of a job it does not know — one a newer build added, mid rolling
- * deploy — stays waiting for a worker that does, never attempted nor buried by this one. The waiting rows are read
- * through `x_jobs_claim_name_idx` (queue, name, priority, run_at, id), one ordered range scan per served name, so a
- * backlog of other names is never stepped over. Merging those scans must not lock rows the claim then drops (a lock is
- * a heap write, and other claims skip the row): when a slot serves more than one name, `shares` first reads, without
- * locking, each name's first `lim + ahead` due rows, merges them in claim order and counts how many of the first `lim +
- * ahead` each name holds; each name's locked scan then takes that many. Without a concurrent claim that is the exact
- * merged order; with one, a name's scan skips the rows it holds and takes that name's next ones. A slot serving one
- * name skips `shares` (a one-time filter), and claims as fast as before names (measured interleaved, ±5 %, noise); five
- * names all with due backlogs cost 7–20 % more per row, and each served name one index probe per claim (~6 µs: 200
- * names, one with rows, add ~1.2 ms to a claim; a name whose share is 0 is not scanned again). A slot taking every name
- * is one scan of the queue sorted by claim order: fine for a tool or a test, not for a worker's hot path. The lapsed
- * arm re-takes only served names. The exhausted arm buries a served name's row at once, and any other once its lease
- * lapsed `$5` ms more — a worker serving it would have buried it long before, with its declaration; a row whose every
- * serving worker is gone must not stay running.
- *
- * The low water is why a held snapshot (a session idle in a transaction) no longer drags the claim down: every row
- * claimed since that snapshot leaves an entry in `x_jobs_claim_name_idx` whose heap tuple can be neither pruned nor
- * marked dead, and the waiting scan, starting at the name's first entry, visited every one of them on every claim. With
- * `run_at >= low` as an index condition the scan starts past the entries run before the bound. The bound is a hint,
- * never a correctness dependency: it is the least run_at of ALL the queue's waiting rows in this statement's snapshot
- * (excluded tenants, rows past the limit, rows not yet due, rows this very claim takes — the aggregate reads the
- * snapshot, not the update's result), and at most the claim's now less one second, so a row whose enqueue read its
- * clock before this claim but committed after its snapshot is still above it; new rows, retries, promotes and resumes
- * run at about now or later. A row that lands below it anyway (an application clock behind this one) is found when the
- * driver asks for a fresh low water, which it does every `LOW_WATER_REFRESH_MS` (`PgLowWater`, the driver's own). It is computed by `firsts`, a
- * loose scan of `x_jobs_claim_name_idx`: the first entry of each (name, priority) of the queue, each found by one
- * descent of the index from the previous one (`(name, priority) >` the last), so the cost is one probe per distinct
- * (name, priority), not one visit per waiting row — an aggregate over the queue's rows read all 50,000 of a drain's
- * backlog (a sequential scan, 23–40 ms on a loaded 2-core VM, once a second), this reads a few entries (0.1 ms).
- * Under a held snapshot a probe still steps over the dead entries at the head of its (name, priority), as the claim's
- * own scan would without the bound: that price is paid once per refresh.
- *
- * Per queue, due rows are waiting rows (ready, delayed, suspended) whose run_at has come, and running rows whose lease
- * lapsed (their worker died) with attempts left: each set is an ordered range scan of its own partial index, locked
- * with `skip locked` so concurrent claims take different rows instead of waiting, then merged by priority, run time and
- * id. Of the first `lim + ahead` due rows in that order, the first `lim` are taken whatever their attempt, the rest
- * only if `attempt + 1 < max_attempts` (a final-attempt row past the limit stays for a claim with a free slot; it is
- * ahead of every row taken past it, so the next such claim takes it first). Burying is bounded (1,000 rows) and apart
- * from the slot limits, so rows the claim cannot hand out never take the place of rows it can. The clock is `not
- * materialized` so `run_at <= now` stays an index condition of the waiting scan rather than a filter on every row it
- * visits. The two updates reach their rows through `id = any(array(…))`, a primary-key probe per row: joined to the
- * CTEs instead, the planner (guessing 500 picked rows) hashed a sequential scan of the whole table — 40 ms a claim over
- * 50,000 rows, measured. The burying update states its `running` check as `coalesce(j.state, '')` so the planner cannot
- * prove `x_jobs_lease_idx`'s predicate and walk that index (with every dead entry acks left in it) on every claim, even
- * when nothing is to be buried.
- *
- * The two rescue arms (`exhausted` and the `lapsed` scan of `picked`) walk `x_jobs_lease_idx` from its first entry,
- * and under a held snapshot every row that went through running since it leaves a dead entry there, visited once its
- * lease time has passed: about 2,500 buffers per arm and claim with 100,000 such rows. Lapsed leases are rare (a
- * worker died), so a claim may skip both: `$11::bool` leads each arm's `where`, a qual naming no column of the scan,
- * so the planner makes it a one-time filter (`One-Time Filter: $11`, or a constant-false Result in a custom plan)
- * checked before the scan under it starts — with `$11` false the lease index is never opened. A worker passes true on
- * its first claim, on any claim made with nothing in flight, and otherwise at most every `RESCUE_INTERVAL_MS`.
- *
- * The `beat` arm upserts the claiming worker's `x_workers` row as `SQL_WORKER_BEAT` does, when $14 is set: an idle
- * worker claims every few seconds anyway, so its presence rides a claim it was sending instead of costing a statement
- * of its own. `$14::text is not null` names no column, so the planner makes it a one-time filter: a claim carrying no
- * beat (every busy claim but one per heartbeat interval) never touches `x_workers`.
+ * Why each arm is shaped as it is — due rows and their merge, names and `shares`, the rescue arms and their one-time
+ * filters, the low water and its loose scan, the carried beat, the plan shapes measured, and why the commit may skip
+ * its WAL flush (`$21`) with every guarantee kept: docs/design.md, "The claim (PostgreSQL)".
  */
 export const SQL_CLAIM = `
 with recursive clock as not materialized (
@@ -103,7 +44,8 @@ slots as (
       where n.queue = s.queue and n.name is not null
     ) as names
   from unnest($3::text[], $4::int[], $8::int[], $9::float8[], $10::bool[]) as s(queue, lim, ahead, low, report)
-  where not exists (select 1 from x_queue_pauses p where p.queue = s.queue)
+  where (not $21::bool or set_config('synchronous_commit', 'off', true) = 'off')
+    and not exists (select 1 from x_queue_pauses p where p.queue = s.queue)
   group by s.queue
 ),
 exhausted as (

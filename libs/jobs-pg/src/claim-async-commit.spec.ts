@@ -1,0 +1,140 @@
+import type { ClaimOptions } from '@ultimat3/jobs';
+import { Pool, type PoolClient } from 'pg';
+import { request } from '../test/requests';
+import { createTestDatabase, resetJobTables, type TestDatabase } from '../test/test-database';
+import type { PgExecutor } from './executor/pg-executor';
+import { pgPoolExecutor } from './executor/pg-pool-executor';
+import { postgresJobDriver } from './driver/pg-driver';
+import { SQL_CLAIM } from './sql/claim.sql';
+import { SQL_CLAIM_WAITING } from './sql/claim-waiting.sql';
+
+const VT = 30_000;
+
+/**
+ * A worker's claim over a shared pool commits without waiting for its WAL flush: the claim statement sets
+ * `synchronous_commit` to `off` for its own transaction (see docs/design.md, "The claim"). Observed from inside the
+ * claim's transaction — a test client holds it open around the claim and reads the setting the commit would use — for
+ * both claim statements; and never over an executor bound to a caller's transaction, whose commit stays as durable as
+ * the caller asked; and never past the claim's own transaction on a pooled connection.
+ */
+describe('the claim commits asynchronously, and only its own transaction (PostgreSQL)', () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await db?.drop();
+  });
+  beforeEach(async () => {
+    await resetJobTables(db.executor);
+  });
+
+  const busy: ClaimOptions = {
+    workerId: 'w',
+    slots: [{ queue: 'pg-q', limit: 2, ahead: 3, names: ['pg.job'] }],
+    visibilityTimeoutMs: VT,
+  };
+
+  /**
+   * An executor on one client inside an open transaction, claiming to be `shared` or not, recording which claim
+   * statement ran; `setting()` reads `synchronous_commit` in that same transaction.
+   */
+  function inTransaction(client: PoolClient, shared: boolean) {
+    const ran: string[] = [];
+    const executor: PgExecutor = {
+      shared,
+      async query<R>(text: string, values: readonly unknown[]) {
+        if (text === SQL_CLAIM) ran.push('claim');
+        else if (text === SQL_CLAIM_WAITING) ran.push('waiting');
+        const result = await client.query(text, values as unknown[]);
+        return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
+      },
+    };
+    const setting = async (): Promise<string> =>
+      ((await client.query('show synchronous_commit')).rows[0] as { synchronous_commit: string })
+        .synchronous_commit;
+    return { executor, ran, setting };
+  }
+
+  /**
+   * Three claims (`SQL_CLAIM`, `SQL_CLAIM_WAITING`, `SQL_CLAIM` rescuing), each in a transaction of its own held open
+   * on one client: the setting the transaction's commit would use, read after each claim, then rolled back.
+   */
+  async function settingsAfterClaims(shared: boolean): Promise<string[]> {
+    const client = await db.pool.connect();
+    try {
+      // the test server runs with synchronous_commit off for speed: this session asks for durable commits, as a
+      // production server gives them
+      await client.query('set synchronous_commit = on');
+      await client.query('begin');
+      const t = inTransaction(client, shared);
+      const driver = postgresJobDriver({ executor: t.executor });
+      const seen = [`before: ${await t.setting()}`];
+      // the first claim computes the queue's low water (SQL_CLAIM), the next runs the busy shape (SQL_CLAIM_WAITING)
+      const first = await driver.claim(busy);
+      seen.push(`${t.ran.at(-1)} (${first.length} rows): ${await t.setting()}`);
+      await client.query('rollback');
+      await client.query('begin');
+      const second = await driver.claim(busy);
+      seen.push(`${t.ran.at(-1)} (${second.length} rows): ${await t.setting()}`);
+      await client.query('rollback');
+      await client.query('begin');
+      const rescued = await driver.claimRescuing(busy, {});
+      seen.push(`${t.ran.at(-1)} rescuing (${rescued.claimed.length} rows): ${await t.setting()}`);
+      await client.query('rollback');
+      return seen;
+    } finally {
+      await client.query('reset synchronous_commit');
+      client.release();
+    }
+  }
+
+  it('sets synchronous_commit off in the claim transaction over a shared executor, through both statements', async () => {
+    const seed = postgresJobDriver({ executor: db.executor });
+    await seed.enqueueMany(Array.from({ length: 6 }, () => request()));
+    expect(await settingsAfterClaims(true)).toEqual([
+      'before: on',
+      'claim (5 rows): off',
+      'waiting (5 rows): off',
+      'claim rescuing (5 rows): off',
+    ]);
+  });
+
+  it('leaves the setting alone in a caller transaction (an executor that is not shared)', async () => {
+    const seed = postgresJobDriver({ executor: db.executor });
+    await seed.enqueueMany(Array.from({ length: 6 }, () => request()));
+    expect(await settingsAfterClaims(false)).toEqual([
+      'before: on',
+      'claim (5 rows): on',
+      'waiting (5 rows): on',
+      'claim rescuing (5 rows): on',
+    ]);
+  });
+
+  it('over a pool, the setting ends with the claim: the next statement on the connection commits durably', async () => {
+    // durable commits by default on this pool's one connection, as a production server gives them
+    const one = new Pool({ connectionString: db.url, max: 1, options: '-c synchronous_commit=on' });
+    one.on('error', () => undefined);
+    try {
+      const executor = pgPoolExecutor(one);
+      expect(executor.shared).toBe(true);
+      const driver = postgresJobDriver({ executor });
+      await driver.enqueueMany(Array.from({ length: 4 }, () => request()));
+      const claimed = [...(await driver.claim(busy)), ...(await driver.claim(busy))];
+      expect(claimed).toHaveLength(4);
+      const { rows } = await executor.query<{ synchronous_commit: string }>(
+        'select current_setting($1) as synchronous_commit',
+        ['synchronous_commit'],
+      );
+      expect(rows[0]?.synchronous_commit).toBe('on');
+      // the rows are claimed for good: another connection sees them running under this worker
+      const { rows: running } = await db.executor.query<{ n: string }>(
+        "select count(*) as n from x_jobs where state = 'running' and worker_id = 'w'",
+        [],
+      );
+      expect(Number(running[0]?.n)).toBe(4);
+    } finally {
+      await one.end();
+    }
+  });
+});
