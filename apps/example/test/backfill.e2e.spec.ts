@@ -1,22 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { INestApplication } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
-import { getDataSourceToken } from '@nestjs/typeorm';
 import { ADD_POST_SLUG_MIGRATION, POST_SLUG_BACKFILL, slugOf } from '@ultimat3/example-jobs';
-import {
-  JOBS_MODULE_OPTIONS,
-  recordingLogger,
-  type BackfillPassView,
-  type JobRow,
-  type JobsModuleOptions,
-} from '@ultimat3/jobs';
+import { recordingLogger, type BackfillPassView, type JobRow } from '@ultimat3/jobs';
 import request from 'supertest';
-import type { DataSource } from 'typeorm';
 import type { TestDatabase } from '../../../libs/jobs-pg/test/test-database';
 import { untilValue as until } from '../../../test/until';
-import { AppModule } from '../src/app.module';
 import type { TriggeredBackfill } from '../src/backfills.controller';
 import { exampleTestDatabase } from './support/example-database';
+import { startExampleApp } from './support/example-app';
 
 /**
  * The `posts.slug` backfill through the example app, on a real PostgreSQL: the app's TypeORM migrations run at boot
@@ -29,21 +20,13 @@ describe('example app: the posts.slug backfill', () => {
 
   beforeAll(async () => {
     db = await exampleTestDatabase();
-    const moduleRef = await Test.createTestingModule({ imports: [AppModule] })
-      .overrideProvider(JOBS_MODULE_OPTIONS)
-      .useFactory({
-        inject: [getDataSourceToken()],
-        factory: (dataSource: DataSource): JobsModuleOptions => ({
-          driver: 'postgres',
-          postgres: { dataSource },
-          roles: ['web', 'worker'],
-          worker: { pollIntervalMs: 20, idlePollMaxMs: 100 },
-          logger: recordingLogger(),
-        }),
-      })
-      .compile();
-    app = moduleRef.createNestApplication({ logger: false });
-    await app.init();
+    app = await startExampleApp((dataSource) => ({
+      driver: 'postgres',
+      postgres: { dataSource },
+      roles: ['web', 'worker'],
+      worker: { pollIntervalMs: 20, idlePollMaxMs: 100 },
+      logger: recordingLogger(),
+    }));
   });
 
   afterAll(async () => {

@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { INestApplication } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
 import { ADD_POST_SLUG_MIGRATION } from '@ultimat3/example-jobs';
-import { JOBS_MODULE_OPTIONS, recordingLogger } from '@ultimat3/jobs';
+import { recordingLogger } from '@ultimat3/jobs';
 import type { TestDatabase } from '../../../libs/jobs-pg/test/test-database';
-import { AppModule } from '../src/app.module';
 import { exampleTestDatabase } from './support/example-database';
+import { startExampleApp } from './support/example-app';
 
 /**
  * The example's TypeORM migrations over a database an earlier example made with `synchronize`: the table and its rows
@@ -38,12 +37,7 @@ describe('example app: migrations over a synchronize-era database', () => {
       [id, randomUUID()],
     );
 
-    const moduleRef = await Test.createTestingModule({ imports: [AppModule] })
-      .overrideProvider(JOBS_MODULE_OPTIONS)
-      .useValue({ driver: 'memory', roles: ['web'], logger: recordingLogger() })
-      .compile();
-    app = moduleRef.createNestApplication({ logger: false });
-    await app.init();
+    app = await startExampleApp({ driver: 'memory', roles: ['web'], logger: recordingLogger() });
 
     const indexes = await db.pool.query<{ indexname: string }>(
       "select indexname from pg_indexes where tablename = 'posts' order by indexname",

@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { INestApplication } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
-import { JOBS_MODULE_OPTIONS, JobsService, recordingLogger } from '@ultimat3/jobs';
+import { JobsService, recordingLogger } from '@ultimat3/jobs';
 import { frozenClock } from '@ultimat3/jobs/testing';
 import request from 'supertest';
 import type { TestDatabase } from '../../../libs/jobs-pg/test/test-database';
-import { AppModule } from '../src/app.module';
 import { exampleTestDatabase } from './support/example-database';
+import { startExampleApp } from './support/example-app';
 
 describe('example app: POST /orgs/onboard (bulk) and the library error filter', () => {
   let app: INestApplication;
@@ -14,17 +13,12 @@ describe('example app: POST /orgs/onboard (bulk) and the library error filter', 
 
   beforeAll(async () => {
     db = await exampleTestDatabase();
-    const moduleRef = await Test.createTestingModule({ imports: [AppModule] })
-      .overrideProvider(JOBS_MODULE_OPTIONS)
-      .useValue({
-        driver: 'memory',
-        roles: ['web'],
-        clock: frozenClock(),
-        logger: recordingLogger(),
-      })
-      .compile();
-    app = moduleRef.createNestApplication({ logger: false });
-    await app.init();
+    app = await startExampleApp({
+      driver: 'memory',
+      roles: ['web'],
+      clock: frozenClock(),
+      logger: recordingLogger(),
+    });
   });
   afterAll(async () => {
     await app?.close();

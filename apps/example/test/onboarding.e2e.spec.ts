@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { INestApplication } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
 import { MailService, OrgsService } from '@ultimat3/example-jobs';
-import { JOBS_MODULE_OPTIONS, JobsService, recordingLogger, type JobRow } from '@ultimat3/jobs';
+import { JobsService, recordingLogger, type JobRow } from '@ultimat3/jobs';
 import { frozenClock, type FrozenClock } from '@ultimat3/jobs/testing';
 import request from 'supertest';
 import type { TestDatabase } from '../../../libs/jobs-pg/test/test-database';
-import { AppModule } from '../src/app.module';
 import { exampleTestDatabase } from './support/example-database';
+import { startExampleApp } from './support/example-app';
 
 const THREE_DAYS_MS = 3 * 86_400_000;
 /** The idle poll ceiling in these tests: three frozen days are 4,320 idle polls, not 129,600 at the default 2 s. */
@@ -28,18 +27,13 @@ describe('example app: POST /orgs/:orgId/onboard', () => {
 
   beforeEach(async () => {
     clock = frozenClock();
-    const moduleRef = await Test.createTestingModule({ imports: [AppModule] })
-      .overrideProvider(JOBS_MODULE_OPTIONS)
-      .useValue({
-        driver: 'memory',
-        roles: ['web', 'worker'],
-        worker: { idlePollMaxMs: IDLE_POLL_MAX_MS },
-        clock,
-        logger: recordingLogger(),
-      })
-      .compile();
-    app = moduleRef.createNestApplication({ logger: false });
-    await app.init();
+    app = await startExampleApp({
+      driver: 'memory',
+      roles: ['web', 'worker'],
+      worker: { idlePollMaxMs: IDLE_POLL_MAX_MS },
+      clock,
+      logger: recordingLogger(),
+    });
   });
 
   afterEach(async () => {

@@ -1,16 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { INestApplication } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
-import { getDataSourceToken } from '@nestjs/typeorm';
 import { EXAMPLE_SUBSCRIBERS, SubscribersService } from '@ultimat3/example-jobs';
 import {
-  JOBS_MODULE_OPTIONS,
   OUTBOX_DATA_SOURCE,
   OUTBOX_MODULE_OPTIONS,
   OutboxHost,
   recordingLogger,
   type JobRow,
-  type JobsModuleOptions,
   type OutboxRelay,
   type ResolvedOutboxModuleOptions,
   type StepRecord,
@@ -18,10 +14,10 @@ import {
 import request from 'supertest';
 import type { DataSource } from 'typeorm';
 import type { TestDatabase } from '../../../libs/jobs-pg/test/test-database';
-import { AppModule } from '../src/app.module';
 import { exampleOutboxStore } from '../src/database';
 import type { PublishedPost } from '../src/posts.controller';
 import { exampleTestDatabase } from './support/example-database';
+import { startExampleApp } from './support/example-app';
 import { untilValue as until } from '../../../test/until';
 
 /**
@@ -36,31 +32,25 @@ describe('example app: POST /orgs/:orgId/posts through the transactional outbox'
 
   beforeAll(async () => {
     db = await exampleTestDatabase();
-    const moduleRef = await Test.createTestingModule({ imports: [AppModule] })
-      .overrideProvider(JOBS_MODULE_OPTIONS)
-      .useFactory({
-        inject: [getDataSourceToken()],
-        factory: (dataSource: DataSource): JobsModuleOptions => ({
-          driver: 'postgres',
-          postgres: { dataSource },
-          roles: ['web', 'worker', 'relay'],
-          worker: { pollIntervalMs: 20, idlePollMaxMs: 100 },
-          logger: recordingLogger(),
+    app = await startExampleApp(
+      (dataSource) => ({
+        driver: 'postgres',
+        postgres: { dataSource },
+        roles: ['web', 'worker', 'relay'],
+        worker: { pollIntervalMs: 20, idlePollMaxMs: 100 },
+        logger: recordingLogger(),
+      }),
+      (builder) =>
+        builder.overrideProvider(OUTBOX_MODULE_OPTIONS).useFactory({
+          inject: [OUTBOX_DATA_SOURCE],
+          factory: (dataSource: DataSource): ResolvedOutboxModuleOptions => ({
+            store: exampleOutboxStore(dataSource),
+            mode: 'optional',
+            // no timed pass of its own: passes come from the test, and from the x_outbox_wake of a commit
+            relay: { intervalMs: 600_000 },
+          }),
         }),
-      })
-      .overrideProvider(OUTBOX_MODULE_OPTIONS)
-      .useFactory({
-        inject: [OUTBOX_DATA_SOURCE],
-        factory: (dataSource: DataSource): ResolvedOutboxModuleOptions => ({
-          store: exampleOutboxStore(dataSource),
-          mode: 'optional',
-          // no timed pass of its own: passes come from the test, and from the x_outbox_wake of a commit
-          relay: { intervalMs: 600_000 },
-        }),
-      })
-      .compile();
-    app = moduleRef.createNestApplication({ logger: false });
-    await app.init();
+    );
     const running = app.get(OutboxHost).relay;
     if (running === undefined) throw new Error('the relay role started no relay');
     relay = running;

@@ -1,12 +1,11 @@
 import type { INestApplication } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
 import { EXAMPLE_HOSTS, HostsService } from '@ultimat3/example-jobs';
-import { JOBS_MODULE_OPTIONS, recordingLogger } from '@ultimat3/jobs';
+import { recordingLogger } from '@ultimat3/jobs';
 import { frozenClock, type FrozenClock } from '@ultimat3/jobs/testing';
 import request from 'supertest';
 import type { TestDatabase } from '../../../libs/jobs-pg/test/test-database';
-import { AppModule } from '../src/app.module';
 import { exampleTestDatabase } from './support/example-database';
+import { startExampleApp } from './support/example-app';
 
 const START = Date.UTC(2026, 0, 1, 0, 1);
 const TICK = Date.UTC(2026, 0, 1, 0, 5);
@@ -26,17 +25,12 @@ describe('example app: GET /tasks and the scheduler role', () => {
 
   beforeEach(async () => {
     clock = frozenClock(START);
-    const moduleRef = await Test.createTestingModule({ imports: [AppModule] })
-      .overrideProvider(JOBS_MODULE_OPTIONS)
-      .useValue({
-        driver: 'memory',
-        roles: ['web', 'worker', 'scheduler'],
-        clock,
-        logger: recordingLogger(),
-      })
-      .compile();
-    app = moduleRef.createNestApplication({ logger: false });
-    await app.init();
+    app = await startExampleApp({
+      driver: 'memory',
+      roles: ['web', 'worker', 'scheduler'],
+      clock,
+      logger: recordingLogger(),
+    });
   });
 
   afterEach(async () => {
