@@ -27,8 +27,8 @@ export const Post = new typeorm.EntitySchema({
   },
 });
 
-/** Creates a fresh database `name` on the server at `serverUrl`, migrated, with `rows` posts. Answers its url. */
-export async function seedDatabase(serverUrl, name, rows) {
+/** Creates database `name` afresh (dropping one left by an earlier run) on the server at `serverUrl`; answers its url. */
+export async function freshDatabase(serverUrl, name) {
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
   await admin.query(`drop database if exists ${name} with (force)`);
@@ -36,7 +36,13 @@ export async function seedDatabase(serverUrl, name, rows) {
   await admin.end();
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
-  const client = new pg.Client({ connectionString: url.toString() });
+  return url.toString();
+}
+
+/** Creates a fresh database `name` on the server at `serverUrl`, migrated, with `rows` posts. Answers its url. */
+export async function seedDatabase(serverUrl, name, rows) {
+  const url = await freshDatabase(serverUrl, name);
+  const client = new pg.Client({ connectionString: url });
   await client.connect();
   await jobsPg.migrate({ query: async (text, values) => client.query(text, [...values]) });
   await client.query(
@@ -48,7 +54,7 @@ export async function seedDatabase(serverUrl, name, rows) {
   );
   await client.query('analyze bf_bench_posts');
   await client.end();
-  return url.toString();
+  return url;
 }
 
 /**

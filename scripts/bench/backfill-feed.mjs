@@ -3,7 +3,7 @@
  * reads it — `(org_id, published_at)` — and the request the app serves from it, an org's 20 newest posts through a
  * TypeORM repository. The sweep writes the same table (every row's slug) through the same DataSource.
  */
-import { jobs, pg, typeorm } from './backfill-common.mjs';
+import { freshDatabase, jobs, pg, typeorm } from './backfill-common.mjs';
 
 /** The swept and read table, as the app's entity. */
 export const FeedPost = new typeorm.EntitySchema({
@@ -37,14 +37,8 @@ export function feedRequest(dataSource, org) {
  * belongs to org i % orgs, published i seconds after a fixed epoch). Answers its url.
  */
 export async function seedFeed(serverUrl, name, rows, orgs, migrate) {
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`drop database if exists ${name} with (force)`);
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  const client = new pg.Client({ connectionString: url.toString() });
+  const url = await freshDatabase(serverUrl, name);
+  const client = new pg.Client({ connectionString: url });
   await client.connect();
   await client.query('create extension if not exists pg_stat_statements');
   await migrate({ query: async (text, values) => client.query(text, [...values]) });
@@ -63,7 +57,7 @@ export async function seedFeed(serverUrl, name, rows, orgs, migrate) {
   );
   await client.query('vacuum analyze bf_feed_posts');
   await client.end();
-  return url.toString();
+  return url;
 }
 
 /**
@@ -94,20 +88,25 @@ export function writeSlugs(dataSource, rows) {
 }
 
 /**
- * The same pages read and written without a job: the keyset read `backfill()` makes (`readKeysetPage` over the same
- * repository source), the same UPDATE, pages started `1 / rate` s apart — no worker, step checkpoint, ledger row or
+ * The same pages read and written without a job: the keyset read `backfill()` makes (`readKeysetPageInSlices` over the
+ * same repository source, sub-reads of `slice` rows; a slice of the whole batch is one statement a page, the read
+ * before the sub-reads), the same UPDATE, pages started `1 / rate` s apart — no worker, step checkpoint, ledger row or
  * throttle. What a pass costs beyond this is the job machinery's.
  */
-export async function bareSweep(dataSource, { rows, rate, batch = 1_000 }) {
+export async function bareSweep(
+  dataSource,
+  { rows, rate, batch = 1_000, slice = jobs.BACKFILL_READ_SLICE },
+) {
   let cursor = null;
   for (let page = 0; page * batch <= rows; page++) {
     const started = performance.now();
-    const read = await jobs.readKeysetPage(
+    const read = await jobs.readKeysetPageInSlices(
       'bench-feed-bare',
       dataSource.getRepository(FeedPost).createQueryBuilder('p'),
       undefined,
       cursor,
       batch,
+      slice,
     );
     if (read.rows.length === 0) return;
     await writeSlugs(dataSource, read.rows);

@@ -72,16 +72,18 @@ function printSide(name, side, probe, slowerThan = Infinity) {
 
 /** Prints every window, the pooled sides, and whether the must-show holds. */
 export function printReport({ windows, probe, config }) {
-  const { ROWS, RATE, BATCH, ROUNDS, POOL, RPS, EXPECTED_S } = config;
+  const { ROWS, RATE, BATCH, SLICE, ROUNDS, POOL, RPS, EXPECTED_S } = config;
   console.log(
-    `\nBackfill throttle: ${ROWS.toLocaleString('en-US')} rows, batch ${BATCH}, rate ${RATE}/s (expected ${EXPECTED_S.toFixed(1)} s ± 10 %); ` +
+    `\nBackfill throttle: ${ROWS.toLocaleString('en-US')} rows, batch ${BATCH} (the bare windows read it in sub-reads of ${SLICE}, the single ones in one), rate ${RATE}/s (expected ${EXPECTED_S.toFixed(1)} s ± 10 %); ` +
       `pool ${POOL}; request ${RPS}/s; ${ROUNDS} idle/pass rounds`,
   );
   for (const w of windows) printWindow(w, probe);
   const of = (kind) => windows.filter((w) => w.kind === kind);
   const idle = printSide('idle', of('idle'), probe);
   const sides = [idle, printSide('pass', of('pass'), probe, idle.request.p99)];
-  if (of('bare').length > 0) sides.push(printSide('bare', of('bare'), probe, idle.request.p99));
+  for (const kind of ['bare', 'single']) {
+    if (of(kind).length > 0) sides.push(printSide(kind, of(kind), probe, idle.request.p99));
+  }
   const idleSlow = printSide('idle', of('idle'), probe, idle.request.p99);
   Object.assign(idle, { slow: idleSlow.slow, slowInGc: idleSlow.slowInGc });
   console.log('\nPooled over the rounds');

@@ -7,7 +7,9 @@
  * 50 a second. A 60,000-row pass at `rate: 5` and `batch: 1000` (60 pages, one every 200 ms: 12 s) runs in
  * interleaved windows — idle, pass, idle, bare, idle, pass… — so whatever else the machine does lands on every side
  * alike. A bare window reads and writes the same pages at the same pace without a job (no worker, checkpoint, ledger
- * or throttle): what a pass costs the request beyond it is the backfill machinery's.
+ * or throttle): what a pass costs the request beyond it is the backfill machinery's. A single window is a bare one whose
+ * pages are read in one statement each, as `backfill()` read them before its page read became sub-reads of
+ * `BACKFILL_READ_SLICE` rows: the A/B of that change, interleaved in the same run.
  *
  * Prints per window and per side: the request's p50 / p95 / p99 / max and the pass side's p99 over the idle side's;
  * the same read from another process on its own connection (the control: it shares neither the pool nor the event
@@ -18,8 +20,9 @@
  *
  * BENCH_THROTTLE_ROWS (60,000), BENCH_THROTTLE_RATE (5), BENCH_THROTTLE_ROUNDS (3 idle/pass pairs),
  * BENCH_THROTTLE_POOL (4 connections), BENCH_THROTTLE_RPS (50 requests a second), BENCH_THROTTLE_BARE ('0' leaves out
- * the bare windows). Uses DATABASE_URL when set (its
- * server must load pg_stat_statements).
+ * the bare and single windows), BENCH_THROTTLE_SINGLE ('0' leaves out the single windows), BENCH_THROTTLE_SLICE (the
+ * bare windows' sub-read size, default `BACKFILL_READ_SLICE`: try sizes without touching the pass). Uses DATABASE_URL
+ * when set (its server must load pg_stat_statements).
  */
 import { spawn } from 'node:child_process';
 import { loadavg } from 'node:os';
@@ -37,7 +40,9 @@ const ROUNDS = Number(process.env.BENCH_THROTTLE_ROUNDS ?? 3);
 const POOL = Number(process.env.BENCH_THROTTLE_POOL ?? 4);
 const RPS = Number(process.env.BENCH_THROTTLE_RPS ?? 50);
 const BARE = process.env.BENCH_THROTTLE_BARE !== '0';
+const SINGLE = BARE && process.env.BENCH_THROTTLE_SINGLE !== '0';
 const BATCH = 1_000;
+const SLICE = Number(process.env.BENCH_THROTTLE_SLICE ?? jobs.BACKFILL_READ_SLICE);
 const ORGS = 100;
 const EXPECTED_S = Math.ceil(ROWS / BATCH) / RATE;
 const PROBE = fileURLToPath(new URL('./backfill-probe.mjs', import.meta.url));
@@ -160,8 +165,16 @@ async function main() {
         await sleep(EXPECTED_S * 1_000);
         await close(idleAgain);
         const bare = open('bare', round);
-        await bareSweep(app.dataSource, { rows: ROWS, rate: RATE, batch: BATCH });
+        await bareSweep(app.dataSource, { rows: ROWS, rate: RATE, batch: BATCH, slice: SLICE });
         await close(bare);
+      }
+      if (SINGLE) {
+        const idleAgain = open('idle', round);
+        await sleep(EXPECTED_S * 1_000);
+        await close(idleAgain);
+        const single = open('single', round);
+        await bareSweep(app.dataSource, { rows: ROWS, rate: RATE, batch: BATCH, slice: BATCH });
+        await close(single);
       }
     }
     running = false;
@@ -170,7 +183,7 @@ async function main() {
     printReport({
       windows,
       probe: probe.lines,
-      config: { ROWS, RATE, BATCH, ROUNDS, POOL, RPS, ORGS, EXPECTED_S, BARE },
+      config: { ROWS, RATE, BATCH, SLICE, ROUNDS, POOL, RPS, ORGS, EXPECTED_S, BARE },
     });
     pool.stop();
     proc.stop();
