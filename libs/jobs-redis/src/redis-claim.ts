@@ -10,7 +10,8 @@ import {
   type RescueSlot,
 } from '@ultimat3/jobs';
 import type { RedisContext } from './redis-context';
-import { inputUnreadable, toJobRow, toJobRows } from './redis-rows';
+import { CLAIM_ROW_FIELDS } from './lua/claim.lua';
+import { positionalRow, toJobRows } from './redis-rows';
 import { nackRow } from './redis-settle';
 import type { ScriptArg, ScriptReply } from './redis-scripts';
 import type { RedisWake } from './redis-wake';
@@ -74,6 +75,11 @@ export interface ClaimReply {
   readonly idle: Map<string, number>;
 }
 
+/** Where each field sits in a claimed row of {@link LUA_CLAIM}'s reply. */
+const CLAIM_POSITIONS: ReadonlyMap<string, number> = new Map(
+  CLAIM_ROW_FIELDS.map((field, i) => [field, i]),
+);
+
 function claimReplyOf(reply: ScriptReply): ClaimReply {
   const [rows, meta] = Array.isArray(reply) ? reply : [];
   const flat = Array.isArray(meta) ? meta.map(String) : [];
@@ -82,8 +88,8 @@ function claimReplyOf(reply: ScriptReply): ClaimReply {
   const claimed: ClaimedJob[] = [];
   const unreadable: ClaimedJob[] = [];
   for (const entry of Array.isArray(rows) ? rows : []) {
-    const row = toJobRow(entry) as ClaimedJob | undefined;
-    if (row !== undefined) (inputUnreadable(entry) ? unreadable : claimed).push(row);
+    const read = positionalRow(CLAIM_POSITIONS, entry);
+    if (read !== undefined) (read.unreadable ? unreadable : claimed).push(read.row as ClaimedJob);
   }
   return { rows: claimed, unreadable, now: Number(flat[0] ?? 0), idle };
 }

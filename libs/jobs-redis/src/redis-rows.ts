@@ -12,11 +12,8 @@ export function fieldsOf(reply: ScriptReply): Map<string, string> {
   return fields;
 }
 
-const text = (f: Map<string, string>, key: string): string | null => f.get(key) ?? null;
-const num = (f: Map<string, string>, key: string): number | null => {
-  const v = f.get(key);
-  return v === undefined ? null : Number(v);
-};
+/** Reads one field of a stored row: its text, or undefined when the row has none. */
+type FieldReader = (field: string) => string | undefined;
 
 /**
  * A stored JSON field: its value, or — when the hash holds text that is not JSON (written around the driver: the
@@ -32,48 +29,69 @@ function parsed(text: string | undefined): JsonValue | undefined {
   }
 }
 
-/** Whether a row hash's stored input is not JSON text (see {@link toJobRow}); such a row must not run. */
-export function inputUnreadable(reply: ScriptReply): boolean {
-  return parsed(fieldsOf(reply).get('input')) === undefined;
+/** A row read through `get`, and whether its stored input is not JSON text (decoded once for both). */
+function rowFrom(get: FieldReader): { row: JobRow; unreadable: boolean } {
+  const text = (key: string): string | null => get(key) ?? null;
+  const num = (key: string): number | null => {
+    const v = get(key);
+    return v === undefined ? null : Number(v);
+  };
+  const progress = text('pg');
+  // undefined: the stored text is not JSON (a JSON null reads as null)
+  const readable = parsed(get('input'));
+  const row: JobRow = {
+    id: get('id') ?? '',
+    runId: get('run') ?? '',
+    name: get('name') ?? '',
+    queue: get('q') ?? '',
+    input: readable === undefined ? (get('input') ?? null) : readable,
+    idempotencyKey: get('key') ?? '',
+    tenantId: text('ten'),
+    enqueuedBy: text('by'),
+    state: (get('st') ?? 'ready') as JobState,
+    attempt: num('att') ?? 0,
+    maxAttempts: num('max') ?? 0,
+    priority: num('pri') ?? 0,
+    runAt: num('at') ?? 0,
+    createdAt: num('ca') ?? 0,
+    updatedAt: num('ua') ?? 0,
+    workerId: text('w'),
+    claim: text('c'),
+    leaseExpiresAt: num('le'),
+    lastError: text('err'),
+    progress: progress === null ? null : ((parsed(progress) ?? null) as JobProgress | null),
+    concurrencyKey: text('ck'),
+    traceparent: text('tp'),
+    finishedAt: num('fin'),
+    crossTenantReason: text('xr'),
+  };
+  return { row, unreadable: readable === undefined };
 }
 
 /**
  * One row hash (as a flat field list) as a {@link JobRow}; undefined for an empty reply (no such row). A stored input
  * that is not JSON text is answered as that text (a JSON string), for an operator to see and remove; a claim buries
- * such a row instead of handing it out ({@link inputUnreadable}). A progress that is not JSON reads as none.
+ * such a row instead of handing it out. A progress that is not JSON reads as none.
  */
 export function toJobRow(reply: ScriptReply): JobRow | undefined {
   const f = fieldsOf(reply);
   if (f.size === 0) return undefined;
-  const progress = text(f, 'pg');
-  // undefined: the stored text is not JSON (a JSON null reads as null)
-  const readable = parsed(f.get('input'));
-  return {
-    id: f.get('id') ?? '',
-    runId: f.get('run') ?? '',
-    name: f.get('name') ?? '',
-    queue: f.get('q') ?? '',
-    input: readable === undefined ? (f.get('input') ?? null) : readable,
-    idempotencyKey: f.get('key') ?? '',
-    tenantId: text(f, 'ten'),
-    enqueuedBy: text(f, 'by'),
-    state: (f.get('st') ?? 'ready') as JobState,
-    attempt: num(f, 'att') ?? 0,
-    maxAttempts: num(f, 'max') ?? 0,
-    priority: num(f, 'pri') ?? 0,
-    runAt: num(f, 'at') ?? 0,
-    createdAt: num(f, 'ca') ?? 0,
-    updatedAt: num(f, 'ua') ?? 0,
-    workerId: text(f, 'w'),
-    claim: text(f, 'c'),
-    leaseExpiresAt: num(f, 'le'),
-    lastError: text(f, 'err'),
-    progress: progress === null ? null : ((parsed(progress) ?? null) as JobProgress | null),
-    concurrencyKey: text(f, 'ck'),
-    traceparent: text(f, 'tp'),
-    finishedAt: num(f, 'fin'),
-    crossTenantReason: text(f, 'xr'),
-  };
+  return rowFrom((key) => f.get(key)).row;
+}
+
+/**
+ * One row answered as the values of `fields` in that order (null for an absent field), as {@link toJobRow} reads a
+ * row, and whether its stored input is not JSON text; undefined for a reply that is not such a list.
+ */
+export function positionalRow(
+  fields: ReadonlyMap<string, number>,
+  reply: ScriptReply,
+): { row: JobRow; unreadable: boolean } | undefined {
+  if (!Array.isArray(reply) || reply.length === 0) return undefined;
+  return rowFrom((key) => {
+    const v = reply[fields.get(key) ?? -1];
+    return v === null || v === undefined ? undefined : String(v);
+  });
 }
 
 /** A reply holding a list of rows, each a flat field list, as rows. */

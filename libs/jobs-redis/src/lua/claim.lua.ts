@@ -1,6 +1,44 @@
 import { LUA_PRELUDE } from './prelude.lua';
 
 /**
+ * The fields of a claimed row, in the order {@link LUA_CLAIM} answers them (each row a fixed-position array, an absent
+ * field a null): every field a row hash can hold (see the prelude's layout).
+ */
+export const CLAIM_ROW_FIELDS = [
+  'id',
+  'run',
+  'name',
+  'q',
+  'input',
+  'key',
+  'ten',
+  'by',
+  'st',
+  'att',
+  'max',
+  'pri',
+  'at',
+  'ca',
+  'ua',
+  'w',
+  'c',
+  'le',
+  'err',
+  'pg',
+  'ck',
+  'tp',
+  'fin',
+  'xr',
+] as const;
+
+/** The 1-based Lua position of a field in {@link CLAIM_ROW_FIELDS}. */
+const at = (field: (typeof CLAIM_ROW_FIELDS)[number]): number =>
+  CLAIM_ROW_FIELDS.indexOf(field) + 1;
+
+/** The most arguments after the key one batched index command carries (even: score/member pairs stay whole). */
+const CHUNK = 1000;
+
+/**
  * One claim pass over waiting rows (rescuing lapsed leases is {@link LUA_RESCUE}'s, a separate operation).
  *
  * KEYS[1] the prefix. ARGV[1] clock override. ARGV[2] worker id. ARGV[3] visibility timeout ms. ARGV[4] a fresh
@@ -16,7 +54,13 @@ import { LUA_PRELUDE } from './prelude.lua';
  * this claim does not put them on their final attempt. Each taken row becomes running: attempt + 1, this worker, a
  * fresh claim token, leased until now + the visibility timeout.
  *
- * Returns { rows, idle }: rows the claimed rows, each a flat HGETALL-style array of its fields; idle = { NOW, then per
+ * Each taken row's own hash is written at once; the index moves of the slot's taken rows (out of their due and
+ * oldest-age sets, into the queue's lease set) are sent once per key at the end of the slot, in chunks of
+ * {@link CHUNK} arguments, and the state counts once per field at the end (a row read in a state other than
+ * waiting, which an index out of step could hand over, takes the general path row by row instead).
+ *
+ * Returns { rows, idle }: rows the claimed rows, each an array of its {@link CLAIM_ROW_FIELDS} values in that
+ * order (null for an absent field); idle = { NOW, then per
  * queue that a slot with a limit above 0 asked of and that gave no row: the queue, and the earliest time something
  * there can become claimable without an announcement (its first delayed row's run time or first running row's lease
  * expiry, whichever is sooner; -1 for neither) }. An idle worker's driver skips its claims until then, or until the
@@ -72,6 +116,50 @@ local function firstOf(q, name, want, into)
   end
 end
 
+local FIELDS = { '${CLAIM_ROW_FIELDS.join("', '")}' }
+local WAITING = { ready = true, delayed = true, suspended = true }
+local le, ua = fmt(NOW + vt), fmt(NOW)
+-- index moves of the slot's taken rows, by key: ZREM members, and the lease set's ZADD score/member pairs
+local zrem, zadd = {}, {}
+local function pend(into, key, a, b)
+  local list = into[key]
+  if list == nil then
+    list = {}
+    into[key] = list
+  end
+  list[#list + 1] = a
+  if b ~= nil then list[#list + 1] = b end
+end
+local function chunked(cmd, key, list)
+  for i = 1, #list, ${CHUNK} do redis.call(cmd, key, unpack(list, i, math.min(i + ${CHUNK - 1}, #list))) end
+end
+local function flushMoves()
+  for key, list in pairs(zrem) do chunked('ZREM', key, list) end
+  for key, list in pairs(zadd) do chunked('ZADD', key, list) end
+  zrem, zadd = {}, {}
+end
+-- makes the row of values v (FIELDS order), found in its due set as member m, running under claim token c
+local function take(v, m, c)
+  local id, q, name, st = v[1], v[${at('q')}], v[${at('name')}], v[${at('st')}]
+  local att = fmt(tonumber(v[${at('att')}]) + 1)
+  if WAITING[st] then
+    redis.call('HSET', rowKey(id), 'st', 'running', 'att', att, 'w', worker, 'c', c, 'le', le, 'ua', ua)
+    local k = Q(q)
+    pend(zrem, k .. ':r:' .. name, m)
+    if st ~= 'suspended' then pend(zrem, k .. ':w:' .. name, id) end
+    pend(zadd, k .. ':l', le, id)
+    bump(k .. ':n', st, -1)
+    bump(k .. ':n', name .. '|' .. st, -1)
+    bump(k .. ':n', 'running', 1)
+    bump(k .. ':n', name .. '|running', 1)
+  else
+    move(load(id), { st = 'running', att = att, w = worker, c = c, le = le, ua = ua })
+  end
+  v[${at('st')}], v[${at('att')}], v[${at('w')}], v[${at('c')}], v[${at('le')}], v[${at('ua')}] =
+    'running', att, worker, c, le, ua
+  claimed[#claimed + 1] = v
+end
+
 local function before(x, y)
   if x.pri ~= y.pri then return x.pri < y.pri end
   return strlt(x.m, y.m)
@@ -102,15 +190,14 @@ for s = 1, ns do
     -- one name's due set is already in claim order: the merge sort is for rows of several names
     if sources > 1 then table.sort(picked, before) end
     for i = 1, math.min(want, #picked) do
-      local r = load(picked[i].id)
-      if r ~= nil and (i <= limit or tonumber(r.att) + 1 < tonumber(r.max)) then
+      local v = redis.call('HMGET', rowKey(picked[i].id), unpack(FIELDS))
+      if v[1] and (i <= limit or tonumber(v[${at('att')}]) + 1 < tonumber(v[${at('max')}])) then
         seq = seq + 1
-        move(r, { st = 'running', att = fmt(tonumber(r.att) + 1), w = worker, c = base .. ':' .. seq,
-          le = fmt(NOW + vt), ua = fmt(NOW) })
-        claimed[#claimed + 1] = flat(r)
+        take(v, picked[i].m, base .. ':' .. seq)
         taken[q] = true
       end
     end
+    flushMoves()
   end
 end
 local function first(key)
