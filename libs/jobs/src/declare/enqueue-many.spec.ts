@@ -131,6 +131,36 @@ describe('handle.enqueueMany (memory driver)', () => {
     expect(await counted.driver.stats()).toEqual([]);
   });
 
+  it("rethrows a validator's own throw as it is, after the items before it were judged, and writes nothing", async () => {
+    const thrown = new Error('validator exploded');
+    const exploding = {
+      '~standard': {
+        version: 1 as const,
+        vendor: 'test',
+        validate: (value: unknown) => {
+          const v = value as { n: number };
+          if (v.n === 2) throw thrown;
+          return v.n < 0 ? { issues: [{ message: 'negative' }] } : { value: v };
+        },
+      },
+    };
+    const h = job({
+      name: unique(),
+      input: exploding,
+      idempotencyKey: ({ n }) => `n:${n}`,
+      tenant: 'none',
+    });
+    // an invalid item before the throwing one does not mask the throw: it is not the item's own problem
+    expect(await rejection(h.enqueueMany([{ n: -1 }, { n: 1 }, { n: 2 }, { n: -3 }]))).toBe(thrown);
+    expect(counted.batches).toHaveLength(0);
+    // without the throwing item, every invalid item is reported
+    const error = await rejection(h.enqueueMany([{ n: -1 }, { n: 1 }, { n: -3 }]));
+    expect(error['issues']).toEqual([
+      { index: 0, path: '', message: 'negative' },
+      { index: 2, path: '', message: 'negative' },
+    ]);
+  });
+
   it('holds each item to the payload size limit, reporting the item by index', async () => {
     const h = job({
       name: unique(),

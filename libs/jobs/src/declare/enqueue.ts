@@ -8,6 +8,7 @@ import {
 import { activeTraceparent } from '../tracing/run-span';
 import { enqueueTenant } from '../runtime/tenant';
 import { uuidv7, uuidv7Batch } from '../util/ids';
+import type { ParseResult } from '../schema/standard';
 import { jsonProblem, type JsonValue } from '../util/json';
 import { jobsFacade } from './ambient';
 import type { EnqueueActor, EnqueueOptions, JobHandle } from './handle';
@@ -45,10 +46,14 @@ const mintIds = (resolved: ResolvedOptions, nowMs: number): RowIds => ({
   runId: resolved.runId ?? uuidv7(nowMs),
 });
 
+/** A validator's throw, held until its row's turn so a batch refuses in the order its rows come. */
+class ThrownByParse {
+  constructor(readonly error: unknown) {}
+}
+
 /**
  * Builds one row from a raw input under options already checked: parses the input (a bad one is refused with the
- * schema's paths, and nothing is queued), refuses an oversized one, derives the key, tenant and concurrency key, and
- * takes the ids (minted now unless the batch minted them).
+ * schema's paths, and nothing is queued), then {@link rowOf}.
  */
 async function prepareRow<In, Out>(
   handle: JobHandle<In, Out, unknown>,
@@ -56,9 +61,23 @@ async function prepareRow<In, Out>(
   resolved: ResolvedOptions,
   actor: EnqueueActor | undefined,
   nowMs: number,
-  ids?: RowIds,
 ): Promise<EnqueueRequest> {
-  const parsed = await handle.parseInput(raw);
+  return rowOf(handle, await handle.parseInput(raw), resolved, actor, nowMs);
+}
+
+/**
+ * Builds one row from its parsed input: refuses a bad or oversized one, derives the key, tenant and concurrency key,
+ * and takes the ids (minted now unless the batch minted them). Answers at once, a promise only when the input is
+ * stored in another form than it was parsed in (it is parsed again, see `asStored`): a batch pays no promise a row.
+ */
+function rowOf<In, Out>(
+  handle: JobHandle<In, Out, unknown>,
+  parsed: ParseResult<Out>,
+  resolved: ResolvedOptions,
+  actor: EnqueueActor | undefined,
+  nowMs: number,
+  ids?: RowIds,
+): EnqueueRequest | Promise<EnqueueRequest> {
   if (!parsed.ok) throw new JobInputInvalidError(handle.name, parsed.issues);
   const input = handle.storedInput(parsed.value);
   const problem = jsonProblem(input);
@@ -70,18 +89,29 @@ async function prepareRow<In, Out>(
   const bytes = Buffer.byteLength(JSON.stringify(input));
   if (bytes > MAX_INPUT_BYTES)
     throw new JobPayloadTooLargeError(handle.name, bytes, MAX_INPUT_BYTES);
+  const row = (value: Out): EnqueueRequest =>
+    rowFor(handle, input as JsonValue, value, resolved, actor, ids ?? mintIds(resolved, nowMs));
+  return input === parsed.value ? row(parsed.value) : asStored(handle, input).then(row);
+}
 
-  const value = input === parsed.value ? parsed.value : await asStored(handle, input);
+/** The row of a stored input and the value its key, tenant and concurrency key are derived from. */
+function rowFor<In, Out>(
+  handle: JobHandle<In, Out, unknown>,
+  input: JsonValue,
+  value: Out,
+  resolved: ResolvedOptions,
+  actor: EnqueueActor | undefined,
+  { id, runId }: RowIds,
+): EnqueueRequest {
   const declaredTenant = handle.tenantOf(value);
   // inside a run: another tenant's job is X_JOB_TENANT_MISMATCH unless inside crossTenant(), whose reason the row keeps
   const crossTenantReason = enqueueTenant(handle.name, declaredTenant);
-  const { id, runId } = ids ?? mintIds(resolved, nowMs);
   return {
     id,
     runId,
     name: handle.name,
     queue: resolved.queue ?? handle.queue,
-    input: input as JsonValue,
+    input,
     idempotencyKey: handle.idempotencyKeyOf(value),
     tenantId: declaredTenant ?? actor?.orgId ?? null,
     enqueuedBy: actor?.id ?? null,
@@ -147,6 +177,15 @@ export async function prepareEnqueueMany<In, Out>(
   // wherever rows tie on everything else (a claim's priority and run time, an outbox row's stage time).
   const ids = uuidv7Batch(nowMs, raws.length).sort();
   const runIds = resolved.runId === undefined ? uuidv7Batch(nowMs, raws.length) : undefined;
+  // every input parsed first, awaited once (not once a row); a validator that threw is rethrown at its row, in order
+  const parses = await Promise.all(
+    raws.map((raw) =>
+      handle.parseInput(raw).then(
+        (result) => result,
+        (error: unknown) => new ThrownByParse(error),
+      ),
+    ),
+  );
   const requests: EnqueueRequest[] = [];
   const issues: JobInputIssue[] = [];
   for (let index = 0; index < raws.length; index++) {
@@ -155,7 +194,10 @@ export async function prepareEnqueueMany<In, Out>(
       runId: resolved.runId ?? (runIds?.[index] as string),
     };
     try {
-      requests.push(await prepareRow(handle, raws[index] as In, resolved, actor, nowMs, rowIds));
+      const parsed = parses[index] as ParseResult<Out> | ThrownByParse;
+      if (parsed instanceof ThrownByParse) throw parsed.error;
+      const row = rowOf(handle, parsed, resolved, actor, nowMs, rowIds);
+      requests.push(row instanceof Promise ? await row : row);
     } catch (error) {
       const found = itemIssues(index, error);
       if (found === undefined) throw error;

@@ -44,4 +44,19 @@ describe('uuidv7', () => {
     expect(uuidv7Batch(at, 0)).toEqual([]);
     expect(uuidv7Batch(-5, 1)[0]?.slice(0, 15)).toBe(uuidv7(-5).slice(0, 15));
   });
+
+  it('fills all 74 random bits of a batch id: each of them is seen both 0 and 1, the fixed ones never move', () => {
+    const ids = uuidv7Batch(Date.UTC(2026, 0, 1), 2_000);
+    const bitsOf = (id: string): string =>
+      [...id.replace(/-/g, '')].map((d) => parseInt(d, 16).toString(2).padStart(4, '0')).join('');
+    const ones = new Array<number>(128).fill(0);
+    for (const id of ids)
+      [...bitsOf(id)].forEach((bit, i) => (ones[i] = (ones[i] ?? 0) + (bit === '1' ? 1 : 0)));
+    const varying = ones.filter((count) => count > 0 && count < ids.length).length;
+    expect(varying).toBe(74);
+    // version 0111 and variant 10 are the same in every id
+    const fixed = bitsOf(ids[0] as string);
+    expect(fixed.slice(48, 52)).toBe('0111');
+    expect(fixed.slice(64, 66)).toBe('10');
+  });
 });

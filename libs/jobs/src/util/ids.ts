@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomFillSync, randomUUID } from 'node:crypto';
 
 /**
  * A UUIDv7 (RFC 9562): 48 bits of milliseconds, the version, then random bits. Time-ordered, so inserts stay
@@ -12,14 +12,49 @@ export function uuidv7(nowMs: number = Date.now()): string {
   return `${timePrefix(nowMs)}${randomUUID().slice(15)}`;
 }
 
+/** The hex digits as character codes, for {@link uuidv7Batch}'s formatting. */
+const HEX = Buffer.from('0123456789abcdef', 'latin1');
+
+/** The text length of a canonical UUID. */
+const UUID_LENGTH = 36;
+
 /**
- * `count` UUIDv7s of one millisecond, as {@link uuidv7} mints them, the time part formatted once: what a batch
- * enqueue mints (two ids a job), at under half the cost of as many `uuidv7()` calls.
+ * `count` UUIDv7s of one millisecond, laid out as {@link uuidv7} lays them out (the time, `7`, 12 random bits, the RFC
+ * variant with 2 random bits, 60 more random bits: 74 in all): what a batch enqueue mints, two ids a job. The random
+ * bits for the whole batch come from ONE `randomFillSync`, and the ids are formatted into one buffer, each id read
+ * out of it as a string of its own — a flat string, which the value contract's pattern test and the
+ * driver's literals read without first copying a concatenation apart (per 1,000 ids: ~0.15 ms, where a
+ * `randomUUID()` and a concatenation per id took ~0.6 ms and as much again to flatten later).
  */
 export function uuidv7Batch(nowMs: number, count: number): string[] {
-  const prefix = timePrefix(nowMs);
   const ids = new Array<string>(count);
-  for (let i = 0; i < count; i++) ids[i] = `${prefix}${randomUUID().slice(15)}`;
+  if (count <= 0) return ids;
+  const random = randomFillSync(Buffer.allocUnsafe(count * 10));
+  const out = Buffer.allocUnsafe(count * UUID_LENGTH);
+  const prefix = Buffer.from(timePrefix(nowMs), 'latin1'); // 15 characters: `tttttttt-tttt-7`
+  for (let i = 0; i < count; i++) {
+    const at = i * UUID_LENGTH;
+    const r = i * 10;
+    prefix.copy(out, at);
+    // rand_a: 12 bits (3 digits) after the version digit
+    out[at + 15] = HEX[(random[r] as number) & 0x0f] as number;
+    out[at + 16] = HEX[(random[r + 1] as number) >> 4] as number;
+    out[at + 17] = HEX[(random[r + 1] as number) & 0x0f] as number;
+    out[at + 18] = 0x2d; // '-'
+    // the variant (binary 10) and 2 random bits, then 3 random digits
+    out[at + 19] = HEX[8 | ((random[r] as number) >> 6)] as number;
+    out[at + 20] = HEX[(random[r + 2] as number) >> 4] as number;
+    out[at + 21] = HEX[(random[r + 2] as number) & 0x0f] as number;
+    out[at + 22] = HEX[(random[r + 3] as number) >> 4] as number;
+    out[at + 23] = 0x2d;
+    for (let b = 0; b < 6; b++) {
+      const byte = random[r + 4 + b] as number;
+      out[at + 24 + b * 2] = HEX[byte >> 4] as number;
+      out[at + 25 + b * 2] = HEX[byte & 0x0f] as number;
+    }
+  }
+  for (let i = 0; i < count; i++)
+    ids[i] = out.toString('latin1', i * UUID_LENGTH, (i + 1) * UUID_LENGTH);
   return ids;
 }
 

@@ -81,9 +81,29 @@ export function assertEnqueueRequest(request: EnqueueRequest, index?: number): v
   throw new ValueInvalidError(`${at}.${fault.field}`, fault.reason);
 }
 
-/** {@link assertEnqueueRequest} for each request of a batch. */
+/**
+ * {@link assertEnqueueRequest} for each request of a batch, with the same answer: the first request breaking a rule,
+ * and its first broken rule. A field holding the very value (`===`) the previous request held there passed that rule
+ * already (every rule is a pure function of the value, and the previous request broke none), so it is not checked
+ * again: a batch's name, queue, tenant, due time, attempts, priority and nulls are checked once, not once a row.
+ */
 export function assertEnqueueRequests(requests: readonly EnqueueRequest[]): void {
-  requests.forEach((request, index) => assertEnqueueRequest(request, index));
+  let previous: EnqueueRequest | undefined;
+  for (let index = 0; index < requests.length; index++) {
+    const request = requests[index] as EnqueueRequest;
+    if (previous === undefined || typeof request !== 'object' || request === null) {
+      assertEnqueueRequest(request, index);
+    } else {
+      for (const [field, problem] of REQUEST_RULES) {
+        const value = request[field];
+        if (value === previous[field]) continue;
+        const reason = problem(value);
+        if (reason !== undefined)
+          throw new ValueInvalidError(`requests[${index}].${field}`, reason);
+      }
+    }
+    previous = request;
+  }
 }
 
 /** Why `name` cannot name a stored step, or undefined. */

@@ -36,6 +36,15 @@ export class ObjectSchema<S extends ObjectShape> extends Schema<ObjectOutput<S>>
   /** The members' schemas (frozen). */
   readonly shape: S;
 
+  /** The shape's entries, read once: a parse walks them without allocating them again. */
+  readonly #members: readonly (readonly [string, Schema<unknown>])[];
+
+  /** Each member's path when the object is the root value (`[key]`, frozen): shared by every parse. */
+  readonly #topPaths: readonly IssuePath[];
+
+  /** No member is named `__proto__`: an output member may be set by plain assignment. */
+  readonly #plainKeys: boolean;
+
   /** Prefer `t.object(shape)`. */
   constructor(shape: S) {
     super();
@@ -48,6 +57,9 @@ export class ObjectSchema<S extends ObjectShape> extends Schema<ObjectOutput<S>>
       }
     }
     this.shape = Object.freeze({ ...shape });
+    this.#members = Object.freeze(Object.entries(this.shape));
+    this.#topPaths = Object.freeze(this.#members.map(([key]) => Object.freeze([key])));
+    this.#plainKeys = this.#members.every(([key]) => key !== '__proto__');
     Object.freeze(this);
   }
 
@@ -59,8 +71,9 @@ export class ObjectSchema<S extends ObjectShape> extends Schema<ObjectOutput<S>>
     }
     const before = issues.length;
     const out: Record<string, unknown> = {};
-    for (const [key, member] of Object.entries(this.shape)) {
-      const memberPath = [...path, key];
+    for (let m = 0; m < this.#members.length; m++) {
+      const [key, member] = this.#members[m] as readonly [string, Schema<unknown>];
+      const memberPath = path.length === 0 ? (this.#topPaths[m] as IssuePath) : [...path, key];
       if (!Object.prototype.hasOwnProperty.call(value, key)) {
         const scratch: TIssue[] = [];
         if (member[CHECK](undefined, memberPath, scratch) === INVALID || scratch.length > 0) {
@@ -70,7 +83,11 @@ export class ObjectSchema<S extends ObjectShape> extends Schema<ObjectOutput<S>>
       }
       const raw: unknown = (value as Record<string, unknown>)[key];
       const checked = member[CHECK](raw, memberPath, issues);
-      if (checked !== INVALID) {
+      if (checked === INVALID) continue;
+      if (this.#plainKeys) {
+        out[key] = checked;
+      } else {
+        // '__proto__' assigned would set the prototype: define it as an own member instead
         Object.defineProperty(out, key, {
           value: checked,
           enumerable: true,

@@ -1,0 +1,89 @@
+import type { EnqueueRequest } from '../driver/job-driver';
+import { errorCodeOf } from '../errors/jobs-error';
+import { uuidv7 } from '../util/ids';
+import { assertEnqueueRequest, assertEnqueueRequests, enqueueRequestFault } from './request';
+
+const request = (over: Partial<EnqueueRequest> = {}): EnqueueRequest => ({
+  id: uuidv7(),
+  runId: uuidv7(),
+  name: 'report.build',
+  queue: 'default',
+  input: { n: 1 },
+  idempotencyKey: uuidv7(),
+  tenantId: null,
+  enqueuedBy: null,
+  runAt: Date.UTC(2026, 0, 1),
+  maxAttempts: 3,
+  priority: 0,
+  onConflict: 'dedupe',
+  concurrencyKey: null,
+  traceparent: null,
+  ...over,
+});
+
+/** What assertEnqueueRequests throws for `requests`: its code and message, or undefined when it passes. */
+function refusal(
+  requests: readonly EnqueueRequest[],
+): { code: string; message: string } | undefined {
+  try {
+    assertEnqueueRequests(requests);
+    return undefined;
+  } catch (error) {
+    return { code: errorCodeOf(error) ?? 'none', message: (error as Error).message };
+  }
+}
+
+/** What checking each request on its own, in order, throws first: the answer the batch check must give. */
+function oneByOne(
+  requests: readonly EnqueueRequest[],
+): { code: string; message: string } | undefined {
+  try {
+    requests.forEach((r, i) => assertEnqueueRequest(r, i));
+    return undefined;
+  } catch (error) {
+    return { code: errorCodeOf(error) ?? 'none', message: (error as Error).message };
+  }
+}
+
+describe('assertEnqueueRequests (the value contract of a batch)', () => {
+  it('passes a batch sharing its name, queue, due time and nulls, as checking each request would', () => {
+    const shared = { name: 'a.b', queue: 'q', runAt: Date.UTC(2026, 0, 1) };
+    const batch = Array.from({ length: 50 }, () => request(shared));
+    expect(refusal(batch)).toBeUndefined();
+    expect(oneByOne(batch)).toBeUndefined();
+  });
+
+  it('names the first request and field broken, as checking each request in order would', () => {
+    const input = { n: 1 };
+    const cases: EnqueueRequest[][] = [
+      // a value that changes mid-batch to a bad one
+      [request(), request(), request({ priority: 1.5 })],
+      // the same bad value in every request: refused at the first
+      [request({ queue: '' }), request({ queue: '' })],
+      // a shared input object, bad from the start
+      [request({ input: { n: Number.NaN } }), request()],
+      // a fault after a field that repeats the previous request's value
+      [request({ input }), request({ input, runId: 'NOT-A-UUID' })],
+      // a repeated id is a valid id (the driver answers repeats); a bad one later is still found
+      [
+        request({ id: '0190a0b0-0000-7000-8000-000000000001' }),
+        request({ id: '0190a0b0-0000-7000-8000-000000000001', maxAttempts: 0 }),
+      ],
+      // not an object at all
+      [request(), null as unknown as EnqueueRequest],
+    ];
+    for (const batch of cases) {
+      const found = refusal(batch);
+      expect(found?.code).toBe('X_VALUE_INVALID');
+      expect(found).toEqual(oneByOne(batch));
+    }
+    expect(refusal(cases[0] as EnqueueRequest[])?.message).toContain('requests[2].priority');
+    expect(refusal(cases[3] as EnqueueRequest[])?.message).toContain('requests[1].runId');
+  });
+
+  it('re-checks a value equal in content but not the same (a NaN never equals itself)', () => {
+    const batch = [request({ runAt: Number.NaN }), request({ runAt: Number.NaN })];
+    expect(enqueueRequestFault(batch[0] as EnqueueRequest)?.field).toBe('runAt');
+    expect(refusal(batch)?.message).toContain('requests[0].runAt');
+  });
+});
