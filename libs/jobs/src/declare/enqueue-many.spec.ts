@@ -2,6 +2,7 @@ import type { EnqueueRequest, JobDriver } from '../driver/job-driver';
 import { memoryJobDriver } from '../driver/memory';
 import { JobInputInvalidError } from '../errors/declaration-errors';
 import { t } from '../schema';
+import type { StandardSchemaV1 } from '../schema/standard';
 import { frozenClock, type FrozenClock } from '../testing/frozen-clock';
 import { runJobs } from '../testing/run-jobs';
 import { setJobsFacade } from './ambient';
@@ -133,7 +134,7 @@ describe('handle.enqueueMany (memory driver)', () => {
 
   it("rethrows a validator's own throw as it is, after the items before it were judged, and writes nothing", async () => {
     const thrown = new Error('validator exploded');
-    const exploding = {
+    const exploding: StandardSchemaV1<{ n: number }> = {
       '~standard': {
         version: 1 as const,
         vendor: 'test',
