@@ -1,7 +1,14 @@
 import 'reflect-metadata';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { getDataSourceToken, TypeOrmModule } from '@nestjs/typeorm';
-import { JobsModule, OutboxHost, OutboxModule, recordingLogger } from '@ultimat3/jobs';
+import {
+  JobsModule,
+  OutboxHost,
+  OutboxModule,
+  recordingLogger,
+  type OutboxStore,
+  type RecordingLogger,
+} from '@ultimat3/jobs';
 import { until } from '../../../../test/until';
 import { createTestDatabase, type TestDatabase } from '../../test/test-database';
 import { postgresOutboxStore } from './pg-outbox-store';
@@ -23,9 +30,9 @@ describe('OutboxModule relay on PostgreSQL: the proven wake reaches the relay', 
     await db?.drop();
   });
 
-  it('marks the relay wake-live once the probe comes back, and logs which channel', async () => {
-    const logger = recordingLogger();
-    app = await Test.createTestingModule({
+  /** A `relay` process of the jobs on PostgreSQL, its outbox on `store`, compiled (not yet initialised). */
+  function relayModule(logger: RecordingLogger, store: OutboxStore): Promise<TestingModule> {
+    return Test.createTestingModule({
       imports: [
         TypeOrmModule.forRoot({ type: 'postgres', url: db.url, entities: [] }),
         JobsModule.forRoot({
@@ -34,12 +41,14 @@ describe('OutboxModule relay on PostgreSQL: the proven wake reaches the relay', 
           roles: ['relay'],
           logger,
         }),
-        OutboxModule.forRoot({
-          dataSource: getDataSourceToken(),
-          store: postgresOutboxStore({ executor: db.executor }),
-        }),
+        OutboxModule.forRoot({ dataSource: getDataSourceToken(), store }),
       ],
     }).compile();
+  }
+
+  it('marks the relay wake-live once the probe comes back, and logs which channel', async () => {
+    const logger = recordingLogger();
+    app = await relayModule(logger, postgresOutboxStore({ executor: db.executor }));
     await app.init();
 
     const relay = app.get(OutboxHost).relay;
@@ -53,21 +62,10 @@ describe('OutboxModule relay on PostgreSQL: the proven wake reaches the relay', 
   it("holds ONE session when the store has its own wake too (wakeUrl): the store's, not a second", async () => {
     await app?.close();
     const logger = recordingLogger();
-    app = await Test.createTestingModule({
-      imports: [
-        TypeOrmModule.forRoot({ type: 'postgres', url: db.url, entities: [] }),
-        JobsModule.forRoot({
-          driver: 'postgres',
-          postgres: { url: db.url },
-          roles: ['relay'],
-          logger,
-        }),
-        OutboxModule.forRoot({
-          dataSource: getDataSourceToken(),
-          store: postgresOutboxStore({ executor: db.executor, wakeUrl: db.url }),
-        }),
-      ],
-    }).compile();
+    app = await relayModule(
+      logger,
+      postgresOutboxStore({ executor: db.executor, wakeUrl: db.url }),
+    );
     await app.init();
 
     const relay = app.get(OutboxHost).relay;
