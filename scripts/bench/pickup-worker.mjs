@@ -17,9 +17,11 @@ let statements = 0;
 /** When this run's wake arrived, its claim was sent and came back with a row (epoch ms): the pickup's breakdown. */
 let marks = {};
 const executor = {
+  // each statement on a pooled connection of its own, as the pool's executor: claims commit as a worker's do
+  shared: inner.shared,
   async query(text, values) {
     statements++;
-    const claim = text.includes("'claimed' as arm"); // SQL_CLAIM
+    const claim = text.includes("'claimed' as arm"); // SQL_CLAIM or SQL_CLAIM_WAITING
     const sent = preciseNow();
     const result = await inner.query(text, values);
     if (claim && result.rows.length > 0)

@@ -37,7 +37,7 @@ function planner(over: Partial<ClaimPlannerOptions> & { slots?: Record<string, n
 describe('ClaimPlanner', () => {
   it('asks every served queue for its free slots, with its names, and a rescue', () => {
     const { planner: p } = planner();
-    const claim = p.plan(T0, true);
+    const claim = p.plan(T0);
     expect(claim?.options).toMatchObject({
       workerId: 'w1',
       visibilityTimeoutMs: 30_000,
@@ -60,27 +60,27 @@ describe('ClaimPlanner', () => {
         ['b', []],
       ]),
     });
-    expect(p.plan(T0, true)?.options.slots.map((s) => s.queue)).toEqual(['a']);
+    expect(p.plan(T0)?.options.slots.map((s) => s.queue)).toEqual(['a']);
     const { planner: full, ledger: busy } = planner({ slots: { a: 1 } });
     busy.take({ queue: 'a', tenantId: null });
-    expect(full.plan(T0, false)).toBeUndefined();
+    expect(full.plan(T0)).toBeUndefined();
     expect(full.claiming).toBe(0);
   });
 
   it('counts rows a claim on the wire asked for as held, until it returns', () => {
     const { planner: p } = planner({ claimAhead: false });
-    const first = p.plan(T0, true);
+    const first = p.plan(T0);
     // the first claim covers every free slot: a second one has nothing to ask for
-    expect(p.plan(T0, false)).toBeUndefined();
+    expect(p.plan(T0)).toBeUndefined();
     p.returned(first!);
     expect(p.claiming).toBe(0);
-    expect(p.plan(T0, false)?.options.slots).toHaveLength(2);
+    expect(p.plan(T0)?.options.slots).toHaveLength(2);
   });
 
   it('held rows cover free slots', () => {
     const { planner: p, held } = planner({ slots: { a: 2 }, claimAhead: false });
     held.hold([heldRow('a', '1')], T0);
-    expect(p.plan(T0, false)?.options.slots).toMatchObject([{ queue: 'a', limit: 1 }]);
+    expect(p.plan(T0)?.options.slots).toMatchObject([{ queue: 'a', limit: 1 }]);
   });
 
   it('asks ahead by the measured rate, at most PREFETCH_PER_SLOT a slot, and not with claimAhead off', () => {
@@ -90,8 +90,8 @@ describe('ClaimPlanner', () => {
       ledger.take({ queue: 'a', tenantId: null });
       for (let i = 0; i < 1_000; i++) held.completed('a');
       // the rate's window opens at the first look and closes 100 ms later
-      expect(p.plan(T0, false)).toBeUndefined();
-      const claim = p.plan(T0 + 100, false);
+      expect(p.plan(T0)).toBeUndefined();
+      const claim = p.plan(T0 + 100);
       if (claimAhead)
         expect(claim?.options.slots).toMatchObject([
           { queue: 'a', limit: 0, ahead: 2 * PREFETCH_PER_SLOT },
@@ -102,26 +102,26 @@ describe('ClaimPlanner', () => {
 
   it('rescues on the first claim and after a rescuing claim failed, not on every busy claim', () => {
     const { planner: p } = planner({ claimAhead: false });
-    const first = p.plan(T0, false)!;
+    const first = p.plan(T0)!;
     expect(first.rescue).toBeDefined();
     p.returned(first);
-    const second = p.plan(T0 + 10, false)!;
+    const second = p.plan(T0 + 10)!;
     expect(second.rescue).toBeUndefined();
     p.returned(second);
     p.failed(second);
-    const third = p.plan(T0 + 20, false)!;
+    const third = p.plan(T0 + 20)!;
     expect(third.rescue).toBeUndefined();
     p.returned(third);
     // the rescuing claim failed: the next claim rescues
     p.failed(first);
-    expect(p.plan(T0 + 30, false)?.rescue).toBeDefined();
+    expect(p.plan(T0 + 30)?.rescue).toBeDefined();
   });
 
   it('skips the tenants at a per-tenant cap, and keeps the rows a claim buried', async () => {
     const ledger = new SlotLedger(processLimits({ perTenant: 1 }, frozenClock(T0)));
     const { planner: p } = planner({ ledger, slots: { a: 3 } });
     ledger.take({ queue: 'a', tenantId: 't1' });
-    const claim = p.plan(T0, true)!;
+    const claim = p.plan(T0)!;
     expect(claim.options.excludeTenants).toEqual(['t1']);
     // the driver's rescuing claim buried a row: the planned claim keeps it from the rescue's result
     const unused = (): never => {
@@ -135,9 +135,7 @@ describe('ClaimPlanner', () => {
     });
     expect(claim.exhausted.map((r) => r.id)).toEqual(['x']);
     p.returned(claim);
-    expect(p.plan(T0 + 1, false)?.options.slots).toEqual([
-      { queue: 'a', limit: 2, names: ['a.job'] },
-    ]);
+    expect(p.plan(T0 + 1)?.options.slots).toEqual([{ queue: 'a', limit: 2, names: ['a.job'] }]);
   });
 
   it("attaches the presence's due beat to the claim, and tells it whether the claim landed", () => {
@@ -154,15 +152,15 @@ describe('ClaimPlanner', () => {
       },
     };
     const { planner: p } = planner({ presence });
-    const first = p.plan(T0, true);
+    const first = p.plan(T0);
     expect(first?.options.presence).toBe(offered);
     p.returned(first!);
     due = false;
-    const second = p.plan(T0 + 5, true);
+    const second = p.plan(T0 + 5);
     expect(second?.options).not.toHaveProperty('presence');
     p.returned(second!);
     due = true;
-    const third = p.plan(T0 + 10, true);
+    const third = p.plan(T0 + 10);
     p.failed(third!);
     p.returned(third!);
     expect(told).toEqual([

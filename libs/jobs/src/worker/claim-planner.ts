@@ -86,10 +86,9 @@ export class ClaimPlanner {
   constructor(private readonly o: ClaimPlannerOptions) {}
 
   /**
-   * The claim to send at `now`, counted as on the wire; undefined when no queue needs one. `idle`: nothing in flight
-   * or held (such a claim always rescues).
+   * The claim to send at `now`, counted as on the wire; undefined when no queue needs one.
    */
-  plan(now: number, idle: boolean): PlannedClaim | undefined {
+  plan(now: number): PlannedClaim | undefined {
     const slots = this.slots(now);
     if (slots.length === 0) return undefined;
     this.claiming++;
@@ -97,7 +96,7 @@ export class ClaimPlanner {
     const { o } = this;
     const excludeTenants = o.ledger.fullTenants();
     const presence = o.presence?.carry(now);
-    const rescue = o.rescues.due(now, idle);
+    const rescue = o.rescues.due(now);
     return new PlannedClaim(
       now,
       {

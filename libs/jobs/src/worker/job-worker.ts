@@ -118,7 +118,6 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
     timers,
     planner: () => planner,
     running: () => state === 'running',
-    inFlight: () => runs.size,
     place: (claimed) => work.place(claimed),
   });
   const kick = (): void => loop.kick();

@@ -34,8 +34,6 @@ export interface PassLoopOptions {
   readonly planner: () => ClaimPlanner | undefined;
   /** Whether the worker still claims (false before start and once it drains). */
   readonly running: () => boolean;
-  /** How many runs the worker holds. */
-  readonly inFlight: () => number;
   /** Places the rows a claim answered (the worker's runs). */
   readonly place: (claimed: readonly ClaimedJob[]) => void;
 }
@@ -84,7 +82,7 @@ export class PassLoop {
     const now = clock.now();
     stats.lastPassAt = now;
     handBacks.release(held.takeStale(now));
-    const claim = plan.plan(now, this.o.inFlight() === 0 && held.size() === 0);
+    const claim = plan.plan(now);
     // A full worker asks the queue for nothing; the run that finishes kicks the next pass.
     if (claim === undefined) {
       // with a claim out, its return runs the pass asked for meanwhile; without, held rows are checked for staleness

@@ -25,21 +25,21 @@ interface Claim {
 }
 
 describe('RescueCadence', () => {
-  it('rescues first, then at most every interval while busy, and always when idle', () => {
+  it('rescues first, then at most every interval', () => {
     const cadence = new RescueCadence(1_000);
-    expect(cadence.due(0, false)).toBe(true);
-    expect(cadence.due(10, false)).toBe(false);
-    expect(cadence.due(999, false)).toBe(false);
-    expect(cadence.due(500, true)).toBe(true);
-    expect(cadence.due(1_499, false)).toBe(false);
-    expect(cadence.due(1_500, false)).toBe(true);
+    expect(cadence.due(0)).toBe(true);
+    expect(cadence.due(10)).toBe(false);
+    expect(cadence.due(999)).toBe(false);
+    expect(cadence.due(1_000)).toBe(true);
+    expect(cadence.due(1_499)).toBe(false);
+    expect(cadence.due(2_000)).toBe(true);
   });
 
   it('rescues on the next claim after a rescuing claim failed', () => {
     const cadence = new RescueCadence(1_000);
-    expect(cadence.due(0, false)).toBe(true);
+    expect(cadence.due(0)).toBe(true);
     cadence.failed(0);
-    expect(cadence.due(10, false)).toBe(true);
+    expect(cadence.due(10)).toBe(true);
   });
 });
 
@@ -131,24 +131,40 @@ describe('a busy worker rescues lapsed leases on its cadence', () => {
     expect(await h.driver.get(dead.id)).toMatchObject({ state: 'done', attempt: 2 });
   });
 
-  it('rescues on every claim while idle', async () => {
+  it('rescues on its cadence while idle too: woken claims between rescues skip it, polls at the ceiling rescue', async () => {
     const clock = frozenClock();
     const inner = memoryJobDriver({ clock });
-    const rescues: boolean[] = [];
+    const claims: { at: number; rescue: boolean }[] = [];
     const driver: JobDriver = {
       ...inner,
       claim: (o) => {
-        rescues.push(false);
+        claims.push({ at: clock.now(), rescue: false });
         return inner.claim(o);
       },
       claimRescuing: (o, r) => {
-        rescues.push(true);
+        claims.push({ at: clock.now(), rescue: true });
         return inner.claimRescuing(o, r);
       },
     };
     h = await runJobs({ jobs: [quick], clock, driver });
-    await h.advance(10_000);
-    expect(rescues.length).toBeGreaterThan(3);
-    expect(rescues.every((r) => r === true)).toBe(true);
+    // a trickle 100 ms apart, each run done before the next enqueue wakes the worker: every claim is an idle one
+    for (let n = 0; n < 30; n++) {
+      await quick.enqueue({ n });
+      await h.advance(100);
+    }
+    expect(h.worker.stats().completed).toBe(30);
+    const rescuing = claims.filter((c) => c.rescue).map((c) => c.at);
+    expect(claims[0]?.rescue).toBe(true);
+    for (let i = 1; i < rescuing.length; i++)
+      expect(rescuing[i]! - rescuing[i - 1]!).toBeGreaterThanOrEqual(RESCUE_INTERVAL_MS);
+    // ~3 s of wakes: about a rescue a second, the other claims plain
+    expect(rescuing.length).toBeGreaterThanOrEqual(3);
+    expect(claims.filter((c) => !c.rescue).length).toBeGreaterThan(rescuing.length * 3);
+    // then quiet: the polls double towards the idle ceiling, and once they are an interval apart each rescues
+    const quietFrom = claims.length;
+    await h.advance(20_000);
+    const quiet = claims.slice(quietFrom);
+    expect(quiet.length).toBeGreaterThan(2);
+    expect(quiet.slice(-2).map((c) => c.rescue)).toEqual([true, true]);
   });
 });
