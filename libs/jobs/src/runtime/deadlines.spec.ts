@@ -1,21 +1,13 @@
 import { job } from '../declare/job';
 import { errorCodeOf } from '../errors/jobs-error';
 import { t } from '../schema';
-import { runJobs, type JobsHarness, type RunJobsOptions } from '../testing/run-jobs';
+import { harnessSlot } from '../../test/harness-slot';
 import { gate, untilAborted } from '../testing/test-kit';
 
 const input = t.object({ n: t.number });
 
 describe('the deadline cancels', () => {
-  const open: JobsHarness[] = [];
-  const start = async (options: RunJobsOptions): Promise<JobsHarness> => {
-    const h = await runJobs(options);
-    open.push(h);
-    return h;
-  };
-  afterEach(async () => {
-    for (const h of open.splice(0)) await h.close();
-  });
+  const { start } = harnessSlot();
 
   it('fails the attempt at its timeout, fences the body that ignores the signal, and logs it abandoned', async () => {
     const working = gate();

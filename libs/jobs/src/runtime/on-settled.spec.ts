@@ -3,7 +3,8 @@ import { job } from '../declare/job';
 import type { JobSettled } from '../declare/run-args';
 import type { JobState } from '../driver/job-row';
 import { t } from '../schema';
-import { runJobs, type JobsHarness, type RunJobsOptions } from '../testing/run-jobs';
+import { type JobsHarness } from '../testing/run-jobs';
+import { harnessSlot } from '../../test/harness-slot';
 import { ON_SETTLED_ATTEMPTS } from './on-settled';
 import { currentRun } from './run-context';
 import { currentTenant } from './tenant';
@@ -17,15 +18,7 @@ function coded(code: string): Error {
 }
 
 describe('onSettled: told once per ending, after the settle, under the tenant', () => {
-  const open: JobsHarness[] = [];
-  const start = async (options: RunJobsOptions): Promise<JobsHarness> => {
-    const h = await runJobs(options);
-    open.push(h);
-    return h;
-  };
-  afterEach(async () => {
-    for (const h of open.splice(0)) await h.close();
-  });
+  const { start } = harnessSlot();
 
   it.each([
     { label: 'completed', fails: false, deadLetter: true, state: 'done' },

@@ -3,7 +3,8 @@ import { job } from '../declare/job';
 import type { JobSettled } from '../declare/run-args';
 import { errorCodeOf } from '../errors/jobs-error';
 import { t } from '../schema';
-import { runJobs, type JobsHarness, type RunJobsOptions } from '../testing/run-jobs';
+import { untilAborted } from '../testing/test-kit';
+import { harnessSlot } from '../../test/harness-slot';
 import { LEASE_LAPSED_FINAL_ATTEMPT } from '../worker/claim-exhausted';
 import { registerErrorRetry } from './error-retry';
 
@@ -15,24 +16,8 @@ function coded(code: string): Error {
   return Object.assign(new Error(`failed with ${code}`), { code });
 }
 
-/** Rejects with the signal's reason once it aborts: a body that honours its signal. */
-function untilAborted(signal: AbortSignal): Promise<never> {
-  return new Promise<never>((_, reject) => {
-    if (signal.aborted) reject(signal.reason);
-    else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
-  });
-}
-
 describe('the outcome table: one attempt, one row state, one jobs_total label', () => {
-  const open: JobsHarness[] = [];
-  const start = async (options: RunJobsOptions): Promise<JobsHarness> => {
-    const h = await runJobs(options);
-    open.push(h);
-    return h;
-  };
-  afterEach(async () => {
-    for (const h of open.splice(0)) await h.close();
-  });
+  const { start } = harnessSlot();
 
   it('completed: the row is done, counted ok, and onSettled is told the input and the result', async () => {
     const settled: JobSettled<{ orgId: string; n: number }, { doubled: number }>[] = [];

@@ -1,7 +1,7 @@
 import { job } from '../declare/job';
 import { DEFAULT_RETRY, type ResolvedRetryPolicy } from '../declare/retry-policy';
 import { t } from '../schema';
-import { runJobs, type JobsHarness, type RunJobsOptions } from '../testing/run-jobs';
+import { harnessSlot } from '../../test/harness-slot';
 import { registerErrorRetry } from './error-retry';
 import { equalJitter, retryDelay, retrySchedule, statedDelay } from './retry-schedule';
 
@@ -94,15 +94,7 @@ describe('jitter', () => {
 });
 
 describe('retries through the worker', () => {
-  const open: JobsHarness[] = [];
-  const start = async (options: RunJobsOptions): Promise<JobsHarness> => {
-    const h = await runJobs(options);
-    open.push(h);
-    return h;
-  };
-  afterEach(async () => {
-    for (const h of open.splice(0)) await h.close();
-  });
+  const { start } = harnessSlot();
 
   registerErrorRetry({ X_TEST_RATE_LIMITED: 'retry-after' });
 

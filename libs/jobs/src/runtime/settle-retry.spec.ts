@@ -4,7 +4,7 @@ import { memoryJobDriver } from '../driver/memory';
 import { InvariantError } from '../errors';
 import { t } from '../schema';
 import { frozenClock } from '../testing/frozen-clock';
-import { runJobs, type JobsHarness } from '../testing/run-jobs';
+import { harnessSlot } from '../../test/harness-slot';
 import { SETTLE_RETRY_FIRST_MS, SETTLE_RETRY_MAX_MS } from './settle-retry';
 
 const input = t.object({ n: t.number });
@@ -30,10 +30,7 @@ function flakyDriver(clock: ReturnType<typeof frozenClock>) {
 }
 
 describe('a settle the driver throws on is sent again (it is fenced, so a repeat is safe)', () => {
-  const open: JobsHarness[] = [];
-  afterEach(async () => {
-    for (const h of open.splice(0)) await h.close();
-  });
+  const { start } = harnessSlot();
 
   it('an ack lost to a blip lands once the driver answers again: done, attempt 1, body ran once', async () => {
     const clock = frozenClock();
@@ -50,8 +47,7 @@ describe('a settle the driver throws on is sent again (it is fenced, so a repeat
         state.down = true;
       },
     });
-    const h = await runJobs({ jobs: [handle], clock, driver });
-    open.push(h);
+    const h = await start({ jobs: [handle], clock, driver });
     const { id } = await handle.enqueue({ n: 1 });
     await h.settle();
     expect(ran).toBe(1);
@@ -86,8 +82,7 @@ describe('a settle the driver throws on is sent again (it is fenced, so a repeat
         throw new Error('boom');
       },
     });
-    const h = await runJobs({ jobs: [handle], clock, driver });
-    open.push(h);
+    const h = await start({ jobs: [handle], clock, driver });
     const { id } = await handle.enqueue({ n: 1 });
     await h.settle();
     state.down = false;
@@ -115,8 +110,7 @@ describe('a settle the driver throws on is sent again (it is fenced, so a repeat
         state.down = attempt === 1;
       },
     });
-    const h = await runJobs({ jobs: [handle], clock, driver, visibilityTimeoutMs: 10_000 });
-    open.push(h);
+    const h = await start({ jobs: [handle], clock, driver, visibilityTimeoutMs: 10_000 });
     const { id } = await handle.enqueue({ n: 1 });
     await h.settle();
     for (let i = 0; i < 5; i++) await h.advance(SETTLE_RETRY_MAX_MS);
@@ -146,8 +140,7 @@ describe('a settle the driver throws on is sent again (it is fenced, so a repeat
         state.down = true;
       },
     });
-    const h = await runJobs({ jobs: [handle], clock, driver });
-    open.push(h);
+    const h = await start({ jobs: [handle], clock, driver });
     await handle.enqueue({ n: 1 });
     await h.settle();
     expect(state.thrown).toBe(1);

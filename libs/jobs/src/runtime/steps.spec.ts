@@ -1,7 +1,7 @@
 import { job } from '../declare/job';
 import { errorCodeOf } from '../errors/jobs-error';
 import { t } from '../schema';
-import { runJobs, type JobsHarness, type RunJobsOptions } from '../testing/run-jobs';
+import { harnessSlot } from '../../test/harness-slot';
 
 const input = t.object({ n: t.number });
 
@@ -10,15 +10,7 @@ class Money {
 }
 
 describe('durable steps', () => {
-  const open: JobsHarness[] = [];
-  const start = async (options: RunJobsOptions): Promise<JobsHarness> => {
-    const h = await runJobs(options);
-    open.push(h);
-    return h;
-  };
-  afterEach(async () => {
-    for (const h of open.splice(0)) await h.close();
-  });
+  const { start } = harnessSlot();
 
   it('a duplicate step name in one run is X_STEP_DUPLICATE: terminal, dead on attempt 1 of 5', async () => {
     const calls = { first: 0, second: 0 };

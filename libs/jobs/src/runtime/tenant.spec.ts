@@ -1,7 +1,7 @@
 import { job } from '../declare/job';
 import { errorCodeOf } from '../errors/jobs-error';
 import { t } from '../schema';
-import { runJobs, type JobsHarness, type RunJobsOptions } from '../testing/run-jobs';
+import { harnessSlot } from '../../test/harness-slot';
 import { assertTenant, crossTenant, currentTenant } from './tenant';
 
 const ORG = '0190a0a0-0000-7000-8000-0000000000d1';
@@ -18,15 +18,7 @@ function verdict(fn: () => void): string {
 }
 
 describe('a run acts under the tenant its job declared', () => {
-  const open: JobsHarness[] = [];
-  const start = async (options: RunJobsOptions): Promise<JobsHarness> => {
-    const h = await runJobs(options);
-    open.push(h);
-    return h;
-  };
-  afterEach(async () => {
-    for (const h of open.splice(0)) await h.close();
-  });
+  const { start } = harnessSlot();
 
   it('ctx.actor.orgId is the declared org; its own org is allowed, another is X_JOB_TENANT_MISMATCH', async () => {
     const seen: Record<string, unknown> = {};
