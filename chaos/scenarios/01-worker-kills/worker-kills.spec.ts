@@ -5,15 +5,8 @@
  * and counts the stale writes the drivers refused.
  */
 import { join } from 'node:path';
-import type { TestDatabase } from '../../../libs/jobs-pg/test/test-database';
-import {
-  createChaosDatabase,
-  createChaosRun,
-  chaosDrivers,
-  type ChaosRun,
-} from '../../harness/drivers';
-import { createGroundTruth } from '../../harness/ground-truth';
-import { ChaosFleet, type ChaosProcess } from '../../harness/processes';
+import { chaosDrivers } from '../../harness/drivers';
+import type { ChaosProcess } from '../../harness/processes';
 import { recordChaos } from '../../harness/report';
 import {
   announceSeed,
@@ -30,6 +23,7 @@ import {
   recordFinalState,
 } from '../../harness/truth-checks';
 import { liveRows, sleep, until } from '../../harness/wait';
+import { fleetSpec } from '../../harness/truth-spec';
 import type { ChaosWorkerConfig } from '../../harness/worker-child';
 import { JOB, killsRequest, STEPS } from './jobs';
 
@@ -41,31 +35,21 @@ const VT = 3_000;
 const seed = chaosSeed();
 
 describe.each(chaosDrivers)('chaos 1: worker processes SIGKILLed mid-run (%s)', (driver) => {
-  let db: TestDatabase;
-  let run: ChaosRun | undefined;
-  const fleet = new ChaosFleet();
-
-  beforeAll(async () => {
-    db = await createChaosDatabase();
-    await createGroundTruth(db.pool);
-  });
-  afterAll(async () => {
-    await fleet.killAll();
-    await run?.drop();
-    await db?.drop();
-  });
+  const spec = fleetSpec();
+  const { fleet } = spec;
 
   it(
     `${JOBS} jobs x ${STEPS.length} steps through ${KILLS} SIGKILLs: none lost, none completed twice, no step re-run, no stale write accepted`,
     async () => {
       const started = Date.now();
-      run = await createChaosRun(driver, db);
+      const { db } = spec;
+      const run = await spec.createRun(driver);
       const { id } = run;
       const random = chaosRandom(seedFor(seed, `${SCENARIO}/${driver}`));
       announceSeed(`${SCENARIO} (${driver})`, seed);
       const workers: ChaosProcess[] = Array.from({ length: WORKERS }, (_, i) => {
         const config: ChaosWorkerConfig = {
-          target: run!.target,
+          target: run.target,
           truthUrl: db.url,
           run: id,
           name: `w${i}`,
@@ -122,7 +106,7 @@ describe.each(chaosDrivers)('chaos 1: worker processes SIGKILLed mid-run (%s)', 
         restarts.set(fault.target, fault.target.start());
       }
       await Promise.all(restarts.values());
-      await until(async () => liveRows(await run!.driver.stats()) === 0, {
+      await until(async () => liveRows(await run.driver.stats()) === 0, {
         what: 'every job settled',
         timeoutMs: sized({ full: 1_800_000, ci: 180_000 }),
         everyMs: 250,

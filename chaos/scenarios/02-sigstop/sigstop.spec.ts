@@ -5,17 +5,10 @@
  * ground truth and the final rows: both of A's writes are refused, none accepted, and B's outcome stands.
  */
 import { join } from 'node:path';
-import type { TestDatabase } from '../../../libs/jobs-pg/test/test-database';
-import {
-  createChaosDatabase,
-  createChaosRun,
-  chaosDrivers,
-  type ChaosRun,
-} from '../../harness/drivers';
-import { createGroundTruth } from '../../harness/ground-truth';
-import { ChaosFleet } from '../../harness/processes';
+import { chaosDrivers } from '../../harness/drivers';
 import { recordChaos } from '../../harness/report';
 import { countFigures, countViolations, recordFinalState } from '../../harness/truth-checks';
+import { fleetSpec } from '../../harness/truth-spec';
 import { until } from '../../harness/wait';
 import type { ChaosWorkerConfig } from '../../harness/worker-child';
 import { sigstopRequest, STEP, TAIL } from './jobs';
@@ -41,27 +34,17 @@ interface WriteRow {
 }
 
 describe.each(chaosDrivers)('chaos 2: a worker SIGSTOPped past its lease (%s)', (driver) => {
-  let db: TestDatabase;
-  let run: ChaosRun | undefined;
-  const fleet = new ChaosFleet();
-
-  beforeAll(async () => {
-    db = await createChaosDatabase();
-    await createGroundTruth(db.pool);
-  });
-  afterAll(async () => {
-    await fleet.killAll();
-    await run?.drop();
-    await db?.drop();
-  });
+  const spec = fleetSpec();
+  const { fleet } = spec;
 
   it('refuses the resumed worker its step write and its settle; the run that took over stands', async () => {
     const started = Date.now();
-    run = await createChaosRun(driver, db);
+    const { db } = spec;
+    const run = await spec.createRun(driver);
     const { id } = run;
     const worker = (name: string) => {
       const config: ChaosWorkerConfig = {
-        target: run!.target,
+        target: run.target,
         truthUrl: db.url,
         run: id,
         name,
@@ -111,7 +94,7 @@ describe.each(chaosDrivers)('chaos 2: a worker SIGSTOPped past its lease (%s)', 
     b.cont();
     await until(
       async () => {
-        const rows = await Promise.all([run!.driver.get(inStep.id), run!.driver.get(inTail.id)]);
+        const rows = await Promise.all([run.driver.get(inStep.id), run.driver.get(inTail.id)]);
         return rows.every((row) => row?.state === 'done');
       },
       { what: 'worker B finishing both jobs', timeoutMs: 60_000, everyMs: 100 },

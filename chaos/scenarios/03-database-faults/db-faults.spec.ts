@@ -6,19 +6,17 @@
  * bound, no worker may have exited, nothing acknowledged lost, no step body re-run after its step was stored — re-runs
  * of bodies whose lease lapsed or whose store failed during a fault are the documented at-least-once window, counted.
  */
-import { join } from 'node:path';
 import type { JobDriver } from '@ultimat3/jobs';
-import type { TestDatabase } from '../../../libs/jobs-pg/test/test-database';
-import { createChaosDatabase, openChaosDriver, type ChaosDriverName } from '../../harness/drivers';
-import { resumeFigures, startFaultedFleet, type FaultedFleet } from '../../harness/faulted-fleet';
-import { createGroundTruth } from '../../harness/ground-truth';
+import { openChaosDriver, type ChaosDriverName } from '../../harness/drivers';
+import { resumeFigures, type FaultedFleet } from '../../harness/faulted-fleet';
 import { recordChaos } from '../../harness/report';
 import { announceSeed, chaosRandom, chaosSeed, seedFor } from '../../harness/schedule';
 import { injectDbFaults, type FaultLog } from './fault-sequence';
 import { sized } from '../../harness/size';
-import { FAULT_STEPS, faultJobRequests } from './db-faults-job';
+import { truthSpec } from '../../harness/truth-spec';
+import { FAULT_STEPS } from './db-faults-job';
+import { startDbFaultsFleet } from './db-faults-fleet';
 import { startFaultedPostgres, startFaultedRedis, type FaultedServer } from './faulted-server';
-import type { DbFaultsWorkerConfig } from './worker';
 
 const SCENARIO = '3 database faults';
 const WORKERS = sized({ full: 3, ci: 2 });
@@ -26,7 +24,6 @@ const JOBS = sized({ full: 3_000, ci: 200 });
 /** Rounds of the whole fault sequence. */
 const ROUNDS = sized({ full: 3, ci: 1 });
 const CONCURRENCY = 4;
-const STEP_MS = 25;
 /** A short lease, so a stall outlasts it: the lapsed runs are the at-least-once window this scenario counts. */
 const LEASE_MS = 2_000;
 /** Every acknowledged job done within this long after the faults and the enqueues ended. */
@@ -35,39 +32,21 @@ const RECOVERY_BOUND_MS = sized({ full: 60_000, ci: 25_000 });
 const seed = chaosSeed();
 
 describe(`chaos ${SCENARIO}`, () => {
-  let db: TestDatabase;
-  beforeAll(async () => {
-    db = await createChaosDatabase();
-    await createGroundTruth(db.pool);
-  });
-  afterAll(async () => {
-    await db.drop();
-  });
+  const truth = truthSpec();
 
   /** Starts the fleet of `run` on `server`: its workers through the proxy, the enqueuer straight to the server. */
   function startFleet(server: FaultedServer, run: string, spec: JobDriver): Promise<FaultedFleet> {
-    const config = (name: string): DbFaultsWorkerConfig => ({
+    return startDbFaultsFleet({
       target: server.target,
-      truthUrl: db.url,
+      truth: truth.db,
       run,
-      name,
-      concurrency: CONCURRENCY,
-      visibilityTimeoutMs: LEASE_MS,
-      heartbeatIntervalMs: 500,
-      pollIntervalMs: 100,
-      idlePollMaxMs: 500,
-      stepMs: STEP_MS,
-    });
-    return startFaultedFleet({
-      entry: join(__dirname, 'worker.ts'),
-      config,
-      workers: WORKERS,
-      truth: db.pool,
       driver: spec,
-      request: faultJobRequests(JOBS),
-      total: JOBS,
-      batch: 8,
+      workers: WORKERS,
+      concurrency: CONCURRENCY,
+      leaseMs: LEASE_MS,
+      jobs: JOBS,
       intervalMs: 200,
+      idlePollMaxMs: 500,
     });
   }
 
@@ -94,7 +73,7 @@ describe(`chaos ${SCENARIO}`, () => {
       invariants,
       figures: {
         ...verdict.figures,
-        ...(await resumeFigures(db.pool, run, log.ended)),
+        ...(await resumeFigures(truth.db.pool, run, log.ended)),
         'ms from the end of the faults and the enqueues to every job done': settled.ms,
         'sockets cut': cutSockets,
         seed,

@@ -12,18 +12,10 @@
  * the write, up to 2 s) loses the last ~1–2 s. Acknowledged enqueues missing after the SIGKILL are counted apart when
  * acknowledged within 2 s before it (the window) and as violations when older.
  */
-import { join } from 'node:path';
-import type { TestDatabase } from '../../../libs/jobs-pg/test/test-database';
 import { startThrowawayRedis, type ThrowawayRedis } from '../../../scripts/throwaway-redis.mjs';
-import { createChaosDatabase, openChaosDriver, type ChaosTarget } from '../../harness/drivers';
+import { openChaosDriver, type ChaosTarget } from '../../harness/drivers';
 import type { Acknowledged } from '../../harness/enqueue-stream';
-import {
-  resumeFigures,
-  startFaultedFleet,
-  type FaultEnd,
-  type FaultedFleet,
-} from '../../harness/faulted-fleet';
-import { createGroundTruth } from '../../harness/ground-truth';
+import { resumeFigures, type FaultEnd, type FaultedFleet } from '../../harness/faulted-fleet';
 import { recordChaos } from '../../harness/report';
 import {
   announceSeed,
@@ -33,8 +25,9 @@ import {
   type ChaosRandom,
 } from '../../harness/schedule';
 import { sized } from '../../harness/size';
-import { FAULT_STEPS, faultJobRequests } from '../03-database-faults/db-faults-job';
-import type { DbFaultsWorkerConfig } from '../03-database-faults/worker';
+import { truthSpec } from '../../harness/truth-spec';
+import { FAULT_STEPS } from '../03-database-faults/db-faults-job';
+import { startDbFaultsFleet } from '../03-database-faults/db-faults-fleet';
 import {
   startFailoverCluster,
   type FailoverCluster,
@@ -52,7 +45,6 @@ const RECOVERY_BOUND_MS = sized({ full: 60_000, ci: 25_000 });
 const FSYNC_WINDOW_MS = 2_000;
 /** Idle workers are woken within this long of an enqueue (their polls have grown to seconds by then). */
 const WAKE_BOUND_MS = 1_000;
-const WORKER_ENTRY = join(__dirname, '..', '03-database-faults', 'worker.ts');
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const seed = chaosSeed();
@@ -131,40 +123,22 @@ async function clusterFailovers(cluster: FailoverCluster, random: ChaosRandom): 
 }
 
 describe(`chaos ${SCENARIO}`, () => {
-  let db: TestDatabase;
-  beforeAll(async () => {
-    db = await createChaosDatabase();
-    await createGroundTruth(db.pool);
-  });
-  afterAll(async () => {
-    await db.drop();
-  });
+  const truth = truthSpec();
 
   /** The fleet of `run` on `target`, its workers' Redis wake on and their idle polls long (so a wake shows). */
   function startFleet(target: ChaosTarget, run: string, spec: JobDriver): Promise<FaultedFleet> {
-    const config = (name: string): DbFaultsWorkerConfig => ({
+    return startDbFaultsFleet({
       target,
-      truthUrl: db.url,
+      truth: truth.db,
       run,
-      name,
+      driver: spec,
+      workers: WORKERS,
       concurrency: CONCURRENCY,
-      visibilityTimeoutMs: LEASE_MS,
-      heartbeatIntervalMs: 500,
-      pollIntervalMs: 100,
+      leaseMs: LEASE_MS,
+      jobs: JOBS,
+      intervalMs: sized({ full: 100, ci: 300 }),
       idlePollMaxMs: 30_000,
       wake: true,
-      stepMs: 25,
-    });
-    return startFaultedFleet({
-      entry: WORKER_ENTRY,
-      config,
-      workers: WORKERS,
-      truth: db.pool,
-      driver: spec,
-      request: faultJobRequests(JOBS),
-      total: JOBS,
-      batch: 8,
-      intervalMs: sized({ full: 100, ci: 300 }),
     });
   }
 
@@ -205,7 +179,7 @@ describe(`chaos ${SCENARIO}`, () => {
         ...verdict.figures,
         [`acknowledged enqueues lost within ${FSYNC_WINDOW_MS} ms before a SIGKILL (everysec / replication window)`]:
           lost.inWindow,
-        ...(await resumeFigures(db.pool, run, log.ended)),
+        ...(await resumeFigures(truth.db.pool, run, log.ended)),
         'ms from the end of the faults and the enqueues to every job done': settled.ms,
         'wake probe latencies (ms)': woken.latencies.join(' / '),
         seed,
