@@ -2,20 +2,9 @@
  * The child of `s3-peers.spec.ts`: loads `@ultimat3/jobs` with the AWS SDK made unresolvable (as in an app that never
  * installed the optional peers), declares an export over the S3 sink, and prints what a write answers as JSON.
  */
-// the Module class, reached without an import (this file runs as CommonJS)
-const hooked = module.constructor as unknown as {
-  _resolveFilename: (request: string, ...rest: unknown[]) => string;
-};
-const resolve = hooked._resolveFilename;
-hooked._resolveFilename = function resolveWithoutSdk(
-  this: unknown,
-  request: string,
-  ...rest: unknown[]
-): string {
-  if (request.startsWith('@aws-sdk/'))
-    throw Object.assign(new Error(`Cannot find module '${request}'`), { code: 'MODULE_NOT_FOUND' });
-  return resolve.call(this, request, ...rest);
-};
+import { makeUnresolvable } from './unresolvable';
+
+makeUnresolvable((request) => request.startsWith('@aws-sdk/'));
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded after the hook, as the app would be
 const jobs = require('@ultimat3/jobs') as typeof import('@ultimat3/jobs');

@@ -3,24 +3,12 @@
  * that never installed the optional peers), then asks for an MCP server in code and through `x mcp`, and prints what
  * each answered as JSON.
  */
-// the Module class, reached without an import (this file runs as CommonJS)
-const hooked = module.constructor as unknown as {
-  _resolveFilename: (request: string, ...rest: unknown[]) => string;
-};
-const resolve = hooked._resolveFilename;
-hooked._resolveFilename = function resolveWithoutSdk(
-  this: unknown,
-  request: string,
-  ...rest: unknown[]
-): string {
-  if (
-    request.startsWith('@modelcontextprotocol/') ||
-    request === 'zod' ||
-    request.startsWith('zod/')
-  )
-    throw Object.assign(new Error(`Cannot find module '${request}'`), { code: 'MODULE_NOT_FOUND' });
-  return resolve.call(this, request, ...rest);
-};
+import { makeUnresolvable } from '../unresolvable';
+
+makeUnresolvable(
+  (request) =>
+    request.startsWith('@modelcontextprotocol/') || request === 'zod' || request.startsWith('zod/'),
+);
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded after the hook, as the app would be
 const jobs = require('@ultimat3/jobs') as typeof import('@ultimat3/jobs');
