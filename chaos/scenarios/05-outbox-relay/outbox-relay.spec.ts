@@ -16,7 +16,7 @@ import { sized } from '../../harness/size';
 import { sleep, until } from '../../harness/wait';
 import { pgClientTx } from '../../../libs/jobs-pg/test/outbox-tx';
 import type { TestDatabase } from '../../../libs/jobs-pg/test/test-database';
-import { listAll } from '../06-idempotency-races/race-processes';
+import { listAll } from '../../harness/list-all';
 import { Backlog, RELAYED_JOB, RELAYED_QUEUE } from './backlog';
 import { KILL_POINTS, killPlan, RelayFleet } from './relay-fleet';
 

@@ -27,8 +27,9 @@ import {
   completionViolations,
   type Counts,
 } from './race-verdicts';
+import { listAll } from '../../harness/list-all';
 import type { ChaosProcess } from '../../harness/processes';
-import { askAll, listAll, raceSeed, spawnRacers } from './race-processes';
+import { askAll, raceSeed, spawnRacers } from './race-processes';
 import type { TxPlan, TxResult } from './tx-racer';
 
 const PROCESSES = 4;

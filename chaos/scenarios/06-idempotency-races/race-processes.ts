@@ -3,7 +3,6 @@
  * seeded draws (lags, transaction plans) the races follow.
  */
 import { join } from 'node:path';
-import { jobCursor, type JobDriver, type JobListFilter, type JobRow } from '@ultimat3/jobs';
 import { ChaosProcess } from '../../harness/processes';
 import { announceSeed, chaosRandom, chaosSeed, seedFor } from '../../harness/schedule';
 import type { TxPlan } from './tx-racer';
@@ -69,18 +68,4 @@ export function raceSeed(label: string): RaceSeed {
         ),
       ),
   };
-}
-
-/** Every row `filter` matches, page by page. */
-export async function listAll(driver: JobDriver, filter: JobListFilter): Promise<JobRow[]> {
-  const introspect = driver.introspect;
-  if (introspect === undefined) throw new Error(`${driver.kind} has no introspection`);
-  const rows: JobRow[] = [];
-  for (let after: string | undefined; ;) {
-    const page = await introspect.list({ ...filter, limit: 200, ...(after ? { after } : {}) });
-    rows.push(...page);
-    const last = page[page.length - 1];
-    if (page.length < 200 || last === undefined) return rows;
-    after = jobCursor(last);
-  }
 }
