@@ -9,13 +9,12 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { createChaosDatabase, createChaosRun, type ChaosRun } from '../../harness/drivers';
-import { createGroundTruth } from '../../harness/ground-truth';
+import { createChaosRun, type ChaosRun } from '../../harness/drivers';
 import { ChaosProcess } from '../../harness/processes';
 import { recordChaos } from '../../harness/report';
 import { sized } from '../../harness/size';
+import { truthSpec } from '../../harness/truth-spec';
 import { until } from '../../harness/wait';
-import type { TestDatabase } from '../../../libs/jobs-pg/test/test-database';
 import type { BadInputConfig } from './bad-input-app';
 import type { CaseResult } from './bad-input-table';
 import { badInputInvariants, type SeededIds, type SeenRow } from './bad-input-verdict';
@@ -30,14 +29,7 @@ interface Seeded {
   readonly ids: SeededIds;
 }
 
-let db: TestDatabase;
-beforeAll(async () => {
-  db = await createChaosDatabase();
-  await createGroundTruth(db.pool);
-});
-afterAll(async () => {
-  await db?.drop();
-});
+const truth = truthSpec();
 
 describe.each(['memory', 'pg', 'redis'] as const)('scenario 7: bad input on %s', (driverName) => {
   let run: ChaosRun | undefined;
@@ -50,11 +42,11 @@ describe.each(['memory', 'pg', 'redis'] as const)('scenario 7: bad input on %s',
   it(
     'answers every bad input with its coded error, loses nothing and keeps the worker serving',
     async () => {
-      run = driverName === 'memory' ? undefined : await createChaosRun(driverName, db);
+      run = driverName === 'memory' ? undefined : await createChaosRun(driverName, truth.db);
       const runId = run?.id ?? `memory_${randomBytes(5).toString('hex')}`;
       const config: BadInputConfig = {
         target: run?.target ?? { driver: 'memory' },
-        truthUrl: db.url,
+        truthUrl: truth.db.url,
         run: runId,
         goods: GOODS,
         fragile: FRAGILE,
@@ -134,7 +126,7 @@ describe.each(['memory', 'pg', 'redis'] as const)('scenario 7: bad input on %s',
 
 /** Each `<job id>/<what>` the bodies recorded for `run`, with how many times. */
 async function effects(run: string): Promise<Map<string, number>> {
-  const { rows } = await db.pool.query<{ job_id: string; step: string; n: number }>(
+  const { rows } = await truth.db.pool.query<{ job_id: string; step: string; n: number }>(
     `select job_id, step, count(*)::int as n from chaos_truth where run = $1 and kind = 'effect' group by 1, 2`,
     [run],
   );
@@ -149,7 +141,7 @@ async function effects(run: string): Promise<Map<string, number>> {
 async function corrupt(run: ChaosRun | undefined, ids: readonly string[]): Promise<void> {
   if (run === undefined) return;
   if (run.target.driver === 'pg') {
-    await db.pool.query(
+    await truth.db.pool.query(
       `update ${run.target.schema}.x_jobs set input = '{"n":"corrupt"}'::json where id = any($1::uuid[])`,
       [ids],
     );
