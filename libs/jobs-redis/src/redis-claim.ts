@@ -10,8 +10,8 @@ import {
   type RescueSlot,
 } from '@ultimat3/jobs';
 import type { RedisContext } from './redis-context';
-import { CLAIM_ROW_FIELDS } from './lua/claim.lua';
-import { positionalRow, toJobRows } from './redis-rows';
+import { CLAIM_ROW_FIELDS, packedClaimRow } from './lua/claim.lua';
+import { positionalRow, rowFrom, toJobRows } from './redis-rows';
 import { nackRow } from './redis-settle';
 import type { ScriptArg, ScriptReply } from './redis-scripts';
 import type { RedisWake } from './redis-wake';
@@ -88,7 +88,8 @@ function claimReplyOf(reply: ScriptReply): ClaimReply {
   const claimed: ClaimedJob[] = [];
   const unreadable: ClaimedJob[] = [];
   for (const entry of Array.isArray(rows) ? rows : []) {
-    const read = positionalRow(CLAIM_POSITIONS, entry);
+    const packed = typeof entry === 'string' ? packedClaimRow(entry) : undefined;
+    const read = packed ? rowFrom(packed) : positionalRow(CLAIM_POSITIONS, entry);
     if (read !== undefined) (read.unreadable ? unreadable : claimed).push(read.row as ClaimedJob);
   }
   return { rows: claimed, unreadable, now: Number(flat[0] ?? 0), idle };

@@ -253,6 +253,34 @@ describe('redisJobDriver against a server of its own', () => {
     }
   });
 
+  it('a claimed row reads as the row itself: absent fields null, empty text kept, a NUL written around it kept', async () => {
+    const prefix = redis.prefix();
+    const driver = redisJobDriver({ client: redis.client, prefix, clock: frozenClock() });
+    const plain = request({
+      runAt: 0,
+      concurrencyKey: 'ck',
+      input: { s: 'a\u0000b', n: [1, null] },
+    });
+    const odd = request({ runAt: 1, enqueuedBy: 'someone' });
+    await driver.enqueueMany([plain, odd]);
+    // written around the driver: a NUL in a value (the row cannot travel packed) and a present empty text
+    await redis.client.hset(`{${prefix}}:j:${odd.id}`, 'by', 'x\u0000y', 'tp', '');
+
+    const claimed = await driver.claim(claimArgs);
+    expect(claimed.map((row) => row.id)).toEqual([plain.id, odd.id]);
+    expect(claimed[0]).toEqual(await driver.get(plain.id));
+    expect(claimed[0]).toMatchObject({
+      input: { s: 'a\u0000b', n: [1, null] },
+      concurrencyKey: 'ck',
+      traceparent: null,
+      tenantId: null,
+      state: 'running',
+      attempt: 1,
+    });
+    expect(claimed[1]).toEqual(await driver.get(odd.id));
+    expect(claimed[1]).toMatchObject({ enqueuedBy: 'x\u0000y', traceparent: '', state: 'running' });
+  });
+
   it('a row whose stored input is not JSON text is buried by the claim, never handed out, and still reads', async () => {
     const prefix = redis.prefix();
     const driver = redisJobDriver({ client: redis.client, prefix, clock: frozenClock() });

@@ -13,7 +13,7 @@ export function fieldsOf(reply: ScriptReply): Map<string, string> {
 }
 
 /** Reads one field of a stored row: its text, or undefined when the row has none. */
-type FieldReader = (field: string) => string | undefined;
+export type FieldReader = (field: string) => string | undefined;
 
 /**
  * A stored JSON field: its value, or — when the hash holds text that is not JSON (written around the driver: the
@@ -30,7 +30,7 @@ function parsed(text: string | undefined): JsonValue | undefined {
 }
 
 /** A row read through `get`, and whether its stored input is not JSON text (decoded once for both). */
-function rowFrom(get: FieldReader): { row: JobRow; unreadable: boolean } {
+export function rowFrom(get: FieldReader): { row: JobRow; unreadable: boolean } {
   const text = (key: string): string | null => get(key) ?? null;
   const num = (key: string): number | null => {
     const v = get(key);

@@ -35,6 +35,25 @@ export const CLAIM_ROW_FIELDS = [
 const at = (field: (typeof CLAIM_ROW_FIELDS)[number]): number =>
   CLAIM_ROW_FIELDS.indexOf(field) + 1;
 
+/** The 0-based position of each of {@link CLAIM_ROW_FIELDS}. */
+const POSITIONS: ReadonlyMap<string, number> = new Map(CLAIM_ROW_FIELDS.map((f, i) => [f, i]));
+
+/**
+ * A claimed row as {@link LUA_CLAIM} packs it — `presence`, then each of the {@link CLAIM_ROW_FIELDS} values, all
+ * NUL-separated, `presence` holding '1' or '0' per field (absent: the value is '' and stands for none) — as a
+ * reader of its fields; undefined for text not so shaped.
+ */
+export function packedClaimRow(text: string): ((field: string) => string | undefined) | undefined {
+  const parts = text.split('\u0000');
+  const presence = parts[0]!;
+  if (parts.length !== CLAIM_ROW_FIELDS.length + 1 || presence.length !== CLAIM_ROW_FIELDS.length)
+    return undefined;
+  return (field) => {
+    const i = POSITIONS.get(field);
+    return i === undefined || presence[i] !== '1' ? undefined : parts[i + 1];
+  };
+}
+
 /** The most arguments after the key one batched index command carries (even: score/member pairs stay whole). */
 const CHUNK = 1000;
 
@@ -59,8 +78,10 @@ const CHUNK = 1000;
  * {@link CHUNK} arguments, and the state counts once per field at the end (a row read in a state other than
  * waiting, which an index out of step could hand over, takes the general path row by row instead).
  *
- * Returns { rows, idle }: rows the claimed rows, each an array of its {@link CLAIM_ROW_FIELDS} values in that
- * order (null for an absent field); idle = { NOW, then per
+ * Returns { rows, idle }: rows the claimed rows, each one string packed as {@link packedClaimRow} reads it (one
+ * bulk reply per row: the client decodes one string rather than 24), or — for a row holding a NUL in some value,
+ * written around the driver — the array of its {@link CLAIM_ROW_FIELDS} values in that order (null for an absent
+ * field); idle = { NOW, then per
  * queue that a slot with a limit above 0 asked of and that gave no row: the queue, and the earliest time something
  * there can become claimable without an announcement (its first delayed row's run time or first running row's lease
  * expiry, whichever is sooner; -1 for neither) }. An idle worker's driver skips its claims until then, or until the
@@ -118,6 +139,21 @@ end
 
 local FIELDS = { '${CLAIM_ROW_FIELDS.join("', '")}' }
 local WAITING = { ready = true, delayed = true, suspended = true }
+-- a row as one string: which fields are present ('1'/'0' each), then every value, NUL-separated; the values array
+-- itself when a value holds a NUL (its separators would not be the only ones)
+local function pack(v)
+  local parts, present = {}, {}
+  for i = 1, #FIELDS do
+    local x = v[i]
+    present[i] = x and '1' or '0'
+    parts[i + 1] = x or ''
+  end
+  parts[1] = table.concat(present)
+  local packed = table.concat(parts, '\\0')
+  local _, nuls = string.gsub(packed, '%z', '%0')
+  if nuls ~= #FIELDS then return v end
+  return packed
+end
 local le, ua = fmt(NOW + vt), fmt(NOW)
 -- index moves of the slot's taken rows, by key: ZREM members, and the lease set's ZADD score/member pairs
 local zrem, zadd = {}, {}
@@ -157,7 +193,7 @@ local function take(v, m, c)
   end
   v[${at('st')}], v[${at('att')}], v[${at('w')}], v[${at('c')}], v[${at('le')}], v[${at('ua')}] =
     'running', att, worker, c, le, ua
-  claimed[#claimed + 1] = v
+  claimed[#claimed + 1] = pack(v)
 end
 
 local function before(x, y)
