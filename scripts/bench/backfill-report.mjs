@@ -30,6 +30,7 @@ function printWindow(w, probe) {
     );
   }
   console.log(`  request (in process, the app's pool): ${fmt(spread(w.latencies))}`);
+  console.log(`  process CPU while a request was in flight: ${fmt(spread(w.cpu))}`);
   console.log(`  control (own process and connection): ${fmt(spread(control))}`);
   console.log(
     `  pool: ${w.checkouts.length} checkouts, ${queued.length} found it full (max wait ${Math.max(0, ...queued.map((c) => c.ms)).toFixed(2)} ms); ` +
@@ -59,6 +60,7 @@ function printSide(name, side, probe, slowerThan = Infinity) {
   return {
     name,
     request: spread(latencies),
+    cpu: spread(side.flatMap((w) => w.cpu)),
     control: spread(control),
     queued: checkouts.filter((c) => c.queued).length,
     checkouts: checkouts.length,
@@ -90,6 +92,7 @@ export function printReport({ windows, probe, config }) {
   for (const side of sides) {
     console.log(`  ${side.name} request: ${fmt(side.request)}`);
     console.log(`  ${side.name} control: ${fmt(side.control)}`);
+    console.log(`  ${side.name} process CPU in flight: ${fmt(side.cpu)}`);
     console.log(
       `  ${side.name} pool: ${side.queued} of ${side.checkouts} checkouts found it full; event-loop delay max ${side.loopMax.toFixed(2)} ms; ` +
         `GC ${side.gcMs.toFixed(0)} ms a window, max pause ${side.gcMax.toFixed(2)} ms; ` +
@@ -100,13 +103,15 @@ export function printReport({ windows, probe, config }) {
   for (const side of sides.slice(1)) {
     const ratio = side.request.p99 / idle.request.p99;
     const controlRatio = side.control.p99 / idle.control.p99;
+    const cpuRatio = side.cpu.p99 / idle.cpu.p99;
     const rounds = of(side.name).map((w) => {
       const before = of('idle').find((i) => i.round === w.round && i.end <= w.start + 1);
       return (spread(w.latencies).p99 / spread(before.latencies).p99).toFixed(2);
     });
     console.log(
       `  request p99 ${side.name} / idle: ${ratio.toFixed(2)}×${side.name === 'pass' ? ` (${ratio <= 2 ? 'within' : 'OVER'} 2×)` : ''}; ` +
-        `per round against the idle window before it ${rounds.join(', ')}; control ${controlRatio.toFixed(2)}×`,
+        `per round against the idle window before it ${rounds.join(', ')}; control ${controlRatio.toFixed(2)}×; ` +
+        `process CPU in flight p99 ${side.cpu.p99.toFixed(2)} ms (${cpuRatio.toFixed(2)}× idle)`,
     );
   }
   for (const w of windows.filter((x) => x.kind === 'pass')) {

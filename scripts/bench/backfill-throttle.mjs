@@ -12,6 +12,8 @@
  * `BACKFILL_READ_SLICE` rows: the A/B of that change, interleaved in the same run.
  *
  * Prints per window and per side: the request's p50 / p95 / p99 / max and the pass side's p99 over the idle side's;
+ * the CPU time this process spent while each request was in flight (its own work plus whatever it waited behind here —
+ * a page's hydration, a GC — which a loaded machine does not inflate as it inflates wall time);
  * the same read from another process on its own connection (the control: it shares neither the pool nor the event
  * loop, so a tail it does not see is this process's); pool checkouts that found the pool full and how long they
  * waited; the event loop's delay and GC pauses; what PostgreSQL counted for the request, the page read and the UPDATE
@@ -116,14 +118,20 @@ async function main() {
     probe = await startProbe(url);
 
     // the request runs throughout; each latency lands in the window it started in
-    let current = { latencies: [], requests: [] };
+    let current = { latencies: [], cpu: [], requests: [] };
+    const cpuMs = () => {
+      const u = process.cpuUsage();
+      return (u.user + u.system) / 1_000;
+    };
     requests = (async () => {
       for (let n = 0; running; n++) {
         const t = now();
+        const c = cpuMs();
         const window = current;
         await feedRequest(app.dataSource, n % ORGS);
         const ms = now() - t;
         window.latencies.push(ms);
+        window.cpu.push(cpuMs() - c);
         window.requests.push({ a: t, b: t + ms });
         await sleep(Math.max(0, 1_000 / RPS - ms));
       }
@@ -131,7 +139,15 @@ async function main() {
 
     const windows = [];
     const open = (kind, round) => {
-      current = { kind, round, latencies: [], requests: [], start: now(), load: loadavg()[0] };
+      current = {
+        kind,
+        round,
+        latencies: [],
+        cpu: [],
+        requests: [],
+        start: now(),
+        load: loadavg()[0],
+      };
       return current;
     };
     const close = async (window) => {
