@@ -1,7 +1,10 @@
 /** Enqueue throughput: one row per statement (serial, and 20 in flight), and batches of 100 and 1,000 rows. */
+import { cpuOf, serverOf } from './cpu-use.mjs';
 import {
   freshDatabase,
+  jobs,
   jobsPg,
+  noopJob,
   median,
   preciseNow,
   repeat,
@@ -87,6 +90,38 @@ async function batchRate(size, batches, insert) {
   return (batches * size * 1000) / (preciseNow() - started);
 }
 
+/**
+ * `handle.enqueueMany()` of 1,000 inputs, as an app calls it: each input through its schema, the ids minted, the
+ * value contract, the driver's statement. Rows a second, and the CPU a batch costs in this process and in the server
+ * (`cpu-use.mjs`): the figures that hold still on a loaded machine.
+ */
+async function frontEndBatches(db, driver, runs) {
+  const handle = noopJob('bench.front', 'bulk');
+  const uninstall = jobs.setJobsFacade(jobs.directJobsFacade({ driver }));
+  const server = await serverOf(db.pool);
+  let n = 0;
+  const batch = () => handle.enqueueMany(Array.from({ length: 1_000 }, () => ({ n: n++ })));
+  try {
+    for (let i = 0; i < 5; i++) await batch(); // warm the schema, the pool and its prepared statements
+    const batches = 40;
+    const measured = await repeat(runs, async () => {
+      const started = preciseNow();
+      const cpu = await cpuOf(server, async () => {
+        for (let i = 0; i < batches; i++) await batch();
+      });
+      return { rate: (batches * 1_000 * 1_000) / (preciseNow() - started), ...cpu };
+    });
+    const perBatch = (ms) => (ms === undefined ? '?' : (ms / batches).toFixed(1));
+    report(
+      'handle.enqueueMany(), 1,000 inputs per call',
+      `${whole(median(measured.map((m) => m.rate)))} rows/s`,
+      `CPU ms a batch, process + server: ${measured.map((m) => `${perBatch(m.processMs)} + ${perBatch(m.serverMs)}`).join(' / ')}`,
+    );
+  } finally {
+    uninstall();
+  }
+}
+
 export async function benchEnqueue(serverUrl, runs) {
   console.log(
     '\nEnqueue (fsync and synchronous_commit on: every statement waits for its WAL flush)',
@@ -137,6 +172,8 @@ export async function benchEnqueue(serverUrl, runs) {
         `target ≥ 110,000; runs ${results.map(whole).join(' / ')}`,
       );
     }
+
+    await frontEndBatches(db, driver, runs);
 
     // the conflict path: one request of each batch names a key a stored row holds, so the optimistic insert fails
     // and the batch is judged by the conflict-tolerant statements
