@@ -15,6 +15,7 @@ import { Task } from './decorators/task.decorator';
 import { JobsModule } from './jobs.module';
 import type { JobsModuleOptions } from './jobs.options';
 import { SchedulerHost } from './scheduler.host';
+import { closeRecordingDriver } from '../../test/close-recording-driver';
 
 const MINUTE = 60_000;
 const START = Date.UTC(2026, 0, 1);
@@ -133,14 +134,7 @@ describe('SchedulerHost', () => {
     const order: string[] = [];
     const logger: JobsLogger = { log: (_level, event) => void order.push(event) };
     const clock = frozenClock(START);
-    const memory = memoryJobDriver({ clock });
-    const driver: JobDriver = {
-      ...memory,
-      close: async () => {
-        order.push('driver.close');
-        await memory.close();
-      },
-    };
+    const driver = closeRecordingDriver(clock, order);
     const app = await Test.createTestingModule({
       imports: [
         JobsModule.forRoot({ driver, clock, logger, roles: ['worker', 'scheduler'] }),

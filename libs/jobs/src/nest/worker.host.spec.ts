@@ -1,6 +1,5 @@
 import { Test, type TestingModule } from '@nestjs/testing';
 import { job } from '../declare/job';
-import { memoryJobDriver } from '../driver/memory';
 import type { JobDriver } from '../driver/job-driver';
 import type { JobRow } from '../driver/job-row';
 import { t } from '../schema';
@@ -8,6 +7,7 @@ import { frozenClock, type FrozenClock } from '../testing/frozen-clock';
 import type { JobsLogger } from '../util/logger';
 import { JobsModule } from './jobs.module';
 import { WorkerHost } from './worker.host';
+import { closeRecordingDriver } from '../../test/close-recording-driver';
 
 /** Unwinds when the worker aborts it: the drain hands the run back. */
 const politeJob = job({
@@ -42,14 +42,7 @@ async function boot(deadlineMs?: number): Promise<Booted> {
   const clock = frozenClock();
   const order: string[] = [];
   const logger: JobsLogger = { log: (_level, event) => void order.push(event) };
-  const memory = memoryJobDriver({ clock });
-  const driver: JobDriver = {
-    ...memory,
-    close: async () => {
-      order.push('driver.close');
-      await memory.close();
-    },
-  };
+  const driver = closeRecordingDriver(clock, order);
   const app = await Test.createTestingModule({
     imports: [
       JobsModule.forRoot({

@@ -3,7 +3,6 @@ import { Test, type TestingModule } from '@nestjs/testing';
 import { job } from '../../declare/job';
 import { task } from '../../declare/task';
 import type { JobDriver } from '../../driver/job-driver';
-import { memoryJobDriver } from '../../driver/memory';
 import { errorCodeOf, JobsError } from '../../errors/jobs-error';
 import { t } from '../../schema';
 import { frozenClock, type FrozenClock } from '../../testing/frozen-clock';
@@ -12,6 +11,7 @@ import { JobsModule } from '../jobs.module';
 import type { JobsModuleOptions } from '../jobs.options';
 import { JobsLifecycle } from './jobs.lifecycle';
 import type { JobsRoleHost } from './role-host';
+import { closeRecordingDriver } from '../../../test/close-recording-driver';
 
 const held = job({
   name: 'lifecycle-spec.held',
@@ -83,14 +83,7 @@ async function compile(
   jobs: Record<string, unknown> = { held },
 ): Promise<{ app: TestingModule; clock: FrozenClock; driver: JobDriver }> {
   const clock = frozenClock();
-  const memory = memoryJobDriver({ clock });
-  const driver: JobDriver = {
-    ...memory,
-    close: async () => {
-      order.push('driver.close');
-      await memory.close();
-    },
-  };
+  const driver = closeRecordingDriver(clock, order);
   const logger: JobsLogger = {
     log: (_level, event, fields) =>
       void order.push(
