@@ -84,6 +84,8 @@ describe('the claim commits asynchronously, and only its own transaction (Postgr
       await client.query('rollback');
       return seen;
     } finally {
+      // a failed expectation leaves its transaction open: end it before the client goes back to the pool
+      await client.query('rollback');
       await client.query('reset synchronous_commit');
       client.release();
     }
@@ -98,6 +100,34 @@ describe('the claim commits asynchronously, and only its own transaction (Postgr
       'waiting (5 rows): off',
       'claim rescuing (5 rows): off',
     ]);
+  });
+
+  it('keeps a claim that buries a lapsed final attempt durable: the worker announces the burial once', async () => {
+    const seed = postgresJobDriver({ executor: db.executor });
+    const last = request({ maxAttempts: 1 });
+    await seed.enqueue(last);
+    // a worker that died holding it on its final attempt, its lease lapsed at once
+    const [held] = await seed.claim({ ...busy, workerId: 'dead', visibilityTimeoutMs: 1 });
+    expect(held?.id).toBe(last.id);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await seed.enqueueMany(Array.from({ length: 2 }, () => request()));
+    const client = await db.pool.connect();
+    try {
+      await client.query('set synchronous_commit = on');
+      await client.query('begin');
+      const t = inTransaction(client, true);
+      const driver = postgresJobDriver({ executor: t.executor });
+      const pass = await driver.claimRescuing(busy, {});
+      expect(pass.rescued.buried.map((row) => row.id)).toEqual([last.id]);
+      expect(pass.claimed).toHaveLength(2);
+      expect(await t.setting()).toBe('on');
+      await client.query('rollback');
+    } finally {
+      // a failed expectation leaves its transaction open: end it before the client goes back to the pool
+      await client.query('rollback');
+      await client.query('reset synchronous_commit');
+      client.release();
+    }
   });
 
   it('leaves the setting alone in a caller transaction (an executor that is not shared)', async () => {

@@ -15,7 +15,8 @@
  * registry beat and the `beat` arm writes nothing), $15 pid (int, null), $16 queues text[], $17 slots (json text), $18
  * in-flight job ids uuid[] (at most MAX_WORKER_IN_FLIGHT), $19 started at (timestamptz), $20 the beat's visibility
  * timeout in ms — the worker's registry beat (`SQL_WORKER_BEAT`'s parameters, its id being $2), $21 async commit bool
- * (true only when the statement is a transaction of its own: its commit does not wait for the WAL flush).
+ * (true only when the statement is a transaction of its own: when it claims a row and buries none, its commit does not
+ * wait for the WAL flush; a burial stays durable, as the worker announces it once — onSettled — on the answer).
  *
  * Returns `arm` plus every `x_jobs` column, the timestamps as epoch milliseconds (float8, truncated as a JS `Date`
  * would: a client decodes a float far more cheaply than a `timestamptz` text, and a claim returns hundreds of rows).
@@ -44,8 +45,7 @@ slots as (
       where n.queue = s.queue and n.name is not null
     ) as names
   from unnest($3::text[], $4::int[], $8::int[], $9::float8[], $10::bool[]) as s(queue, lim, ahead, low, report)
-  where (not $21::bool or set_config('synchronous_commit', 'off', true) = 'off')
-    and not exists (select 1 from x_queue_pauses p where p.queue = s.queue)
+  where not exists (select 1 from x_queue_pauses p where p.queue = s.queue)
   group by s.queue
 ),
 exhausted as (
@@ -231,6 +231,11 @@ claimed as (
     updated_at = k.now
   from clock k
   where j.id = any(array(select p.id from picked p))
+    and (
+      not $21::bool
+      or exists (select 1 from buried)
+      or (select set_config('synchronous_commit', 'off', true)) = 'off'
+    )
   returning j.*
 )
 select r.arm,
