@@ -2,8 +2,9 @@
  * Scenario 1's job, shared by the spec (which enqueues it) and the worker entry (which runs it): three durable steps,
  * each body recording its execution into the ground truth before it returns.
  */
-import { job, t, uuidv7, type EnqueueRequest, type JobRegistry } from '@ultimat3/jobs';
+import { job, t, type EnqueueRequest, type JobRegistry } from '@ultimat3/jobs';
 import type { TruthWriter } from '../../harness/ground-truth';
+import { chaosRequest } from '../../harness/requests';
 
 export const QUEUE = 'chaos-kills';
 export const JOB = 'chaos.kills';
@@ -14,22 +15,13 @@ export const MAX_ATTEMPTS = 25;
 
 /** The request for job `n`, due now. */
 export function killsRequest(n: number): EnqueueRequest {
-  return {
-    id: uuidv7(),
-    runId: uuidv7(),
+  return chaosRequest({
     name: JOB,
     queue: QUEUE,
     input: { n },
     idempotencyKey: `n:${n}`,
-    tenantId: null,
-    enqueuedBy: null,
-    runAt: Date.now(),
     maxAttempts: MAX_ATTEMPTS,
-    priority: 0,
-    onConflict: 'dedupe',
-    concurrencyKey: null,
-    traceparent: null,
-  };
+  });
 }
 
 /** Registers the job; each step body records `body` (job, step, attempt, pid) and awaits its commit. */

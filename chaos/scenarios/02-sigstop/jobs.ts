@@ -7,6 +7,7 @@
 import { job, t, uuidv7, type EnqueueRequest, type JobRegistry } from '@ultimat3/jobs';
 import { tellSpec } from '../../harness/child';
 import type { TruthWriter } from '../../harness/ground-truth';
+import { chaosRequest } from '../../harness/requests';
 
 export const QUEUE = 'chaos-sigstop';
 export const JOB = 'chaos.sigstop';
@@ -20,22 +21,13 @@ export type Hold = 'step' | 'tail';
 /** The request for one job holding at `hold` for `holdMs`. */
 export function sigstopRequest(hold: Hold, holdMs: number): EnqueueRequest {
   const key = `${hold}:${uuidv7()}`;
-  return {
-    id: uuidv7(),
-    runId: uuidv7(),
+  return chaosRequest({
     name: JOB,
     queue: QUEUE,
     input: { hold, holdMs, key },
     idempotencyKey: key,
-    tenantId: null,
-    enqueuedBy: null,
-    runAt: Date.now(),
     maxAttempts: 5,
-    priority: 0,
-    onConflict: 'dedupe',
-    concurrencyKey: null,
-    traceparent: null,
-  };
+  });
 }
 
 /**

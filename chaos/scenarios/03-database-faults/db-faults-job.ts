@@ -5,6 +5,7 @@
  */
 import { job, t, uuidv7, type EnqueueRequest, type JobRegistry } from '@ultimat3/jobs';
 import type { TruthWriter } from '../../harness/ground-truth';
+import { chaosRequest } from '../../harness/requests';
 
 /** The job's name and queue. */
 export const FAULT_JOB = 'chaos.db-faults';
@@ -40,20 +41,14 @@ export function registerFaultJob(registry: JobRegistry, truth: TruthWriter, step
 /** Job `n`'s request: ids fixed per `n` by the caller's table, so a batch sent again after a failure dedupes. */
 export function faultJobRequests(total: number): (n: number) => EnqueueRequest {
   const ids = Array.from({ length: total }, () => uuidv7());
-  return (n) => ({
-    id: ids[n]!,
-    runId: uuidv7(),
-    name: FAULT_JOB,
-    queue: FAULT_QUEUE,
-    input: { n },
-    idempotencyKey: `n:${n}`,
-    tenantId: null,
-    enqueuedBy: null,
-    runAt: 0,
-    maxAttempts: FAULT_ATTEMPTS,
-    priority: 0,
-    onConflict: 'dedupe',
-    concurrencyKey: null,
-    traceparent: null,
-  });
+  return (n) =>
+    chaosRequest({
+      id: ids[n]!,
+      name: FAULT_JOB,
+      queue: FAULT_QUEUE,
+      input: { n },
+      idempotencyKey: `n:${n}`,
+      runAt: 0,
+      maxAttempts: FAULT_ATTEMPTS,
+    });
 }

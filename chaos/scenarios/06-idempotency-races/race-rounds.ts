@@ -4,6 +4,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { claimOf, errorCodeOf, uuidv7, type EnqueueRequest, type JobDriver } from '@ultimat3/jobs';
+import { chaosRequest } from '../../harness/requests';
 
 /** The job name every race enqueues. */
 export const RACE_JOB = 'chaos.race';
@@ -15,22 +16,17 @@ export function raceRequest(
   onConflict: 'dedupe' | 'error',
 ): EnqueueRequest {
   const now = Date.now();
-  return {
+  return chaosRequest({
     id: uuidv7(now),
     runId: uuidv7(now),
     name: RACE_JOB,
     queue,
     input: { key },
     idempotencyKey: key,
-    tenantId: null,
-    enqueuedBy: null,
     runAt: now,
     maxAttempts: 3,
-    priority: 0,
     onConflict,
-    concurrencyKey: null,
-    traceparent: null,
-  };
+  });
 }
 
 /** What one caller of a burst was answered. */

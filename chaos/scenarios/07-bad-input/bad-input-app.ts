@@ -24,6 +24,7 @@ import {
 import { chaosChildConfig, runChaosChild, serveChaosChild } from '../../harness/child';
 import { openChaosDriver, type ChaosTarget } from '../../harness/drivers';
 import { truthWriter } from '../../harness/ground-truth';
+import { chaosRequest } from '../../harness/requests';
 import { badInputCases, codeOf, runCases } from './bad-input-table';
 import { fragileJob, goodJob, QUEUE, recordInto, sleeperJob, echoJob } from './bad-input-jobs';
 
@@ -99,17 +100,16 @@ async function main(): Promise<void> {
     const ghost: string[] = [];
     for (let i = 0; i < 3; i++) {
       const id = uuidv7();
-      await driver.enqueue({
-        ...{ id, runId: uuidv7(), name: GHOST_JOB, queue: QUEUE, input: { i } },
-        ...{ idempotencyKey: `ghost:${i}`, tenantId: null, enqueuedBy: null, runAt: Date.now() },
-        ...{
+      await driver.enqueue(
+        chaosRequest({
+          id,
+          name: GHOST_JOB,
+          queue: QUEUE,
+          input: { i },
+          idempotencyKey: `ghost:${i}`,
           maxAttempts: 3,
-          priority: 0,
-          onConflict: 'dedupe',
-          concurrencyKey: null,
-          traceparent: null,
-        },
-      });
+        }),
+      );
       ghost.push(id);
     }
     const fragile: string[] = [];
@@ -120,22 +120,17 @@ async function main(): Promise<void> {
       }
       // memory keeps no text to corrupt: the row is written under the driver with an input its schema refuses
       const id = uuidv7();
-      await driver.enqueue({
-        ...{ id, runId: uuidv7(), name: fragileJob.name, queue: QUEUE, input: { n: 'corrupt' } },
-        ...{
+      await driver.enqueue(
+        chaosRequest({
+          id,
+          name: fragileJob.name,
+          queue: QUEUE,
+          input: { n: 'corrupt' },
           idempotencyKey: `fragile:${i}`,
-          tenantId: null,
-          enqueuedBy: null,
           runAt: Date.now() + 1_500,
-        },
-        ...{
           maxAttempts: 2,
-          priority: 0,
-          onConflict: 'dedupe',
-          concurrencyKey: null,
-          traceparent: null,
-        },
-      });
+        }),
+      );
       fragile.push(id);
     }
     return { cases, ids: { before, far, sleeper, ghost, fragile } };

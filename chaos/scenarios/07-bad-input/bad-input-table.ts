@@ -11,6 +11,7 @@ import {
   type EnqueueRequest,
   type JobDriver,
 } from '@ultimat3/jobs';
+import { chaosRequest } from '../../harness/requests';
 import { anyJson, echoJob, goodJob, nulValue, QUEUE } from './bad-input-jobs';
 
 /** One case: what it is, the documented answer, and the call. */
@@ -61,23 +62,14 @@ function cycle(): unknown {
 
 /** A hand-built request, as a caller bypassing the handle would send it. */
 function raw(overrides: Partial<EnqueueRequest>): EnqueueRequest {
-  return {
-    id: uuidv7(),
-    runId: uuidv7(),
+  return chaosRequest({
     name: goodJob.name,
     queue: QUEUE,
     input: { n: -1 },
     idempotencyKey: `raw:${uuidv7()}`,
-    tenantId: null,
-    enqueuedBy: null,
-    runAt: Date.now(),
     maxAttempts: 1,
-    priority: 0,
-    onConflict: 'dedupe',
-    concurrencyKey: null,
-    traceparent: null,
     ...overrides,
-  };
+  });
 }
 
 const cron =
