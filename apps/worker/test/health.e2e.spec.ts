@@ -2,7 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import request from 'supertest';
 import { WorkerModule } from '../src/app.module';
-import { startRestartablePostgres, type RestartablePostgres } from './support/restartable-postgres';
+import { startOwnedPostgres, type OwnedPostgres } from '../../../libs/jobs-pg/test/owned-postgres';
 import { until } from './support/worker-process';
 
 interface HealthBody {
@@ -20,7 +20,7 @@ interface HealthBody {
  * after, and liveness stays up throughout (an outage makes a worker not ready, never dead).
  */
 describe('the worker app: /health/live and /health/ready through a PostgreSQL outage', () => {
-  let pg: RestartablePostgres | undefined;
+  let pg: OwnedPostgres | undefined;
   let app: INestApplication | undefined;
   const previousUrl = process.env['DATABASE_URL'];
 
@@ -37,7 +37,7 @@ describe('the worker app: /health/live and /health/ready through a PostgreSQL ou
   };
 
   it('answers 503 naming the driver while the database is stopped, 200 after; live stays 200', async () => {
-    pg = await startRestartablePostgres();
+    pg = await startOwnedPostgres('restartable');
     process.env['DATABASE_URL'] = pg.url;
     const moduleRef = await Test.createTestingModule({ imports: [WorkerModule] }).compile();
     app = moduleRef.createNestApplication({ logger: false });

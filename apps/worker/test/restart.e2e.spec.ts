@@ -3,7 +3,7 @@ import { Pool } from 'pg';
 import { notifySubscribers } from '@ultimat3/example-jobs';
 import { prepareEnqueue } from '@ultimat3/jobs';
 import { pgPoolExecutor, postgresJobDriver, postgresOutboxStore } from '@ultimat3/jobs-pg';
-import { startRestartablePostgres, type RestartablePostgres } from './support/restartable-postgres';
+import { startOwnedPostgres, type OwnedPostgres } from '../../../libs/jobs-pg/test/owned-postgres';
 import { spawnWorkerEntry, until, type WorkerProcess } from './support/worker-process';
 
 const ORG = '0190a6f2-6b1e-7c3a-8f00-00000000e2e0';
@@ -15,7 +15,7 @@ const ORG = '0190a6f2-6b1e-7c3a-8f00-00000000e2e0';
  * held the event loop. It must stay up, and each role must come back by itself.
  */
 describe('the worker process through a PostgreSQL restart', () => {
-  let pg: RestartablePostgres | undefined;
+  let pg: OwnedPostgres | undefined;
   let worker: WorkerProcess | undefined;
   let pool: Pool | undefined;
 
@@ -43,7 +43,7 @@ describe('the worker process through a PostgreSQL restart', () => {
   };
 
   it('stays up, then runs a job enqueued and a job staged after the restart, renews its scheduler lease, and exits 0 on SIGTERM', async () => {
-    pg = await startRestartablePostgres();
+    pg = await startOwnedPostgres('restartable');
     worker = spawnWorkerEntry(
       join(__dirname, 'support', 'worker-main.js'),
       { DATABASE_URL: pg.url },

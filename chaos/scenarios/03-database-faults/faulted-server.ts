@@ -6,10 +6,7 @@
 import { Client, Pool } from 'pg';
 import { pgPoolExecutor, migrate } from '@ultimat3/jobs-pg';
 import { startThrowawayRedis, type ThrowawayRedis } from '../../../scripts/throwaway-redis.mjs';
-import {
-  startRestartablePostgres,
-  type RestartablePostgres,
-} from '../../../apps/worker/test/support/restartable-postgres';
+import { startOwnedPostgres, type OwnedPostgres } from '../../../libs/jobs-pg/test/owned-postgres';
 import type { ChaosDriverName, ChaosTarget } from '../../harness/drivers';
 import { startTcpProxy, type TcpProxy } from '../../harness/tcp-proxy';
 
@@ -40,7 +37,7 @@ function through(url: string, port: number): string {
 
 /** A PostgreSQL of its own (initdb: a few seconds), its jobs in schema `schema`, migrated. */
 export async function startFaultedPostgres(schema: string): Promise<FaultedServer> {
-  const pg: RestartablePostgres = await startRestartablePostgres();
+  const pg: OwnedPostgres = await startOwnedPostgres('restartable');
   const pool = new Pool({ connectionString: pg.url, max: 1 });
   await migrate(pgPoolExecutor(pool), { schema });
   await pool.end();

@@ -1,6 +1,6 @@
 import { claimOf, type ClaimedJob, type ClaimOptions } from '@ultimat3/jobs';
 import { Pool } from 'pg';
-import { startCrashablePostgres, type CrashablePostgres } from '../test/crashable-postgres';
+import { startOwnedPostgres, type OwnedPostgres } from '../test/owned-postgres';
 import { request } from '../test/requests';
 import { pgPoolExecutor } from './executor/pg-pool-executor';
 import { postgresJobDriver, type PostgresJobDriver } from './driver/pg-driver';
@@ -23,7 +23,7 @@ const busy: ClaimOptions = {
  * counts the same attempt again; an ack that committed survives with its claim.
  */
 describe('a claim across a PostgreSQL crash (its own server, durable commits)', () => {
-  let server: CrashablePostgres;
+  let server: OwnedPostgres;
   let pool: Pool;
   let driver: PostgresJobDriver;
 
@@ -41,7 +41,7 @@ describe('a claim across a PostgreSQL crash (its own server, durable commits)', 
   };
 
   beforeAll(async () => {
-    server = await startCrashablePostgres();
+    server = await startOwnedPostgres('crashable');
     connect();
     await migrate(pgPoolExecutor(pool));
   });

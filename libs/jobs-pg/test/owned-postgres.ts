@@ -1,25 +1,28 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 
-/** A PostgreSQL server a test owns, which it can restart (see `restartable-postgres-server.mjs`). */
-export interface RestartablePostgres {
+/** How an owned server keeps commits (see `owned-postgres-server.mjs`). */
+export type OwnedPostgresMode = 'restartable' | 'crashable';
+
+/** A PostgreSQL server a spec owns, which it can stop or crash and start again (see `owned-postgres-server.mjs`). */
+export interface OwnedPostgres {
   /** Its `postgres` database, as the superuser. */
   readonly url: string;
   /** Stops the server: every session is cut, every new connection refused. */
   stop(): Promise<void>;
-  /** Starts it again on the same port, with the same data. */
+  /** Kills the server at once (immediate shutdown): what its WAL buffers held and nobody flushed is gone. */
+  crash(): Promise<void>;
+  /** Starts it again on the same port and data (after a crash, recovery replays the WAL that reached the disk). */
   start(): Promise<void>;
   /** Stops it for good and removes its data. */
   close(): Promise<void>;
 }
 
-const SCRIPT = join(__dirname, 'restartable-postgres-server.mjs');
+const SCRIPT = join(__dirname, 'owned-postgres-server.mjs');
 
 /** Starts a server of its own (a few seconds: initdb, then the postmaster) in a child process. */
-export async function startRestartablePostgres(): Promise<RestartablePostgres> {
-  const child: ChildProcess = spawn(process.execPath, [SCRIPT], {
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+export async function startOwnedPostgres(mode: OwnedPostgresMode): Promise<OwnedPostgres> {
+  const child = spawn(process.execPath, [SCRIPT, mode], { stdio: ['pipe', 'pipe', 'pipe'] });
   let output = '';
   const waiters: { word: string; resolve: (line: string) => void }[] = [];
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -33,8 +36,8 @@ export async function startRestartablePostgres(): Promise<RestartablePostgres> {
       waiter.resolve(line);
     }
   };
-  child.stdout?.on('data', take);
-  child.stderr?.on('data', (chunk: Buffer) => void (output += chunk.toString()));
+  child.stdout.on('data', take);
+  child.stderr.on('data', (chunk: Buffer) => void (output += chunk.toString()));
   const next = (word: string): Promise<string> =>
     Promise.race([
       new Promise<string>((resolve) => {
@@ -42,21 +45,22 @@ export async function startRestartablePostgres(): Promise<RestartablePostgres> {
         take(Buffer.alloc(0));
       }),
       exited.then(() => {
-        throw new Error(`the test PostgreSQL exited before ${word}:\n${output}`);
+        throw new Error(`the ${mode} PostgreSQL exited before ${word}:\n${output}`);
       }),
     ]);
   const send = async (command: string, word: string): Promise<void> => {
     const answered = next(word);
-    child.stdin?.write(`${command}\n`);
+    child.stdin.write(`${command}\n`);
     await answered;
   };
   const url = (await next('URL ')).slice('URL '.length).trim();
   return {
     url,
     stop: () => send('stop', 'STOPPED'),
+    crash: () => send('crash', 'CRASHED'),
     start: () => send('start', 'STARTED'),
     async close() {
-      child.stdin?.end();
+      child.stdin.end();
       await exited;
     },
   };
