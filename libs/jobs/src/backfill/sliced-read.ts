@@ -2,12 +2,13 @@ import { readKeysetPage, type KeysetCursor, type KeysetPage } from './keyset-sou
 
 /**
  * Rows per sub-read of a backfill page. A page of `batch` rows is read as keyset sub-reads of at most this many, with
- * the event loop given back between them: `pg` parsing and TypeORM hydrating 1,000 rows in one go held the app's
- * process for one long slice, and a request arriving meanwhile waited behind it. 250 rows keep each slice short while
- * a page at the default batch costs four small statements instead of one (measured by
- * `scripts/bench/backfill-throttle.mjs`).
+ * the event loop given back between them, so `pg` parsing and TypeORM hydrating a whole page (~3 MB allocated at 1,000
+ * rows) is not one slice a request in the same process waits behind. Chosen by `scripts/bench/backfill-throttle.mjs`
+ * (the process CPU a request waited behind, sliced against single-statement pages in the same run): smaller slices
+ * cost a statement each — query building, a pool checkout — and at 250 the request waited behind more of this
+ * process's work than with one statement a page, not less.
  */
-export const BACKFILL_READ_SLICE = 250;
+export const BACKFILL_READ_SLICE = 500;
 
 /** Lets whatever the event loop has queued (a request's I/O, its timers) run before the next sub-read. */
 const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
