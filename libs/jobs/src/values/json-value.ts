@@ -38,6 +38,7 @@ function scalarProblem(value: unknown, at: string): string | undefined {
  * written, and read back, as `0`.
  */
 export function jsonProblem(value: unknown, maxDepth: number = MAX_JSON_DEPTH): string | undefined {
+  if (maxDepth >= 1 && isFlatJson(value)) return undefined;
   const stack: Frame[] = [];
   const open = new Set<object>();
 
@@ -80,4 +81,31 @@ export function jsonProblem(value: unknown, maxDepth: number = MAX_JSON_DEPTH): 
     }
   }
   return problem;
+}
+
+/**
+ * Whether `value` is a plain object whose members are all strings, booleans, null, finite numbers or absent: JSON at
+ * one level, answered without the walk's stack and cycle set (most job inputs are such). Anything else — a nested
+ * member, a number that is not finite, another prototype — is left to the walk, which names the problem.
+ */
+function isFlatJson(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  if (proto !== Object.prototype && proto !== null) return false;
+  for (const key of Object.keys(value)) {
+    const member = (value as Record<string, unknown>)[key];
+    switch (typeof member) {
+      case 'string':
+      case 'boolean':
+      case 'undefined':
+        continue;
+      case 'number':
+        if (Number.isFinite(member)) continue;
+        return false;
+      default:
+        if (member === null) continue;
+        return false;
+    }
+  }
+  return true;
 }
