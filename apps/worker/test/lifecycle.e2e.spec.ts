@@ -1,21 +1,9 @@
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { spawnWorkerEntry, type WorkerProcess } from './support/worker-process';
+import { freePort } from '../../../scripts/free-port.mjs';
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const PASSWORD = 'never-printed';
-
-/** A loopback port nothing listens on. */
-function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 /**
  * A Nest worker must hold its own process. `createApplicationContext` + `enableShutdownHooks()` used to
@@ -51,7 +39,7 @@ describe('a worker process booted the standard way, with no keep-alive of its ow
   }, 30_000);
 
   it('exits non-zero with the coded error when its database cannot be reached, never 0', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const failed = spawnWorkerEntry(join(__dirname, 'support', 'standard-worker.ts'), {
       DATABASE_URL: `postgres://jobs:${PASSWORD}@127.0.0.1:${port}/jobs`,
     });

@@ -18,11 +18,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { makeBinariesReachable } from '../../../scripts/throwaway-postgres.mjs';
+import { freePort } from '../../../scripts/free-port.mjs';
 
 const FLAGS = {
   restartable: ['-c', 'fsync=off', '-c', 'synchronous_commit=off'],
@@ -34,18 +34,6 @@ if (!(mode in FLAGS)) {
     `owned-postgres-server: the mode is restartable or crashable, not ${mode}\n`,
   );
   process.exit(2);
-}
-
-/** A loopback port nothing listens on right now. */
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }
 
 makeBinariesReachable();

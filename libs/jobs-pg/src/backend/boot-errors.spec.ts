@@ -7,18 +7,7 @@ import { testDatabaseUrl } from '../../../../test/test-env';
 import { until } from '../../../../test/until';
 import { createTestDatabase, withDatabase, type TestDatabase } from '../../test/test-database';
 import { postgresBackend } from './pg-backend';
-
-/** A loopback port nothing listens on: bound, read, let go. */
-function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
+import { freePort } from '../../../../scripts/free-port.mjs';
 
 /** A host that accepts TCP, reads, and never says a word: what hung boot forever. */
 async function silentHost(): Promise<{
@@ -85,7 +74,7 @@ describe('postgresBackend: every way the database can be wrong at boot is a code
   });
 
   it('a refused port: names host, port and database, and the option to fix', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const error = await bootError(
       postgresBackend({ url: variant(db.url, { port: String(port) }) }),
       password,
