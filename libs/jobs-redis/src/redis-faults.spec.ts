@@ -109,12 +109,15 @@ describe('three worker processes on Redis under faults', () => {
       const [stats] = await driver.stats();
       expect(stats).toMatchObject({ queue: 'fleet', done: JOBS, ready: 0, delayed: 0, running: 0 });
       expect(stats).toMatchObject({ failed: 0, dead: 0, suspended: 0, cancelled: 0 });
-      const effects = (await client.lrange('{fleet}:effects', 0, -1)).map(Number);
-      // none lost: every n ran. A run cut off before its ack may run once more — at most the in-flight runs (10 per
-      // worker) of the five killed workers, and of the three live through the restart if their leases lapsed while
-      // Redis was down: 5 × 10 + 3 × 10. The row itself was completed once (done = JOBS above).
-      expect(new Set(effects).size).toBe(JOBS);
-      expect(effects.length - JOBS).toBeLessThanOrEqual(80);
+      const effects = await client.lrange('{fleet}:effects', 0, -1);
+      // none lost: every n ran. A run may run once more only as a new attempt: after its worker was killed before
+      // the ack, or after its lease lapsed (Redis down, or a worker stalled past its 1 s window on a loaded machine)
+      // — the rescue hands it back and the next claim counts a new attempt. The same attempt twice would be two runs
+      // of one claim: a fencing failure. The row itself was completed once (done = JOBS above).
+      expect(new Set(effects.map((e) => e.split(':')[0])).size).toBe(JOBS);
+      expect(effects.length - new Set(effects).size).toBe(0);
+      // the re-runs stay a small share: the killed workers' in-flight and unacked runs and the restart's lapses
+      expect(effects.length - JOBS).toBeLessThan(JOBS * 0.05);
     } finally {
       client.disconnect();
     }

@@ -3,8 +3,9 @@
  * IPC channel. argv: <redis url> <worker name>.
  *
  * It serves queue `fleet` at concurrency 10 on the Redis driver (deployment `fleet`) with a short lease (1 s) so a
- * SIGKILLed sibling's runs are rescued quickly; each run of `fleet.record` appends its n to the list
- * `{fleet}:effects` — no dedupe, so a job that ran twice shows up twice. Sends `{ type: 'ready' }` once serving; on
+ * SIGKILLed sibling's runs are rescued quickly; each run of `fleet.record` appends `n:attempt` to the list
+ * `{fleet}:effects` — no dedupe, so a job that ran twice shows up twice, and two runs of one claim (one attempt)
+ * show up as the same entry twice. Sends `{ type: 'ready' }` once serving; on
  * SIGTERM it drains, sends `{ type: 'stopped', stats }` and exits.
  */
 import { job, JobRegistry, jobWorker, t } from '@ultimat3/jobs';
@@ -22,8 +23,8 @@ const record = job({
   idempotencyKey: ({ n }) => `n:${n}`,
   tenant: 'none',
   retry: { attempts: 10, backoff: 'fixed', delay: 50, jitter: false },
-  run: async ({ input }) => {
-    await effects.rpush('{fleet}:effects', String(input.n));
+  run: async ({ input, ctx }) => {
+    await effects.rpush('{fleet}:effects', `${input.n}:${ctx.attempt}`);
   },
 });
 
