@@ -60,13 +60,27 @@ describe('the claim commits asynchronously, and only its own transaction (Postgr
    * Three claims (`SQL_CLAIM`, `SQL_CLAIM_WAITING`, `SQL_CLAIM` rescuing), each in a transaction of its own held open
    * on one client: the setting the transaction's commit would use, read after each claim, then rolled back.
    */
-  async function settingsAfterClaims(shared: boolean): Promise<string[]> {
+  /**
+   * Runs `body` on one pooled client whose session asks for durable commits (the test server runs with
+   * synchronous_commit off for speed; a production server gives durable ones), inside a transaction `body` may end
+   * and reopen; whatever it leaves open is rolled back before the client goes back to the pool.
+   */
+  async function onDurableClient<T>(body: (client: PoolClient) => Promise<T>): Promise<T> {
     const client = await db.pool.connect();
     try {
-      // the test server runs with synchronous_commit off for speed: this session asks for durable commits, as a
-      // production server gives them
       await client.query('set synchronous_commit = on');
       await client.query('begin');
+      return await body(client);
+    } finally {
+      // a failed expectation leaves its transaction open: end it before the client goes back to the pool
+      await client.query('rollback');
+      await client.query('reset synchronous_commit');
+      client.release();
+    }
+  }
+
+  async function settingsAfterClaims(shared: boolean): Promise<string[]> {
+    return onDurableClient(async (client) => {
       const t = inTransaction(client, shared);
       const driver = postgresJobDriver({ executor: t.executor });
       const seen = [`before: ${await t.setting()}`];
@@ -83,12 +97,7 @@ describe('the claim commits asynchronously, and only its own transaction (Postgr
       seen.push(`${t.ran.at(-1)} rescuing (${rescued.claimed.length} rows): ${await t.setting()}`);
       await client.query('rollback');
       return seen;
-    } finally {
-      // a failed expectation leaves its transaction open: end it before the client goes back to the pool
-      await client.query('rollback');
-      await client.query('reset synchronous_commit');
-      client.release();
-    }
+    });
   }
 
   it('sets synchronous_commit off in the claim transaction over a shared executor, through both statements', async () => {
@@ -111,23 +120,14 @@ describe('the claim commits asynchronously, and only its own transaction (Postgr
     expect(held?.id).toBe(last.id);
     await new Promise((resolve) => setTimeout(resolve, 20));
     await seed.enqueueMany(Array.from({ length: 2 }, () => request()));
-    const client = await db.pool.connect();
-    try {
-      await client.query('set synchronous_commit = on');
-      await client.query('begin');
+    await onDurableClient(async (client) => {
       const t = inTransaction(client, true);
       const driver = postgresJobDriver({ executor: t.executor });
       const pass = await driver.claimRescuing(busy, {});
       expect(pass.rescued.buried.map((row) => row.id)).toEqual([last.id]);
       expect(pass.claimed).toHaveLength(2);
       expect(await t.setting()).toBe('on');
-      await client.query('rollback');
-    } finally {
-      // a failed expectation leaves its transaction open: end it before the client goes back to the pool
-      await client.query('rollback');
-      await client.query('reset synchronous_commit');
-      client.release();
-    }
+    });
   });
 
   it('leaves the setting alone in a caller transaction (an executor that is not shared)', async () => {
