@@ -2,7 +2,8 @@ import { claimOf, job, t, type ClaimedJob } from '@ultimat3/jobs';
 import { frozenClock, runJobs } from '@ultimat3/jobs/testing';
 import { request } from '../test/requests';
 import { until } from '../../../test/until';
-import { createTestDatabase, resetJobTables, type TestDatabase } from '../test/test-database';
+import { JOB_TABLES } from '../test/test-database';
+import { pgJobsSpec } from '../test/pg-jobs-spec';
 import { postgresJobDriver } from './driver/pg-driver';
 
 const add = job({
@@ -16,16 +17,7 @@ const add = job({
 });
 
 describe('PostgreSQL batches with one bad row: the others go through', () => {
-  let db: TestDatabase;
-  beforeAll(async () => {
-    db = await createTestDatabase();
-  });
-  afterAll(async () => {
-    await db?.drop();
-  });
-  beforeEach(async () => {
-    await resetJobTables(db.executor);
-  });
+  const db = pgJobsSpec({ emptyBeforeEach: JOB_TABLES });
 
   it('batched ack: an item that cannot name a claim answers false alone; the rest of the statement lands', async () => {
     const clock = frozenClock(Date.now());

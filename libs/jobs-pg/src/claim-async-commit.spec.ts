@@ -1,7 +1,8 @@
 import type { ClaimOptions } from '@ultimat3/jobs';
 import { Pool, type PoolClient } from 'pg';
 import { request } from '../test/requests';
-import { createTestDatabase, resetJobTables, type TestDatabase } from '../test/test-database';
+import { JOB_TABLES } from '../test/test-database';
+import { pgJobsSpec } from '../test/pg-jobs-spec';
 import type { PgExecutor } from './executor/pg-executor';
 import { pgPoolExecutor } from './executor/pg-pool-executor';
 import { postgresJobDriver } from './driver/pg-driver';
@@ -18,16 +19,7 @@ const VT = 30_000;
  * the caller asked; and never past the claim's own transaction on a pooled connection.
  */
 describe('the claim commits asynchronously, and only its own transaction (PostgreSQL)', () => {
-  let db: TestDatabase;
-  beforeAll(async () => {
-    db = await createTestDatabase();
-  });
-  afterAll(async () => {
-    await db?.drop();
-  });
-  beforeEach(async () => {
-    await resetJobTables(db.executor);
-  });
+  const db = pgJobsSpec({ emptyBeforeEach: JOB_TABLES });
 
   const busy: ClaimOptions = {
     workerId: 'w',

@@ -1,5 +1,6 @@
 import { frozenClock } from '@ultimat3/jobs/testing';
-import { createTestDatabase, resetJobTables, type TestDatabase } from '../test/test-database';
+import { JOB_TABLES } from '../test/test-database';
+import { pgJobsSpec } from '../test/pg-jobs-spec';
 import { migrate } from './migrations/migrate';
 import { postgresJobDriver } from './driver/pg-driver';
 import { SQL_CLAIM } from './sql/claim.sql';
@@ -31,16 +32,7 @@ function nodes(plan: PlanNode): PlanNode[] {
  * it does not take.
  */
 describe('claim by name (PostgreSQL)', () => {
-  let db: TestDatabase;
-  beforeAll(async () => {
-    db = await createTestDatabase();
-  });
-  afterAll(async () => {
-    await db?.drop();
-  });
-  beforeEach(async () => {
-    await resetJobTables(db.executor);
-  });
+  const db = pgJobsSpec({ emptyBeforeEach: JOB_TABLES });
 
   /** `count` ready rows of `name`, due `ageMs` before START and 1 ms apart, in one statement. */
   async function fill(name: string, count: number, ageMs: number): Promise<void> {

@@ -9,7 +9,8 @@ import {
 } from '@ultimat3/jobs';
 import { frozenClock } from '@ultimat3/jobs/testing';
 import { request } from '../test/requests';
-import { createTestDatabase, resetJobTables, type TestDatabase } from '../test/test-database';
+import { resetJobTables, JOB_TABLES } from '../test/test-database';
+import { pgJobsSpec } from '../test/pg-jobs-spec';
 import { postgresJobDriver, type PostgresJobDriver } from './driver/pg-driver';
 import { LOW_WATER_REFRESH_MS } from './driver/pg-low-water';
 
@@ -22,16 +23,7 @@ const START = Date.UTC(2026, 0, 1);
  * past the index entries a held snapshot keeps alive, never a correctness dependency.
  */
 describe('claim low water (PostgreSQL, driven clock)', () => {
-  let db: TestDatabase;
-  beforeAll(async () => {
-    db = await createTestDatabase();
-  });
-  afterAll(async () => {
-    await db?.drop();
-  });
-  beforeEach(async () => {
-    await resetJobTables(db.executor);
-  });
+  const db = pgJobsSpec({ emptyBeforeEach: JOB_TABLES });
 
   const at = (runAt: number, overrides: Partial<EnqueueRequest> = {}): EnqueueRequest =>
     request({ id: uuidv7(runAt), runAt, ...overrides });

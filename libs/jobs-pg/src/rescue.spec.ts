@@ -1,6 +1,7 @@
 import { SQL_CLAIM } from './sql/claim.sql';
 import { request } from '../test/requests';
-import { createTestDatabase, resetJobTables, type TestDatabase } from '../test/test-database';
+import { JOB_TABLES } from '../test/test-database';
+import { pgJobsSpec } from '../test/pg-jobs-spec';
 import { frozenClock } from '@ultimat3/jobs/testing';
 import { postgresJobDriver } from './driver/pg-driver';
 
@@ -24,16 +25,7 @@ function nodes(plan: PlanNode): PlanNode[] {
  * the lease index (every dead entry a held snapshot keeps in it) is not even opened.
  */
 describe('claim without rescue (PostgreSQL, driven clock)', () => {
-  let db: TestDatabase;
-  beforeAll(async () => {
-    db = await createTestDatabase();
-  });
-  afterAll(async () => {
-    await db?.drop();
-  });
-  beforeEach(async () => {
-    await resetJobTables(db.executor);
-  });
+  const db = pgJobsSpec({ emptyBeforeEach: JOB_TABLES });
 
   /** Lease-index scans of the claim's plan at `rescue`, with how often each ran, for a generic and a custom plan. */
   async function leaseScans(rescue: boolean, mode: 'force_generic_plan' | 'force_custom_plan') {

@@ -15,7 +15,7 @@ import {
   type JobsModuleOptions,
 } from '@ultimat3/jobs';
 import { frozenClock, type FrozenClock } from '@ultimat3/jobs/testing';
-import { createTestDatabase, type TestDatabase } from '../test/test-database';
+import { pgJobsSpec } from '../test/pg-jobs-spec';
 import { postgresJobDriver } from './driver/pg-driver';
 
 const HOUR = 3_600_000;
@@ -195,13 +195,7 @@ describe('JobsModule retention on the memory driver', () => {
 });
 
 describe('JobsModule retention on PostgreSQL', () => {
-  let db: TestDatabase;
-  beforeAll(async () => {
-    db = await createTestDatabase();
-  });
-  afterAll(async () => {
-    await db?.drop();
-  });
+  const db = pgJobsSpec();
   beforeEach(async () => {
     await db.pool.query(
       'truncate x_jobs, x_job_steps, x_job_leases, x_scheduler_state, x_scheduler_leader cascade',

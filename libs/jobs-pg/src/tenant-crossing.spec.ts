@@ -1,7 +1,8 @@
 import { crossTenant, job, t } from '@ultimat3/jobs';
 import { frozenClock, runJobs } from '@ultimat3/jobs/testing';
 import { until } from '../../../test/until';
-import { createTestDatabase, resetJobTables, type TestDatabase } from '../test/test-database';
+import { JOB_TABLES } from '../test/test-database';
+import { pgJobsSpec } from '../test/pg-jobs-spec';
 import { postgresJobDriver } from './driver/pg-driver';
 
 const A = '0190a0a0-0000-7000-8000-0000000000a1';
@@ -35,16 +36,7 @@ const settle = job({
 });
 
 describe('a cross-tenant enqueue on PostgreSQL', () => {
-  let db: TestDatabase;
-  beforeAll(async () => {
-    db = await createTestDatabase();
-  });
-  afterAll(async () => {
-    await db?.drop();
-  });
-  beforeEach(async () => {
-    await resetJobTables(db.executor);
-  });
+  const db = pgJobsSpec({ emptyBeforeEach: JOB_TABLES });
 
   it('is refused outside crossTenant, and inside it stores its reason on the row (get() and the column)', async () => {
     const clock = frozenClock(Date.now());

@@ -14,7 +14,7 @@ import {
 } from '@ultimat3/jobs';
 import { postgresJobDriver } from '../driver/pg-driver';
 import type { PgExecutor } from '../executor/pg-executor';
-import { createTestDatabase, type TestDatabase } from '../../test/test-database';
+import { pgJobsSpec } from '../../test/pg-jobs-spec';
 import { postgresOutboxStore } from './pg-outbox-store';
 import { OUTBOX_WAKE_CHANNEL } from './wake-channel';
 
@@ -27,16 +27,7 @@ const welcome = job({
 const items = (count: number, prefix = 'u') =>
   Array.from({ length: count }, (_, i) => ({ email: `${prefix}${i}@x.io`, city: 'Lyon' }));
 
-let db: TestDatabase;
-beforeAll(async () => {
-  db = await createTestDatabase();
-});
-afterAll(async () => {
-  await db?.drop();
-});
-beforeEach(async () => {
-  await db.pool.query('delete from x_outbox; delete from x_job_steps; delete from x_jobs;');
-});
+const db = pgJobsSpec({ emptyBeforeEach: ['x_outbox', 'x_job_steps', 'x_jobs'] });
 
 const count = async (table: 'x_outbox' | 'x_jobs'): Promise<number> =>
   (await db.pool.query<{ n: number }>(`select count(*)::int as n from ${table}`)).rows[0]?.n ?? 0;

@@ -7,19 +7,10 @@ import {
 import { outboxRequest } from '@ultimat3/jobs/testing';
 import { postgresJobDriver } from '../driver/pg-driver';
 import { pgClientTx, stageInTx } from '../../test/outbox-tx';
-import { createTestDatabase, type TestDatabase } from '../../test/test-database';
+import { pgJobsSpec } from '../../test/pg-jobs-spec';
 import { postgresOutboxStore } from './pg-outbox-store';
 
-let db: TestDatabase;
-beforeAll(async () => {
-  db = await createTestDatabase();
-});
-afterAll(async () => {
-  await db?.drop();
-});
-beforeEach(async () => {
-  await db.pool.query('delete from x_outbox; delete from x_job_steps; delete from x_jobs;');
-});
+const db = pgJobsSpec({ emptyBeforeEach: ['x_outbox', 'x_job_steps', 'x_jobs'] });
 
 /**
  * Writes a staged row straight into `x_outbox`, the way a build before the value contract staged it: a request with

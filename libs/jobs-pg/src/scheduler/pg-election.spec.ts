@@ -12,7 +12,8 @@ import {
   type RecordingLogger,
 } from '@ultimat3/jobs';
 import { frozenClock, type FrozenClock } from '@ultimat3/jobs/testing';
-import { createTestDatabase, resetJobTables, type TestDatabase } from '../../test/test-database';
+import { JOB_TABLES } from '../../test/test-database';
+import { pgJobsSpec, type SpecDatabase } from '../../test/pg-jobs-spec';
 import { postgresJobDriver } from '../driver/pg-driver';
 import { pgPoolExecutor } from '../executor/pg-pool-executor';
 import { postgresLeaseLeader } from './pg-lease-leader';
@@ -52,7 +53,7 @@ class PgFleet {
   #inFlight = 0;
   #started = 0;
 
-  constructor(private readonly db: TestDatabase) {}
+  constructor(private readonly db: SpecDatabase) {}
 
   spawn(): Member {
     const index = this.members.length;
@@ -159,18 +160,10 @@ function expectEachSecondOnce(counts: Map<number, number>, from: number, to: num
 }
 
 describe('three schedulers racing on one PostgreSQL (driven clock)', () => {
-  let db: TestDatabase;
+  const db = pgJobsSpec({ emptyBeforeEach: [...JOB_TABLES, 'x_scheduler_state', 'x_task_pauses'] });
   let fleet: PgFleet;
 
-  beforeAll(async () => {
-    db = await createTestDatabase();
-  });
-  afterAll(async () => {
-    await db?.drop();
-  });
-  beforeEach(async () => {
-    await resetJobTables(db.executor);
-    await db.executor.query('delete from x_scheduler_state; delete from x_task_pauses;', []);
+  beforeEach(() => {
     fleet = new PgFleet(db);
   });
   afterEach(() => fleet.stop());

@@ -1,7 +1,8 @@
 import { Client } from 'pg';
 import { errorCodeOf, MAX_TASK_FIRES, type EnqueueRequest } from '@ultimat3/jobs';
 import { frozenClock } from '@ultimat3/jobs/testing';
-import { createTestDatabase, resetJobTables, type TestDatabase } from '../../test/test-database';
+import { JOB_TABLES } from '../../test/test-database';
+import { pgJobsSpec } from '../../test/pg-jobs-spec';
 import { request } from '../../test/requests';
 import { postgresJobDriver } from '../driver/pg-driver';
 import type { PgExecutor } from '../executor/pg-executor';
@@ -22,19 +23,8 @@ function counting(executor: PgExecutor): PgExecutor & { readonly count: () => nu
 }
 
 describe('postgresSchedulerState on PostgreSQL', () => {
-  let db: TestDatabase;
+  const db = pgJobsSpec({ emptyBeforeEach: [...JOB_TABLES, 'x_scheduler_state', 'x_task_pauses'] });
   const clock = frozenClock();
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-  });
-  afterAll(async () => {
-    await db?.drop();
-  });
-  beforeEach(async () => {
-    await resetJobTables(db.executor);
-    await db.executor.query('delete from x_scheduler_state; delete from x_task_pauses;', []);
-  });
 
   const fire = (task: string, requests: EnqueueRequest[], previousWatermarkMs = 0) => ({
     task,

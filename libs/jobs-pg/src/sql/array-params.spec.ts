@@ -1,4 +1,5 @@
-import { createTestDatabase, resetJobTables, type TestDatabase } from '../../test/test-database';
+import { JOB_TABLES } from '../../test/test-database';
+import { pgJobsSpec } from '../../test/pg-jobs-spec';
 import { request } from '../../test/requests';
 import { postgresJobDriver } from '../driver/pg-driver';
 
@@ -18,17 +19,7 @@ const AWKWARD = [
 ];
 
 describe('array parameters', () => {
-  let db: TestDatabase;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-  });
-  afterAll(async () => {
-    await db?.drop();
-  });
-  beforeEach(async () => {
-    await resetJobTables(db.executor);
-  });
+  const db = pgJobsSpec({ emptyBeforeEach: JOB_TABLES });
 
   it('round-trips a text[] element for element, nulls included', async () => {
     const values = [...AWKWARD, null];
