@@ -1,7 +1,8 @@
-import { job, t, uuidv7, type EnqueueRequest, type JobHandle } from '@ultimat3/jobs';
+import { job, t, type EnqueueRequest, type JobHandle } from '@ultimat3/jobs';
 import type { JobsHarness } from '@ultimat3/jobs/testing';
 import type { RedisBackend } from '../src/redis-backend';
 import type { RedisJobDriver } from '../src/redis-driver';
+import { enqueueRequest } from '../../jobs/test/requests';
 import { createTestRedis, type TestRedis } from './test-redis';
 
 /** A spec file's {@link TestRedis}. */
@@ -54,22 +55,8 @@ export function countingJob(name: string, queue: string): CountingJob {
         ran.push(input.n);
       },
     }),
-    request: (n, runAt) => ({
-      id: uuidv7(),
-      runId: uuidv7(),
-      name,
-      queue,
-      input: { n },
-      idempotencyKey: `n:${n}`,
-      tenantId: null,
-      enqueuedBy: null,
-      runAt,
-      maxAttempts: 3,
-      priority: 0,
-      onConflict: 'dedupe',
-      concurrencyKey: null,
-      traceparent: null,
-    }),
+    request: (n, runAt) =>
+      enqueueRequest({ name, queue, input: { n }, idempotencyKey: `n:${n}`, runAt }),
   };
 }
 
