@@ -10,7 +10,7 @@ import {
   type JobRow,
 } from '@ultimat3/jobs';
 import { frozenClock, type FrozenClock } from '@ultimat3/jobs/testing';
-import { createTestDatabase, type TestDatabase } from '../test/test-database';
+import { pgJobsSpec } from '../test/pg-jobs-spec';
 import { postgresJobDriver } from './driver/pg-driver';
 
 const VT = 30_000;
@@ -33,13 +33,7 @@ async function flushUntil(clock: FrozenClock, done: () => boolean, ms = 10_000):
  * ahead a row it would put on its final attempt.
  */
 describe('a worker that dies holding prefetched rows (PostgreSQL, driven clock)', () => {
-  let db: TestDatabase;
-  beforeAll(async () => {
-    db = await createTestDatabase();
-  });
-  afterAll(async () => {
-    await db?.drop();
-  });
+  const db = pgJobsSpec();
 
   it('leaves them claimable again exactly at the visibility timeout, none dead, no final attempt held', async () => {
     const start = Date.UTC(2026, 0, 1);

@@ -9,20 +9,14 @@ import {
 } from '@ultimat3/jobs';
 import { frozenClock, runJobs, type FrozenClock } from '@ultimat3/jobs/testing';
 import { until } from '../../../test/until';
-import { createTestDatabase, type TestDatabase } from '../test/test-database';
+import { pgJobsSpec } from '../test/pg-jobs-spec';
 import { postgresJobDriver } from './driver/pg-driver';
 
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
 const VT = 90 * DAY;
 
-let db: TestDatabase;
-beforeAll(async () => {
-  db = await createTestDatabase();
-});
-afterAll(async () => {
-  await db?.drop();
-});
+const db = pgJobsSpec();
 
 /** Rows reached through the driver's own operations, each on a queue of its own so a claim takes exactly it. */
 function seeder(driver: JobDriver, clock: FrozenClock) {

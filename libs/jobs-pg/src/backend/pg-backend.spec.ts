@@ -4,6 +4,7 @@ import { recordingLogger } from '@ultimat3/jobs';
 import { frozenClock } from '@ultimat3/jobs/testing';
 import { postgresOutboxStore } from '../outbox/pg-outbox-store';
 import { createTestDatabase, type TestDatabase } from '../../test/test-database';
+import { pgJobsSpec } from '../../test/pg-jobs-spec';
 import { request } from '../../test/requests';
 import { postgresBackend, type PostgresBackendSource } from './pg-backend';
 
@@ -98,13 +99,7 @@ describe('postgresBackend', () => {
 });
 
 describe('postgresBackend wakes', () => {
-  let db: TestDatabase;
-  beforeAll(async () => {
-    db = await createTestDatabase();
-  });
-  afterAll(async () => {
-    await db.drop();
-  });
+  const db = pgJobsSpec();
 
   it("wakes a relay when another connection commits a staged outbox row ('x_outbox_wake')", async () => {
     const backend = await postgresBackend({ url: db.url, poolSize: 2 });

@@ -1,5 +1,6 @@
 import type { EnqueueRequest } from '@ultimat3/jobs';
-import { createTestDatabase, resetJobTables, type TestDatabase } from '../../test/test-database';
+import { resetJobTables } from '../../test/test-database';
+import { pgJobsSpec } from '../../test/pg-jobs-spec';
 import { request } from '../../test/requests';
 import { pgPoolExecutor } from '../executor/pg-pool-executor';
 import { postgresJobDriver } from './pg-driver';
@@ -21,14 +22,7 @@ const AWKWARD = [
 ];
 
 describe('batch parameters as the server reads them', () => {
-  let db: TestDatabase;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-  });
-  afterAll(async () => {
-    await db?.drop();
-  });
+  const db = pgJobsSpec();
 
   const readBack = async (literal: string): Promise<(string | null)[]> => {
     const { rows } = await db.executor.query<{ a: (string | null)[] }>('select $1::text[] as a', [

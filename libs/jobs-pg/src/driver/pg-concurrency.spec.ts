@@ -1,20 +1,11 @@
 import { claimOf } from '@ultimat3/jobs';
-import { createTestDatabase, resetJobTables, type TestDatabase } from '../../test/test-database';
+import { JOB_TABLES } from '../../test/test-database';
+import { pgJobsSpec } from '../../test/pg-jobs-spec';
 import { request } from '../../test/requests';
 import { postgresJobDriver } from './pg-driver';
 
 describe('postgres driver under concurrency, on the database clock', () => {
-  let db: TestDatabase;
-
-  beforeAll(async () => {
-    db = await createTestDatabase({ poolSize: 20 });
-  });
-  afterAll(async () => {
-    await db?.drop();
-  });
-  beforeEach(async () => {
-    await resetJobTables(db.executor);
-  });
+  const db = pgJobsSpec({ poolSize: 20, emptyBeforeEach: JOB_TABLES });
 
   it('never hands one row to two of 10 concurrent claims (skip locked)', async () => {
     const driver = postgresJobDriver({ executor: db.executor });

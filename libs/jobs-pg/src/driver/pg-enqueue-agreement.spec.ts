@@ -1,7 +1,8 @@
 import { errorCodeOf, memoryJobDriver, type EnqueueRequest, type JobDriver } from '@ultimat3/jobs';
 import fc from 'fast-check';
 import { pgPoolExecutor } from '../executor/pg-pool-executor';
-import { createTestDatabase, resetJobTables, type TestDatabase } from '../../test/test-database';
+import { resetJobTables } from '../../test/test-database';
+import { pgJobsSpec } from '../../test/pg-jobs-spec';
 import { request } from '../../test/requests';
 import { postgresJobDriver } from './pg-driver';
 
@@ -64,14 +65,7 @@ async function play(
  * executor that is not shared (those statements alone).
  */
 describe('postgres enqueueMany agrees with the memory driver on generated batches', () => {
-  let db: TestDatabase;
-
-  beforeAll(async () => {
-    db = await createTestDatabase({ poolSize: 4 });
-  });
-  afterAll(async () => {
-    await db?.drop();
-  });
+  const db = pgJobsSpec({ poolSize: 4 });
 
   const agreeOver = (shared: boolean) => async () => {
     const driver = postgresJobDriver({ executor: pgPoolExecutor(db.pool, { shared }) });

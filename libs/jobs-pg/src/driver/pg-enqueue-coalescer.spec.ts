@@ -1,7 +1,8 @@
 import type { EnqueueRequest } from '@ultimat3/jobs';
 import type { PgExecutor, PgQueryResult } from '../executor/pg-executor';
 import { pgPoolExecutor } from '../executor/pg-pool-executor';
-import { createTestDatabase, resetJobTables, type TestDatabase } from '../../test/test-database';
+import { JOB_TABLES } from '../../test/test-database';
+import { pgJobsSpec } from '../../test/pg-jobs-spec';
 import { request } from '../../test/requests';
 import { postgresJobDriver } from './pg-driver';
 import { pgContext } from './pg-context';
@@ -47,17 +48,7 @@ function recording(
 const created = (r: EnqueueRequest) => ({ id: r.id, runId: r.runId, deduped: false });
 
 describe('postgres enqueue coalescing (a shared pool)', () => {
-  let db: TestDatabase;
-
-  beforeAll(async () => {
-    db = await createTestDatabase({ poolSize: 20 });
-  });
-  afterAll(async () => {
-    await db?.drop();
-  });
-  beforeEach(async () => {
-    await resetJobTables(db.executor);
-  });
+  const db = pgJobsSpec({ poolSize: 20, emptyBeforeEach: JOB_TABLES });
 
   const count = async (where = 'true'): Promise<number> => {
     const { rows } = await db.pool.query<{ n: number }>(

@@ -1,6 +1,7 @@
 import type { PgExecutor } from '../executor/pg-executor';
 import { pgPoolExecutor } from '../executor/pg-pool-executor';
-import { createTestDatabase, resetJobTables, type TestDatabase } from '../../test/test-database';
+import { JOB_TABLES } from '../../test/test-database';
+import { pgJobsSpec } from '../../test/pg-jobs-spec';
 import { request } from '../../test/requests';
 import { postgresJobDriver } from './pg-driver';
 import { CAUTIOUS_BATCHES } from './pg-enqueue';
@@ -41,17 +42,7 @@ function naming(executor: PgExecutor): PgExecutor & { names: string[] } {
 }
 
 describe('postgres enqueue (database clock, a pool of 20)', () => {
-  let db: TestDatabase;
-
-  beforeAll(async () => {
-    db = await createTestDatabase({ poolSize: 20 });
-  });
-  afterAll(async () => {
-    await db?.drop();
-  });
-  beforeEach(async () => {
-    await resetJobTables(db.executor);
-  });
+  const db = pgJobsSpec({ poolSize: 20, emptyBeforeEach: JOB_TABLES });
 
   it('answers every one of 64 concurrent identical enqueues "created" or the holder’s id', async () => {
     const driver = postgresJobDriver({ executor: db.executor });

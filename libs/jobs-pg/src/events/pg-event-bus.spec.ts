@@ -1,14 +1,8 @@
-import { createTestDatabase, type TestDatabase } from '../../test/test-database';
+import { pgJobsSpec } from '../../test/pg-jobs-spec';
 import { postgresEventBus } from './pg-event-bus';
 
 describe('postgresEventBus', () => {
-  let db: TestDatabase;
-  beforeAll(async () => {
-    db = await createTestDatabase();
-  });
-  afterAll(async () => {
-    await db.drop();
-  });
+  const db = pgJobsSpec();
 
   it('stamps with the database clock and answers now() from the same clock', async () => {
     const bus = postgresEventBus({ executor: db.executor });

@@ -8,18 +8,12 @@ import {
 import { frozenClock, outboxRequest, type FrozenClock } from '@ultimat3/jobs/testing';
 import { postgresJobDriver } from '../driver/pg-driver';
 import { pgClientTx, stageInTx } from '../../test/outbox-tx';
-import { createTestDatabase, type TestDatabase } from '../../test/test-database';
+import { pgJobsSpec } from '../../test/pg-jobs-spec';
 import { postgresOutboxStore } from './pg-outbox-store';
 
 const LEASE = 30_000;
 
-let db: TestDatabase;
-beforeAll(async () => {
-  db = await createTestDatabase({ poolSize: 30 });
-});
-afterAll(async () => {
-  await db?.drop();
-});
+const db = pgJobsSpec({ poolSize: 30 });
 beforeEach(async () => {
   await db.pool.query('delete from x_outbox; delete from x_job_steps; delete from x_jobs;');
 });

@@ -3,16 +3,10 @@ import { MAX_FREE_TEXT_LENGTH } from '@ultimat3/jobs';
 import { frozenClock, outboxRequest, outboxStoreConformance } from '@ultimat3/jobs/testing';
 import { pgPoolExecutor } from '../executor/pg-pool-executor';
 import { migrate } from '../migrations/migrate';
-import { createTestDatabase, type TestDatabase } from '../../test/test-database';
+import { pgJobsSpec } from '../../test/pg-jobs-spec';
 import { postgresOutboxStore } from './pg-outbox-store';
 
-let db: TestDatabase;
-beforeAll(async () => {
-  db = await createTestDatabase();
-});
-afterAll(async () => {
-  await db?.drop();
-});
+const db = pgJobsSpec();
 
 /** A `pg` client inside BEGIN is a transaction this store writes on. */
 const pgClientTx = (tx: unknown) => pgPoolExecutor(tx as PoolClient);

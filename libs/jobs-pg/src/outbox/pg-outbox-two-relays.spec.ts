@@ -3,7 +3,7 @@ import { outboxRelay, type EnqueueRequest, type JobDriver } from '@ultimat3/jobs
 import { outboxRequest } from '@ultimat3/jobs/testing';
 import { postgresJobDriver } from '../driver/pg-driver';
 import { pgPoolExecutor } from '../executor/pg-pool-executor';
-import { createTestDatabase, type TestDatabase } from '../../test/test-database';
+import { pgJobsSpec } from '../../test/pg-jobs-spec';
 import { postgresOutboxStore } from './pg-outbox-store';
 
 const ROWS = 10_000;
@@ -11,13 +11,7 @@ const PRODUCERS = 8;
 /** The longest the backlog may stand still while relays run: a pass retires ~100 rows, in under 2 s at load ~17. */
 const STALL_MS = 10_000;
 
-let db: TestDatabase;
-beforeAll(async () => {
-  db = await createTestDatabase({ poolSize: 30 });
-});
-afterAll(async () => {
-  await db?.drop();
-});
+const db = pgJobsSpec({ poolSize: 30 });
 
 /** Transactions of 1–5 rows each (a fixed pattern), `ROWS` rows in all: each inner list is one transaction. */
 function transactions(): EnqueueRequest[][] {

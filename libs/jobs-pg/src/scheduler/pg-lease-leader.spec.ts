@@ -1,16 +1,10 @@
 import { SCHEDULER_LEASE_KEY } from '@ultimat3/jobs';
-import { createTestDatabase, resetJobTables, type TestDatabase } from '../../test/test-database';
+import { resetJobTables } from '../../test/test-database';
+import { pgJobsSpec } from '../../test/pg-jobs-spec';
 import { postgresLeaseLeader } from './pg-lease-leader';
 
 describe('postgresLeaseLeader on the database clock', () => {
-  let db: TestDatabase;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-  });
-  afterAll(async () => {
-    await db?.drop();
-  });
+  const db = pgJobsSpec();
   beforeEach(() => resetJobTables(db.executor));
 
   const lapse = () =>

@@ -5,7 +5,7 @@ import { createInterface } from 'node:readline';
 import type { PoolClient } from 'pg';
 import { outboxRequest } from '@ultimat3/jobs/testing';
 import { pgPoolExecutor } from '../../executor/pg-pool-executor';
-import { createTestDatabase, type TestDatabase } from '../../../test/test-database';
+import { pgJobsSpec, type SpecDatabase } from '../../../test/pg-jobs-spec';
 import { postgresOutboxStore } from '../pg-outbox-store';
 import { LATENCY_JOB, LATENCY_QUEUE } from './latency-job';
 
@@ -27,7 +27,7 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * Commits `GAPS.length` transactions, one staged job each, in THIS process, and times each from the return of its
  * COMMIT to the start of its job in a child process running a relay and a worker (`latency-child.ts`).
  */
-async function probe(db: TestDatabase, mode: 'poll' | 'listen'): Promise<Figures> {
+async function probe(db: SpecDatabase, mode: 'poll' | 'listen'): Promise<Figures> {
   const child = spawn(
     process.execPath,
     ['-r', join(__dirname, '../../../test/swc-register.js'), join(__dirname, 'latency-child.ts')],
@@ -82,13 +82,7 @@ async function probe(db: TestDatabase, mode: 'poll' | 'listen'): Promise<Figures
 }
 
 describe('outbox latency: COMMIT in one process to job start in another', () => {
-  let db: TestDatabase;
-  beforeAll(async () => {
-    db = await createTestDatabase();
-  });
-  afterAll(async () => {
-    await db?.drop();
-  });
+  const db = pgJobsSpec();
 
   it('stays within generous bounds, polling (200 ms, idle backoff to 2 s) and woken (x_outbox_wake)', async () => {
     const polled = await probe(db, 'poll');
