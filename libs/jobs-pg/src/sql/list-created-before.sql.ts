@@ -25,8 +25,8 @@ with near as (
 ),
 strays as (
   select j.* from x_jobs j
-  where (j.created_at < to_timestamp((('x' || translate(left(j.id::text, 13), '-', ''))::bit(48)::bigint - 10000)::float8 / 1000)
-      or j.created_at > to_timestamp((('x' || translate(left(j.id::text, 13), '-', ''))::bit(48)::bigint + 10000)::float8 / 1000))
+  where (j.created_at < to_timestamp((('x' || encode(substring(uuid_send(j.id) from 1 for 6), 'hex'))::bit(48)::bigint - 10000)::float8 / 1000)
+      or j.created_at > to_timestamp((('x' || encode(substring(uuid_send(j.id) from 1 for 6), 'hex'))::bit(48)::bigint + 10000)::float8 / 1000))
     and j.created_at >= coalesce($9::timestamptz, '-infinity') and j.created_at < coalesce($10::timestamptz, 'infinity')
     and not (j.id between $11::uuid and $12::uuid)
     and ($1::text is null or j.queue = $1::text)
