@@ -2,7 +2,8 @@ import { Client } from 'pg';
 import { job, JobRegistry, jobWorker, t, type JobWorker } from '@ultimat3/jobs';
 import { frozenClock, type FrozenClock } from '@ultimat3/jobs/testing';
 import { until } from '../../../test/until';
-import { createTestDatabase, resetJobTables, type TestDatabase } from '../test/test-database';
+import { JOB_TABLES } from '../test/test-database';
+import { pgJobsSpec } from '../test/pg-jobs-spec';
 import { postgresJobDriver } from './driver/pg-driver';
 import type { PgExecutor } from './executor/pg-executor';
 import { SQL_CLAIM } from './sql/claim.sql';
@@ -26,24 +27,15 @@ const idle = job({
  * step waits for the statement in flight before the next.
  */
 describe('worker idle statements on PostgreSQL', () => {
-  let db: TestDatabase;
   let worker: JobWorker | undefined;
   let wake: QueueWake | undefined;
 
-  beforeAll(async () => {
-    db = await createTestDatabase();
-  });
-  beforeEach(async () => {
-    await resetJobTables(db.executor);
-  });
+  const db = pgJobsSpec({ emptyBeforeEach: JOB_TABLES });
   afterEach(async () => {
     await wake?.stop();
     await worker?.stop();
     wake = undefined;
     worker = undefined;
-  });
-  afterAll(async () => {
-    await db?.drop();
   });
 
   /** The pool executor, recording every statement sent through it and how many are on the wire. */

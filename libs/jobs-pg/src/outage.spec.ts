@@ -2,7 +2,7 @@ import { Client, Pool } from 'pg';
 import { job, JobRegistry, jobWorker, recordingLogger, t, type JobWorker } from '@ultimat3/jobs';
 import { testDatabaseUrl } from '../../../test/test-env';
 import { until } from '../../../test/until';
-import { createTestDatabase, type TestDatabase } from '../test/test-database';
+import { pgJobsSpec } from '../test/pg-jobs-spec';
 import { postgresJobDriver } from './driver/pg-driver';
 import { pgPoolExecutor } from './executor/pg-pool-executor';
 import { startQueueWake, type QueueWake } from './wake/queue-wake';
@@ -13,7 +13,6 @@ import { startQueueWake, type QueueWake } from './wake/queue-wake';
  * connections and every session the worker held is killed — the pool, the wake's LISTEN — then it comes back.
  */
 describe('a worker on PostgreSQL through an outage', () => {
-  let db: TestDatabase;
   let admin: Client;
   let workerPool: Pool;
   let worker: JobWorker | undefined;
@@ -46,18 +45,18 @@ describe('a worker on PostgreSQL through an outage', () => {
     },
   });
 
+  const db = pgJobsSpec({
+    beforeDrop: async () => {
+      await wake?.stop();
+      await worker?.stop();
+      await workerPool?.end();
+      await admin.query(`alter database ${db.name} with allow_connections true`);
+      await admin.end();
+    },
+  });
   beforeAll(async () => {
-    db = await createTestDatabase();
     admin = new Client({ connectionString: testDatabaseUrl() }); // the server's own database, not the victim
     await admin.connect();
-  });
-  afterAll(async () => {
-    await wake?.stop();
-    await worker?.stop();
-    await workerPool?.end();
-    await admin.query(`alter database ${db.name} with allow_connections true`);
-    await admin.end();
-    await db.drop();
   });
 
   /** Cuts the database off: no new session, every open one (the test's own pool too) terminated. */

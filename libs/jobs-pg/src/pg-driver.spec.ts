@@ -1,17 +1,10 @@
 import { backendConformance } from '@ultimat3/jobs/testing';
-import { createTestDatabase, resetJobTables, type TestDatabase } from '../test/test-database';
+import { resetJobTables } from '../test/test-database';
+import { pgJobsSpec } from '../test/pg-jobs-spec';
 import { POSTGRES_CAPABILITIES, postgresBackendOver } from './backend/pg-backend';
 import { postgresEventBus } from './events/pg-event-bus';
 
-let db: TestDatabase;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-});
-
-afterAll(async () => {
-  await db?.drop();
-});
+const db = pgJobsSpec();
 
 // over a shared executor there is no connection string to LISTEN on: the wake has its own specs (src/wake). The event
 // bus conformance runs here (declared events), and only here: its bus reads pages of 2 events, so a lookup that walks

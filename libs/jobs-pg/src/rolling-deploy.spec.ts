@@ -1,7 +1,7 @@
 import type { EnqueueRequest, WorkerStats } from '@ultimat3/jobs';
 import { until } from '../../../test/until';
 import { request as pgRequest } from '../test/requests';
-import { createTestDatabase, type TestDatabase } from '../test/test-database';
+import { pgJobsSpec } from '../test/pg-jobs-spec';
 import {
   spawnWorker as spawnWorkerProcess,
   type Spawned as WorkerProcess,
@@ -35,18 +35,17 @@ function request(name: string): EnqueueRequest {
  * dead-letters it, and leaves it waiting — visible per name in `stats()` — until a worker that knows it arrives.
  */
 describe('rolling deploy: an old and a new worker process on one queue', () => {
-  let db: TestDatabase;
   const workers: Spawned[] = [];
 
+  const db = pgJobsSpec({
+    beforeDrop: async () => {
+      for (const w of workers) if (w.child.exitCode === null) w.child.kill('SIGKILL');
+    },
+  });
   beforeAll(async () => {
-    db = await createTestDatabase();
     await db.pool.query(
       'create table deploy_runs (job_id uuid not null, name text not null, build text not null, attempt int not null)',
     );
-  });
-  afterAll(async () => {
-    for (const w of workers) if (w.child.exitCode === null) w.child.kill('SIGKILL');
-    await db?.drop();
   });
 
   const count = async (where: string): Promise<number> => {

@@ -1,6 +1,6 @@
 import type { EnqueueRequest } from '@ultimat3/jobs';
 import { request as pgRequest } from '../test/requests';
-import { createTestDatabase, type TestDatabase } from '../test/test-database';
+import { pgJobsSpec } from '../test/pg-jobs-spec';
 import {
   spawnWorker as spawnWorkerProcess,
   type Spawned as WorkerProcess,
@@ -20,18 +20,17 @@ const request = (n: number): EnqueueRequest =>
   pgRequest({ name: 'fleet.record', queue: 'fleet', input: { n }, idempotencyKey: `n:${n}` });
 
 describe('two worker processes and one enqueuer against one database', () => {
-  let db: TestDatabase;
   const workers: Spawned[] = [];
 
+  const db = pgJobsSpec({
+    beforeDrop: async () => {
+      for (const w of workers) if (w.child.exitCode === null) w.child.kill('SIGKILL');
+    },
+  });
   beforeAll(async () => {
-    db = await createTestDatabase();
     await db.pool.query(
       'create table fleet_done (job_id uuid not null, n int not null, worker text not null)',
     );
-  });
-  afterAll(async () => {
-    for (const w of workers) if (w.child.exitCode === null) w.child.kill('SIGKILL');
-    await db?.drop();
   });
 
   it('completes 20,000 jobs, each exactly once, none lost', async () => {

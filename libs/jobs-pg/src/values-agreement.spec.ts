@@ -1,16 +1,9 @@
 import { jobDriverAgreement } from '@ultimat3/jobs/testing';
-import { createTestDatabase, resetJobTables, type TestDatabase } from '../test/test-database';
+import { resetJobTables } from '../test/test-database';
+import { pgJobsSpec } from '../test/pg-jobs-spec';
 import { postgresJobDriver } from './driver/pg-driver';
 
-let db: TestDatabase;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-});
-
-afterAll(async () => {
-  await db?.drop();
-});
+const db = pgJobsSpec();
 
 // for every generated value, PostgreSQL answers what the memory driver answers: the same code, or the same value
 jobDriverAgreement('postgres', async (clock) => {

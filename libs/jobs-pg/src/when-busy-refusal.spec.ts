@@ -1,6 +1,6 @@
 import { job, JobRegistry, jobWorker, prepareEnqueue, t, type JobWorker } from '@ultimat3/jobs';
 import { until } from '../../../test/until';
-import { createTestDatabase, type TestDatabase } from '../test/test-database';
+import { pgJobsSpec } from '../test/pg-jobs-spec';
 import { postgresJobDriver } from './driver/pg-driver';
 
 /**
@@ -8,7 +8,6 @@ import { postgresJobDriver } from './driver/pg-driver';
  * no attempt is counted — on the statements that carry it: SQL_CLAIM counts the claim, SQL_NACK hands it back.
  */
 describe("a whenBusy: 'fail' refusal on PostgreSQL", () => {
-  let db: TestDatabase;
   let worker: JobWorker | undefined;
   const held: (() => void)[] = [];
   const ran: number[] = [];
@@ -28,13 +27,11 @@ describe("a whenBusy: 'fail' refusal on PostgreSQL", () => {
     },
   });
 
-  beforeAll(async () => {
-    db = await createTestDatabase();
-  });
-  afterAll(async () => {
-    for (const resolve of held.splice(0)) resolve();
-    await worker?.stop();
-    await db.drop();
+  const db = pgJobsSpec({
+    beforeDrop: async () => {
+      for (const resolve of held.splice(0)) resolve();
+      await worker?.stop();
+    },
   });
 
   it('settles the refused row failed with X_JOB_KEY_BUSY and attempt 0: no attempt counted', async () => {

@@ -20,7 +20,10 @@ export interface OutboxAppOptions {
  * The imports of a Nest app that stages jobs through the outbox on `db`: TypeORM, then every role (web, worker and
  * relay, polling fast) over the Postgres driver and outbox store, with the outbox required.
  */
-export function outboxAppImports(db: TestDatabase, options: OutboxAppOptions): DynamicModule[] {
+export function outboxAppImports(
+  db: Pick<TestDatabase, 'url' | 'executor'>,
+  options: OutboxAppOptions,
+): DynamicModule[] {
   return [
     TypeOrmModule.forRoot({
       type: 'postgres',

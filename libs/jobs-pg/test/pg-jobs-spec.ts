@@ -9,6 +9,11 @@ export interface PgJobsSpecOptions extends TestDatabaseOptions {
    * the driver writes; a spec adds the others it fills.
    */
   readonly emptyBeforeEach?: readonly string[];
+  /**
+   * What the spec opened over the database (an app, a worker, a listener, child processes), closed in the `afterAll`
+   * before the drop: the drop ends every connection still open, which would fail them mid-flight.
+   */
+  readonly beforeDrop?: () => Promise<void> | void;
 }
 
 /** The spec's own database, as `createTestDatabase` answers it, less `drop` (the registered `afterAll` drops it). */
@@ -18,9 +23,10 @@ const TABLE = /^[a-z_][a-z0-9_]*$/;
 
 /**
  * The set-up every PostgreSQL spec repeats, registered once: a fresh test database (migrated unless asked not to) in
- * `beforeAll`, the tables named in `emptyBeforeEach` emptied in `beforeEach`, the pool ended and the database dropped
- * in `afterAll`. Call it at the top of a spec file or of a `describe`; the answer reads the database from
- * `beforeAll` on (`db.executor`, `db.pool`, `db.url`, `db.name`), and throws when read sooner.
+ * `beforeAll`, the tables named in `emptyBeforeEach` emptied in `beforeEach`, then `beforeDrop` run, the pool ended
+ * and the database dropped in `afterAll`. Call it at the top of a spec file or of a `describe`, before the hooks that
+ * use the database; the answer reads it from `beforeAll` on (`db.executor`, `db.pool`, `db.url`, `db.name`), and
+ * throws when read sooner.
  */
 export function pgJobsSpec(options: PgJobsSpecOptions = {}): SpecDatabase {
   const empty = options.emptyBeforeEach ?? [];
@@ -35,6 +41,7 @@ export function pgJobsSpec(options: PgJobsSpecOptions = {}): SpecDatabase {
     db = await createTestDatabase(options);
   });
   afterAll(async () => {
+    await options.beforeDrop?.();
     await db?.drop();
   });
   if (empty.length > 0) {

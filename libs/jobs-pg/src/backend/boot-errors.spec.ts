@@ -5,7 +5,8 @@ import { Test } from '@nestjs/testing';
 import { errorCodeOf, JobsError, JobsModule } from '@ultimat3/jobs';
 import { testDatabaseUrl } from '../../../../test/test-env';
 import { until } from '../../../../test/until';
-import { createTestDatabase, withDatabase, type TestDatabase } from '../../test/test-database';
+import { withDatabase } from '../../test/test-database';
+import { pgJobsSpec } from '../../test/pg-jobs-spec';
 import { postgresBackend } from './pg-backend';
 import { freePort } from '../../../../scripts/free-port.mjs';
 
@@ -61,16 +62,12 @@ async function bootError(boot: Promise<unknown>, password: string): Promise<Jobs
 }
 
 describe('postgresBackend: every way the database can be wrong at boot is a coded error naming where and what to fix', () => {
-  let db: TestDatabase;
   let password: string;
 
+  const db = pgJobsSpec({ migrate: false });
   beforeAll(async () => {
-    db = await createTestDatabase({ migrate: false });
     password = decodeURIComponent(new URL(db.url).password);
     expect(password).not.toBe('');
-  });
-  afterAll(async () => {
-    await db?.drop();
   });
 
   it('a refused port: names host, port and database, and the option to fix', async () => {

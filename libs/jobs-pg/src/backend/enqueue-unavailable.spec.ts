@@ -7,7 +7,7 @@ import {
   type EnqueueRequest,
 } from '@ultimat3/jobs';
 import { testDatabaseUrl } from '../../../../test/test-env';
-import { createTestDatabase, type TestDatabase } from '../../test/test-database';
+import { pgJobsSpec } from '../../test/pg-jobs-spec';
 import { request } from '../../test/requests';
 import { postgresJobDriver } from '../driver/pg-driver';
 import { pgPoolExecutor } from '../executor/pg-pool-executor';
@@ -22,20 +22,19 @@ async function thrown(enqueue: Promise<unknown>): Promise<unknown> {
 }
 
 describe('an enqueue while PostgreSQL is out of reach is X_DRIVER_UNAVAILABLE, never a raw pg error', () => {
-  let db: TestDatabase;
   let admin: Client;
   let backend: PostgresBackend | undefined;
 
+  const db = pgJobsSpec({
+    beforeDrop: async () => {
+      await backend?.close();
+      await admin.query(`alter database ${db.name} with allow_connections true`);
+      await admin.end();
+    },
+  });
   beforeAll(async () => {
-    db = await createTestDatabase();
     admin = new Client({ connectionString: testDatabaseUrl() }); // the server's own database, not the victim
     await admin.connect();
-  });
-  afterAll(async () => {
-    await backend?.close();
-    await admin.query(`alter database ${db.name} with allow_connections true`);
-    await admin.end();
-    await db.drop();
   });
 
   it('refuses every enqueue while the database refuses connections, and enqueues again once it is back', async () => {

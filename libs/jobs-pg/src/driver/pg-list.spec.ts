@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { uuidv7 } from '@ultimat3/jobs';
 import { frozenClock } from '@ultimat3/jobs/testing';
 import { SQL_LIST_CREATED } from '../sql/list-created.sql';
-import { createTestDatabase, type TestDatabase } from '../../test/test-database';
+import { pgJobsSpec } from '../../test/pg-jobs-spec';
 import { request } from '../../test/requests';
 import { postgresJobDriver } from './pg-driver';
 
@@ -24,10 +24,8 @@ const T = Date.UTC(2026, 0, 1, 12);
 const HOUR = 3_600_000;
 
 describe('postgres list by created window: the primary key walk answers the rows a filter over every row would', () => {
-  let db: TestDatabase;
-
+  const db = pgJobsSpec();
   beforeAll(async () => {
-    db = await createTestDatabase();
     // 50,000 rows created a day before T, 1 ms apart, each id minted in the ms of its created_at
     await db.pool.query(
       `insert into x_jobs (id, run_id, name, queue, input, idempotency_key, state, attempt, max_attempts, run_at,
@@ -40,9 +38,6 @@ describe('postgres list by created window: the primary key walk answers the rows
       [T],
     );
     await db.pool.query('vacuum analyze x_jobs');
-  });
-  afterAll(async () => {
-    await db?.drop();
   });
 
   it('lists the rows whose id time is far from their created_at (published late, minted elsewhere), in id order', async () => {

@@ -1,5 +1,5 @@
 import { SQL_STATS } from '../sql/stats.sql';
-import { createTestDatabase, type TestDatabase } from '../../test/test-database';
+import { pgJobsSpec } from '../../test/pg-jobs-spec';
 import { request } from '../../test/requests';
 import { postgresJobDriver } from './pg-driver';
 
@@ -16,10 +16,8 @@ function scansOf(node: PlanNode, out: string[] = []): string[] {
 }
 
 describe('postgres stats over a table of finished rows', () => {
-  let db: TestDatabase;
-
+  const db = pgJobsSpec();
   beforeAll(async () => {
-    db = await createTestDatabase();
     // 150,000 done rows (~40 MB of heap) in two queues, written in one statement: what a busy week leaves behind
     await db.pool.query(`
       insert into x_jobs (id, run_id, name, queue, input, idempotency_key, state, attempt, max_attempts, run_at,
@@ -31,9 +29,6 @@ describe('postgres stats over a table of finished rows', () => {
     for (let i = 0; i < 3; i++) await driver.enqueue(request({ queue: 'a' }));
     await driver.enqueue(request({ queue: 'b', runAt: Date.now() + 60_000 }));
     await db.pool.query('vacuum analyze x_jobs');
-  });
-  afterAll(async () => {
-    await db?.drop();
   });
 
   it('reads live states exactly and estimates done rows from a bounded sample', async () => {

@@ -3,15 +3,19 @@ import { DataSource, type MigrationInterface } from 'typeorm';
 import { claimOf } from '@ultimat3/jobs';
 import { postgresJobDriver } from '../driver/pg-driver';
 import { JobsMigration1700000000000 } from '../migrations/typeorm-migration';
-import { createTestDatabase, type TestDatabase } from '../../test/test-database';
+import { pgJobsSpec } from '../../test/pg-jobs-spec';
 import { typeormExecutor } from './typeorm-executor';
 
 describe('typeormExecutor', () => {
-  let db: TestDatabase;
   let dataSource: DataSource;
 
+  const db = pgJobsSpec({
+    migrate: false,
+    beforeDrop: async () => {
+      if (dataSource?.isInitialized) await dataSource.destroy();
+    },
+  });
   beforeAll(async () => {
-    db = await createTestDatabase({ migrate: false });
     // the class is what an app registers; TypeORM runs it inside its own transaction
     const asTypeorm: MigrationInterface = new JobsMigration1700000000000();
     expect(typeof asTypeorm.up).toBe('function');
@@ -22,11 +26,6 @@ describe('typeormExecutor', () => {
     });
     await dataSource.initialize();
     await dataSource.runMigrations();
-  });
-
-  afterAll(async () => {
-    if (dataSource?.isInitialized) await dataSource.destroy();
-    await db?.drop();
   });
 
   it('installed the tables through JobsMigration1700000000000, recorded in both ledgers', async () => {

@@ -9,7 +9,7 @@ import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-t
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { job, t } from '@ultimat3/jobs';
 import { outboxAppImports } from '../../test/outbox-app';
-import { createTestDatabase, type TestDatabase } from '../../test/test-database';
+import { pgJobsSpec } from '../../test/pg-jobs-spec';
 
 @Entity('cls_posts')
 class ClsPost {
@@ -44,11 +44,14 @@ class PostsService {
 }
 
 describe('the outbox joins the transaction of @nestjs-cls/transactional', () => {
-  let db: TestDatabase;
   let app: INestApplicationContext;
 
+  const db = pgJobsSpec({
+    beforeDrop: async () => {
+      await app?.close();
+    },
+  });
   beforeAll(async () => {
-    db = await createTestDatabase();
     const moduleRef = await Test.createTestingModule({
       imports: outboxAppImports(db, {
         entities: [ClsPost],
@@ -68,11 +71,6 @@ describe('the outbox joins the transaction of @nestjs-cls/transactional', () => 
       providers: [PostsService],
     }).compile();
     app = await moduleRef.init();
-  });
-
-  afterAll(async () => {
-    await app?.close();
-    await db?.drop();
   });
 
   const count = async (sql: string, id: string): Promise<number> =>

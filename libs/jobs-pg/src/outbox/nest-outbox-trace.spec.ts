@@ -8,7 +8,7 @@ import request from 'supertest';
 import { Column, Entity, PrimaryColumn, type EntityManager } from 'typeorm';
 import { currentEntityManager, job, t } from '@ultimat3/jobs';
 import { outboxAppImports } from '../../test/outbox-app';
-import { createTestDatabase, type TestDatabase } from '../../test/test-database';
+import { pgJobsSpec } from '../../test/pg-jobs-spec';
 import {
   parentOf,
   startInMemoryTracing,
@@ -51,12 +51,16 @@ class InvoicesController {
 
 describe('one trace: HTTP request -> outbox-staged job -> relay -> worker run -> step (Nest + TypeORM + PostgreSQL)', () => {
   let tracing: InMemoryTracing;
-  let db: TestDatabase;
   let app: INestApplication;
 
+  const db = pgJobsSpec({
+    beforeDrop: async () => {
+      await app?.close();
+      await tracing?.stop();
+    },
+  });
   beforeAll(async () => {
     tracing = startInMemoryTracing();
-    db = await createTestDatabase();
     const moduleRef = await Test.createTestingModule({
       imports: outboxAppImports(db, { entities: [Invoice], jobs: [{ sendInvoice }] }),
       controllers: [InvoicesController], // OutboxModule's global OutboxInterceptor wraps it in a transaction
@@ -74,12 +78,6 @@ describe('one trace: HTTP request -> outbox-staged job -> relay -> worker run ->
       );
     });
     await app.init();
-  });
-
-  afterAll(async () => {
-    await app?.close();
-    await db?.drop();
-    await tracing?.stop();
   });
 
   it('shares one traceId, the run a child of the request span and the step a child of the run', async () => {

@@ -13,7 +13,7 @@ import request from 'supertest';
 import { Column, DataSource, Entity, PrimaryColumn, type EntityManager } from 'typeorm';
 import { currentEntityManager, job, OutboxHost, OutboxInterceptor, t } from '@ultimat3/jobs';
 import { outboxAppImports } from '../../test/outbox-app';
-import { createTestDatabase, type TestDatabase } from '../../test/test-database';
+import { pgJobsSpec } from '../../test/pg-jobs-spec';
 import { until } from '../../../../test/until';
 
 @Entity('posts')
@@ -52,12 +52,15 @@ class PostsController {
 }
 
 describe('OutboxInterceptor (Nest + TypeORM + PostgreSQL)', () => {
-  let db: TestDatabase;
   let app: INestApplication;
   let dataSource: DataSource;
 
+  const db = pgJobsSpec({
+    beforeDrop: async () => {
+      await app?.close();
+    },
+  });
   beforeAll(async () => {
-    db = await createTestDatabase();
     const moduleRef = await Test.createTestingModule({
       imports: outboxAppImports(db, { entities: [Post], jobs: [{ notifySubscribers }] }),
       controllers: [PostsController],
@@ -65,11 +68,6 @@ describe('OutboxInterceptor (Nest + TypeORM + PostgreSQL)', () => {
     app = moduleRef.createNestApplication({ logger: false });
     await app.init();
     dataSource = app.get(DataSource);
-  });
-
-  afterAll(async () => {
-    await app?.close();
-    await db?.drop();
   });
 
   const count = async (table: 'posts' | 'x_outbox' | 'x_jobs'): Promise<number> =>

@@ -10,7 +10,7 @@ import {
   type RecordingLogger,
 } from '@ultimat3/jobs';
 import { until } from '../../../../test/until';
-import { createTestDatabase, type TestDatabase } from '../../test/test-database';
+import { pgJobsSpec } from '../../test/pg-jobs-spec';
 import { postgresOutboxStore } from './pg-outbox-store';
 import { OUTBOX_WAKE_CHANNEL } from './wake-channel';
 
@@ -19,15 +19,12 @@ import { OUTBOX_WAKE_CHANNEL } from './wake-channel';
  * `x_outbox_wake` for a `relay` process, and once the probe proves it, the relay idles at 5 s (12 claims a minute).
  */
 describe('OutboxModule relay on PostgreSQL: the proven wake reaches the relay', () => {
-  let db: TestDatabase;
   let app: TestingModule | undefined;
 
-  beforeAll(async () => {
-    db = await createTestDatabase();
-  });
-  afterAll(async () => {
-    await app?.close();
-    await db?.drop();
+  const db = pgJobsSpec({
+    beforeDrop: async () => {
+      await app?.close();
+    },
   });
 
   /** A `relay` process of the jobs on PostgreSQL, its outbox on `store`, compiled (not yet initialised). */

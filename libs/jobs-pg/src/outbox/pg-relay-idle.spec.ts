@@ -2,7 +2,7 @@ import { Client } from 'pg';
 import { outboxRelay, type OutboxRelay } from '@ultimat3/jobs';
 import { frozenClock, outboxRequest, type FrozenClock } from '@ultimat3/jobs/testing';
 import { until } from '../../../../test/until';
-import { createTestDatabase, type TestDatabase } from '../../test/test-database';
+import { pgJobsSpec } from '../../test/pg-jobs-spec';
 import { postgresJobDriver } from '../driver/pg-driver';
 import type { PgExecutor } from '../executor/pg-executor';
 import { startQueueWake, type QueueWake } from '../wake/queue-wake';
@@ -17,21 +17,15 @@ const MINUTE = 60_000;
  * frozen clock driven a second at a time; each step waits for the statement in flight before the next.
  */
 describe('outbox relay idle statements on PostgreSQL', () => {
-  let db: TestDatabase;
   let relay: OutboxRelay | undefined;
   let wake: QueueWake | undefined;
 
-  beforeAll(async () => {
-    db = await createTestDatabase();
-  });
+  const db = pgJobsSpec();
   afterEach(async () => {
     await wake?.stop();
     await relay?.stop();
     wake = undefined;
     relay = undefined;
-  });
-  afterAll(async () => {
-    await db?.drop();
   });
 
   /** The pool executor, counting every statement sent through it and how many are on the wire. */

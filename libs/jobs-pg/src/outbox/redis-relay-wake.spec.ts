@@ -15,7 +15,7 @@ import {
 } from '@ultimat3/jobs';
 import { until } from '../../../../test/until';
 import { testRedisUrl } from '../../../jobs-redis/test/test-redis';
-import { createTestDatabase, type TestDatabase } from '../../test/test-database';
+import { pgJobsSpec } from '../../test/pg-jobs-spec';
 import { postgresOutboxStore } from './pg-outbox-store';
 import { OUTBOX_WAKE_CHANNEL } from './wake-channel';
 
@@ -40,18 +40,12 @@ const A_MINUTE_MS = 60_000;
  * `wakeUrl` the same commit waits for the poll.
  */
 describe('OutboxModule relay onto Redis: the outbox store wakes it on commit', () => {
-  let db: TestDatabase;
   let app: TestingModule | undefined;
 
-  beforeAll(async () => {
-    db = await createTestDatabase();
-  });
+  const db = pgJobsSpec();
   afterEach(async () => {
     await app?.close();
     app = undefined;
-  });
-  afterAll(async () => {
-    await db?.drop();
   });
 
   const boot = async (wakeUrl: string | undefined): Promise<OutboxRelay> => {

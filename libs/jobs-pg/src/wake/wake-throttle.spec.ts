@@ -3,7 +3,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { uuidv7 } from '@ultimat3/jobs';
 import { frozenClock } from '@ultimat3/jobs/testing';
-import { createTestDatabase, resetJobTables, type TestDatabase } from '../../test/test-database';
+import { JOB_TABLES } from '../../test/test-database';
+import { pgJobsSpec } from '../../test/pg-jobs-spec';
 import { request } from '../../test/requests';
 import { postgresJobDriver } from '../driver/pg-driver';
 import { pgPoolExecutor } from '../executor/pg-pool-executor';
@@ -35,26 +36,23 @@ describe('the wake CTEs', () => {
  * statements before it announced is too — "nothing was announced" needs no sleep.
  */
 describe('the wake throttle in the enqueue statements', () => {
-  let db: TestDatabase;
   let listener: Client;
   const heard: string[] = [];
   let marker = 0;
 
+  const db = pgJobsSpec({
+    emptyBeforeEach: JOB_TABLES,
+    beforeDrop: async () => {
+      await listener?.end();
+    },
+  });
   beforeAll(async () => {
-    db = await createTestDatabase();
     listener = new Client({ connectionString: db.url });
     await listener.connect();
     listener.on('notification', (n) => {
       if (n.channel === WAKE_CHANNEL) heard.push(n.payload ?? '');
     });
     await listener.query(`listen ${WAKE_CHANNEL}`);
-  });
-  afterAll(async () => {
-    await listener?.end();
-    await db?.drop();
-  });
-  beforeEach(async () => {
-    await resetJobTables(db.executor);
   });
 
   /** The queues announced since the last call. */

@@ -1,7 +1,8 @@
 import { Client } from 'pg';
 import { job, JobRegistry, jobWorker, t, uuidv7, type JobWorker } from '@ultimat3/jobs';
 import { frozenClock } from '@ultimat3/jobs/testing';
-import { createTestDatabase, resetJobTables, type TestDatabase } from '../../test/test-database';
+import { resetJobTables } from '../../test/test-database';
+import { pgJobsSpec } from '../../test/pg-jobs-spec';
 import { request } from '../../test/requests';
 import { until } from '../../../../test/until';
 import { postgresJobDriver } from '../driver/pg-driver';
@@ -15,7 +16,6 @@ import { WAKE_CHANNEL, WAKE_SLOT_MS } from './wake-session';
  * a row, and a raw LISTEN session counting what the enqueues announce.
  */
 describe('pickup by the wake alone (the poll a minute away)', () => {
-  let db: TestDatabase;
   let listener: Client;
   const heard: string[] = [];
   let marker = 0;
@@ -32,18 +32,18 @@ describe('pickup by the wake alone (the poll a minute away)', () => {
     run: ({ jobId }) => void started.add(jobId),
   });
 
+  const db = pgJobsSpec({
+    beforeDrop: async () => {
+      await listener?.end();
+    },
+  });
   beforeAll(async () => {
-    db = await createTestDatabase();
     listener = new Client({ connectionString: db.url });
     await listener.connect();
     listener.on('notification', (n) => {
       if (n.channel === WAKE_CHANNEL) heard.push(n.payload ?? '');
     });
     await listener.query(`listen ${WAKE_CHANNEL}`);
-  });
-  afterAll(async () => {
-    await listener?.end();
-    await db?.drop();
   });
   beforeEach(async () => {
     await resetJobTables(db.executor);

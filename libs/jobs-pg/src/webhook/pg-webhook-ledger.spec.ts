@@ -1,6 +1,6 @@
 import { webhook, type WebhookAttempt } from '@ultimat3/jobs';
 import { frozenClock } from '@ultimat3/jobs/testing';
-import { createTestDatabase, type TestDatabase } from '../../test/test-database';
+import { pgJobsSpec } from '../../test/pg-jobs-spec';
 import { migrate } from '../migrations/migrate';
 import { until } from '../../../jobs/test/webhook-receiver';
 import { webhookSpec } from '../../../jobs/test/webhook-spec';
@@ -28,14 +28,10 @@ function attempt(over: Partial<WebhookAttempt> = {}): WebhookAttempt {
 }
 
 describe('postgresWebhookLedger', () => {
-  let db: TestDatabase;
+  const db = pgJobsSpec({ migrate: false });
   beforeAll(async () => {
-    db = await createTestDatabase({ migrate: false });
     // its own schema, as a deployment that keeps the jobs tables apart would
     await migrate(db.executor, { schema: 'hooks' });
-  });
-  afterAll(async () => {
-    await db?.drop();
   });
   const ledgerFor = () => postgresWebhookLedger({ executor: db.executor, schema: 'hooks' });
 

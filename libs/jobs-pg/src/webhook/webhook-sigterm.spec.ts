@@ -2,7 +2,7 @@ import type { PoolClient } from 'pg';
 import type { WorkerStats } from '@ultimat3/jobs';
 import { startReceiver, until, type Receiver } from '../../../jobs/test/webhook-receiver';
 import { request } from '../../test/requests';
-import { createTestDatabase, type TestDatabase } from '../../test/test-database';
+import { pgJobsSpec } from '../../test/pg-jobs-spec';
 import { spawnWorker, type Spawned } from '../../test/worker-process';
 import { postgresJobDriver } from '../driver/pg-driver';
 import { postgresWebhookLedger } from './pg-webhook-ledger';
@@ -29,13 +29,10 @@ async function eventually(what: string, cond: () => boolean): Promise<void> {
  * the job is someone else's now, and a late answer written to the ledger would sit beside the next worker's delivery.
  */
 describe('webhook: SIGTERM during a slow POST', () => {
-  let db: TestDatabase;
   let receiver: Receiver;
   let worker: Spawned<unknown, { stats: WorkerStats }> | undefined;
   let locked: PoolClient | undefined;
-  beforeAll(async () => {
-    db = await createTestDatabase();
-  });
+  const db = pgJobsSpec();
   beforeEach(async () => {
     receiver = await startReceiver();
   });
@@ -48,9 +45,6 @@ describe('webhook: SIGTERM during a slow POST', () => {
     if (worker?.child.exitCode === null) worker.child.kill('SIGKILL');
     worker = undefined;
     await receiver.close();
-  });
-  afterAll(async () => {
-    await db?.drop();
   });
 
   /** A worker process holding one delivery's POST open at the receiver, SIGTERMed: answers once its drain began. */
