@@ -10,8 +10,8 @@ import {
   type RescueSlot,
 } from '@ultimat3/jobs';
 import type { RedisContext } from './redis-context';
-import { CLAIM_ROW_FIELDS, packedClaimRow } from './lua/claim.lua';
-import { positionalRow, rowFrom, toJobRows } from './redis-rows';
+import { packedClaimedRow, type ClaimWritten, type ReadClaimedRow } from './redis-claim-reply';
+import { rowFrom, toJobRows } from './redis-rows';
 import { nackRow } from './redis-settle';
 import type { ScriptArg, ScriptReply } from './redis-scripts';
 import type { RedisWake } from './redis-wake';
@@ -75,24 +75,39 @@ export interface ClaimReply {
   readonly idle: Map<string, number>;
 }
 
-/** Where each field sits in a claimed row of {@link LUA_CLAIM}'s reply. */
-const CLAIM_POSITIONS: ReadonlyMap<string, number> = new Map(
-  CLAIM_ROW_FIELDS.map((field, i) => [field, i]),
-);
+/**
+ * A claimed row read whole from its hash: a row {@link LUA_CLAIM} could not pack (a NUL in a stored value, written
+ * around the driver). It was written by that claim, so it reads as claimed.
+ */
+async function wholeRow(ctx: RedisContext, id: string): Promise<ReadClaimedRow | undefined> {
+  const fields = await ctx.client.hgetall(`${ctx.prefix}j:${id}`);
+  if (Object.keys(fields).length === 0) return undefined;
+  const read = rowFrom((key) => (Object.hasOwn(fields, key) ? fields[key] : undefined));
+  return { row: read.row as ClaimedJob, unreadable: read.unreadable };
+}
 
-function claimReplyOf(reply: ScriptReply): ClaimReply {
+async function claimReplyOf(
+  ctx: RedisContext,
+  reply: ScriptReply,
+  workerId: string,
+  base: string,
+): Promise<ClaimReply> {
   const [rows, meta] = Array.isArray(reply) ? reply : [];
   const flat = Array.isArray(meta) ? meta.map(String) : [];
   const idle = new Map<string, number>();
-  for (let i = 1; i + 1 < flat.length; i += 2) idle.set(flat[i]!, Number(flat[i + 1]));
+  for (let i = 2; i + 1 < flat.length; i += 2) idle.set(flat[i]!, Number(flat[i + 1]));
+  const now = Number(flat[0] ?? 0);
+  const written: ClaimWritten = { workerId, base, now, leaseExpiresAt: Number(flat[1] ?? 0) };
   const claimed: ClaimedJob[] = [];
   const unreadable: ClaimedJob[] = [];
-  for (const entry of Array.isArray(rows) ? rows : []) {
-    const packed = typeof entry === 'string' ? packedClaimRow(entry) : undefined;
-    const read = packed ? rowFrom(packed) : positionalRow(CLAIM_POSITIONS, entry);
-    if (read !== undefined) (read.unreadable ? unreadable : claimed).push(read.row as ClaimedJob);
+  const list = Array.isArray(rows) ? rows : [];
+  for (let i = 0; i < list.length; i++) {
+    const entry = list[i];
+    let read = typeof entry === 'string' ? packedClaimedRow(entry, i + 1, written) : undefined;
+    if (read !== undefined && 'whole' in read) read = await wholeRow(ctx, read.whole);
+    if (read !== undefined) (read.unreadable ? unreadable : claimed).push(read.row);
   }
-  return { rows: claimed, unreadable, now: Number(flat[0] ?? 0), idle };
+  return { rows: claimed, unreadable, now, idle };
 }
 
 /**
@@ -127,10 +142,11 @@ async function claimWaitingReply(
   served: ReadonlyMap<string, readonly string[] | undefined>,
 ): Promise<ClaimReply> {
   const excluded = options.excludeTenants ?? [];
+  const base = randomUUID();
   const argv: ScriptArg[] = [
     options.workerId,
     options.visibilityTimeoutMs,
-    randomUUID(),
+    base,
     excluded.length,
     ...excluded,
     options.slots.length,
@@ -144,7 +160,7 @@ async function claimWaitingReply(
       ...namesArgs(served.get(slot.queue)),
     );
   }
-  return claimReplyOf(await ctx.run('claim', argv));
+  return claimReplyOf(ctx, await ctx.run('claim', argv), options.workerId, base);
 }
 
 /**

@@ -79,21 +79,6 @@ export function toJobRow(reply: ScriptReply): JobRow | undefined {
   return rowFrom((key) => f.get(key)).row;
 }
 
-/**
- * One row answered as the values of `fields` in that order (null for an absent field), as {@link toJobRow} reads a
- * row, and whether its stored input is not JSON text; undefined for a reply that is not such a list.
- */
-export function positionalRow(
-  fields: ReadonlyMap<string, number>,
-  reply: ScriptReply,
-): { row: JobRow; unreadable: boolean } | undefined {
-  if (!Array.isArray(reply) || reply.length === 0) return undefined;
-  return rowFrom((key) => {
-    const v = reply[fields.get(key) ?? -1];
-    return v === null || v === undefined ? undefined : String(v);
-  });
-}
-
 /** A reply holding a list of rows, each a flat field list, as rows. */
 export function toJobRows(reply: ScriptReply): JobRow[] {
   if (!Array.isArray(reply)) return [];

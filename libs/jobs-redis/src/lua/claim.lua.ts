@@ -1,10 +1,11 @@
 import { LUA_PRELUDE } from './prelude.lua';
 
 /**
- * The fields of a claimed row, in the order {@link LUA_CLAIM} answers them (each row a fixed-position array, an absent
- * field a null): every field a row hash can hold (see the prelude's layout).
+ * The fields of a claimed row {@link LUA_CLAIM} reads, in the order it reads them: the row's state last (read to
+ * check the row is waiting, never answered). A claimed row's state, worker, claim token, lease and update time are not
+ * read at all: the claim writes them, and the client knows what it wrote (see {@link CLAIM_REPLY_FIELDS}).
  */
-export const CLAIM_ROW_FIELDS = [
+export const CLAIM_READ_FIELDS = [
   'id',
   'run',
   'name',
@@ -13,46 +14,48 @@ export const CLAIM_ROW_FIELDS = [
   'key',
   'ten',
   'by',
-  'st',
   'att',
   'max',
   'pri',
   'at',
   'ca',
-  'ua',
-  'w',
-  'c',
-  'le',
   'err',
   'pg',
   'ck',
   'tp',
   'fin',
   'xr',
+  'st',
 ] as const;
 
-/** The 1-based Lua position of a field in {@link CLAIM_ROW_FIELDS}. */
-const at = (field: (typeof CLAIM_ROW_FIELDS)[number]): number =>
-  CLAIM_ROW_FIELDS.indexOf(field) + 1;
+/** The fields a claimed row is answered with, in order: every field read but the state (the attempt as claimed). */
+export const CLAIM_REPLY_FIELDS = CLAIM_READ_FIELDS.slice(0, -1);
 
-/** The 0-based position of each of {@link CLAIM_ROW_FIELDS}. */
-const POSITIONS: ReadonlyMap<string, number> = new Map(CLAIM_ROW_FIELDS.map((f, i) => [f, i]));
+/** A field of {@link CLAIM_REPLY_FIELDS}. */
+export type ClaimReplyField = (typeof CLAIM_REPLY_FIELDS)[number];
 
 /**
- * A claimed row as {@link LUA_CLAIM} packs it — `presence`, then each of the {@link CLAIM_ROW_FIELDS} values, all
- * NUL-separated, `presence` holding '1' or '0' per field (absent: the value is '' and stands for none) — as a
- * reader of its fields; undefined for text not so shaped.
+ * The answered fields whose absence must be told apart from an empty text: sent as '' when absent and as '=' and the
+ * text when present. Every other field reads the same absent or empty (an empty text, or the number 0).
  */
-export function packedClaimRow(text: string): ((field: string) => string | undefined) | undefined {
-  const parts = text.split('\u0000');
-  const presence = parts[0]!;
-  if (parts.length !== CLAIM_ROW_FIELDS.length + 1 || presence.length !== CLAIM_ROW_FIELDS.length)
-    return undefined;
-  return (field) => {
-    const i = POSITIONS.get(field);
-    return i === undefined || presence[i] !== '1' ? undefined : parts[i + 1];
-  };
-}
+export const CLAIM_MARKED_FIELDS: ReadonlySet<ClaimReplyField> = new Set([
+  'input',
+  'ten',
+  'by',
+  'err',
+  'pg',
+  'ck',
+  'tp',
+  'fin',
+  'xr',
+]);
+
+/** The 1-based Lua position of a field in {@link CLAIM_READ_FIELDS}. */
+const at = (field: (typeof CLAIM_READ_FIELDS)[number]): number =>
+  CLAIM_READ_FIELDS.indexOf(field) + 1;
+
+/** The Lua table of the marked positions: `{ [5] = true, ... }`. */
+const MARKED_LUA = `{ ${CLAIM_REPLY_FIELDS.flatMap((f, i) => (CLAIM_MARKED_FIELDS.has(f) ? [`[${i + 1}] = true`] : [])).join(', ')} }`;
 
 /** The most arguments after the key one batched index command carries (even: score/member pairs stay whole). */
 const CHUNK = 1000;
@@ -75,17 +78,21 @@ const CHUNK = 1000;
  *
  * Each taken row's own hash is written at once; the index moves of the slot's taken rows (out of their due and
  * oldest-age sets, into the queue's lease set) are sent once per key at the end of the slot, in chunks of
- * {@link CHUNK} arguments, and the state counts once per field at the end (a row read in a state other than
- * waiting, which an index out of step could hand over, takes the general path row by row instead).
+ * {@link CHUNK} arguments, and the state counts, summed per queue, name and state, once per field at the end (a row
+ * read in a state other than waiting, which an index out of step could hand over, takes the general path row by row
+ * instead). Key names are built once per queue and name, not per row.
  *
- * Returns { rows, idle }: rows the claimed rows, each one string packed as {@link packedClaimRow} reads it (one
- * bulk reply per row: the client decodes one string rather than 24), or — for a row holding a NUL in some value,
- * written around the driver — the array of its {@link CLAIM_ROW_FIELDS} values in that order (null for an absent
- * field); idle = { NOW, then per
- * queue that a slot with a limit above 0 asked of and that gave no row: the queue, and the earliest time something
- * there can become claimable without an announcement (its first delayed row's run time or first running row's lease
- * expiry, whichever is sooner; -1 for neither) }. An idle worker's driver skips its claims until then, or until the
- * queue is announced (see `redis-wake.ts`).
+ * Returns { rows, meta }. rows: the claimed rows in the order taken (the i-th holds claim token base .. ':' .. i),
+ * each ONE string — the client decodes one bulk reply per row, and the server packs it with one concatenation: the
+ * row's key id as `<length>:<id>`, then NUL and the values of {@link CLAIM_REPLY_FIELDS} after `id`, NUL-separated,
+ * the attempt as claimed, the {@link CLAIM_MARKED_FIELDS} as '' absent and '=' .. text present, any other absent field
+ * as ''. A stored value holding a NUL (written around the driver: the value contract refuses it) adds a separator;
+ * the client tells so by the count and reads that row whole instead. The state, worker, claim token, lease and update
+ * time are not sent: they are what this claim wrote. meta = { NOW, the lease expiry written (NOW + the visibility
+ * timeout), then per queue that a slot with a limit above 0 asked of and that gave no row: the queue, and the earliest
+ * time something there can become claimable without an announcement (its first delayed row's run time or first
+ * running row's lease expiry, whichever is sooner; -1 for neither) }. An idle worker's driver skips its claims until
+ * then, or until the queue is announced (see `redis-wake.ts`).
  */
 export const LUA_CLAIM = `${LUA_PRELUDE}
 DEFERRED = {}
@@ -137,23 +144,32 @@ local function firstOf(q, name, want, into)
   end
 end
 
-local FIELDS = { '${CLAIM_ROW_FIELDS.join("', '")}' }
+local FIELDS = { '${CLAIM_READ_FIELDS.join("', '")}' }
+local NF = ${CLAIM_REPLY_FIELDS.length}
+local MARKED = ${MARKED_LUA}
+local ATT = ${at('att')}
 local WAITING = { ready = true, delayed = true, suspended = true }
--- a row as one string: which fields are present ('1'/'0' each), then every value, NUL-separated; the values array
--- itself when a value holds a NUL (its separators would not be the only ones)
-local function pack(v)
-  local parts, present = {}, {}
-  for i = 1, #FIELDS do
+-- a row as one string (see the header): the values in place, then one concatenation
+local function pack(v, id)
+  for i = 2, NF do
     local x = v[i]
-    present[i] = x and '1' or '0'
-    parts[i + 1] = x or ''
+    if not x then v[i] = '' elseif MARKED[i] then v[i] = '=' .. x end
   end
-  -- one plain search over the values run together (a pattern's gsub would cost more than the packing saves)
-  if string.find(table.concat(parts, '', 2, #FIELDS + 1), '\\0', 1, true) then return v end
-  parts[1] = table.concat(present)
-  return table.concat(parts, '\\0')
+  v[1] = #id .. ':' .. id
+  return table.concat(v, '\\0', 1, NF)
 end
 local le, ua = fmt(NOW + vt), fmt(NOW)
+-- per queue, its key names built once: K.k = Q(q), K.r / K.w per name, and the counts its taken rows moved
+local KEYS_OF = {}
+local function keysOf(q)
+  local K = KEYS_OF[q]
+  if K == nil then
+    local k = Q(q)
+    K = { k = k, l = k .. ':l', n = k .. ':n', r = {}, w = {}, moved = {} }
+    KEYS_OF[q] = K
+  end
+  return K
+end
 -- index moves of the slot's taken rows, by key: ZREM members, and the lease set's ZADD score/member pairs
 local zrem, zadd = {}, {}
 local function pend(into, key, a, b)
@@ -173,26 +189,43 @@ local function flushMoves()
   for key, list in pairs(zadd) do chunked('ZADD', key, list) end
   zrem, zadd = {}, {}
 end
--- makes the row of values v (FIELDS order), found in its due set as member m, running under claim token c
-local function take(v, m, c)
-  local id, q, name, st = v[1], v[${at('q')}], v[${at('name')}], v[${at('st')}]
-  local att = fmt(tonumber(v[${at('att')}]) + 1)
+-- the state counts of the waiting rows taken: per queue, name and state left, summed, then one bump per field
+local function flushMoved()
+  for _, K in pairs(KEYS_OF) do
+    for name, states in pairs(K.moved) do
+      for st, n in pairs(states) do
+        bump(K.n, st, -n)
+        bump(K.n, name .. '|' .. st, -n)
+        bump(K.n, 'running', n)
+        bump(K.n, name .. '|running', n)
+      end
+    end
+  end
+end
+-- makes the row of values v (FIELDS order) with key id, found in its due set as member m, running under claim token c
+local function take(v, id, m, c)
+  local q, name, st = v[${at('q')}], v[${at('name')}], v[${at('st')}]
+  local att = fmt(tonumber(v[ATT]) + 1)
   if WAITING[st] then
     redis.call('HSET', rowKey(id), 'st', 'running', 'att', att, 'w', worker, 'c', c, 'le', le, 'ua', ua)
-    local k = Q(q)
-    pend(zrem, k .. ':r:' .. name, m)
-    if st ~= 'suspended' then pend(zrem, k .. ':w:' .. name, id) end
-    pend(zadd, k .. ':l', le, id)
-    bump(k .. ':n', st, -1)
-    bump(k .. ':n', name .. '|' .. st, -1)
-    bump(k .. ':n', 'running', 1)
-    bump(k .. ':n', name .. '|running', 1)
+    local K = keysOf(q)
+    local r = K.r[name]
+    if r == nil then
+      r = K.k .. ':r:' .. name
+      K.r[name] = r
+      K.w[name] = K.k .. ':w:' .. name
+      K.moved[name] = {}
+    end
+    pend(zrem, r, m)
+    if st ~= 'suspended' then pend(zrem, K.w[name], id) end
+    pend(zadd, K.l, le, id)
+    local moved = K.moved[name]
+    moved[st] = (moved[st] or 0) + 1
   else
     move(load(id), { st = 'running', att = att, w = worker, c = c, le = le, ua = ua })
   end
-  v[${at('st')}], v[${at('att')}], v[${at('w')}], v[${at('c')}], v[${at('le')}], v[${at('ua')}] =
-    'running', att, worker, c, le, ua
-  claimed[#claimed + 1] = pack(v)
+  v[ATT] = att
+  claimed[#claimed + 1] = pack(v, id)
 end
 
 local function before(x, y)
@@ -226,9 +259,9 @@ for s = 1, ns do
     if sources > 1 then table.sort(picked, before) end
     for i = 1, math.min(want, #picked) do
       local v = redis.call('HMGET', rowKey(picked[i].id), unpack(FIELDS))
-      if v[1] and (i <= limit or tonumber(v[${at('att')}]) + 1 < tonumber(v[${at('max')}])) then
+      if v[1] and (i <= limit or tonumber(v[ATT]) + 1 < tonumber(v[${at('max')}])) then
         seq = seq + 1
-        take(v, picked[i].m, base .. ':' .. seq)
+        take(v, picked[i].id, picked[i].m, base .. ':' .. seq)
         taken[q] = true
       end
     end
@@ -240,16 +273,17 @@ local function first(key)
   if #top == 0 then return nil end
   return tonumber(top[2])
 end
-local idle = { fmt(NOW) }
+local meta = { ua, le }
 for q in pairs(asked) do
   if not taken[q] then
     local d, l = first(Q(q) .. ':d'), first(Q(q) .. ':l')
     local due = d or l or -1
     if d and l then due = math.min(d, l) end
-    idle[#idle + 1] = q
-    idle[#idle + 1] = fmt(due)
+    meta[#meta + 1] = q
+    meta[#meta + 1] = fmt(due)
   end
 end
+flushMoved()
 flushCounts()
-return { claimed, idle }
+return { claimed, meta }
 `;
