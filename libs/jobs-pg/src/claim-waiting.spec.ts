@@ -1,7 +1,8 @@
 import { errorCodeOf, uuidv7, type ClaimOptions, type EnqueueRequest } from '@ultimat3/jobs';
 import { frozenClock } from '@ultimat3/jobs/testing';
 import { request } from '../test/requests';
-import { createTestDatabase, resetJobTables, type TestDatabase } from '../test/test-database';
+import { JOB_TABLES } from '../test/test-database';
+import { pgJobsSpec, type SpecDatabase } from '../test/pg-jobs-spec';
 import type { PgExecutor } from './executor/pg-executor';
 import { postgresJobDriver } from './driver/pg-driver';
 import { LOW_WATER_REFRESH_MS } from './driver/pg-low-water';
@@ -16,20 +17,11 @@ const START = Date.UTC(2026, 0, 1);
  * which one a claim runs, that they hand out the very same rows, and the registry beat a claim carries.
  */
 describe('the waiting-only claim and the carried registry beat (PostgreSQL, driven clock)', () => {
-  let a: TestDatabase;
-  let b: TestDatabase;
-  beforeAll(async () => {
-    [a, b] = await Promise.all([createTestDatabase(), createTestDatabase()]);
-  });
-  afterAll(async () => {
-    await Promise.all([a?.drop(), b?.drop()]);
-  });
-  beforeEach(async () => {
-    await Promise.all([resetJobTables(a.executor), resetJobTables(b.executor)]);
-  });
+  const a = pgJobsSpec({ emptyBeforeEach: JOB_TABLES });
+  const b = pgJobsSpec({ emptyBeforeEach: JOB_TABLES });
 
   /** `db`'s executor, recording the text of every statement sent through it. */
-  function recording(db: TestDatabase): { executor: PgExecutor; texts: string[] } {
+  function recording(db: SpecDatabase): { executor: PgExecutor; texts: string[] } {
     const texts: string[] = [];
     return {
       texts,

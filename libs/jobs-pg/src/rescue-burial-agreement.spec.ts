@@ -1,7 +1,8 @@
 import { claimOf, type EnqueueRequest, type JobRow, type RescueSlot } from '@ultimat3/jobs';
 import { frozenClock, type FrozenClock } from '@ultimat3/jobs/testing';
 import { request } from '../test/requests';
-import { createTestDatabase, resetJobTables, type TestDatabase } from '../test/test-database';
+import { resetJobTables } from '../test/test-database';
+import { pgJobsSpec, type SpecDatabase } from '../test/pg-jobs-spec';
 import { postgresJobDriver, type PostgresJobDriver } from './driver/pg-driver';
 
 const START = Date.UTC(2026, 0, 1);
@@ -45,14 +46,8 @@ interface Burial {
  * then rescues in one and claims rescuing (slot limits 0: nothing handed out) in the other.
  */
 describe('SQL_RESCUE and SQL_CLAIM bury the same rows (PostgreSQL, driven clock)', () => {
-  let a: TestDatabase;
-  let b: TestDatabase;
-  beforeAll(async () => {
-    [a, b] = await Promise.all([createTestDatabase(), createTestDatabase()]);
-  });
-  afterAll(async () => {
-    await Promise.all([a?.drop(), b?.drop()]);
-  });
+  const a = pgJobsSpec();
+  const b = pgJobsSpec();
 
   /** The same write on both drivers. */
   async function both<T>(
@@ -120,7 +115,7 @@ describe('SQL_RESCUE and SQL_CLAIM bury the same rows (PostgreSQL, driven clock)
 
   /** The rows of both databases a burial may have touched, and their counter buckets. */
   async function burial(
-    db: TestDatabase,
+    db: SpecDatabase,
     d: PostgresJobDriver,
     buried: readonly JobRow[],
   ): Promise<Burial> {

@@ -1,11 +1,7 @@
 import { Client } from 'pg';
 import { job, JobRegistry, jobWorker, recordingLogger, t } from '@ultimat3/jobs';
-import {
-  createTestDatabase,
-  resetJobTables,
-  withDatabase,
-  type TestDatabase,
-} from '../../test/test-database';
+import { createTestDatabase, JOB_TABLES, withDatabase } from '../../test/test-database';
+import { pgJobsSpec } from '../../test/pg-jobs-spec';
 import { request } from '../../test/requests';
 import { until } from '../../../../test/until';
 import { postgresJobDriver } from '../driver/pg-driver';
@@ -13,23 +9,14 @@ import { startQueueWake, type QueueWake } from './queue-wake';
 import { WAKE_CHANNEL } from './wake-session';
 
 describe('startQueueWake (one LISTEN session per process)', () => {
-  let db: TestDatabase;
+  const db = pgJobsSpec({ emptyBeforeEach: JOB_TABLES });
   let wake: QueueWake | undefined;
   const sessions: Client[] = [];
 
-  beforeAll(async () => {
-    db = await createTestDatabase();
-  });
   afterEach(async () => {
     await wake?.stop();
     wake = undefined;
     for (const s of sessions.splice(0)) await s.end().catch(() => undefined);
-  });
-  afterAll(async () => {
-    await db?.drop();
-  });
-  beforeEach(async () => {
-    await resetJobTables(db.executor);
   });
 
   const dial =
