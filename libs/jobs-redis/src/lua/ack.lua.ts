@@ -15,7 +15,8 @@ const CHUNK = 1000;
  *
  * Shaped for the drain's hot path: a row is read by the few fields its fence and its indexes need (never its input),
  * and the index moves of the batch (out of the queues' lease sets, into the done set, the live keys released) are sent
- * once per key at the end, in chunks of {@link CHUNK} arguments; the counts once per field.
+ * once per key at the end, in chunks of {@link CHUNK} arguments; the state counts and the settle counters are summed
+ * per queue and name first (one bump per field at the end, no key or field name built per row).
  *
  * Returns one 1 (landed) or 0 per item, in order.
  */
@@ -24,31 +25,34 @@ DEFERRED = {}
 local n = tonumber(ARGV[2])
 local now = fmt(NOW)
 local out = {}
-local leased, finished, released = {}, {}, {}
+local finished, released = {}, {}
+-- per queue: its lease set's key, the ids leaving it, and per name the rows settled and their durations
+local queues = {}
 for i = 0, n - 1 do
   local a = 3 + i * 4
   local id = ARGV[a]
   local v = redis.call('HMGET', rowKey(id), 'st', 'w', 'c', 'q', 'name', 'ten', 'key')
   if v[1] == 'running' and v[2] == ARGV[a + 1] and v[3] == ARGV[a + 2] then
-    local r = { id = id, q = v[4], name = v[5], ten = v[6] or nil, key = v[7] }
-    local lk = liveKey(r)
+    local q, name = v[4], v[5]
+    local lk = liveKey({ name = name, ten = v[6] or nil, key = v[7] })
     if redis.call('HGET', P .. 'live', lk) == id then released[#released + 1] = lk end
     redis.call('HSET', rowKey(id), 'st', 'done', 'fin', now, 'ua', now)
     redis.call('HDEL', rowKey(id), 'w', 'c', 'le')
-    local k = Q(r.q)
-    local ids = leased[k]
-    if ids == nil then
-      ids = {}
-      leased[k] = ids
+    local Qd = queues[q]
+    if Qd == nil then
+      Qd = { ids = {}, names = {} }
+      queues[q] = Qd
     end
-    ids[#ids + 1] = id
+    Qd.ids[#Qd.ids + 1] = id
+    local per = Qd.names[name]
+    if per == nil then
+      per = { n = 0, ms = 0 }
+      Qd.names[name] = per
+    end
+    per.n = per.n + 1
+    per.ms = per.ms + tonumber(ARGV[a + 3])
     finished[#finished + 1] = now
     finished[#finished + 1] = id
-    bump(k .. ':n', 'running', -1)
-    bump(k .. ':n', r.name .. '|running', -1)
-    bump(k .. ':n', 'done', 1)
-    countInto(r.name, 'done', 1)
-    countInto(r.name, 'durationMs', tonumber(ARGV[a + 3]))
     out[#out + 1] = 1
   else
     out[#out + 1] = 0
@@ -57,7 +61,17 @@ end
 local function chunked(cmd, key, list)
   for i = 1, #list, ${CHUNK} do redis.call(cmd, key, unpack(list, i, math.min(i + ${CHUNK - 1}, #list))) end
 end
-for k, ids in pairs(leased) do chunked('ZREM', k .. ':l', ids) end
+for q, Qd in pairs(queues) do
+  local k = Q(q)
+  chunked('ZREM', k .. ':l', Qd.ids)
+  bump(k .. ':n', 'running', -#Qd.ids)
+  bump(k .. ':n', 'done', #Qd.ids)
+  for name, per in pairs(Qd.names) do
+    bump(k .. ':n', name .. '|running', -per.n)
+    countInto(name, 'done', per.n)
+    countInto(name, 'durationMs', per.ms)
+  end
+end
 chunked('ZADD', P .. 'fin:done', finished)
 chunked('HDEL', P .. 'live', released)
 flushCounts()
