@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { enqueueRequest } from './requests.mjs';
 
 const require = createRequire(import.meta.url);
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -63,23 +64,7 @@ let seq = 0;
 
 /** One enqueue request due now (or at `runAt`) on `queue`, with a unique key. */
 export function request(queue, name, input = { n: seq }, runAt = Date.now()) {
-  const id = jobs.uuidv7();
-  return {
-    id,
-    runId: jobs.uuidv7(),
-    name,
-    queue,
-    input,
-    idempotencyKey: `k:${seq++}`,
-    tenantId: null,
-    enqueuedBy: null,
-    runAt,
-    maxAttempts: 3,
-    priority: 0,
-    onConflict: 'dedupe',
-    concurrencyKey: null,
-    traceparent: null,
-  };
+  return enqueueRequest(jobs.uuidv7, { queue, name, input, idempotencyKey: `k:${seq++}`, runAt });
 }
 
 /** Enqueues `total` due jobs named `name` on `queue` through `driver`, in 1,000-row statements. */

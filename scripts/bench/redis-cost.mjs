@@ -25,6 +25,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startRedis } from './peers/redis.mjs';
+import { enqueueRequest } from './requests.mjs';
 
 const HERE = fileURLToPath(import.meta.url);
 const ROOT = join(dirname(HERE), '..', '..');
@@ -80,24 +81,15 @@ async function costOf(admin, count, fn) {
 }
 
 let seq = 0;
+/** A no-op job's request on `queue`, keyed by its `n` as the worker's job declares. */
 function request(jobs, queue) {
   const n = seq++;
-  return {
-    id: jobs.uuidv7(),
-    runId: jobs.uuidv7(),
+  return enqueueRequest(jobs.uuidv7, {
     name: `cost.${queue}`,
     queue,
     input: { n, t: 0 },
     idempotencyKey: `n:${n}`,
-    tenantId: null,
-    enqueuedBy: null,
-    runAt: Date.now(),
-    maxAttempts: 3,
-    priority: 0,
-    onConflict: 'dedupe',
-    concurrencyKey: null,
-    traceparent: null,
-  };
+  });
 }
 
 /** A worker at concurrency 10 on `queue` whose no-op job calls `onJob`; answers its stop. */
