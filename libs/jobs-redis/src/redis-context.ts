@@ -29,19 +29,26 @@ export function redisContext(
   const call = defineScripts(client);
   // the server is checked once, before the first script; a failed check (Redis down) is tried again next time
   let checked: Promise<void> | undefined;
+  let passed = false;
   const check = (): Promise<void> =>
-    (checked ??= assertNoEviction(client).catch((error: unknown) => {
-      if (!(error instanceof RedisEvictionPolicyError)) checked = undefined;
-      throw error;
-    }));
+    (checked ??= assertNoEviction(client).then(
+      () => {
+        passed = true;
+      },
+      (error: unknown) => {
+        if (!(error instanceof RedisEvictionPolicyError)) checked = undefined;
+        throw error;
+      },
+    ));
+  const send = (name: ScriptName, argv: readonly ScriptArg[]): Promise<ScriptReply> => {
+    onRun?.(name);
+    return call(name, prefix, [clock ? String(clock.now()) : '', ...argv]);
+  };
   return {
     client,
     prefix,
     clock,
-    async run(name, argv = []) {
-      await check();
-      onRun?.(name);
-      return call(name, prefix, [clock ? String(clock.now()) : '', ...argv]);
-    },
+    // once the check passed, a script is sent at once: no promise of this function's own on every call
+    run: (name, argv = []) => (passed ? send(name, argv) : check().then(() => send(name, argv))),
   };
 }

@@ -11,9 +11,10 @@ import type { ScriptArg, ScriptReply } from './redis-scripts';
 
 const orNull = (value: string | null | undefined): string => value ?? NULL_ARG;
 
-/** The {@link ENQUEUE_FIELDS} arguments of one request, in the script's order. */
-function requestArgs(r: EnqueueRequest): ScriptArg[] {
-  const args: ScriptArg[] = [
+/** Appends the {@link ENQUEUE_FIELDS} arguments of one request to `args`, in the script's order. */
+function pushRequestArgs(args: ScriptArg[], r: EnqueueRequest): void {
+  const start = args.length;
+  args.push(
     r.id,
     r.runId,
     r.name,
@@ -29,15 +30,19 @@ function requestArgs(r: EnqueueRequest): ScriptArg[] {
     orNull(r.concurrencyKey),
     orNull(r.traceparent),
     orNull(r.crossTenantReason),
-  ];
-  if (args.length !== ENQUEUE_FIELDS)
+  );
+  if (args.length - start !== ENQUEUE_FIELDS)
     throw new InvariantError('redis enqueue: argument layout drifted.');
-  return args;
 }
 
-/** The arguments of a batch of requests: the count, then each request's {@link ENQUEUE_FIELDS}. */
+/**
+ * The arguments of a batch of requests: the count, then each request's {@link ENQUEUE_FIELDS}, written into one array
+ * (a serial enqueue builds no per-request array to copy from).
+ */
 export function enqueueArgs(requests: readonly EnqueueRequest[]): ScriptArg[] {
-  return [requests.length, ...requests.flatMap(requestArgs)];
+  const args: ScriptArg[] = [String(requests.length)];
+  for (const r of requests) pushRequestArgs(args, r);
+  return args;
 }
 
 /**

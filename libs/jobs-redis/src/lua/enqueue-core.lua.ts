@@ -5,35 +5,81 @@ export const ENQUEUE_FIELDS = 15;
  * Not a script: the enqueue logic shared by {@link LUA_ENQUEUE} and {@link LUA_SCHEDULER_FIRE} (a fire enqueues its
  * rows in the same atomic step that moves its watermark). Follows the prelude.
  *
- * `planEnqueue(n, base)` reads n requests of {@link ENQUEUE_FIELDS} arguments from ARGV[base + 1] on (the layout is
- * {@link LUA_ENQUEUE}'s) and decides each before anything is written: answers { 'ok', id, run, deduped, … } and the
- * rows to insert, or { 'conflict', index, holder id, holder run, holder state } and none. `insertRows` writes them.
+ * A request is read where it lies in ARGV (`a` = the index before its first field; the layout is {@link LUA_ENQUEUE}'s)
+ * rather than copied into a table: the row hash's arguments are built straight from ARGV, the optional fields left out
+ * when null (NUL), and a fresh row is indexed by the waiting-row half of the prelude's `index` written out — ZADDs into
+ * its due (or delayed) set and its oldest-due index, its two counts by HINCRBY — so an enqueue allocates little and
+ * sends only the commands a waiting row needs.
+ *
+ * `planEnqueue(n, base)` reads n requests from ARGV[base + 1] on and decides each before anything is written: answers
+ * { 'ok', id, run, deduped, … } and the rows to insert, or { 'conflict', index, holder id, holder run, holder state }
+ * and none. `insertRows` writes them. `enqueueOne(base)` is the same for ONE request, deciding and writing at once: its
+ * live key is claimed by HSETNX, one command where a plan's read and a later write are two.
  */
 export const LUA_ENQUEUE_CORE = `
-local function opt(v) if v == '\\0' then return nil end return v end
+-- the optional fields: ARGV offset within a request, and the hash field it is stored in when not NUL
+local OPTIONAL = { 7, 'ten', 8, 'by', 13, 'ck', 14, 'tp', 15, 'xr' }
+-- the live key of the request at a: as the prelude's liveKey (a NUL tenant and '' are one tenant)
+local function liveKeyAt(a)
+  local name, t = ARGV[a + 3], ARGV[a + 7]
+  if t == '\\0' then t = '' end
+  return #name .. ':' .. name .. #t .. ':' .. t .. ARGV[a + 6]
+end
+-- { id, run, state } of a stored row (run and state nil when there is none)
+local function stored(id)
+  local s = redis.call('HMGET', rowKey(id), 'run', 'st')
+  return { id, s[1], s[2] }
+end
+-- writes the row of the request at a in state st (ready or delayed) and indexes it as a waiting row; 'keyed': its live
+-- key is written already
+local function insertAt(a, st, keyed)
+  local id, name, q, at, pri = ARGV[a + 1], ARGV[a + 3], ARGV[a + 4], ARGV[a + 9], ARGV[a + 11]
+  local now = fmt(NOW)
+  local h = { 'id', id, 'run', ARGV[a + 2], 'name', name, 'q', q, 'input', ARGV[a + 5], 'key', ARGV[a + 6],
+    'st', st, 'att', '0', 'max', ARGV[a + 10], 'pri', pri, 'at', at, 'ca', now, 'ua', now }
+  for i = 1, #OPTIONAL, 2 do
+    local v = ARGV[a + OPTIONAL[i]]
+    if v ~= '\\0' then
+      h[#h + 1] = OPTIONAL[i + 1]
+      h[#h + 1] = v
+    end
+  end
+  redis.call('HSET', rowKey(id), unpack(h))
+  redis.call('ZADD', P .. 'all', 0, id)
+  redis.call('SADD', P .. 'queues', q)
+  if not keyed then redis.call('HSET', P .. 'live', liveKeyAt(a), id) end
+  announce(q)
+  local k = Q(q)
+  redis.call('SADD', k .. ':names', name)
+  if st == 'ready' then
+    redis.call('ZADD', k .. ':r:' .. name, pri, string.format('%015d', tonumber(at) + OFFSET) .. id)
+  else
+    redis.call('ZADD', k .. ':d', at, id)
+  end
+  redis.call('ZADD', k .. ':w:' .. name, at, id)
+  redis.call('HINCRBY', k .. ':n', st, 1)
+  redis.call('HINCRBY', k .. ':n', name .. '|' .. st, 1)
+end
+-- the state a fresh row of the request at a starts in: delayed when its run time is after now
+local function freshState(a)
+  return (tonumber(ARGV[a + 9]) > NOW) and 'delayed' or 'ready'
+end
 local function planEnqueue(n, base)
   local out, fresh, byId, byKey = { 'ok' }, {}, {}, {}
   for i = 0, n - 1 do
     local a = base + i * ${ENQUEUE_FIELDS}
-    local r = {
-      id = ARGV[a + 1], run = ARGV[a + 2], name = ARGV[a + 3], q = ARGV[a + 4], input = ARGV[a + 5],
-      key = ARGV[a + 6], ten = opt(ARGV[a + 7]), by = opt(ARGV[a + 8]), at = ARGV[a + 9], max = ARGV[a + 10],
-      pri = ARGV[a + 11], ck = opt(ARGV[a + 13]), tp = opt(ARGV[a + 14]), xr = opt(ARGV[a + 15]),
-    }
-    local lk = liveKey(r)
-    local hit = byId[r.id]
+    local id = ARGV[a + 1]
+    local lk = liveKeyAt(a)
+    local hit = byId[id]
     if not hit then
-      local stored = redis.call('HMGET', rowKey(r.id), 'run', 'st')
-      if stored[1] then hit = { r.id, stored[1], stored[2] } end
+      local row = stored(id)
+      if row[2] then hit = row end
     end
     if not hit then
       local held = byKey[lk]
       if not held then
         local holder = redis.call('HGET', P .. 'live', lk)
-        if holder then
-          local h = redis.call('HMGET', rowKey(holder), 'run', 'st')
-          held = { holder, h[1], h[2] }
-        end
+        if holder then held = stored(holder) end
       end
       if held then
         if ARGV[a + 12] == 'error' then return { 'conflict', fmt(i + 1), held[1], held[2], held[3] }, {} end
@@ -45,26 +91,32 @@ local function planEnqueue(n, base)
       out[#out + 1] = hit[2]
       out[#out + 1] = '1'
     else
-      r.st = (tonumber(r.at) > NOW) and 'delayed' or 'ready'
-      byId[r.id] = { r.id, r.run, r.st }
-      byKey[lk] = byId[r.id]
-      fresh[#fresh + 1] = r
-      out[#out + 1] = r.id
-      out[#out + 1] = r.run
+      local st = freshState(a)
+      byId[id] = { id, ARGV[a + 2], st }
+      byKey[lk] = byId[id]
+      fresh[#fresh + 1] = a
+      fresh[#fresh + 1] = st
+      out[#out + 1] = id
+      out[#out + 1] = ARGV[a + 2]
       out[#out + 1] = '0'
     end
   end
   return out, fresh
 end
 local function insertRows(fresh)
-  for _, r in ipairs(fresh) do
-    r.att = '0'
-    r.ca = fmt(NOW)
-    r.ua = r.ca
-    redis.call('HSET', rowKey(r.id), unpack(flat(r)))
-    redis.call('ZADD', P .. 'all', 0, r.id)
-    redis.call('SADD', P .. 'queues', r.q)
-    index(r)
+  for i = 1, #fresh, 2 do insertAt(fresh[i], fresh[i + 1], false) end
+end
+local function enqueueOne(a)
+  local id = ARGV[a + 1]
+  local row = stored(id)
+  if row[2] then return { 'ok', id, row[2], '1' } end
+  local lk = liveKeyAt(a)
+  if redis.call('HSETNX', P .. 'live', lk, id) == 0 then
+    local held = stored(redis.call('HGET', P .. 'live', lk))
+    if ARGV[a + 12] == 'error' then return { 'conflict', '1', held[1], held[2], held[3] } end
+    return { 'ok', held[1], held[2], '1' }
   end
+  insertAt(a, freshState(a), true)
+  return { 'ok', id, ARGV[a + 2], '0' }
 end
 `;

@@ -12,12 +12,14 @@ import { LUA_PRELUDE } from './prelude.lua';
  * Each request in order: an id already naming a row (live or finished, or earlier in the batch) answers that row;
  * else a live row holding (name, tenant, key) — stored or earlier in the batch — answers that row, unless
  * onConflict is 'error'; else the row is inserted (state delayed when runAt is after now, else ready). Decisions are
- * made for the whole batch before anything is written, so a conflict writes nothing.
+ * made for the whole batch before anything is written, so a conflict writes nothing. A batch of one decides and writes
+ * in one go (`enqueueOne`: its live key taken by HSETNX, which writes nothing when the key is held).
  *
  * Returns { 'ok', id1, run1, deduped1 ('1'|'0'), … } or { 'conflict', index (1-based), holder id, holder run id,
  * holder state } when a request under onConflict 'error' met a live key.
  */
 export const LUA_ENQUEUE = `${LUA_PRELUDE}${LUA_ENQUEUE_CORE}
+if ARGV[2] == '1' then return enqueueOne(2) end
 local out, fresh = planEnqueue(tonumber(ARGV[2]), 2)
 if out[1] == 'conflict' then return out end
 insertRows(fresh)

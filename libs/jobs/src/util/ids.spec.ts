@@ -19,6 +19,10 @@ describe('uuidv7', () => {
     expect(msOf(uuidv7(-5))).toBe(0);
     expect(msOf(uuidv7(at + 0.9))).toBe(at);
     expect(uuidv7(2 ** 48 - 1).slice(0, 13)).toBe('ffffffff-ffff');
+    for (const ms of [2 ** 32 - 1, 2 ** 32, 2 ** 40 + 0x1234, 0xabcdef012345])
+      expect(uuidv7(ms).slice(0, 13)).toBe(
+        `${ms.toString(16).padStart(12, '0').slice(0, 8)}-${ms.toString(16).padStart(12, '0').slice(8)}`,
+      );
   });
 
   it('sorts by mint time as text, and differs within one millisecond', () => {

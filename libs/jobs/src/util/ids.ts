@@ -58,11 +58,19 @@ export function uuidv7Batch(nowMs: number, count: number): string[] {
   return ids;
 }
 
-/** The first 15 characters of a UUIDv7 of `nowMs`: 48 bits of milliseconds, then the version digit. */
+/** Each byte's two hex digits. */
+const BYTE_HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
+
+/**
+ * The first 15 characters of a UUIDv7 of `nowMs`: 48 bits of milliseconds, then the version digit. Formatted a byte at
+ * a time from a table (~0.06 µs; a `toString(16)`, `padStart` and two slices took ~0.4 µs — every enqueue mints two).
+ */
 function timePrefix(nowMs: number): string {
   const ms = Math.min(MAX_MS, Math.max(0, Math.floor(nowMs)));
-  const time = ms.toString(16).padStart(12, '0');
-  return `${time.slice(0, 8)}-${time.slice(8)}-7`;
+  const high = Math.floor(ms / 2 ** 32); // the top 16 bits
+  const low = ms >>> 0; // the low 32 bits
+  const hex = (byte: number): string => BYTE_HEX[byte] as string;
+  return `${hex(high >>> 8)}${hex(high & 0xff)}${hex(low >>> 24)}${hex((low >>> 16) & 0xff)}-${hex((low >>> 8) & 0xff)}${hex(low & 0xff)}-7`;
 }
 
 /** The last millisecond 48 bits hold (the year 10889). */
