@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createTestDatabase, type TestDatabase } from '../../test/test-database';
+import { pgJobsSpec } from '../../test/pg-jobs-spec';
 import { MIGRATION_0010_CREATED_STRAYS } from './0010_created_strays.sql';
 import { MIGRATION_0012_CHEAP_STRAY_PREDICATE } from './0012_cheap_stray_predicate.sql';
 
@@ -17,14 +17,7 @@ function idAt(ms: number): string {
 }
 
 describe('migration 0012: the stray index with a cheaper predicate', () => {
-  let db: TestDatabase;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-  });
-  afterAll(async () => {
-    await db.drop();
-  });
+  const db = pgJobsSpec();
 
   it('admits exactly the rows 0010’s predicate admitted, at the 10 s edges and for any uuid', async () => {
     const now = Date.UTC(2026, 11, 2, 4, 0, 0);

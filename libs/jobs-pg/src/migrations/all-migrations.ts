@@ -10,6 +10,7 @@ import { MIGRATION_0009_WEBHOOK_LEDGER } from './0009_webhook_ledger.sql';
 import { MIGRATION_0010_CREATED_STRAYS } from './0010_created_strays.sql';
 import { MIGRATION_0011_STATS_COUNTS } from './0011_stats_counts.sql';
 import { MIGRATION_0012_CHEAP_STRAY_PREDICATE } from './0012_cheap_stray_predicate.sql';
+import { MIGRATION_0013_JOBS_FILLFACTOR } from './0013_jobs_fillfactor.sql';
 
 /** One numbered, append-only migration. */
 export interface JobsMigration {
@@ -34,4 +35,5 @@ export const JOBS_MIGRATIONS: readonly JobsMigration[] = [
   { id: 10, name: '0010_created_strays', sql: MIGRATION_0010_CREATED_STRAYS },
   { id: 11, name: '0011_stats_counts', sql: MIGRATION_0011_STATS_COUNTS },
   { id: 12, name: '0012_cheap_stray_predicate', sql: MIGRATION_0012_CHEAP_STRAY_PREDICATE },
+  { id: 13, name: '0013_jobs_fillfactor', sql: MIGRATION_0013_JOBS_FILLFACTOR },
 ];
