@@ -6,6 +6,7 @@ import { pgJobsSpec } from '../test/pg-jobs-spec';
 import { postgresJobDriver } from './driver/pg-driver';
 import { pgPoolExecutor } from './executor/pg-pool-executor';
 import { startQueueWake, type QueueWake } from './wake/queue-wake';
+import { enqueueRequest } from '../../jobs/test/requests';
 
 /**
  * After a database outage or failover, workers must come back by themselves (queues have been known to stop polling
@@ -98,22 +99,16 @@ describe('a worker on PostgreSQL through an outage', () => {
 
     const enqueuer = postgresJobDriver({ executor: db.executor });
     const enqueue = (n: number, name = 'outage.job') =>
-      enqueuer.enqueue({
-        id: crypto.randomUUID(),
-        runId: crypto.randomUUID(),
-        name,
-        queue: 'outage',
-        input: { n },
-        idempotencyKey: `n:${n}`,
-        tenantId: null,
-        enqueuedBy: null,
-        runAt: Date.now(),
-        maxAttempts: name === 'outage.job' ? 3 : 1,
-        priority: 0,
-        onConflict: 'dedupe',
-        concurrencyKey: null,
-        traceparent: null,
-      });
+      enqueuer.enqueue(
+        enqueueRequest({
+          id: crypto.randomUUID(),
+          name,
+          queue: 'outage',
+          input: { n },
+          idempotencyKey: `n:${n}`,
+          maxAttempts: name === 'outage.job' ? 3 : 1,
+        }),
+      );
     const settled = async (count: number): Promise<boolean> => {
       const { rows } = await db.pool.query<{ n: string }>(
         `select count(*)::text as n from x_jobs where state = 'done'`,

@@ -12,6 +12,7 @@ import {
 import { frozenClock, type FrozenClock } from '@ultimat3/jobs/testing';
 import { pgJobsSpec } from '../test/pg-jobs-spec';
 import { postgresJobDriver } from './driver/pg-driver';
+import { enqueueRequest } from '../../jobs/test/requests';
 
 const VT = 30_000;
 const QUEUE = 'prefetch';
@@ -69,22 +70,16 @@ describe('a worker that dies holding prefetched rows (PostgreSQL, driven clock)'
     });
     const registry = new JobRegistry();
     registry.register(handle);
-    const requestOf = (n: number, runAt: number, maxAttempts: number): EnqueueRequest => ({
-      id: uuidv7(runAt),
-      runId: uuidv7(),
-      name: handle.name,
-      queue: QUEUE,
-      input: { n },
-      idempotencyKey: `n:${n}`,
-      tenantId: null,
-      enqueuedBy: null,
-      runAt,
-      maxAttempts,
-      priority: 0,
-      onConflict: 'dedupe',
-      concurrencyKey: null,
-      traceparent: null,
-    });
+    const requestOf = (n: number, runAt: number, maxAttempts: number): EnqueueRequest =>
+      enqueueRequest({
+        id: uuidv7(runAt),
+        name: handle.name,
+        queue: QUEUE,
+        input: { n },
+        idempotencyKey: `n:${n}`,
+        runAt,
+        maxAttempts,
+      });
 
     const worker = jobWorker({
       driver: driverA,

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { Test } from '@nestjs/testing';
 import {
   claimOf,
@@ -17,6 +16,7 @@ import {
 import { frozenClock, type FrozenClock } from '@ultimat3/jobs/testing';
 import { pgJobsSpec } from '../test/pg-jobs-spec';
 import { postgresJobDriver } from './driver/pg-driver';
+import { enqueueRequest } from '../../jobs/test/requests';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -30,22 +30,16 @@ function seeder(driver: JobDriver, clock: FrozenClock) {
   const enqueue = async (): Promise<{ id: string; queue: string }> => {
     const id = uuidv7(clock.now());
     const queue = `retention-seed-${n++}`;
-    await driver.enqueue({
-      id,
-      runId: randomUUID(),
-      name: 'retention.seed',
-      queue,
-      input: {},
-      idempotencyKey: id,
-      tenantId: null,
-      enqueuedBy: null,
-      runAt: clock.now(),
-      maxAttempts: 3,
-      priority: 0,
-      onConflict: 'dedupe',
-      concurrencyKey: null,
-      traceparent: null,
-    });
+    await driver.enqueue(
+      enqueueRequest({
+        id,
+        name: 'retention.seed',
+        queue,
+        input: {},
+        idempotencyKey: id,
+        runAt: clock.now(),
+      }),
+    );
     return { id, queue };
   };
   const running = async () => {

@@ -11,6 +11,7 @@ import { frozenClock, runJobs, type FrozenClock } from '@ultimat3/jobs/testing';
 import { until } from '../../../test/until';
 import { pgJobsSpec } from '../test/pg-jobs-spec';
 import { postgresJobDriver } from './driver/pg-driver';
+import { enqueueRequest } from '../../jobs/test/requests';
 
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
@@ -24,22 +25,16 @@ function seeder(driver: JobDriver, clock: FrozenClock) {
   const enqueue = async (runAt = clock.now()): Promise<string> => {
     const id = uuidv7(clock.now());
     const queue = `retention-${n++}`;
-    await driver.enqueue({
-      id,
-      runId: randomUUID(),
-      name: 'retention.row',
-      queue,
-      input: {},
-      idempotencyKey: id,
-      tenantId: null,
-      enqueuedBy: null,
-      runAt,
-      maxAttempts: 3,
-      priority: 0,
-      onConflict: 'dedupe',
-      concurrencyKey: null,
-      traceparent: null,
-    });
+    await driver.enqueue(
+      enqueueRequest({
+        id,
+        name: 'retention.row',
+        queue,
+        input: {},
+        idempotencyKey: id,
+        runAt,
+      }),
+    );
     return id;
   };
   const running = async () => {
@@ -147,22 +142,15 @@ describe('the retention sweep over PostgreSQL (driven clock)', () => {
       }, 30_000);
       expect((await driver.get(id))?.state).toBe('done');
     };
-    const sweepRequest = async (id: string) => ({
-      id,
-      runId: randomUUID(),
-      name: sweep.name,
-      queue: sweep.queue,
-      input: {},
-      idempotencyKey: id,
-      tenantId: null,
-      enqueuedBy: null,
-      runAt: clock.now(),
-      maxAttempts: 3,
-      priority: 0,
-      onConflict: 'dedupe' as const,
-      concurrencyKey: null,
-      traceparent: null,
-    });
+    const sweepRequest = async (id: string) =>
+      enqueueRequest({
+        id,
+        name: sweep.name,
+        queue: sweep.queue,
+        input: {},
+        idempotencyKey: id,
+        runAt: clock.now(),
+      });
 
     try {
       // just past 7 days after the first rows finished; the boundary row finished a minute after them

@@ -5,6 +5,7 @@ import { postgresJobDriver } from '../driver/pg-driver';
 import { JobsMigration1700000000000 } from '../migrations/typeorm-migration';
 import { pgJobsSpec } from '../../test/pg-jobs-spec';
 import { typeormExecutor } from './typeorm-executor';
+import { enqueueRequest } from '../../../jobs/test/requests';
 
 describe('typeormExecutor', () => {
   let dataSource: DataSource;
@@ -65,22 +66,17 @@ describe('typeormExecutor', () => {
   it('drives the job driver: a fenced settle answers true once, then false', async () => {
     const driver = postgresJobDriver({ executor: typeormExecutor(dataSource) });
     const id = '01950000-0000-7000-8000-0000000000a1';
-    await driver.enqueue({
-      id,
-      runId: '01950000-0000-7000-8000-0000000000a2',
-      name: 'typeorm.job',
-      queue: 'typeorm-q',
-      input: [1, 'two'],
-      idempotencyKey: 'k',
-      tenantId: null,
-      enqueuedBy: null,
-      runAt: Date.now(),
-      maxAttempts: 2,
-      priority: 0,
-      onConflict: 'dedupe',
-      concurrencyKey: null,
-      traceparent: null,
-    });
+    await driver.enqueue(
+      enqueueRequest({
+        id,
+        runId: '01950000-0000-7000-8000-0000000000a2',
+        name: 'typeorm.job',
+        queue: 'typeorm-q',
+        input: [1, 'two'],
+        idempotencyKey: 'k',
+        maxAttempts: 2,
+      }),
+    );
     const [claimed] = await driver.claim({
       workerId: 'w',
       slots: [{ queue: 'typeorm-q', limit: 5 }],

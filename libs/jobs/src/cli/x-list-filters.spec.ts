@@ -10,6 +10,7 @@ import type { BulkView } from '../operator/bulk';
 import type { JobPageView } from '../operator/job-views';
 import { uuidv7 } from '../util/ids';
 import { runX } from './program';
+import { enqueueRequest } from '../../test/requests';
 
 /** A backend of this file's own, and the `x` flags that reach it. */
 interface Target {
@@ -87,22 +88,16 @@ describe.each(TARGETS)('x filter flags against %s', (_label, open) => {
 
   function request(name: string, tenantId: string | null): EnqueueRequest {
     const id = uuidv7();
-    return {
+    return enqueueRequest({
       id,
-      runId: uuidv7(),
       name,
       queue: Q,
       input: {},
       idempotencyKey: id,
       tenantId,
-      enqueuedBy: null,
       runAt: 0,
       maxAttempts: 1,
-      priority: 0,
-      onConflict: 'dedupe',
-      concurrencyKey: null,
-      traceparent: null,
-    };
+    });
   }
 
   it('lists by state, name, tenant, id prefix and creation window', async () => {

@@ -3,6 +3,7 @@ import { uuidv7 } from '../util/ids';
 import type { EnqueueRequest } from './job-driver';
 import { claimOf } from './job-row';
 import { MEMORY_CAPABILITIES, memoryBackend, memoryJobDriver } from './memory';
+import { enqueueRequest } from '../../test/requests';
 
 backendConformance('memory', MEMORY_CAPABILITIES, (clock) => memoryBackend({ clock }));
 
@@ -10,23 +11,16 @@ describe('memoryJobDriver (memory only)', () => {
   let seq = 0;
   const request = (overrides: Partial<EnqueueRequest> = {}): EnqueueRequest => {
     const id = uuidv7(Date.UTC(2026, 0, 1) + seq++);
-    return {
+    return enqueueRequest({
       id,
       runId: uuidv7(Date.UTC(2026, 0, 1) + seq++),
       name: 'memory.job',
       queue: 'q',
       input: { n: 1 },
       idempotencyKey: `key:${id}`,
-      tenantId: null,
-      enqueuedBy: null,
       runAt: 0,
-      maxAttempts: 3,
-      priority: 0,
-      onConflict: 'dedupe',
-      concurrencyKey: null,
-      traceparent: null,
       ...overrides,
-    };
+    });
   };
   const claimArgs = {
     workerId: 'w',

@@ -13,25 +13,19 @@ import { frozenClock } from '@ultimat3/jobs/testing';
 import { callJson, callRefused } from '../../test/mcp/mcp-client';
 import { mcpOperatorOver } from './mcp-operator';
 import { buildJobsMcpServer } from './mcp-server';
+import { enqueueRequest } from '../../test/requests';
 
 function request(queue: string, n: number): EnqueueRequest {
   const id = uuidv7();
-  return {
+  return enqueueRequest({
     id,
-    runId: uuidv7(),
     name: 'mcp.seeded',
     queue,
     input: { n },
     idempotencyKey: `mcp:${id}`,
-    tenantId: null,
-    enqueuedBy: null,
     runAt: 0,
     maxAttempts: 1,
-    priority: 0,
-    onConflict: 'dedupe',
-    concurrencyKey: null,
-    traceparent: null,
-  };
+  });
 }
 
 /** The tools' input checks and refusals, through the SDK's own client over an in-memory transport. */

@@ -7,6 +7,7 @@ import { bulkJobs, previewBulk } from './bulk';
 import { cancelJob, promoteJob, removeJob } from './job-actions';
 import { inspectDeadLetters, listJobs } from './list-jobs';
 import { inspectQueues, inspectStats, inspectWorkers, pauseQueue, resumeQueue } from './queues';
+import { enqueueRequest } from '../../test/requests';
 
 const Q = 'operator-q';
 
@@ -22,23 +23,17 @@ describe('operator projections over the memory driver', () => {
   let seq = 0;
   function request(overrides: Partial<EnqueueRequest> = {}): EnqueueRequest {
     seq += 1;
-    return {
+    return enqueueRequest({
       id: uuidv7(clock.now() + seq),
       runId: uuidv7(clock.now() + seq),
       name: 'op.job',
       queue: Q,
       input: { n: seq },
       idempotencyKey: `k-${seq}`,
-      tenantId: null,
-      enqueuedBy: null,
       runAt: clock.now(),
       maxAttempts: 1,
-      priority: 0,
-      onConflict: 'dedupe',
-      concurrencyKey: null,
-      traceparent: null,
       ...overrides,
-    };
+    });
   }
 
   /** `n` rows, each dead-lettered by its one attempt. */

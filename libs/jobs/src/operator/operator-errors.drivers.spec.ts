@@ -21,6 +21,7 @@ import { cancelJob, promoteJob, removeJob, retryFromStep } from './job-actions';
 import { listJobs } from './list-jobs';
 import { inspectStats, inspectWorkers, pauseQueue } from './queues';
 import { inspectTasks } from './tasks';
+import { enqueueRequest } from '../../test/requests';
 
 /** One backend this file opens for real, on storage of its own; `drop` removes that storage. */
 interface Opened {
@@ -126,7 +127,7 @@ describe.each(BACKENDS)('operator error codes on %s', (_label, open) => {
   function request(overrides: Partial<EnqueueRequest> = {}): EnqueueRequest {
     seq += 1;
     const id = uuidv7(clock.now());
-    return {
+    return enqueueRequest({
       id,
       runId: uuidv7(clock.now()),
       name: 'op-errors.job',
@@ -134,16 +135,10 @@ describe.each(BACKENDS)('operator error codes on %s', (_label, open) => {
       queue: `${Q}-${seq}`,
       input: { n: seq },
       idempotencyKey: `k-${id}`,
-      tenantId: null,
-      enqueuedBy: null,
       runAt: clock.now(),
       maxAttempts: 1,
-      priority: 0,
-      onConflict: 'dedupe',
-      concurrencyKey: null,
-      traceparent: null,
       ...overrides,
-    };
+    });
   }
 
   /** One row of `Q`, claimed: running under worker `w`. */

@@ -5,27 +5,24 @@ import { frozenClock } from '../testing/frozen-clock';
 import { uuidv7 } from '../util/ids';
 import { recordingLogger } from '../util/logger';
 import { CounterRollup } from './counter-rollup';
+import { enqueueRequest } from '../../test/requests';
 
 const DAY = 24 * 3_600_000;
 
 async function doneRow(driver: ReturnType<typeof memoryJobDriver>, now: number): Promise<void> {
   const id = uuidv7(now);
-  await driver.enqueue({
-    id,
-    runId: uuidv7(now),
-    name: 'rollup.job',
-    queue: 'q',
-    input: {},
-    idempotencyKey: id,
-    tenantId: null,
-    enqueuedBy: null,
-    runAt: now,
-    maxAttempts: 1,
-    priority: 0,
-    onConflict: 'dedupe',
-    concurrencyKey: null,
-    traceparent: null,
-  });
+  await driver.enqueue(
+    enqueueRequest({
+      id,
+      runId: uuidv7(now),
+      name: 'rollup.job',
+      queue: 'q',
+      input: {},
+      idempotencyKey: id,
+      runAt: now,
+      maxAttempts: 1,
+    }),
+  );
   const [row] = await driver.claim({
     workerId: 'w',
     visibilityTimeoutMs: 1_000,

@@ -2,24 +2,18 @@ import type { EnqueueRequest } from '../driver/job-driver';
 import { errorCodeOf } from '../errors/jobs-error';
 import { uuidv7 } from '../util/ids';
 import { assertEnqueueRequest, assertEnqueueRequests, enqueueRequestFault } from './request';
+import { enqueueRequest } from '../../test/requests';
 
-const request = (over: Partial<EnqueueRequest> = {}): EnqueueRequest => ({
-  id: uuidv7(),
-  runId: uuidv7(),
-  name: 'report.build',
-  queue: 'default',
-  input: { n: 1 },
-  idempotencyKey: uuidv7(),
-  tenantId: null,
-  enqueuedBy: null,
-  runAt: Date.UTC(2026, 0, 1),
-  maxAttempts: 3,
-  priority: 0,
-  onConflict: 'dedupe',
-  concurrencyKey: null,
-  traceparent: null,
-  ...over,
-});
+const request = (over: Partial<EnqueueRequest> = {}): EnqueueRequest =>
+  enqueueRequest({
+    id: uuidv7(),
+    name: 'report.build',
+    queue: 'default',
+    input: { n: 1 },
+    idempotencyKey: uuidv7(),
+    runAt: Date.UTC(2026, 0, 1),
+    ...over,
+  });
 
 /** What assertEnqueueRequests throws for `requests`: its code and message, or undefined when it passes. */
 function refusal(

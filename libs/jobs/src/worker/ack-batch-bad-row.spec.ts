@@ -4,6 +4,7 @@ import { memoryJobDriver } from '../driver/memory';
 import { frozenClock } from '../testing/frozen-clock';
 import { uuidv7 } from '../util/ids';
 import { ackBatcher } from './ack-batcher';
+import { enqueueRequest } from '../../test/requests';
 
 /** A promise the test settles. */
 function gate(): { promise: Promise<void>; open: () => void } {
@@ -36,22 +37,16 @@ describe('ackBatcher: a batch with one ack the driver cannot take', () => {
       },
     };
     for (let i = 0; i < 5; i++) {
-      await inner.enqueue({
-        id: uuidv7(clock.now() + i),
-        runId: uuidv7(),
-        name: 'ack.bad-row',
-        queue: 'q',
-        input: { i },
-        idempotencyKey: `k${i}`,
-        tenantId: null,
-        enqueuedBy: null,
-        runAt: clock.now(),
-        maxAttempts: 3,
-        priority: 0,
-        onConflict: 'dedupe',
-        concurrencyKey: null,
-        traceparent: null,
-      });
+      await inner.enqueue(
+        enqueueRequest({
+          id: uuidv7(clock.now() + i),
+          name: 'ack.bad-row',
+          queue: 'q',
+          input: { i },
+          idempotencyKey: `k${i}`,
+          runAt: clock.now(),
+        }),
+      );
     }
     const rows: readonly ClaimedJob[] = await inner.claim({
       workerId: 'w',

@@ -8,6 +8,7 @@ import { runJobs, type JobsHarness } from '../testing/run-jobs';
 import { uuidv7 } from '../util/ids';
 import { ackBatcher } from './ack-batcher';
 import { PREFETCH_HORIZON_MS, prefetchBuffer } from './prefetch';
+import { enqueueRequest } from '../../test/requests';
 
 const input = t.object({ n: t.number });
 
@@ -32,22 +33,15 @@ function gatedAcks(clock = frozenClock()) {
   return { clock, inner, driver, batches, waiting, releaseAll };
 }
 
-const request = (clock: { now(): number }, n: number, queue = 'q') => ({
-  id: uuidv7(clock.now() + n),
-  runId: uuidv7(),
-  name: 'batch.job',
-  queue,
-  input: { n },
-  idempotencyKey: `n:${n}`,
-  tenantId: null,
-  enqueuedBy: null,
-  runAt: clock.now(),
-  maxAttempts: 3,
-  priority: 0,
-  onConflict: 'dedupe' as const,
-  concurrencyKey: null,
-  traceparent: null,
-});
+const request = (clock: { now(): number }, n: number, queue = 'q') =>
+  enqueueRequest({
+    id: uuidv7(clock.now() + n),
+    name: 'batch.job',
+    queue,
+    input: { n },
+    idempotencyKey: `n:${n}`,
+    runAt: clock.now(),
+  });
 
 describe('ackBatcher', () => {
   it('sends a lone ack at once, and the acks arriving while two batches are out as one, each fenced', async () => {

@@ -2,6 +2,7 @@ import { job } from '../declare/job';
 import { t } from '../schema';
 import { runJobs } from '../testing/run-jobs';
 import { uuidv7 } from '../util/ids';
+import { enqueueRequest } from '../../test/requests';
 
 const add = job({
   name: 'claim-bad-row.add',
@@ -22,22 +23,16 @@ describe('a claim batch with one row whose stored input the job refuses', () => 
         const id = uuidv7(h.clock.now() + i);
         ids.push(id);
         // written under the driver, as a row an older build stored: the schema refuses { n: 'two' }
-        await h.driver.enqueue({
-          id,
-          runId: uuidv7(),
-          name: add.name,
-          queue: add.queue,
-          input: { n: i === 2 ? 'two' : i },
-          idempotencyKey: `add:${i}`,
-          tenantId: null,
-          enqueuedBy: null,
-          runAt: h.clock.now(),
-          maxAttempts: 3,
-          priority: 0,
-          onConflict: 'dedupe',
-          concurrencyKey: null,
-          traceparent: null,
-        });
+        await h.driver.enqueue(
+          enqueueRequest({
+            id,
+            name: add.name,
+            queue: add.queue,
+            input: { n: i === 2 ? 'two' : i },
+            idempotencyKey: `add:${i}`,
+            runAt: h.clock.now(),
+          }),
+        );
       }
       h.worker.signalEnqueued(add.queue);
       await h.settle();

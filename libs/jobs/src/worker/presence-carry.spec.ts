@@ -5,6 +5,7 @@ import { uuidv7 } from '../util/ids';
 import { frozenClock, type FrozenClock } from '../testing/frozen-clock';
 import { recordingLogger } from '../util/logger';
 import { WorkerPresence } from './worker-presence';
+import { enqueueRequest } from '../../test/requests';
 
 const VT = 30_000;
 const INTERVAL = VT / 3;
@@ -212,22 +213,17 @@ describe('the registry beat carried by claims', () => {
       { ...beat, queues: ['default'], heartbeatAt: clock.now(), expiresAt: clock.now() + VT },
     ]);
     const id = uuidv7(clock.now());
-    await driver.enqueue({
-      id,
-      runId: uuidv7(clock.now()),
-      name: 'carry.job',
-      queue: 'default',
-      input: {},
-      idempotencyKey: 'k',
-      tenantId: null,
-      enqueuedBy: null,
-      runAt: clock.now(),
-      maxAttempts: 3,
-      priority: 0,
-      onConflict: 'dedupe',
-      concurrencyKey: null,
-      traceparent: null,
-    });
+    await driver.enqueue(
+      enqueueRequest({
+        id,
+        runId: uuidv7(clock.now()),
+        name: 'carry.job',
+        queue: 'default',
+        input: {},
+        idempotencyKey: 'k',
+        runAt: clock.now(),
+      }),
+    );
     const error: unknown = await driver
       .claim({
         workerId: 'w2',

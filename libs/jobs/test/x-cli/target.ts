@@ -11,6 +11,7 @@ import {
 } from '@ultimat3/jobs';
 import { until } from '../../../../test/until';
 import { xCliBlock, xCliSteps } from './app';
+import { enqueueRequest } from '../requests';
 
 /** One backend the CLI specs operate: the `x` flags that reach it, and the spec's own driver over it. */
 export interface XTarget {
@@ -37,22 +38,15 @@ let seq = 0;
 function request(queue: string, runAt = 0): EnqueueRequest {
   seq += 1;
   const id = uuidv7();
-  return {
+  return enqueueRequest({
     id,
-    runId: uuidv7(),
     name: 'x-cli.seeded',
     queue,
     input: { n: seq },
     idempotencyKey: `seeded:${id}`,
-    tenantId: null,
-    enqueuedBy: null,
     runAt,
     maxAttempts: 1,
-    priority: 0,
-    onConflict: 'dedupe',
-    concurrencyKey: null,
-    traceparent: null,
-  };
+  });
 }
 
 /** Starts the fixture app's worker on `target` (fast polls and heartbeats: a cancel lands within ~200 ms). */
