@@ -3,7 +3,7 @@ import type { BackfillInput, BackfillResult, JobSettled } from '@ultimat3/jobs';
 import type { JobsHarness, RunJobsOptions } from '@ultimat3/jobs/testing';
 import { harnessSlot } from '../../jobs/test/harness-slot';
 import { postsDataSource, seedPosts } from './backfill-posts';
-import { createTestDatabase, type TestDatabase } from './test-database';
+import { pgJobsSpec, type SpecDatabase } from './pg-jobs-spec';
 
 /** Options of {@link postsSpec}. */
 export interface PostsSpecOptions {
@@ -16,7 +16,7 @@ export interface PostsSpecOptions {
 /** What a spec over the `bf_posts` table shares: its database, a DataSource over the table, its harnesses. */
 export interface PostsSpec {
   /** The spec's own database (from `beforeAll` on). */
-  readonly db: TestDatabase;
+  readonly db: SpecDatabase;
   /** A DataSource over it with `BfPost`, its table created (from `beforeAll` on). */
   readonly data: DataSource;
   /** `runJobs(options)`, the harness closed after the test that started it (a test may close it sooner: once). */
@@ -29,26 +29,24 @@ export interface PostsSpec {
  * DataSource destroyed and the database dropped in `afterAll`. Call at the top of the spec file.
  */
 export function postsSpec(options: PostsSpecOptions = {}): PostsSpec {
-  let db: TestDatabase | undefined;
   let data: DataSource | undefined;
   const harnesses = harnessSlot();
+  const db = pgJobsSpec({
+    migrate: options.migrate ?? false,
+    beforeDrop: async () => {
+      await data?.destroy();
+    },
+  });
   beforeAll(async () => {
-    db = await createTestDatabase({ migrate: options.migrate ?? false });
     data = await postsDataSource(db.url);
     if (options.seed !== undefined) await seedPosts(data, options.seed);
-  });
-  afterAll(async () => {
-    await data?.destroy();
-    await db?.drop();
   });
   const ready = <T>(value: T | undefined, what: string): T => {
     if (value === undefined) throw new Error(`postsSpec: ${what} is set in beforeAll`);
     return value;
   };
   return {
-    get db() {
-      return ready(db, 'db');
-    },
+    db,
     get data() {
       return ready(data, 'data');
     },
