@@ -10,8 +10,24 @@ import {
 } from '@ultimat3/jobs';
 import type { RedisContext } from './redis-context';
 import { NULL_ARG } from './redis-rows';
+import type { ScriptArg } from './redis-scripts';
 
 const duration = (ms: number | undefined): number => Math.max(0, Math.round(ms ?? 0));
+
+/**
+ * `LUA_ACK`'s arguments after the clock: the count, the worker id every item shares ('' when they do not, or share
+ * ''), then per item its id, claim and duration (and its worker id when not shared).
+ */
+function ackArgs(items: readonly AckManyItem[]): ScriptArg[] {
+  const worker = items[0]!.workerId;
+  const shared = worker !== '' && items.every((i) => i.workerId === worker);
+  const argv: ScriptArg[] = [items.length, shared ? worker : ''];
+  for (const i of items) {
+    argv.push(i.jobId, i.claim, duration(i.durationMs));
+    if (!shared) argv.push(i.workerId);
+  }
+  return argv;
+}
 
 /** Settles runs done, each fenced on its own claim, in one script; answers per item whether it landed. */
 export async function ackRows(
@@ -19,8 +35,7 @@ export async function ackRows(
   items: readonly AckManyItem[],
 ): Promise<boolean[]> {
   if (items.length === 0) return [];
-  const argv = items.flatMap((i) => [i.jobId, i.workerId, i.claim, duration(i.durationMs)]);
-  const reply = await ctx.run('ack', [items.length, ...argv]);
+  const reply = await ctx.run('ack', ackArgs(items));
   return Array.isArray(reply) ? reply.map((landed) => landed === 1) : [];
 }
 

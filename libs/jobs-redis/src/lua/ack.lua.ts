@@ -6,8 +6,9 @@ const CHUNK = 1000;
 /**
  * Settles runs done, each fenced on its own claim (one ack is a batch of one).
  *
- * KEYS[1] the prefix. ARGV[1] clock override. ARGV[2] item count n, then n groups of: job id, worker id, claim token,
- * run duration in ms (whole, ≥ 0).
+ * KEYS[1] the prefix. ARGV[1] clock override. ARGV[2] item count n. ARGV[3] the worker id of every item, or '' when
+ * the items name their own (a worker's batch is all its own: one argument instead of n). Then n groups of: job id,
+ * claim token, run duration in ms (whole, ≥ 0), and — only when ARGV[3] is '' — the item's worker id.
  *
  * An item lands only while its row is running under exactly that worker and claim; it then becomes done, its claim,
  * worker and lease cleared, its live key released, and is counted (`done`, its duration) in the job's current 1-minute
@@ -23,16 +24,20 @@ const CHUNK = 1000;
 export const LUA_ACK = `${LUA_PRELUDE}
 DEFERRED = {}
 local n = tonumber(ARGV[2])
+local shared = ARGV[3]
+local stride = shared == '' and 4 or 3
 local now = fmt(NOW)
 local out = {}
 local finished, released = {}, {}
 -- per queue: its lease set's key, the ids leaving it, and per name the rows settled and their durations
 local queues = {}
 for i = 0, n - 1 do
-  local a = 3 + i * 4
+  local a = 4 + i * stride
   local id = ARGV[a]
+  local worker = shared
+  if stride == 4 then worker = ARGV[a + 3] end
   local v = redis.call('HMGET', rowKey(id), 'st', 'w', 'c', 'q', 'name', 'ten', 'key')
-  if v[1] == 'running' and v[2] == ARGV[a + 1] and v[3] == ARGV[a + 2] then
+  if v[1] == 'running' and v[2] == worker and v[3] == ARGV[a + 1] then
     local q, name = v[4], v[5]
     local lk = liveKey({ name = name, ten = v[6] or nil, key = v[7] })
     if redis.call('HGET', P .. 'live', lk) == id then released[#released + 1] = lk end
@@ -50,7 +55,7 @@ for i = 0, n - 1 do
       Qd.names[name] = per
     end
     per.n = per.n + 1
-    per.ms = per.ms + tonumber(ARGV[a + 3])
+    per.ms = per.ms + tonumber(ARGV[a + 2])
     finished[#finished + 1] = now
     finished[#finished + 1] = id
     out[#out + 1] = 1
