@@ -64,7 +64,14 @@ export async function seedFeed(serverUrl, name, rows, orgs, migrate) {
  * The sweep, as an app declares one over its DataSource: keyset pages of the repository, each page's slugs written in
  * one UPDATE on the same DataSource. `onPage()` is told after each page's write.
  */
-export function declareFeedSweep({ dataSource, ledger, rate, batch = 1_000, onPage = () => {} }) {
+export function declareFeedSweep({
+  dataSource,
+  ledger,
+  rate,
+  batch = 1_000,
+  onPage = () => {},
+  phases = [],
+}) {
   return jobs.backfill({
     name: 'bench-feed-slugs',
     batch,
@@ -73,10 +80,22 @@ export function declareFeedSweep({ dataSource, ledger, rate, batch = 1_000, onPa
     runtime: { ledger, environment: 'bench' },
     source: () => dataSource.getRepository(FeedPost).createQueryBuilder('p'),
     async handle({ rows }) {
-      await writeSlugs(dataSource, rows);
+      await timed(phases, 'update', () => writeSlugs(dataSource, rows));
       onPage();
     },
   });
+}
+
+const stamp = () => performance.timeOrigin + performance.now();
+
+/** Runs `work`, recording into `phases` when it ran (`{ k, a, b }`, wall ms): what a slow request overlapped. */
+async function timed(phases, k, work) {
+  const a = stamp();
+  try {
+    return await work();
+  } finally {
+    phases.push({ k, a, b: stamp() });
+  }
 }
 
 /** A page's write: every row's slug, in one UPDATE on the DataSource. */
@@ -88,30 +107,46 @@ export function writeSlugs(dataSource, rows) {
 }
 
 /**
- * The same pages read and written without a job: the keyset read `backfill()` makes (`readKeysetPageInSlices` over the
- * same repository source, sub-reads of `slice` rows; a slice of the whole batch is one statement a page, the read
- * before the sub-reads), the same UPDATE, pages started `1 / rate` s apart — no worker, step checkpoint, ledger row or
- * throttle. What a pass costs beyond this is the job machinery's.
+ * The same pages read and written without a job: the keyset read `backfill()` makes (`readKeysetPage` over the same
+ * repository source, one statement a page) — or with `raw`, the same page as one plain SQL statement — the same
+ * UPDATE, pages started `1 / rate` s apart: no worker, step checkpoint, ledger row or throttle. What a pass costs
+ * beyond this is the job machinery's. `phases` collects when each read and UPDATE ran.
  */
 export async function bareSweep(
   dataSource,
-  { rows, rate, batch = 1_000, slice = jobs.BACKFILL_READ_SLICE },
+  { rows, rate, batch = 1_000, raw = false, phases = [] },
 ) {
   let cursor = null;
   for (let page = 0; page * batch <= rows; page++) {
     const started = performance.now();
-    const read = await jobs.readKeysetPageInSlices(
-      'bench-feed-bare',
-      dataSource.getRepository(FeedPost).createQueryBuilder('p'),
-      undefined,
-      cursor,
-      batch,
-      slice,
+    const read = await timed(phases, 'read', () =>
+      raw
+        ? rawPage(dataSource, cursor, batch)
+        : jobs.readKeysetPage(
+            'bench-feed-bare',
+            dataSource.getRepository(FeedPost).createQueryBuilder('p'),
+            undefined,
+            cursor,
+            batch,
+          ),
     );
     if (read.rows.length === 0) return;
-    await writeSlugs(dataSource, read.rows);
+    await timed(phases, 'update', () => writeSlugs(dataSource, read.rows));
     cursor = read.cursor;
     const wait = 1_000 / rate - (performance.now() - started);
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
   }
+}
+
+/**
+ * The same keyset page as one plain SQL statement on the DataSource: the rows as `pg` parses them, no query building
+ * and no entity hydration (a raw window's read: what the page costs the process below the ORM).
+ */
+export async function rawPage(dataSource, cursor, batch) {
+  const rows = await dataSource.query(
+    `select id, org_id, title, published_at, slug, handled from bf_feed_posts
+     where id > $1 order by id limit $2`,
+    [cursor === null ? 0 : cursor[0], batch],
+  );
+  return { rows, cursor: rows.length === 0 ? null : [rows.at(-1).id] };
 }

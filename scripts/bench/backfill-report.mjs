@@ -48,6 +48,26 @@ function printWindow(w, probe) {
   );
 }
 
+/**
+ * Of the requests in `side` whose in-process CPU exceeded `cpuAbove` (idle's p99), how many overlapped a page read, an
+ * UPDATE (the sweep's phases; a pass records only its UPDATEs) or a GC pause, and how many none of them.
+ */
+function attribute(side, phases, cpuAbove) {
+  const heavy = side.flatMap((w) => w.requests).filter((r) => r.cpu > cpuAbove);
+  const pauses = side.flatMap((w) => w.gc.pauses);
+  const overlaps = (r, spans) => spans.some((p) => p.a < r.b && p.b > r.a);
+  const reads = phases.filter((p) => p.k === 'read');
+  const updates = phases.filter((p) => p.k === 'update');
+  let none = 0;
+  const count = { read: 0, update: 0, gc: 0 };
+  for (const r of heavy) {
+    const hit = { read: overlaps(r, reads), update: overlaps(r, updates), gc: overlaps(r, pauses) };
+    for (const k of Object.keys(count)) if (hit[k]) count[k]++;
+    if (!hit.read && !hit.update && !hit.gc) none++;
+  }
+  return `${heavy.length} requests used more process CPU than idle's p99: ${count.read} overlapped a page read, ${count.update} an UPDATE, ${count.gc} a GC pause, ${none} none of them`;
+}
+
 function printSide(name, side, probe, slowerThan = Infinity) {
   const latencies = side.flatMap((w) => w.latencies);
   const pauses = side.flatMap((w) => w.gc.pauses);
@@ -73,17 +93,17 @@ function printSide(name, side, probe, slowerThan = Infinity) {
 }
 
 /** Prints every window, the pooled sides, and whether the must-show holds. */
-export function printReport({ windows, probe, config }) {
-  const { ROWS, RATE, BATCH, SLICE, ROUNDS, POOL, RPS, EXPECTED_S } = config;
+export function printReport({ windows, phases = [], probe, config }) {
+  const { ROWS, RATE, BATCH, ROUNDS, POOL, RPS, EXPECTED_S } = config;
   console.log(
-    `\nBackfill throttle: ${ROWS.toLocaleString('en-US')} rows, batch ${BATCH} (the bare windows read it in sub-reads of ${SLICE}, the single ones in one), rate ${RATE}/s (expected ${EXPECTED_S.toFixed(1)} s ± 10 %); ` +
+    `\nBackfill throttle: ${ROWS.toLocaleString('en-US')} rows, batch ${BATCH} (one statement a page; raw windows: plain SQL, no hydration), rate ${RATE}/s (expected ${EXPECTED_S.toFixed(1)} s ± 10 %); ` +
       `pool ${POOL}; request ${RPS}/s; ${ROUNDS} idle/pass rounds`,
   );
   for (const w of windows) printWindow(w, probe);
   const of = (kind) => windows.filter((w) => w.kind === kind);
   const idle = printSide('idle', of('idle'), probe);
   const sides = [idle, printSide('pass', of('pass'), probe, idle.request.p99)];
-  for (const kind of ['bare', 'single']) {
+  for (const kind of ['bare', 'raw']) {
     if (of(kind).length > 0) sides.push(printSide(kind, of(kind), probe, idle.request.p99));
   }
   const idleSlow = printSide('idle', of('idle'), probe, idle.request.p99);
@@ -98,6 +118,9 @@ export function printReport({ windows, probe, config }) {
         `GC ${side.gcMs.toFixed(0)} ms a window, max pause ${side.gcMax.toFixed(2)} ms; ` +
         `${side.slow} requests slower than idle p99, ${side.slowInGc} of them overlapping a GC pause`,
     );
+    if (side.name !== 'idle') {
+      console.log(`  ${side.name} ${attribute(of(side.name), phases, idle.cpu.p99)}`);
+    }
   }
   console.log('');
   for (const side of sides.slice(1)) {

@@ -7,9 +7,9 @@
  * 50 a second. A 60,000-row pass at `rate: 5` and `batch: 1000` (60 pages, one every 200 ms: 12 s) runs in
  * interleaved windows — idle, pass, idle, bare, idle, pass… — so whatever else the machine does lands on every side
  * alike. A bare window reads and writes the same pages at the same pace without a job (no worker, checkpoint, ledger
- * or throttle): what a pass costs the request beyond it is the backfill machinery's. A single window is a bare one whose
- * pages are read in one statement each, as `backfill()` read them before its page read became sub-reads of
- * `BACKFILL_READ_SLICE` rows: the A/B of that change, interleaved in the same run.
+ * or throttle): what a pass costs the request beyond it is the backfill machinery's. A raw window is a bare one whose
+ * pages are one plain SQL statement each (`pg`'s rows, no query building or entity hydration): what the ORM's share of
+ * a page costs the request.
  *
  * Prints per window and per side: the request's p50 / p95 / p99 / max and the pass side's p99 over the idle side's;
  * the CPU time this process spent while each request was in flight (its own work plus whatever it waited behind here —
@@ -21,9 +21,8 @@
  * the load average; and each pass's duration against 12 s ± 10 %. Not a test: it measures and prints.
  *
  * BENCH_THROTTLE_ROWS (60,000), BENCH_THROTTLE_RATE (5), BENCH_THROTTLE_ROUNDS (3 idle/pass pairs),
- * BENCH_THROTTLE_POOL (4 connections), BENCH_THROTTLE_RPS (50 requests a second), BENCH_THROTTLE_BARE ('0' leaves out
- * the bare and single windows), BENCH_THROTTLE_SINGLE ('0' leaves out the single windows), BENCH_THROTTLE_SLICE (the
- * bare windows' sub-read size, default `BACKFILL_READ_SLICE`: try sizes without touching the pass). Uses DATABASE_URL
+ * BENCH_THROTTLE_POOL (4 connections), BENCH_THROTTLE_RPS (50 requests a second), BENCH_THROTTLE_KINDS (the windows
+ * after each pass, each behind an idle one of its own: `bare,raw` by default; empty for idle/pass only). Uses DATABASE_URL
  * when set (its server must load pg_stat_statements).
  */
 import { spawn } from 'node:child_process';
@@ -41,10 +40,10 @@ const RATE = Number(process.env.BENCH_THROTTLE_RATE ?? 5);
 const ROUNDS = Number(process.env.BENCH_THROTTLE_ROUNDS ?? 3);
 const POOL = Number(process.env.BENCH_THROTTLE_POOL ?? 4);
 const RPS = Number(process.env.BENCH_THROTTLE_RPS ?? 50);
-const BARE = process.env.BENCH_THROTTLE_BARE !== '0';
-const SINGLE = BARE && process.env.BENCH_THROTTLE_SINGLE !== '0';
+const KINDS = (process.env.BENCH_THROTTLE_KINDS ?? 'bare,raw')
+  .split(',')
+  .filter((k) => ['bare', 'raw'].includes(k));
 const BATCH = 1_000;
-const SLICE = Number(process.env.BENCH_THROTTLE_SLICE ?? jobs.BACKFILL_READ_SLICE);
 const ORGS = 100;
 const EXPECTED_S = Math.ceil(ROWS / BATCH) / RATE;
 const PROBE = fileURLToPath(new URL('./backfill-probe.mjs', import.meta.url));
@@ -70,7 +69,7 @@ async function startProbe(url) {
 }
 
 /** The app: its DataSource, the jobs on it, the sweep, a worker. */
-async function startApp(url, onPage) {
+async function startApp(url, onPage, phases) {
   const dataSource = new typeorm.DataSource({
     type: 'postgres',
     url,
@@ -79,7 +78,13 @@ async function startApp(url, onPage) {
   });
   await dataSource.initialize();
   const backend = await jobsPg.postgresBackend({ dataSource }, { migrate: false });
-  const sweep = declareFeedSweep({ dataSource, ledger: backend.backfills, rate: RATE, onPage });
+  const sweep = declareFeedSweep({
+    dataSource,
+    ledger: backend.backfills,
+    rate: RATE,
+    onPage,
+    phases,
+  });
   const registry = new jobs.JobRegistry();
   registry.register(sweep);
   const worker = jobs.jobWorker({ driver: backend.driver, registry, concurrency: 1 });
@@ -112,7 +117,8 @@ async function main() {
     stats.on('error', () => undefined); // the server stopping under it at the end
     await stats.connect();
     let pages = [];
-    const app = await startApp(url, () => pages.push(now()));
+    const phases = []; // the sweeps' page reads and UPDATEs, when they ran
+    const app = await startApp(url, () => pages.push(now()), phases);
     const pool = watchPool(app.dataSource.driver.master);
     const proc = watchProcess();
     probe = await startProbe(url);
@@ -132,7 +138,7 @@ async function main() {
         const ms = now() - t;
         window.latencies.push(ms);
         window.cpu.push(cpuMs() - c);
-        window.requests.push({ a: t, b: t + ms });
+        window.requests.push({ a: t, b: t + ms, cpu: window.cpu.at(-1) });
         await sleep(Math.max(0, 1_000 / RPS - ms));
       }
     })();
@@ -176,21 +182,19 @@ async function main() {
       pass.pages = pages.length;
       pass.pageSpan = pages.length > 1 ? (pages.at(-1) - pages[0]) / 1_000 : 0;
 
-      if (BARE) {
+      for (const kind of KINDS) {
         const idleAgain = open('idle', round);
         await sleep(EXPECTED_S * 1_000);
         await close(idleAgain);
-        const bare = open('bare', round);
-        await bareSweep(app.dataSource, { rows: ROWS, rate: RATE, batch: BATCH, slice: SLICE });
+        const bare = open(kind, round);
+        await bareSweep(app.dataSource, {
+          rows: ROWS,
+          rate: RATE,
+          batch: BATCH,
+          raw: kind === 'raw',
+          phases,
+        });
         await close(bare);
-      }
-      if (SINGLE) {
-        const idleAgain = open('idle', round);
-        await sleep(EXPECTED_S * 1_000);
-        await close(idleAgain);
-        const single = open('single', round);
-        await bareSweep(app.dataSource, { rows: ROWS, rate: RATE, batch: BATCH, slice: BATCH });
-        await close(single);
       }
     }
     running = false;
@@ -198,8 +202,9 @@ async function main() {
     probe.stop();
     printReport({
       windows,
+      phases,
       probe: probe.lines,
-      config: { ROWS, RATE, BATCH, SLICE, ROUNDS, POOL, RPS, ORGS, EXPECTED_S, BARE },
+      config: { ROWS, RATE, BATCH, ROUNDS, POOL, RPS, ORGS, EXPECTED_S, KINDS },
     });
     pool.stop();
     proc.stop();

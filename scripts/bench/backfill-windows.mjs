@@ -112,7 +112,7 @@ export async function statementCounts(client) {
   };
   return {
     request: pick(/"FeedPost"."org_id" = \$1|where org_id = \$1/),
-    page: pick(/"p"."id"/),
+    page: pick(/"p"."id"|where id > \$1 order by id/),
     update: pick(/update bf_feed_posts/),
     statements: rows.reduce((a, r) => a + r.calls, 0),
     walRecords: rows.reduce((a, r) => a + r.wal_records, 0),

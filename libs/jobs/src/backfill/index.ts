@@ -15,7 +15,6 @@ export {
   type RepositorySource,
   type SelectQueryLike,
 } from './keyset-source';
-export { BACKFILL_READ_SLICE, readKeysetPageInSlices } from './sliced-read';
 export * from './ledger';
 export { clampBackfillListLimit, MAX_BACKFILL_LIST_LIMIT } from './ledger-order';
 export { memoryBackfillLedger } from './memory-ledger';
