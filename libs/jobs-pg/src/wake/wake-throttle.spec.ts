@@ -1,14 +1,14 @@
-import { Client } from 'pg';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { uuidv7 } from '@ultimat3/jobs';
 import { frozenClock } from '@ultimat3/jobs/testing';
 import { JOB_TABLES } from '../../test/test-database';
 import { pgJobsSpec } from '../../test/pg-jobs-spec';
+import { wakeListener } from '../../test/wake-listener';
 import { request } from '../../test/requests';
 import { postgresJobDriver } from '../driver/pg-driver';
 import { pgPoolExecutor } from '../executor/pg-pool-executor';
-import { WAKE_CHANNEL, WAKE_DUE_WITHIN_MS, WAKE_LOCK_CLASS, WAKE_SLOT_MS } from './wake-session';
+import { WAKE_DUE_WITHIN_MS, WAKE_LOCK_CLASS, WAKE_SLOT_MS } from './wake-session';
 
 /** The `slot` and `woke` CTEs of one enqueue statement's source, verbatim. */
 const wakeCtes = (file: string): string => {
@@ -36,33 +36,12 @@ describe('the wake CTEs', () => {
  * statements before it announced is too — "nothing was announced" needs no sleep.
  */
 describe('the wake throttle in the enqueue statements', () => {
-  let listener: Client;
-  const heard: string[] = [];
-  let marker = 0;
-
-  const db = pgJobsSpec({
-    emptyBeforeEach: JOB_TABLES,
-    beforeDrop: async () => {
-      await listener?.end();
-    },
-  });
-  beforeAll(async () => {
-    listener = new Client({ connectionString: db.url });
-    await listener.connect();
-    listener.on('notification', (n) => {
-      if (n.channel === WAKE_CHANNEL) heard.push(n.payload ?? '');
-    });
-    await listener.query(`listen ${WAKE_CHANNEL}`);
-  });
+  const db = pgJobsSpec({ emptyBeforeEach: JOB_TABLES, beforeDrop: () => listener.end() });
+  const listener = wakeListener(db);
 
   /** The queues announced since the last call. */
   const announced = async (): Promise<string[]> => {
-    const mark = `marker/${marker++}`;
-    await db.pool.query('select pg_notify($1, $2)', [WAKE_CHANNEL, mark]);
-    for (let i = 0; i < 400 && !heard.includes(mark); i++) {
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-    const got = heard.splice(0, heard.length);
+    const { heard: got, marker: mark } = await listener.sinceMarker();
     expect(got.at(-1)).toBe(mark);
     return got.slice(0, -1);
   };

@@ -3,22 +3,20 @@ import { job, JobRegistry, jobWorker, t, uuidv7, type JobWorker } from '@ultimat
 import { frozenClock } from '@ultimat3/jobs/testing';
 import { resetJobTables } from '../../test/test-database';
 import { pgJobsSpec } from '../../test/pg-jobs-spec';
+import { wakeListener } from '../../test/wake-listener';
 import { request } from '../../test/requests';
 import { until } from '../../../../test/until';
 import { postgresJobDriver } from '../driver/pg-driver';
 import type { PgExecutor } from '../executor/pg-executor';
 import { pgPoolExecutor } from '../executor/pg-pool-executor';
 import { startQueueWake, type QueueWake } from './queue-wake';
-import { WAKE_CHANNEL, WAKE_SLOT_MS } from './wake-session';
+import { WAKE_SLOT_MS } from './wake-session';
 
 /**
  * The woken loop against a real server: a worker whose poll is a minute away, so only wakes and their sweeps can start
  * a row, and a raw LISTEN session counting what the enqueues announce.
  */
 describe('pickup by the wake alone (the poll a minute away)', () => {
-  let listener: Client;
-  const heard: string[] = [];
-  let marker = 0;
   let worker: JobWorker | undefined;
   let wake: QueueWake | undefined;
   const started = new Set<string>();
@@ -32,19 +30,8 @@ describe('pickup by the wake alone (the poll a minute away)', () => {
     run: ({ jobId }) => void started.add(jobId),
   });
 
-  const db = pgJobsSpec({
-    beforeDrop: async () => {
-      await listener?.end();
-    },
-  });
-  beforeAll(async () => {
-    listener = new Client({ connectionString: db.url });
-    await listener.connect();
-    listener.on('notification', (n) => {
-      if (n.channel === WAKE_CHANNEL) heard.push(n.payload ?? '');
-    });
-    await listener.query(`listen ${WAKE_CHANNEL}`);
-  });
+  const db = pgJobsSpec({ beforeDrop: () => listener.end() });
+  const listener = wakeListener(db);
   beforeEach(async () => {
     await resetJobTables(db.executor);
     started.clear();
@@ -58,10 +45,8 @@ describe('pickup by the wake alone (the poll a minute away)', () => {
 
   /** What was announced since the last call, probes left out (see wake-throttle.spec.ts for the marker). */
   const announced = async (): Promise<string[]> => {
-    const mark = `marker/${marker++}`;
-    await db.pool.query('select pg_notify($1, $2)', [WAKE_CHANNEL, mark]);
-    await until(() => heard.includes(mark));
-    return heard.splice(0, heard.length).filter((p) => p !== mark && !p.startsWith('probe/'));
+    const { heard, marker } = await listener.sinceMarker();
+    return heard.filter((p) => p !== marker && !p.startsWith('probe/'));
   };
 
   /** Starts a worker serving `slot` whose poll never comes within the test, woken by a proven wake. */
