@@ -17,6 +17,7 @@ import type { PgExecutor } from '../executor/pg-executor';
 import { pgJobsSpec } from '../../test/pg-jobs-spec';
 import { postgresOutboxStore } from './pg-outbox-store';
 import { OUTBOX_WAKE_CHANNEL } from './wake-channel';
+import { rejection } from '../../../jobs/test/outcomes';
 
 const welcome = job({
   name: 'pg-enqueue-many.welcome',
@@ -45,16 +46,6 @@ function countingExecutor(): { executor: PgExecutor; statements: string[] } {
       },
     },
   };
-}
-
-/** The error a call rejects with. */
-async function rejection(promise: Promise<unknown>): Promise<Record<string, unknown>> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Record<string, unknown>;
-  }
-  throw new Error('expected the call to reject');
 }
 
 describe('handle.enqueueMany on PostgreSQL, straight to the driver', () => {

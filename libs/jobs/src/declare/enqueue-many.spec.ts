@@ -9,6 +9,7 @@ import { setJobsFacade } from './ambient';
 import { directJobsFacade } from './direct-facade';
 import { MAX_INPUT_BYTES } from './enqueue';
 import { job } from './job';
+import { rejection } from '../../test/outcomes';
 
 const RUN = '0190a0a0-0000-7000-8000-0000000000aa';
 let n = 0;
@@ -59,16 +60,6 @@ const ok = (email: string) => ({
   address: { city: 'Lyon', zip: '69001' },
   tags: ['a'],
 });
-
-/** The error a call rejects with. */
-async function rejection(promise: Promise<unknown>): Promise<Record<string, unknown>> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Record<string, unknown>;
-  }
-  throw new Error('expected the call to reject');
-}
 
 describe('handle.enqueueMany (memory driver)', () => {
   let counted: ReturnType<typeof countingDriver>;

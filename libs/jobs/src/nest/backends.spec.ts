@@ -1,10 +1,10 @@
 import { driverBackend } from '../driver/backend';
 import { memoryJobDriver } from '../driver/memory';
-import { errorCodeOf } from '../errors/jobs-error';
 import { frozenClock } from '../testing/frozen-clock';
 import { openJobsBackend, type OpenBackendContext, type PostgresPackage } from './backends';
 import { loadJobsConfig } from './jobs.config';
 import type { JobsModuleOptions } from './jobs.options';
+import { rejectionCode } from '../../test/outcomes';
 
 /** A stand-in for `@ultimat3/jobs-pg` that records what it was asked to open. */
 function fakePostgres(): { readonly load: () => PostgresPackage; readonly calls: unknown[][] } {
@@ -27,15 +27,6 @@ const context = (over: Partial<OpenBackendContext> = {}): OpenBackendContext => 
   env: {},
   ...over,
 });
-
-async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
-  try {
-    await promise;
-  } catch (error) {
-    return errorCodeOf(error);
-  }
-  return 'resolved';
-}
 
 describe("openJobsBackend: driver 'postgres'", () => {
   it('never loads the package for the memory driver or an instance', async () => {
@@ -77,12 +68,12 @@ describe("openJobsBackend: driver 'postgres'", () => {
 
   it('is X_DRIVER_UNAVAILABLE with nowhere to connect, or a DataSource that is not one', async () => {
     const pg = fakePostgres();
-    expect(await codeOf(openJobsBackend({ driver: 'postgres' }, context({ load: pg.load })))).toBe(
-      'X_DRIVER_UNAVAILABLE',
-    );
+    expect(
+      await rejectionCode(openJobsBackend({ driver: 'postgres' }, context({ load: pg.load }))),
+    ).toBe('X_DRIVER_UNAVAILABLE');
     const notADataSource = { dataSource: {} } as unknown as JobsModuleOptions['postgres'];
     expect(
-      await codeOf(
+      await rejectionCode(
         openJobsBackend(
           { driver: 'postgres', postgres: notADataSource },
           context({ load: pg.load }),
@@ -109,7 +100,7 @@ describe("openJobsBackend: driver 'postgres'", () => {
     });
     expect(String(error)).toMatch(/driver 'postgres' needs the optional peer @ultimat3\/jobs-pg/);
     expect(
-      await codeOf(
+      await rejectionCode(
         openJobsBackend(
           { driver: 'postgres', postgres: { url: 'postgres://a/b' } },
           context({ load: () => ({}) }),
@@ -121,9 +112,9 @@ describe("openJobsBackend: driver 'postgres'", () => {
   it('checks every other option before it opens anything', async () => {
     const pg = fakePostgres();
     const bad = { driver: 'postgres', roles: ['janitor'] } as unknown as JobsModuleOptions;
-    expect(await codeOf(loadJobsConfig(bad, { DATABASE_URL: 'postgres://a/b' }, pg.load))).toBe(
-      'X_INVARIANT',
-    );
+    expect(
+      await rejectionCode(loadJobsConfig(bad, { DATABASE_URL: 'postgres://a/b' }, pg.load)),
+    ).toBe('X_INVARIANT');
     expect(pg.calls).toEqual([]);
     const config = await loadJobsConfig(
       { driver: 'postgres' },

@@ -1,17 +1,8 @@
 import { memoryJobDriver } from '../driver/memory';
-import { errorCodeOf } from '../errors/jobs-error';
 import { frozenClock } from '../testing/frozen-clock';
 import { resolveJobsConfig } from './jobs.config';
 import type { JobsModuleOptions } from './jobs.options';
-
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (error) {
-    return errorCodeOf(error);
-  }
-  return 'returned';
-}
+import { codeOf } from '../../test/outcomes';
 
 /** Options as a JS caller or a config file might hand them over, unchecked by the compiler. */
 const loose = (options: Record<string, unknown>): JobsModuleOptions =>

@@ -1,13 +1,13 @@
 import { Test, type TestingModule } from '@nestjs/testing';
 import { driverBackend } from '../driver/backend';
 import { memoryBackend, memoryJobDriver } from '../driver/memory';
-import { errorCodeOf } from '../errors/jobs-error';
 import { frozenClock } from '../testing/frozen-clock';
 import { recordingLogger } from '../util/logger';
 import { JobsModule } from './jobs.module';
 import type { JobsModuleOptions } from './jobs.options';
 import { JobsRuntime } from './jobs.runtime';
 import { JobsService } from './jobs.service';
+import { rejectionCode } from '../../test/outcomes';
 
 const open: TestingModule[] = [];
 
@@ -29,15 +29,6 @@ async function boot(options: Partial<JobsModuleOptions>): Promise<TestingModule>
   open.push(app);
   await app.init();
   return app;
-}
-
-async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
-  try {
-    await promise;
-  } catch (error) {
-    return errorCodeOf(error);
-  }
-  return 'resolved';
 }
 
 describe('JobsModule.forRoot({ backend })', () => {
@@ -78,9 +69,11 @@ describe('JobsModule.forRoot({ backend })', () => {
   });
 
   it('refuses a backend beside a driver, and an object that is not a backend (X_INVARIANT)', async () => {
-    expect(await codeOf(boot({ backend: memoryBackend(), driver: 'memory' }))).toBe('X_INVARIANT');
+    expect(await rejectionCode(boot({ backend: memoryBackend(), driver: 'memory' }))).toBe(
+      'X_INVARIANT',
+    );
     const notOne = { driver: memoryJobDriver() } as unknown as JobsModuleOptions['backend'];
-    expect(await codeOf(boot({ backend: notOne }))).toBe('X_INVARIANT');
-    expect(await codeOf(boot({}))).toBe('X_DRIVER_UNAVAILABLE');
+    expect(await rejectionCode(boot({ backend: notOne }))).toBe('X_INVARIANT');
+    expect(await rejectionCode(boot({}))).toBe('X_DRIVER_UNAVAILABLE');
   });
 });

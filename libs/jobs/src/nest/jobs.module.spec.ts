@@ -4,7 +4,6 @@ import { job } from '../declare/job';
 import type { JobRunArgs } from '../declare/run-args';
 import { memoryJobDriver } from '../driver/memory';
 import type { JobRow } from '../driver/job-row';
-import { errorCodeOf } from '../errors/jobs-error';
 import { JobRegistry } from '../registry/job-registry';
 import { t } from '../schema';
 import { frozenClock, type FrozenClock } from '../testing/frozen-clock';
@@ -13,6 +12,7 @@ import { Job } from './decorators/job.decorator';
 import { JobsModule } from './jobs.module';
 import type { JobsModuleOptions } from './jobs.options';
 import { JobsService } from './jobs.service';
+import { rejectionCode } from '../../test/outcomes';
 
 const ORG = '0190a6f2-6b1e-7c3a-8f00-000000000001';
 
@@ -98,16 +98,6 @@ async function until(booted: Booted, id: string, done: (row: JobRow) => boolean)
     await booted.clock.advance(10);
   }
   throw new Error(`job ${id} never reached the expected state`);
-}
-
-/** The code a rejected promise carries. */
-async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
-  try {
-    await promise;
-  } catch (error) {
-    return errorCodeOf(error);
-  }
-  return 'resolved';
 }
 
 afterEach(async () => {
@@ -203,7 +193,7 @@ describe('JobsModule', () => {
       });
     const first = { notifyOwner: declare() };
     const second = { notifyOwner: declare() };
-    const code = await codeOf(
+    const code = await rejectionCode(
       (async () =>
         boot(
           {
@@ -270,7 +260,9 @@ describe('JobsModule', () => {
       { name: 'nest-spec.binding-only' },
     ]);
 
-    expect(await codeOf(boot({ providers: [BindingOnlyJobs, RivalJobs] }))).toBe('X_JOB_DUPLICATE');
+    expect(await rejectionCode(boot({ providers: [BindingOnlyJobs, RivalJobs] }))).toBe(
+      'X_JOB_DUPLICATE',
+    );
   });
 
   it('refuses to start a worker for a declaration with no run and no @Job (X_JOB_UNBOUND)', async () => {
@@ -281,9 +273,9 @@ describe('JobsModule', () => {
         tenant: ({ orgId }) => orgId,
       }),
     };
-    expect(await codeOf(boot({ imports: [JobsModule.forFeature({ jobs: [unbound] })] }))).toBe(
-      'X_JOB_UNBOUND',
-    );
+    expect(
+      await rejectionCode(boot({ imports: [JobsModule.forFeature({ jobs: [unbound] })] })),
+    ).toBe('X_JOB_UNBOUND');
 
     // A web-only process enqueues it without serving it.
     const web = await boot(
@@ -297,7 +289,7 @@ describe('JobsModule', () => {
   });
 
   it('installs the facade at bootstrap and removes it at close (X_DRIVER_UNAVAILABLE outside)', async () => {
-    expect(await codeOf(greetOrg.enqueue({ orgId: ORG }))).toBe('X_DRIVER_UNAVAILABLE');
+    expect(await rejectionCode(greetOrg.enqueue({ orgId: ORG }))).toBe('X_DRIVER_UNAVAILABLE');
 
     const clock = frozenClock();
     const app = await Test.createTestingModule({
@@ -308,13 +300,13 @@ describe('JobsModule', () => {
       providers: [Greeter, GreetingJobs],
     }).compile();
     // Compiled but not bootstrapped: nothing is installed yet.
-    expect(await codeOf(app.get(JobsService).enqueue(greetOrg, { orgId: ORG }))).toBe(
+    expect(await rejectionCode(app.get(JobsService).enqueue(greetOrg, { orgId: ORG }))).toBe(
       'X_DRIVER_UNAVAILABLE',
     );
     await app.init();
     await expect(greetOrg.enqueue({ orgId: ORG })).resolves.toMatchObject({ deduped: false });
     await app.close();
-    expect(await codeOf(greetOrg.enqueue({ orgId: ORG }))).toBe('X_DRIVER_UNAVAILABLE');
+    expect(await rejectionCode(greetOrg.enqueue({ orgId: ORG }))).toBe('X_DRIVER_UNAVAILABLE');
   });
 
   it('takes its options from forRootAsync({ useFactory, inject })', async () => {
@@ -370,9 +362,9 @@ describe('JobsModule', () => {
 
   it('refuses a driver it cannot create (X_DRIVER_UNAVAILABLE) and an unknown role (X_INVARIANT)', async () => {
     const unknownDriver = 'postgres' as unknown as 'memory';
-    expect(await codeOf(boot({}, { driver: unknownDriver }))).toBe('X_DRIVER_UNAVAILABLE');
+    expect(await rejectionCode(boot({}, { driver: unknownDriver }))).toBe('X_DRIVER_UNAVAILABLE');
     const unknownRole = ['janitor'] as unknown as ['web'];
-    expect(await codeOf(boot({}, { roles: unknownRole }))).toBe('X_INVARIANT');
+    expect(await rejectionCode(boot({}, { roles: unknownRole }))).toBe('X_INVARIANT');
   });
 
   it('boots a worker with nothing registered, and says so', async () => {

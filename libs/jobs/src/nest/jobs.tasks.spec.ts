@@ -3,7 +3,6 @@ import { Test, type TestingModule } from '@nestjs/testing';
 import { job } from '../declare/job';
 import { task, type TaskEntry } from '../declare/task';
 import { memoryJobDriver } from '../driver/memory';
-import { errorCodeOf } from '../errors/jobs-error';
 import { t } from '../schema';
 import { frozenClock } from '../testing/frozen-clock';
 import { recordingLogger, type RecordingLogger } from '../util/logger';
@@ -11,6 +10,7 @@ import { Task } from './decorators/task.decorator';
 import { JobsModule } from './jobs.module';
 import { JobsService } from './jobs.service';
 import { TaskRegistry } from './task.registry';
+import { codeOf } from '../../test/outcomes';
 
 const START = Date.UTC(2026, 0, 1);
 
@@ -21,15 +21,6 @@ const digest = job({
   tenant: 'none',
   run: () => undefined,
 });
-
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (error) {
-    return errorCodeOf(error);
-  }
-  return 'returned';
-}
 
 const open: TestingModule[] = [];
 

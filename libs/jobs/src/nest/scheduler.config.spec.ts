@@ -1,6 +1,5 @@
 import type { JobDriver } from '../driver/job-driver';
 import { memoryJobDriver } from '../driver/memory';
-import { errorCodeOf } from '../errors/jobs-error';
 import { memoryLeaseLeader } from '../scheduler/memory-lease-leader';
 import { memorySchedulerState } from '../scheduler/memory-scheduler-state';
 import { frozenClock } from '../testing/frozen-clock';
@@ -8,15 +7,7 @@ import { resolveJobsConfig } from './jobs.config';
 import type { JobsModuleOptions } from './jobs.options';
 import { driverBackend } from '../driver/backend';
 import { schedulerWiring } from './scheduler.config';
-
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (error) {
-    return errorCodeOf(error);
-  }
-  return 'returned';
-}
+import { codeOf } from '../../test/outcomes';
 
 /** Scheduler options as a JS caller might hand them over, unchecked by the compiler. */
 const withScheduler = (scheduler: unknown): JobsModuleOptions =>

@@ -1,17 +1,8 @@
 import { job } from '../../declare/job';
 import { task, type TaskEntry } from '../../declare/task';
-import { errorCodeOf } from '../../errors/jobs-error';
 import { t } from '../../schema';
 import { Task, type TaskMethodOptions } from './task.decorator';
-
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (error) {
-    return errorCodeOf(error);
-  }
-  return 'returned';
-}
+import { codeOf } from '../../../test/outcomes';
 
 /** Declares a class with one `@Task` method: decorators run when the class is defined. */
 function declareWith(options: TaskMethodOptions): void {

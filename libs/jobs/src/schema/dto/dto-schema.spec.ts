@@ -21,6 +21,7 @@ import type { JobDriver } from '../../driver/job-driver';
 import { frozenClock } from '../../testing/frozen-clock';
 import { runJobs } from '../../testing/run-jobs';
 import { dtoSchema } from './dto-schema';
+import { rejection } from '../../../test/outcomes';
 
 class AddressDto {
   @IsString()
@@ -76,16 +77,6 @@ const order = (email = 'ada@example.com') => ({
 });
 let n = 0;
 const unique = (): string => `dto-${++n}`;
-
-/** The error a call rejects with. */
-async function rejection(promise: Promise<unknown>): Promise<Record<string, unknown>> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Record<string, unknown>;
-  }
-  throw new Error('expected the call to reject');
-}
 
 describe('dtoSchema: a class-validator DTO as a Standard Schema', () => {
   const schema = dtoSchema(OrderDto);
