@@ -8,8 +8,9 @@ export const ENQUEUE_FIELDS = 15;
  * A request is read where it lies in ARGV (`a` = the index before its first field; the layout is {@link LUA_ENQUEUE}'s)
  * rather than copied into a table: the row hash's arguments are built straight from ARGV, the optional fields left out
  * when null (NUL), and a fresh row is indexed by the waiting-row half of the prelude's `index` written out — ZADDs into
- * its due (or delayed) set and its oldest-due index, its two counts by HINCRBY — so an enqueue allocates little and
- * sends only the commands a waiting row needs.
+ * its due (or delayed) set and its oldest-due index, its two counts by HINCRBY, the queue and name added to their sets
+ * only when its (queue, name, state) count was untouched before — so an enqueue allocates little and sends only the
+ * commands a waiting row needs (a serial enqueue into a queue that held such a row: 10 inside its script).
  *
  * `planEnqueue(n, base)` reads n requests from ARGV[base + 1] on and decides each before anything is written: answers
  * { 'ok', id, run, deduped, … } and the rows to insert, or { 'conflict', index, holder id, holder run, holder state }
@@ -46,19 +47,23 @@ local function insertAt(a, st, keyed)
   end
   redis.call('HSET', rowKey(id), unpack(h))
   redis.call('ZADD', P .. 'all', 0, id)
-  redis.call('SADD', P .. 'queues', q)
   if not keyed then redis.call('HSET', P .. 'live', liveKeyAt(a), id) end
   announce(q)
   local k = Q(q)
-  redis.call('SADD', k .. ':names', name)
+  -- the sets of queues and of a queue's names only grow, and a (queue, name, state) count is only ever bumped for a
+  -- row of that queue and name: a count that was touched before this row (not 1 now) means an earlier row of the same
+  -- queue and name put both members there already
+  if redis.call('HINCRBY', k .. ':n', name .. '|' .. st, 1) == 1 then
+    redis.call('SADD', P .. 'queues', q)
+    redis.call('SADD', k .. ':names', name)
+  end
+  redis.call('HINCRBY', k .. ':n', st, 1)
   if st == 'ready' then
     redis.call('ZADD', k .. ':r:' .. name, pri, string.format('%015d', tonumber(at) + OFFSET) .. id)
   else
     redis.call('ZADD', k .. ':d', at, id)
   end
   redis.call('ZADD', k .. ':w:' .. name, at, id)
-  redis.call('HINCRBY', k .. ':n', st, 1)
-  redis.call('HINCRBY', k .. ':n', name .. '|' .. st, 1)
 end
 -- the state a fresh row of the request at a starts in: delayed when its run time is after now
 local function freshState(a)
