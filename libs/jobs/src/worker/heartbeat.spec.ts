@@ -32,6 +32,27 @@ describe('the lease heartbeat', () => {
     return h;
   }
 
+  /** A job whose body waits for its signal to abort, recording each reason it aborted with; `attempts` when given. */
+  function abortRecording(name: string, attempts?: number) {
+    const reasons: unknown[] = [];
+    const handle = job({
+      name,
+      input,
+      idempotencyKey: ({ n }) => `n:${n}`,
+      tenant: 'none',
+      ...(attempts === undefined ? {} : { retry: { attempts } }),
+      async run({ ctx }) {
+        try {
+          await untilAborted(ctx.signal);
+        } catch (error) {
+          reasons.push(error);
+          throw error;
+        }
+      },
+    });
+    return { handle, reasons };
+  }
+
   it('renews the lease: a run longer than the visibility timeout is not re-delivered and completes once', async () => {
     let calls = 0;
     const ref: { clock?: FrozenClock } = {};
@@ -66,21 +87,7 @@ describe('the lease heartbeat', () => {
   });
 
   it('a cancelled running job loses its lease at the next heartbeat: the signal aborts and the row stays cancelled', async () => {
-    const reasons: unknown[] = [];
-    const handle = job({
-      name: 'heartbeat.cancelled',
-      input,
-      idempotencyKey: ({ n }) => `n:${n}`,
-      tenant: 'none',
-      async run({ ctx }) {
-        try {
-          await untilAborted(ctx.signal);
-        } catch (error) {
-          reasons.push(error);
-          throw error;
-        }
-      },
-    });
+    const { handle, reasons } = abortRecording('heartbeat.cancelled');
     const h = await start([handle]);
     const { id } = await handle.enqueue({ n: 1 });
     await h.settle();
@@ -103,22 +110,7 @@ describe('the lease heartbeat', () => {
   });
 
   it('a heartbeat that rejects is a warning while the window has room, then a lost lease', async () => {
-    const reasons: unknown[] = [];
-    const handle = job({
-      name: 'heartbeat.rejects',
-      input,
-      idempotencyKey: ({ n }) => `n:${n}`,
-      tenant: 'none',
-      retry: { attempts: 1 },
-      async run({ ctx }) {
-        try {
-          await untilAborted(ctx.signal);
-        } catch (error) {
-          reasons.push(error);
-          throw error;
-        }
-      },
-    });
+    const { handle, reasons } = abortRecording('heartbeat.rejects', 1);
     const h = await start([handle], () => () => Promise.reject(new Error('connection reset')), {
       concurrency: 1,
     });
@@ -145,22 +137,7 @@ describe('the lease heartbeat', () => {
   });
 
   it('a heartbeat that hangs is caught like one that rejects: a window with none landing', async () => {
-    const reasons: unknown[] = [];
-    const handle = job({
-      name: 'heartbeat.hangs',
-      input,
-      idempotencyKey: ({ n }) => `n:${n}`,
-      tenant: 'none',
-      retry: { attempts: 1 },
-      async run({ ctx }) {
-        try {
-          await untilAborted(ctx.signal);
-        } catch (error) {
-          reasons.push(error);
-          throw error;
-        }
-      },
-    });
+    const { handle, reasons } = abortRecording('heartbeat.hangs', 1);
     const h = await start([handle], () => () => new Promise<boolean>(() => undefined), {
       concurrency: 1,
     });
