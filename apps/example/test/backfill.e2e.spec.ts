@@ -3,10 +3,9 @@ import type { INestApplication } from '@nestjs/common';
 import { ADD_POST_SLUG_MIGRATION, POST_SLUG_BACKFILL, slugOf } from '@ultimat3/example-jobs';
 import { recordingLogger, type BackfillPassView, type JobRow } from '@ultimat3/jobs';
 import request from 'supertest';
-import type { TestDatabase } from '../../../libs/jobs-pg/test/test-database';
 import { untilValue as until } from '../../../test/until';
 import type { TriggeredBackfill } from '../src/backfills.controller';
-import { exampleTestDatabase } from './support/example-database';
+import { exampleDatabaseSpec } from './support/example-database';
 import { startExampleApp } from './support/example-app';
 
 /**
@@ -15,11 +14,14 @@ import { startExampleApp } from './support/example-app';
  * worker role — in this process here, `apps/worker` in production — sweeps the rows into the `x_backfills` ledger.
  */
 describe('example app: the posts.slug backfill', () => {
-  let db: TestDatabase;
   let app: INestApplication;
 
+  const db = exampleDatabaseSpec({
+    beforeDrop: async () => {
+      await app?.close();
+    },
+  });
   beforeAll(async () => {
-    db = await exampleTestDatabase();
     app = await startExampleApp((dataSource) => ({
       driver: 'postgres',
       postgres: { dataSource },
@@ -27,11 +29,6 @@ describe('example app: the posts.slug backfill', () => {
       worker: { pollIntervalMs: 20, idlePollMaxMs: 100 },
       logger: recordingLogger(),
     }));
-  });
-
-  afterAll(async () => {
-    await app?.close();
-    await db?.drop();
   });
 
   const url = `/backfills/${POST_SLUG_BACKFILL}`;

@@ -2,8 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { INestApplication } from '@nestjs/common';
 import { ADD_POST_SLUG_MIGRATION } from '@ultimat3/example-jobs';
 import { recordingLogger } from '@ultimat3/jobs';
-import type { TestDatabase } from '../../../libs/jobs-pg/test/test-database';
-import { exampleTestDatabase } from './support/example-database';
+import { exampleDatabaseSpec } from './support/example-database';
 import { startExampleApp } from './support/example-app';
 
 /**
@@ -11,15 +10,12 @@ import { startExampleApp } from './support/example-app';
  * are adopted as they are, the index TypeORM named is renamed rather than built a second time, and `slug` is added.
  */
 describe('example app: migrations over a synchronize-era database', () => {
-  let db: TestDatabase;
   let app: INestApplication | undefined;
 
-  beforeAll(async () => {
-    db = await exampleTestDatabase();
-  });
-  afterAll(async () => {
-    await app?.close();
-    await db?.drop();
+  const db = exampleDatabaseSpec({
+    beforeDrop: async () => {
+      await app?.close();
+    },
   });
 
   it('adopts the table, its rows and its index, then adds posts.slug', async () => {

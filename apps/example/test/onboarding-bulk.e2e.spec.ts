@@ -3,26 +3,23 @@ import type { INestApplication } from '@nestjs/common';
 import { JobsService, recordingLogger } from '@ultimat3/jobs';
 import { frozenClock } from '@ultimat3/jobs/testing';
 import request from 'supertest';
-import type { TestDatabase } from '../../../libs/jobs-pg/test/test-database';
-import { exampleTestDatabase } from './support/example-database';
+import { exampleDatabaseSpec } from './support/example-database';
 import { startExampleApp } from './support/example-app';
 
 describe('example app: POST /orgs/onboard (bulk) and the library error filter', () => {
   let app: INestApplication;
-  let db: TestDatabase;
-
+  exampleDatabaseSpec({
+    beforeDrop: async () => {
+      await app?.close();
+    },
+  });
   beforeAll(async () => {
-    db = await exampleTestDatabase();
     app = await startExampleApp({
       driver: 'memory',
       roles: ['web'],
       clock: frozenClock(),
       logger: recordingLogger(),
     });
-  });
-  afterAll(async () => {
-    await app?.close();
-    await db?.drop();
   });
 
   const queued = async (): Promise<number> =>

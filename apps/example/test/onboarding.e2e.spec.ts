@@ -4,8 +4,7 @@ import { MailService, OrgsService } from '@ultimat3/example-jobs';
 import { JobsService, recordingLogger, type JobRow } from '@ultimat3/jobs';
 import { frozenClock, type FrozenClock } from '@ultimat3/jobs/testing';
 import request from 'supertest';
-import type { TestDatabase } from '../../../libs/jobs-pg/test/test-database';
-import { exampleTestDatabase } from './support/example-database';
+import { exampleDatabaseSpec } from './support/example-database';
 import { startExampleApp } from './support/example-app';
 
 const THREE_DAYS_MS = 3 * 86_400_000;
@@ -15,15 +14,8 @@ const IDLE_POLL_MAX_MS = 60_000;
 describe('example app: POST /orgs/:orgId/onboard', () => {
   let app: INestApplication;
   let clock: FrozenClock;
-  let db: TestDatabase;
-
   // the app's TypeORM DataSource needs a database even when its jobs run on the memory driver
-  beforeAll(async () => {
-    db = await exampleTestDatabase();
-  });
-  afterAll(async () => {
-    await db?.drop();
-  });
+  exampleDatabaseSpec();
 
   beforeEach(async () => {
     clock = frozenClock();

@@ -13,10 +13,9 @@ import {
 } from '@ultimat3/jobs';
 import request from 'supertest';
 import type { DataSource } from 'typeorm';
-import type { TestDatabase } from '../../../libs/jobs-pg/test/test-database';
 import { exampleOutboxStore } from '../src/database';
 import type { PublishedPost } from '../src/posts.controller';
-import { exampleTestDatabase } from './support/example-database';
+import { exampleDatabaseSpec } from './support/example-database';
 import { startExampleApp } from './support/example-app';
 import { untilValue as until } from '../../../test/until';
 
@@ -26,12 +25,15 @@ import { untilValue as until } from '../../../test/until';
  * apps/worker). The relay passes only when the test runs one, so a committed request's job is seen STAGED first.
  */
 describe('example app: POST /orgs/:orgId/posts through the transactional outbox', () => {
-  let db: TestDatabase;
   let app: INestApplication;
   let relay: OutboxRelay;
 
+  const db = exampleDatabaseSpec({
+    beforeDrop: async () => {
+      await app?.close();
+    },
+  });
   beforeAll(async () => {
-    db = await exampleTestDatabase();
     app = await startExampleApp(
       (dataSource) => ({
         driver: 'postgres',
@@ -55,11 +57,6 @@ describe('example app: POST /orgs/:orgId/posts through the transactional outbox'
     if (running === undefined) throw new Error('the relay role started no relay');
     relay = running;
     await relay.runOnce(); // after the pass start() kicked off: the loop now waits for the test
-  });
-
-  afterAll(async () => {
-    await app?.close();
-    await db?.drop();
   });
 
   const count = async (sql: string, values: unknown[]): Promise<number> =>

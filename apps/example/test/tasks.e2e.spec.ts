@@ -3,8 +3,7 @@ import { EXAMPLE_HOSTS, HostsService } from '@ultimat3/example-jobs';
 import { recordingLogger } from '@ultimat3/jobs';
 import { frozenClock, type FrozenClock } from '@ultimat3/jobs/testing';
 import request from 'supertest';
-import type { TestDatabase } from '../../../libs/jobs-pg/test/test-database';
-import { exampleTestDatabase } from './support/example-database';
+import { exampleDatabaseSpec } from './support/example-database';
 import { startExampleApp } from './support/example-app';
 
 const START = Date.UTC(2026, 0, 1, 0, 1);
@@ -13,15 +12,8 @@ const TICK = Date.UTC(2026, 0, 1, 0, 5);
 describe('example app: GET /tasks and the scheduler role', () => {
   let app: INestApplication;
   let clock: FrozenClock;
-  let db: TestDatabase;
-
   // the app's TypeORM DataSource needs a database even when its jobs run on the memory driver
-  beforeAll(async () => {
-    db = await exampleTestDatabase();
-  });
-  afterAll(async () => {
-    await db?.drop();
-  });
+  exampleDatabaseSpec();
 
   beforeEach(async () => {
     clock = frozenClock(START);
