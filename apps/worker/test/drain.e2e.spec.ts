@@ -1,6 +1,6 @@
 import { directJobsFacade, setJobsFacade } from '@ultimat3/jobs';
 import { postgresJobDriver } from '@ultimat3/jobs-pg';
-import { createTestDatabase, type TestDatabase } from '../../../libs/jobs-pg/test/test-database';
+import { pgJobsSpec } from '../../../libs/jobs-pg/test/pg-jobs-spec';
 import { PROBE_TABLES, probeDrain } from './support/probe-jobs';
 import { spawnProbeWorker, until, type WorkerProcess } from './support/worker-process';
 
@@ -9,19 +9,20 @@ import { spawnProbeWorker, until, type WorkerProcess } from './support/worker-pr
  * SIGTERM kill workers mid-job, and the job ran again ten minutes later with an attempt used up.
  */
 describe('worker process: SIGTERM drains through Nest and hands the run back uncounted', () => {
-  let db: TestDatabase;
   let uninstall: () => void;
   const children: WorkerProcess[] = [];
 
+  // the worker's JobsModule migrates at boot
+  const db = pgJobsSpec({
+    migrate: false,
+    beforeDrop: async () => {
+      for (const child of children) if (child.child.exitCode === null) child.child.kill('SIGKILL');
+      uninstall?.();
+    },
+  });
   beforeAll(async () => {
-    db = await createTestDatabase({ migrate: false }); // the worker's JobsModule migrates at boot
     const driver = postgresJobDriver({ executor: db.executor });
     uninstall = setJobsFacade(directJobsFacade({ driver }));
-  });
-  afterAll(async () => {
-    for (const child of children) if (child.child.exitCode === null) child.child.kill('SIGKILL');
-    uninstall?.();
-    await db?.drop();
   });
 
   const row = async (id: string) => {

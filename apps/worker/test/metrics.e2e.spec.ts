@@ -3,7 +3,7 @@ import { Test } from '@nestjs/testing';
 import { job, JobsModule, t } from '@ultimat3/jobs';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import request from 'supertest';
-import { createTestDatabase, type TestDatabase } from '../../../libs/jobs-pg/test/test-database';
+import { pgJobsSpec } from '../../../libs/jobs-pg/test/pg-jobs-spec';
 import { until } from './support/worker-process';
 
 /**
@@ -78,17 +78,15 @@ class MetricsJobsModule {}
  * that complete, retry and dead-letter, `/metrics` over HTTP shows every series with the values the rows hold.
  */
 describe('GET /metrics: the jobs series in prom-client, checked against the rows', () => {
-  let db: TestDatabase;
   let app: INestApplication | undefined;
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
 
-  beforeAll(async () => {
-    db = await createTestDatabase({ migrate: false });
-  });
-  afterAll(async () => {
-    await app?.close();
-    await db?.drop();
+  const db = pgJobsSpec({
+    migrate: false,
+    beforeDrop: async () => {
+      await app?.close();
+    },
   });
 
   const boot = async (): Promise<INestApplication> => {

@@ -5,7 +5,7 @@ import { notifySubscribers, SubscribersService } from '@ultimat3/example-jobs';
 import { JobsService } from '@ultimat3/jobs';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { createTestDatabase, type TestDatabase } from '../../../libs/jobs-pg/test/test-database';
+import { pgJobsSpec } from '../../../libs/jobs-pg/test/pg-jobs-spec';
 import { testRedisUrl } from '../../../libs/jobs-redis/test/test-redis';
 import { WorkerModule } from '../src/app.module';
 import { until } from './support/worker-process';
@@ -20,12 +20,21 @@ const VARIABLES = ['DATABASE_URL', 'JOBS_DRIVER', 'REDIS_URL', 'JOBS_REDIS_PREFI
  * platform's endpoints — `/health/ready` naming the Redis driver, `/metrics` counting the run — served from it.
  */
 describe('the worker app on JOBS_DRIVER=redis: outbox in PostgreSQL, jobs on Redis, health and metrics', () => {
-  let db: TestDatabase;
   let app: INestApplication | undefined;
   const previous = new Map(VARIABLES.map((name) => [name, process.env[name]]));
 
+  // the worker creates the outbox table itself
+  const db = pgJobsSpec({
+    migrate: false,
+    beforeDrop: async () => {
+      await app?.close();
+      for (const [name, value] of previous) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    },
+  });
   beforeAll(async () => {
-    db = await createTestDatabase({ migrate: false }); // the worker creates the outbox table itself
     process.env['DATABASE_URL'] = db.url;
     process.env['JOBS_DRIVER'] = 'redis';
     process.env['REDIS_URL'] = testRedisUrl();
@@ -33,15 +42,6 @@ describe('the worker app on JOBS_DRIVER=redis: outbox in PostgreSQL, jobs on Red
     const moduleRef = await Test.createTestingModule({ imports: [WorkerModule] }).compile();
     app = moduleRef.createNestApplication({ logger: false });
     await app.init();
-  });
-
-  afterAll(async () => {
-    await app?.close();
-    for (const [name, value] of previous) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
-    await db?.drop();
   });
 
   const count = async (sql: string, id: string): Promise<number> =>

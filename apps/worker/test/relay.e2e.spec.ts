@@ -3,7 +3,7 @@ import { Test, type TestingModule } from '@nestjs/testing';
 import { notifySubscribers, SubscribersService } from '@ultimat3/example-jobs';
 import { OutboxHost } from '@ultimat3/jobs';
 import { DataSource } from 'typeorm';
-import { createTestDatabase, type TestDatabase } from '../../../libs/jobs-pg/test/test-database';
+import { pgJobsSpec } from '../../../libs/jobs-pg/test/pg-jobs-spec';
 import { WorkerModule } from '../src/app.module';
 import { until } from './support/worker-process';
 
@@ -12,24 +12,24 @@ import { until } from './support/worker-process';
  * staged in committed transactions (here: an explicit `{ tx: manager }` and `{ manager }`, as a CLI would), and its worker runs them.
  */
 describe('WorkerModule: the relay role publishes staged jobs, and the worker runs them', () => {
-  let db: TestDatabase;
   let app: TestingModule | undefined;
   let previousUrl: string | undefined;
 
+  // the worker's JobsModule migrates at boot
+  const db = pgJobsSpec({
+    migrate: false,
+    beforeDrop: async () => {
+      await app?.close();
+      if (previousUrl === undefined) delete process.env['DATABASE_URL'];
+      else process.env['DATABASE_URL'] = previousUrl;
+    },
+  });
   beforeAll(async () => {
-    db = await createTestDatabase({ migrate: false }); // the worker's JobsModule migrates at boot
     previousUrl = process.env['DATABASE_URL'];
     process.env['DATABASE_URL'] = db.url;
     const moduleRef = await Test.createTestingModule({ imports: [WorkerModule] }).compile();
     moduleRef.useLogger(false);
     app = await moduleRef.init();
-  });
-
-  afterAll(async () => {
-    await app?.close();
-    if (previousUrl === undefined) delete process.env['DATABASE_URL'];
-    else process.env['DATABASE_URL'] = previousUrl;
-    await db?.drop();
   });
 
   const count = async (sql: string, id: string): Promise<number> =>

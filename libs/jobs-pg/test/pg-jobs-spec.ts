@@ -41,8 +41,11 @@ export function pgJobsSpec(options: PgJobsSpecOptions = {}): SpecDatabase {
     db = await createTestDatabase(options);
   });
   afterAll(async () => {
-    await options.beforeDrop?.();
-    await db?.drop();
+    try {
+      await options.beforeDrop?.();
+    } finally {
+      await db?.drop();
+    }
   });
   if (empty.length > 0) {
     const text = empty.map((table) => `delete from ${table};`).join(' ');

@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { createTestDatabase, type TestDatabase } from '../../../jobs-pg/test/test-database';
+import { pgJobsSpec } from '../../../jobs-pg/test/pg-jobs-spec';
 import { untilValue } from '../../../../test/until';
 import {
   flaky,
@@ -23,7 +23,6 @@ import { JobsService } from '../nest/jobs.service';
 jest.setTimeout(90_000);
 
 describe('the admin page in headless Chromium, on a real PostgreSQL', () => {
-  let db: TestDatabase;
   let assets: string;
   let admin: AdminApp;
   let browser: Browser;
@@ -35,8 +34,15 @@ describe('the admin page in headless Chromium, on a real PostgreSQL', () => {
     (await db.pool.query<{ state: string }>('select state from x_jobs where id = $1', [id])).rows[0]
       ?.state;
 
+  const db = pgJobsSpec({
+    poolSize: 4,
+    beforeDrop: async () => {
+      await browser?.close();
+      await admin?.close();
+      if (assets) await rm(assets, { recursive: true, force: true });
+    },
+  });
   beforeAll(async () => {
-    db = await createTestDatabase({ poolSize: 4 });
     assets = buildAdminAssets(await mkdtemp(join(tmpdir(), 'jobs-admin-')));
     admin = await startAdminApp(db.url, { assetsDir: assets });
     browser = await chromium.launch({ executablePath: chromiumPath(), args: ['--no-sandbox'] });
@@ -48,12 +54,6 @@ describe('the admin page in headless Chromium, on a real PostgreSQL', () => {
     await untilValue('the flaky run dead', async () =>
       (await state(deadId)) === 'dead' ? true : undefined,
     );
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await admin?.close();
-    await db?.drop();
-    if (assets) await rm(assets, { recursive: true, force: true });
   });
 
   const open = async (context: BrowserContext, hash: string): Promise<Page> => {

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { createTestDatabase, type TestDatabase } from '../../../jobs-pg/test/test-database';
+import { pgJobsSpec } from '../../../jobs-pg/test/pg-jobs-spec';
 import { untilValue } from '../../../../test/until';
 import {
   flaky,
@@ -19,7 +19,6 @@ import { buildAdminAssets, chromiumPath } from '../../test/admin/chromium';
 jest.setTimeout(90_000);
 
 describe('the admin views in headless Chromium: dead letters, retry from a step, paging, tasks, workers', () => {
-  let db: TestDatabase;
   let assets: string;
   let admin: AdminApp;
   let browser: Browser;
@@ -31,18 +30,19 @@ describe('the admin views in headless Chromium: dead letters, retry from a step,
   const untilState = (id: string, wanted: string) =>
     untilValue(`${id} ${wanted}`, async () => ((await state(id)) === wanted ? true : undefined));
 
+  const db = pgJobsSpec({
+    poolSize: 4,
+    beforeDrop: async () => {
+      await browser?.close();
+      await admin?.close();
+      if (assets) await rm(assets, { recursive: true, force: true });
+    },
+  });
   beforeAll(async () => {
-    db = await createTestDatabase({ poolSize: 4 });
     assets = buildAdminAssets(await mkdtemp(join(tmpdir(), 'jobs-admin-views-')));
     admin = await startAdminApp(db.url, { assetsDir: assets });
     browser = await chromium.launch({ executablePath: chromiumPath(), args: ['--no-sandbox'] });
     writer = await browser.newContext({ extraHTTPHeaders: WRITER });
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await admin?.close();
-    await db?.drop();
-    if (assets) await rm(assets, { recursive: true, force: true });
   });
 
   const open = async (hash: string): Promise<Page> => {
