@@ -108,27 +108,23 @@ export function writeSlugs(dataSource, rows) {
 
 /**
  * The same pages read and written without a job: the keyset read `backfill()` makes (`readKeysetPage` over the same
- * repository source, one statement a page) — or with `raw`, the same page as one plain SQL statement — the same
- * UPDATE, pages started `1 / rate` s apart: no worker, step checkpoint, ledger row or throttle. What a pass costs
+ * repository source, one statement a page) — with `read: 'raw'` the same page as one plain SQL statement, with
+ * `read: 'narrow'` the keyset read over a source selecting only the id (all the UPDATE needs) — the same UPDATE, pages started `1 / rate` s apart: no worker, step checkpoint, ledger row or throttle. What a pass costs
  * beyond this is the job machinery's. `phases` collects when each read and UPDATE ran.
  */
 export async function bareSweep(
   dataSource,
-  { rows, rate, batch = 1_000, raw = false, phases = [] },
+  { rows, rate, batch = 1_000, read: how = 'orm', phases = [] },
 ) {
   let cursor = null;
   for (let page = 0; page * batch <= rows; page++) {
     const started = performance.now();
+    const source = dataSource.getRepository(FeedPost).createQueryBuilder('p');
+    if (how === 'narrow') source.select(['p.id']);
     const read = await timed(phases, 'read', () =>
-      raw
+      how === 'raw'
         ? rawPage(dataSource, cursor, batch)
-        : jobs.readKeysetPage(
-            'bench-feed-bare',
-            dataSource.getRepository(FeedPost).createQueryBuilder('p'),
-            undefined,
-            cursor,
-            batch,
-          ),
+        : jobs.readKeysetPage('bench-feed-bare', source, undefined, cursor, batch),
     );
     if (read.rows.length === 0) return;
     await timed(phases, 'update', () => writeSlugs(dataSource, read.rows));

@@ -2,7 +2,8 @@
 /**
  * `node scripts/bench/backfill-page-cost.mjs`: what one 1,000-row backfill page read costs the app's process, by how
  * it is read — `readKeysetPage` as a pass reads it (a TypeORM query built per page, `getMany()` hydrating entities),
- * a lean hydration of the same query (`getRawMany()`, then per row and column only what `getMany()` does per column —
+ * the same over a source selecting only the key (what a sweep whose handle needs only ids can declare:
+ * `.select(['p.id'])`), a lean hydration of the same query (`getRawMany()`, then per row and column only what `getMany()` does per column —
  * the driver's conversion, the entity's setter — without its grouping by primary key or its load events), the same
  * query's `getRawMany()` (no hydration), and the same page as one plain SQL statement on the DataSource (`pg`'s rows,
  * no query building). The reads are interleaved page by page, so whatever else the machine does lands on each
@@ -48,6 +49,16 @@ function reads(dataSource) {
         await jobs.readKeysetPage(
           'bench-page-cost',
           dataSource.getRepository(FeedPost).createQueryBuilder('p'),
+          undefined,
+          after === 0 ? null : [after],
+          BATCH,
+        )
+      ).rows,
+    selectIdOnly: async (after) =>
+      (
+        await jobs.readKeysetPage(
+          'bench-page-cost',
+          dataSource.getRepository(FeedPost).createQueryBuilder('p').select(['p.id']),
           undefined,
           after === 0 ? null : [after],
           BATCH,
@@ -161,7 +172,7 @@ async function main() {
     for (const [kind, s] of by) {
       const gcMs = s.gc.reduce((a, b) => a + b, 0);
       console.log(
-        `  ${kind.padEnd(14)} process CPU a page ${three(spread(s.cpu))} ms; longest stall ${three(spread(s.stall))} ms wall, ` +
+        `  ${kind.padEnd(15)} process CPU a page ${three(spread(s.cpu))} ms; longest stall ${three(spread(s.stall))} ms wall, ` +
           `CPU in it ${three(spread(s.stallCpu))} ms; heap +${spread(s.heap).p50.toFixed(2)} MiB a page (p50); ` +
           `GC in flight ${s.gc.length} pauses, ${(gcMs / s.cpu.length).toFixed(2)} ms a page, max ${Math.max(0, ...s.gc).toFixed(1)} ms`,
       );

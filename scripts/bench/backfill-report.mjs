@@ -37,7 +37,7 @@ function printWindow(w, probe) {
       `full in ${pct(w.samples.full, w.samples.n).toFixed(1)} % of 5 ms samples, a caller waiting in ${pct(w.samples.waiting, w.samples.n).toFixed(1)} % (max ${w.samples.maxWaiting})`,
   );
   console.log(
-    `  process: event-loop delay p99 ${w.loop.p99.toFixed(2)} ms, max ${w.loop.max.toFixed(2)} ms; GC ${w.gc.n} pauses, ${w.gc.totalMs.toFixed(1)} ms, max ${w.gc.maxMs.toFixed(2)} ms`,
+    `  process: event-loop delay p99 ${w.loop.p99.toFixed(2)} ms, max ${w.loop.max.toFixed(2)} ms; GC ${w.gc.n} pauses, ${w.gc.totalMs.toFixed(1)} ms (major ${w.gc.majorN}, ${w.gc.majorMs.toFixed(1)} ms), max ${w.gc.maxMs.toFixed(2)} ms; heap ${w.gc.heapMiB.toFixed(1)} MiB at the end`,
   );
   const stmt = (name, c) =>
     `${name} ${c.calls} calls, mean ${c.meanMs.toFixed(3)} ms, max ${c.maxMs.toFixed(2)} ms, ${c.blocksPerCall.toFixed(1)} buffers/call (${c.readPerCall.toFixed(2)} read)`;
@@ -96,14 +96,14 @@ function printSide(name, side, probe, slowerThan = Infinity) {
 export function printReport({ windows, phases = [], probe, config }) {
   const { ROWS, RATE, BATCH, ROUNDS, POOL, RPS, EXPECTED_S } = config;
   console.log(
-    `\nBackfill throttle: ${ROWS.toLocaleString('en-US')} rows, batch ${BATCH} (one statement a page; raw windows: plain SQL, no hydration), rate ${RATE}/s (expected ${EXPECTED_S.toFixed(1)} s ± 10 %); ` +
+    `\nBackfill throttle: ${ROWS.toLocaleString('en-US')} rows, batch ${BATCH} (one statement a page; raw windows: plain SQL, no hydration; narrow: the id only), rate ${RATE}/s (expected ${EXPECTED_S.toFixed(1)} s ± 10 %); ` +
       `pool ${POOL}; request ${RPS}/s; ${ROUNDS} idle/pass rounds`,
   );
   for (const w of windows) printWindow(w, probe);
   const of = (kind) => windows.filter((w) => w.kind === kind);
   const idle = printSide('idle', of('idle'), probe);
   const sides = [idle, printSide('pass', of('pass'), probe, idle.request.p99)];
-  for (const kind of ['bare', 'raw']) {
+  for (const kind of ['bare', 'raw', 'narrow']) {
     if (of(kind).length > 0) sides.push(printSide(kind, of(kind), probe, idle.request.p99));
   }
   const idleSlow = printSide('idle', of('idle'), probe, idle.request.p99);

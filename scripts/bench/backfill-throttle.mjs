@@ -9,7 +9,8 @@
  * alike. A bare window reads and writes the same pages at the same pace without a job (no worker, checkpoint, ledger
  * or throttle): what a pass costs the request beyond it is the backfill machinery's. A raw window is a bare one whose
  * pages are one plain SQL statement each (`pg`'s rows, no query building or entity hydration): what the ORM's share of
- * a page costs the request.
+ * a page costs the request. A narrow window is a bare one whose source selects only the id (all its UPDATE needs), as
+ * an app's sweep can: what reading fewer columns takes off.
  *
  * Prints per window and per side: the request's p50 / p95 / p99 / max and the pass side's p99 over the idle side's;
  * the CPU time this process spent while each request was in flight (its own work plus whatever it waited behind here —
@@ -22,8 +23,8 @@
  *
  * BENCH_THROTTLE_ROWS (60,000), BENCH_THROTTLE_RATE (5), BENCH_THROTTLE_ROUNDS (3 idle/pass pairs),
  * BENCH_THROTTLE_POOL (4 connections), BENCH_THROTTLE_RPS (50 requests a second), BENCH_THROTTLE_KINDS (the windows
- * after each pass, each behind an idle one of its own: `bare,raw` by default; empty for idle/pass only). Uses DATABASE_URL
- * when set (its server must load pg_stat_statements).
+ * after each pass, each behind an idle one of its own, from `bare,raw,narrow`, all three by default; empty for
+ * idle/pass only). Uses DATABASE_URL when set (its server must load pg_stat_statements).
  */
 import { spawn } from 'node:child_process';
 import { loadavg } from 'node:os';
@@ -40,9 +41,9 @@ const RATE = Number(process.env.BENCH_THROTTLE_RATE ?? 5);
 const ROUNDS = Number(process.env.BENCH_THROTTLE_ROUNDS ?? 3);
 const POOL = Number(process.env.BENCH_THROTTLE_POOL ?? 4);
 const RPS = Number(process.env.BENCH_THROTTLE_RPS ?? 50);
-const KINDS = (process.env.BENCH_THROTTLE_KINDS ?? 'bare,raw')
+const KINDS = (process.env.BENCH_THROTTLE_KINDS ?? 'bare,raw,narrow')
   .split(',')
-  .filter((k) => ['bare', 'raw'].includes(k));
+  .filter((k) => ['bare', 'raw', 'narrow'].includes(k));
 const BATCH = 1_000;
 const ORGS = 100;
 const EXPECTED_S = Math.ceil(ROWS / BATCH) / RATE;
@@ -191,7 +192,7 @@ async function main() {
           rows: ROWS,
           rate: RATE,
           batch: BATCH,
-          raw: kind === 'raw',
+          read: kind === 'bare' ? 'orm' : kind,
           phases,
         });
         await close(bare);

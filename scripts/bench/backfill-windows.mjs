@@ -3,7 +3,8 @@
  * every pool checkout (queued behind a full pool or not, and how long it waited), the event loop's delay, the GC
  * pauses, and per statement what PostgreSQL itself counted (pg_stat_statements: calls, server time, buffers).
  */
-import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
+import { memoryUsage } from 'node:process';
+import { constants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 
 export const now = () => performance.timeOrigin + performance.now();
 
@@ -65,7 +66,9 @@ export function watchProcess() {
   const observer = new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
       const a = performance.timeOrigin + entry.startTime;
-      gcs.push({ a, b: a + entry.duration, ms: entry.duration });
+      // a scavenge (minor) copies what is alive in the young generation; a major GC follows what was promoted
+      const major = entry.detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR;
+      gcs.push({ a, b: a + entry.duration, ms: entry.duration, major });
     }
   });
   observer.observe({ entryTypes: ['gc'] });
@@ -77,6 +80,9 @@ export function watchProcess() {
           n: gcs.length,
           totalMs: gcs.reduce((sum, g) => sum + g.ms, 0),
           maxMs: Math.max(0, ...gcs.map((g) => g.ms)),
+          majorN: gcs.filter((g) => g.major).length,
+          majorMs: gcs.filter((g) => g.major).reduce((sum, g) => sum + g.ms, 0),
+          heapMiB: memoryUsage().heapUsed / 1024 / 1024,
           pauses: gcs,
         },
       };

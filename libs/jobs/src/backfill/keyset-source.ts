@@ -135,6 +135,13 @@ function cursorValue(
   if (typeof value === 'string') return value;
   if (typeof value === 'bigint') return value.toString();
   if (value instanceof Date && !Number.isNaN(value.getTime())) return value.toISOString();
+  if (value === undefined) {
+    // a source narrowed with .select() hydrates only what it selects: the cursor needs the key among it
+    throw new InvariantError(
+      `${kind} "${backfill}": key "${path}" is not among the columns the source selects, so a page has no cursor.`,
+      `Select the key too: .addSelect('<alias>.${path}').`,
+    );
+  }
   throw new InvariantError(
     `${kind} "${backfill}": key "${path}" of a row is ${value === null ? 'null' : typeof value}, which no keyset can page on.`,
     'Page on a unique, non-null key (the primary key, by default).',
