@@ -36,13 +36,16 @@ for i = 0, n - 1 do
   local id = ARGV[a]
   local worker = shared
   if stride == 4 then worker = ARGV[a + 3] end
-  local v = redis.call('HMGET', rowKey(id), 'st', 'w', 'c', 'q', 'name', 'ten', 'key')
+  local rk = rowKey(id)
+  local v = redis.call('HMGET', rk, 'st', 'w', 'c', 'q', 'name', 'ten', 'key')
   if v[1] == 'running' and v[2] == worker and v[3] == ARGV[a + 1] then
     local q, name = v[4], v[5]
-    local lk = liveKey({ name = name, ten = v[6] or nil, key = v[7] })
+    local ten = v[6] or ''
+    -- the prelude's liveKey, written out: no table a row
+    local lk = #name .. ':' .. name .. #ten .. ':' .. ten .. v[7]
     if redis.call('HGET', P .. 'live', lk) == id then released[#released + 1] = lk end
-    redis.call('HSET', rowKey(id), 'st', 'done', 'fin', now, 'ua', now)
-    redis.call('HDEL', rowKey(id), 'w', 'c', 'le')
+    redis.call('HSET', rk, 'st', 'done', 'fin', now, 'ua', now)
+    redis.call('HDEL', rk, 'w', 'c', 'le')
     local Qd = queues[q]
     if Qd == nil then
       Qd = { ids = {}, names = {} }

@@ -202,12 +202,13 @@ local function flushMoved()
     end
   end
 end
--- makes the row of values v (FIELDS order) with key id, found in its due set as member m, running under claim token c
-local function take(v, id, m, c)
+-- makes the row of values v (FIELDS order) with key id (hash rk), found in its due set as member m, running under
+-- claim token c
+local function take(v, id, rk, m, c)
   local q, name, st = v[${at('q')}], v[${at('name')}], v[${at('st')}]
   local att = fmt(tonumber(v[ATT]) + 1)
   if WAITING[st] then
-    redis.call('HSET', rowKey(id), 'st', 'running', 'att', att, 'w', worker, 'c', c, 'le', le, 'ua', ua)
+    redis.call('HSET', rk, 'st', 'running', 'att', att, 'w', worker, 'c', c, 'le', le, 'ua', ua)
     local K = keysOf(q)
     local r = K.r[name]
     if r == nil then
@@ -258,10 +259,12 @@ for s = 1, ns do
     -- one name's due set is already in claim order: the merge sort is for rows of several names
     if sources > 1 then table.sort(picked, before) end
     for i = 1, math.min(want, #picked) do
-      local v = redis.call('HMGET', rowKey(picked[i].id), unpack(FIELDS))
+      local id = picked[i].id
+      local rk = rowKey(id)
+      local v = redis.call('HMGET', rk, unpack(FIELDS))
       if v[1] and (i <= limit or tonumber(v[ATT]) + 1 < tonumber(v[${at('max')}])) then
         seq = seq + 1
-        take(v, picked[i].id, picked[i].m, base .. ':' .. seq)
+        take(v, id, rk, picked[i].m, base .. ':' .. seq)
         taken[q] = true
       end
     end
