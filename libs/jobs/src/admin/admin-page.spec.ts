@@ -1,32 +1,16 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { pgJobsSpec } from '../../../jobs-pg/test/pg-jobs-spec';
+import { type BrowserContext, type Page } from 'playwright-core';
 import { untilValue } from '../../../../test/until';
-import {
-  flaky,
-  flakyState,
-  later,
-  other,
-  quick,
-  READER,
-  startAdminApp,
-  WRITER,
-  type AdminApp,
-} from '../../test/admin/admin-app';
-import { buildAdminAssets, chromiumPath } from '../../test/admin/chromium';
+import { flaky, flakyState, later, other, quick, READER } from '../../test/admin/admin-app';
+import { adminSpec } from '../../test/admin/admin-spec';
 import { JobsService } from '../nest/jobs.service';
 
 jest.setTimeout(90_000);
 
 describe('the admin page in headless Chromium, on a real PostgreSQL', () => {
-  let assets: string;
-  let admin: AdminApp;
-  let browser: Browser;
-  let writer: BrowserContext;
+  const ui = adminSpec('jobs-admin-');
+  const { db } = ui;
   let reader: BrowserContext;
   let deadId: string;
 
@@ -34,20 +18,8 @@ describe('the admin page in headless Chromium, on a real PostgreSQL', () => {
     (await db.pool.query<{ state: string }>('select state from x_jobs where id = $1', [id])).rows[0]
       ?.state;
 
-  const db = pgJobsSpec({
-    poolSize: 4,
-    beforeDrop: async () => {
-      await browser?.close();
-      await admin?.close();
-      if (assets) await rm(assets, { recursive: true, force: true });
-    },
-  });
   beforeAll(async () => {
-    assets = buildAdminAssets(await mkdtemp(join(tmpdir(), 'jobs-admin-')));
-    admin = await startAdminApp(db.url, { assetsDir: assets });
-    browser = await chromium.launch({ executablePath: chromiumPath(), args: ['--no-sandbox'] });
-    writer = await browser.newContext({ extraHTTPHeaders: WRITER });
-    reader = await browser.newContext({ extraHTTPHeaders: READER });
+    reader = await ui.browser.newContext({ extraHTTPHeaders: READER });
     // one dead run with two completed steps, and three rows parked an hour ahead
     ({ id: deadId } = await flaky.enqueue({ order: 'o-1', card: '4242 4242 4242 4242' }));
     for (const n of [1, 2, 3]) await later.enqueue({ n }, { delay: '1h' });
@@ -58,12 +30,12 @@ describe('the admin page in headless Chromium, on a real PostgreSQL', () => {
 
   const open = async (context: BrowserContext, hash: string): Promise<Page> => {
     const page = await context.newPage();
-    await page.goto(`${admin.page}#/${hash}`);
+    await page.goto(`${ui.admin.page}#/${hash}`);
     return page;
   };
 
   it('the queues page shows the counts the rows hold', async () => {
-    const page = await open(writer, 'queues');
+    const page = await open(ui.writer, 'queues');
     await page
       .locator('[data-testid="queue-later"] [data-testid="count-delayed"]')
       .getByText('3')
@@ -82,7 +54,7 @@ describe('the admin page in headless Chromium, on a real PostgreSQL', () => {
   });
 
   it("a dead job's page shows its steps, its error and its redacted input", async () => {
-    const page = await open(writer, `job/${deadId}`);
+    const page = await open(ui.writer, `job/${deadId}`);
     await page.getByTestId('job-state').getByText('dead').waitFor();
     expect(await page.locator('[data-testid="steps"] tbody tr').count()).toBe(2);
     await page.getByTestId('step-fetch').waitFor();
@@ -98,7 +70,7 @@ describe('the admin page in headless Chromium, on a real PostgreSQL', () => {
   });
 
   it('clicking retry runs the job to done, and the page follows without a reload', async () => {
-    const page = await open(writer, `job/${deadId}`);
+    const page = await open(ui.writer, `job/${deadId}`);
     await page.getByTestId('job-state').getByText('dead').waitFor();
     await page.evaluate(() => Object.assign(globalThis, { sameDocument: true }));
     flakyState.healed = true;
@@ -120,7 +92,7 @@ describe('the admin page in headless Chromium, on a real PostgreSQL', () => {
         .locator('main button:not([type=submit]):not([data-testid=newer]):not([data-testid=older])')
         .count(),
     ).toBe(0);
-    await page.goto(`${admin.page}#/job/${deadId}`);
+    await page.goto(`${ui.admin.page}#/job/${deadId}`);
     await page.getByTestId('job-state').waitFor();
     expect(await page.locator('.actions button').count()).toBe(0);
     // the reader's own browser, writing anyway: no token, refused
@@ -131,14 +103,14 @@ describe('the admin page in headless Chromium, on a real PostgreSQL', () => {
         body: '{}',
       });
       return [r.status, ((await r.json()) as { code: string }).code];
-    }, admin.page);
+    }, ui.admin.page);
     expect(status).toEqual([403, 'X_ADMIN_WRITE_REFUSED']);
     await page.close();
 
     // a page on another site, in the WRITER's browser (credentials attached), posting a form at the API
-    const attacker = await attackerSite(`${admin.page}/api/queues/later/pause`);
+    const attacker = await attackerSite(`${ui.admin.page}/api/queues/later/pause`);
     try {
-      const forged = await writer.newPage();
+      const forged = await ui.writer.newPage();
       const response = await Promise.all([
         forged.waitForResponse((r) => r.url().endsWith('/api/queues/later/pause')),
         forged.goto(attacker.url),
@@ -150,12 +122,13 @@ describe('the admin page in headless Chromium, on a real PostgreSQL', () => {
       attacker.server.close();
     }
     expect(
-      (await admin.app.get(JobsService).inspectQueues()).find((q) => q.queue === 'later')?.paused,
+      (await ui.admin.app.get(JobsService).inspectQueues()).find((q) => q.queue === 'later')
+        ?.paused,
     ).toBe(false);
   });
 
   it('pausing a queue from the page stops every claim from it until it is resumed', async () => {
-    const page = await open(writer, 'queues');
+    const page = await open(ui.writer, 'queues');
     const writes: string[] = [];
     page.on('request', (r) => {
       if (r.method() === 'POST') writes.push(new URL(r.url()).pathname);

@@ -1,28 +1,13 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { pgJobsSpec } from '../../../jobs-pg/test/pg-jobs-spec';
+import { type Page } from 'playwright-core';
 import { untilValue } from '../../../../test/until';
-import {
-  flaky,
-  flakyState,
-  later,
-  nightly,
-  slugs,
-  startAdminApp,
-  WRITER,
-  type AdminApp,
-} from '../../test/admin/admin-app';
-import { buildAdminAssets, chromiumPath } from '../../test/admin/chromium';
+import { flaky, flakyState, later, nightly, slugs } from '../../test/admin/admin-app';
+import { adminSpec } from '../../test/admin/admin-spec';
 
 jest.setTimeout(90_000);
 
 describe('the admin views in headless Chromium: dead letters, retry from a step, paging, tasks, workers', () => {
-  let assets: string;
-  let admin: AdminApp;
-  let browser: Browser;
-  let writer: BrowserContext;
+  const ui = adminSpec('jobs-admin-views-');
+  const { db } = ui;
 
   const state = async (id: string) =>
     (await db.pool.query<{ state: string }>('select state from x_jobs where id = $1', [id])).rows[0]
@@ -30,24 +15,9 @@ describe('the admin views in headless Chromium: dead letters, retry from a step,
   const untilState = (id: string, wanted: string) =>
     untilValue(`${id} ${wanted}`, async () => ((await state(id)) === wanted ? true : undefined));
 
-  const db = pgJobsSpec({
-    poolSize: 4,
-    beforeDrop: async () => {
-      await browser?.close();
-      await admin?.close();
-      if (assets) await rm(assets, { recursive: true, force: true });
-    },
-  });
-  beforeAll(async () => {
-    assets = buildAdminAssets(await mkdtemp(join(tmpdir(), 'jobs-admin-views-')));
-    admin = await startAdminApp(db.url, { assetsDir: assets });
-    browser = await chromium.launch({ executablePath: chromiumPath(), args: ['--no-sandbox'] });
-    writer = await browser.newContext({ extraHTTPHeaders: WRITER });
-  });
-
   const open = async (hash: string): Promise<Page> => {
-    const page = await writer.newPage();
-    await page.goto(`${admin.page}#/${hash}`);
+    const page = await ui.writer.newPage();
+    await page.goto(`${ui.admin.page}#/${hash}`);
     return page;
   };
 
@@ -139,11 +109,11 @@ describe('the admin views in headless Chromium: dead letters, retry from a step,
     await row.getByTestId('task-state').getByText('active').waitFor();
     expect((await db.pool.query('select task from x_task_pauses')).rowCount).toBe(0);
 
-    await page.goto(`${admin.page}#/backfills`);
+    await page.goto(`${ui.admin.page}#/backfills`);
     const sweep = page.getByTestId(`declared-${slugs.name}`);
     await sweep.getByTestId('declared-state').getByText('pending').waitFor();
 
-    await page.goto(`${admin.page}#/workers`);
+    await page.goto(`${ui.admin.page}#/workers`);
     await page.locator('[data-testid="workers"] tbody tr').first().waitFor();
     const slots = await page.locator('[data-testid="workers"] tbody tr td').nth(4).textContent();
     expect(slots).toContain('work');
