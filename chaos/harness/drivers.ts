@@ -11,7 +11,7 @@ import { Cluster, Redis } from 'ioredis';
 import type { Clock, JobDriver } from '@ultimat3/jobs';
 import { migrate, pgPoolExecutor, postgresJobDriver } from '@ultimat3/jobs-pg';
 import { redisJobDriver } from '@ultimat3/jobs-redis';
-import { createTestDatabase, type TestDatabase } from '../../libs/jobs-pg/test/test-database';
+import { pgJobsSpec, type SpecDatabase } from '../../libs/jobs-pg/test/pg-jobs-spec';
 
 /** A driver the chaos tier runs its scenarios on. */
 export type ChaosDriverName = 'pg' | 'redis';
@@ -33,11 +33,12 @@ export interface ChaosTarget {
 }
 
 /**
- * A spec file's database on the test server: it holds the ground-truth table (whatever the driver) and one schema per
- * PostgreSQL run. Drop it in `afterAll` (kept when `JOBS_TEST_KEEP_DB` is set, to inspect a red run).
+ * Registers the spec file's database on the test server (`pgJobsSpec`: not migrated, 10 connections): it holds the
+ * ground-truth table (whatever the driver) and one schema per PostgreSQL run. Dropped in `afterAll`, after
+ * `beforeDrop` (kept when `JOBS_TEST_KEEP_DB` is set, to inspect a red run). Call it at the top of the spec file.
  */
-export function createChaosDatabase(): Promise<TestDatabase> {
-  return createTestDatabase({ migrate: false, poolSize: 10 });
+export function chaosDatabaseSpec(beforeDrop?: () => Promise<void>): SpecDatabase {
+  return pgJobsSpec({ migrate: false, poolSize: 10, ...(beforeDrop ? { beforeDrop } : {}) });
 }
 
 /** A run's storage and the spec's own driver over it. */
@@ -52,7 +53,7 @@ export interface ChaosRun {
 }
 
 /** Fresh storage for one run of a scenario on `driver`: a migrated schema of `db`, or a fresh Redis prefix. */
-export async function createChaosRun(driver: ChaosDriverName, db: TestDatabase): Promise<ChaosRun> {
+export async function createChaosRun(driver: ChaosDriverName, db: SpecDatabase): Promise<ChaosRun> {
   const id = `${driver}_${randomBytes(5).toString('hex')}`;
   if (driver === 'pg') {
     const schema = `chaos_${id}`;

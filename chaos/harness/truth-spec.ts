@@ -3,20 +3,15 @@
  * ({@link truthSpec}), and with it the worker processes and the runs of a scenario that spawns its own fleet
  * ({@link fleetSpec}). Call either at the top of the spec file or of a `describe`; read its fields inside the tests.
  */
-import type { TestDatabase } from '../../libs/jobs-pg/test/test-database';
-import {
-  createChaosDatabase,
-  createChaosRun,
-  type ChaosDriverName,
-  type ChaosRun,
-} from './drivers';
+import type { SpecDatabase } from '../../libs/jobs-pg/test/pg-jobs-spec';
+import { chaosDatabaseSpec, createChaosRun, type ChaosDriverName, type ChaosRun } from './drivers';
 import { createGroundTruth } from './ground-truth';
 import { ChaosFleet } from './processes';
 
 /** A spec's ground-truth database. */
 export interface TruthSpec {
   /** The spec's own database, its ground-truth table created (from `beforeAll` on). */
-  readonly db: TestDatabase;
+  readonly db: SpecDatabase;
 }
 
 /** A spec's ground-truth database, its worker processes and its runs. */
@@ -28,8 +23,7 @@ export interface FleetSpec extends TruthSpec {
 }
 
 /**
- * Registers a `beforeAll` that creates the spec's database ({@link createChaosDatabase}) and its ground-truth table,
- * and an `afterAll` that drops it.
+ * Registers the spec's database ({@link chaosDatabaseSpec}) and a `beforeAll` that creates its ground-truth table.
  */
 export function truthSpec(): TruthSpec {
   return registerTruthDatabase(() => Promise.resolve());
@@ -47,9 +41,7 @@ export function fleetSpec(): FleetSpec {
     for (const run of runs.splice(0)) await run.drop();
   });
   return {
-    get db() {
-      return truth.db;
-    },
+    db: truth.db,
     fleet,
     async createRun(driver) {
       const run = await createChaosRun(driver, truth.db);
@@ -61,19 +53,9 @@ export function fleetSpec(): FleetSpec {
 
 /** The hooks of {@link truthSpec}; `beforeDrop` runs in the `afterAll` before the database is dropped. */
 function registerTruthDatabase(beforeDrop: () => Promise<void>): TruthSpec {
-  let db: TestDatabase | undefined;
+  const db = chaosDatabaseSpec(beforeDrop);
   beforeAll(async () => {
-    db = await createChaosDatabase();
     await createGroundTruth(db.pool);
   });
-  afterAll(async () => {
-    await beforeDrop();
-    await db?.drop();
-  });
-  return {
-    get db() {
-      if (db === undefined) throw new Error('truthSpec: the database is created in beforeAll');
-      return db;
-    },
-  };
+  return { db };
 }

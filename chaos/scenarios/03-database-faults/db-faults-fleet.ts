@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path';
 import type { JobDriver } from '@ultimat3/jobs';
-import type { TestDatabase } from '../../../libs/jobs-pg/test/test-database';
+import type { SpecDatabase } from '../../../libs/jobs-pg/test/pg-jobs-spec';
 import type { ChaosTarget } from '../../harness/drivers';
 import { startFaultedFleet, type FaultedFleet } from '../../harness/faulted-fleet';
 import { faultJobRequests } from './db-faults-job';
@@ -18,7 +18,7 @@ export interface DbFaultsFleetOptions {
   /** Where the workers reach the jobs (through a fault-injecting proxy, or a server that fails over). */
   readonly target: ChaosTarget;
   /** The spec's ground-truth database. */
-  readonly truth: TestDatabase;
+  readonly truth: SpecDatabase;
   /** The ground truth's run key. */
   readonly run: string;
   /** The spec's own driver, straight to the server: it enqueues and reads the final state. */

@@ -1,14 +1,13 @@
 import { readFileSync } from 'node:fs';
 import {
   chaosDrivers,
-  createChaosDatabase,
+  chaosDatabaseSpec,
   createChaosRun,
   type ChaosDriverName,
 } from '../../harness/drivers';
 import { recordChaos } from '../../harness/report';
 import { announceSeed, chaosRandom, chaosSeed, seedFor } from '../../harness/schedule';
 import { sized } from '../../harness/size';
-import type { TestDatabase } from '../../../libs/jobs-pg/test/test-database';
 import { episodes } from './episodes';
 import { runEpisode, type EpisodeRun } from './run-episode';
 import { openSchedulerBackend } from './scheduler-backend';
@@ -41,14 +40,10 @@ const SIZE = sized({
 const TTL_MS = 2_000;
 
 const seed = chaosSeed();
-let db: TestDatabase;
+const db = chaosDatabaseSpec();
 
-beforeAll(async () => {
+beforeAll(() => {
   announceSeed(SCENARIO, seed);
-  db = await createChaosDatabase();
-});
-afterAll(async () => {
-  await db?.drop();
 });
 
 function sum(

@@ -9,13 +9,12 @@
  */
 import { job, JobRegistry, jobWorker, t, type JobDriver } from '@ultimat3/jobs';
 import { migrate, postgresOutboxStore } from '@ultimat3/jobs-pg';
-import { chaosDrivers, createChaosDatabase, createChaosRun } from '../../harness/drivers';
+import { chaosDrivers, chaosDatabaseSpec, createChaosRun } from '../../harness/drivers';
 import { recordChaos } from '../../harness/report';
 import { announceSeed, chaosRandom, chaosSeed, seedFor } from '../../harness/schedule';
 import { sized } from '../../harness/size';
 import { sleep, until } from '../../harness/wait';
 import { pgClientTx } from '../../../libs/jobs-pg/test/outbox-tx';
-import type { TestDatabase } from '../../../libs/jobs-pg/test/test-database';
 import { listAll } from '../../harness/list-all';
 import { Backlog, RELAYED_JOB, RELAYED_QUEUE } from './backlog';
 import { KILL_POINTS, killPlan, RelayFleet } from './relay-fleet';
@@ -35,13 +34,7 @@ const relayed = job({
   run: () => undefined,
 });
 
-let db: TestDatabase;
-beforeAll(async () => {
-  db = await createChaosDatabase();
-});
-afterAll(async () => {
-  await db?.drop();
-});
+const db = chaosDatabaseSpec();
 
 describe.each(chaosDrivers)('scenario 5: outbox relay crash matrix, jobs on %s', (driverName) => {
   let fleet: RelayFleet | undefined;

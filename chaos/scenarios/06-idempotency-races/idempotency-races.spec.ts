@@ -11,13 +11,12 @@ import { migrate, pgPoolExecutor, postgresOutboxStore } from '@ultimat3/jobs-pg'
 import type { PoolClient } from 'pg';
 import {
   chaosDrivers,
-  createChaosDatabase,
+  chaosDatabaseSpec,
   createChaosRun,
   type ChaosRun,
 } from '../../harness/drivers';
 import { recordChaos } from '../../harness/report';
 import { sized } from '../../harness/size';
-import type { TestDatabase } from '../../../libs/jobs-pg/test/test-database';
 import { RACE_JOB, type BurstAnswer, type CompletionRound } from './race-rounds';
 import {
   burstCounts,
@@ -41,13 +40,9 @@ const TX_LANES = 8;
 const TXS = sized({ full: 150, ci: 10 });
 const TIMEOUT = sized({ full: 1_800_000, ci: 120_000 });
 
-let db: TestDatabase;
+const db = chaosDatabaseSpec();
 beforeAll(async () => {
-  db = await createChaosDatabase();
   await db.pool.query('create table chaos_orders (id uuid primary key)');
-});
-afterAll(async () => {
-  await db?.drop();
 });
 
 describe.each(chaosDrivers)('scenario 6: idempotency races on %s', (driverName) => {
