@@ -33,13 +33,28 @@ export function createTestRedis(): TestRedis {
     client,
     prefix: () => `${stem}-${n++}`,
     async drop() {
-      let cursor = '0';
-      do {
-        const [next, keys] = await client.scan(cursor, 'MATCH', `{${stem}-*`, 'COUNT', 1000);
-        if (keys.length > 0) await client.del(...keys);
-        cursor = next;
-      } while (cursor !== '0');
+      await deleteKeysMatching(client, `{${stem}-*`);
       await client.quit();
     },
   };
+}
+
+/** Deletes every key of `client`'s server that matches `pattern`, a SCAN page at a time. */
+export async function deleteKeysMatching(client: Redis, pattern: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await client.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+    if (keys.length > 0) await client.del(...keys);
+    cursor = next;
+  } while (cursor !== '0');
+}
+
+/** {@link deleteKeysMatching} over a connection of its own to `url`, closed after. */
+export async function deleteRedisKeys(url: string, pattern: string): Promise<void> {
+  const client = new Redis(url, { maxRetriesPerRequest: 3 });
+  try {
+    await deleteKeysMatching(client, pattern);
+  } finally {
+    await client.quit();
+  }
 }

@@ -1,9 +1,3 @@
-import { postgresBackend } from '@ultimat3/jobs-pg';
-import { redisBackend } from '@ultimat3/jobs-redis';
-import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { Client } from 'pg';
-import { testDatabaseUrl } from '../../../../test/test-env';
 import type { JobsBackend } from '../driver/backend';
 import type { EnqueueRequest } from '../driver/job-driver';
 import type { BulkView } from '../operator/bulk';
@@ -11,6 +5,7 @@ import type { JobPageView } from '../operator/job-views';
 import { uuidv7 } from '../util/ids';
 import { runX } from './program';
 import { enqueueRequest } from '../../test/requests';
+import { scratchPostgres, scratchRedis } from '../../test/scratch-backends';
 
 /** A backend of this file's own, and the `x` flags that reach it. */
 interface Target {
@@ -20,41 +15,8 @@ interface Target {
 }
 
 const TARGETS: readonly [string, () => Promise<Target>][] = [
-  [
-    'PostgreSQL',
-    async () => {
-      const url = testDatabaseUrl();
-      const schema = `x_list_${randomBytes(5).toString('hex')}`;
-      return {
-        backend: await postgresBackend({ url }, { schema }),
-        flags: ['--url', url, '--schema', schema],
-        async drop() {
-          const client = new Client({ connectionString: url });
-          await client.connect();
-          await client.query(`drop schema if exists ${schema} cascade`);
-          await client.end();
-        },
-      };
-    },
-  ],
-  [
-    'Redis',
-    async () => {
-      const url = process.env['JOBS_TEST_REDIS_URL'];
-      if (url === undefined) throw new Error('JOBS_TEST_REDIS_URL is unset: run through jest.');
-      const prefix = `x-list-${randomBytes(5).toString('hex')}`;
-      return {
-        backend: await redisBackend({ url, prefix }),
-        flags: ['--url', url, '--prefix', prefix],
-        async drop() {
-          const client = new Redis(url);
-          const keys = await client.keys(`*${prefix}*`);
-          if (keys.length > 0) await client.del(...keys);
-          await client.quit();
-        },
-      };
-    },
-  ],
+  ['PostgreSQL', () => scratchPostgres('x_list')],
+  ['Redis', () => scratchRedis('x-list')],
 ];
 
 const Q = 'x-list';

@@ -1,23 +1,15 @@
-import { postgresBackend } from '@ultimat3/jobs-pg';
-import { randomBytes } from 'node:crypto';
-import { Client } from 'pg';
-import { testDatabaseUrl } from '../../../../test/test-env';
+import { scratchPostgres } from '../../test/scratch-backends';
 import { xCliScenario } from '../../test/x-cli/scenario';
 
 /** The real `x` against the test PostgreSQL, in a schema of this file's own (dropped afterwards). */
 xCliScenario('PostgreSQL', async () => {
-  const url = testDatabaseUrl();
-  const schema = `x_cli_${randomBytes(5).toString('hex')}`;
-  const backend = await postgresBackend({ url }, { schema });
+  const { backend, flags, drop } = await scratchPostgres('x_cli');
   return {
-    flags: ['--url', url, '--schema', schema],
+    flags,
     driver: backend.driver,
     async close() {
       await backend.close();
-      const client = new Client({ connectionString: url });
-      await client.connect();
-      await client.query(`drop schema if exists ${schema} cascade`);
-      await client.end();
+      await drop();
     },
   };
 });

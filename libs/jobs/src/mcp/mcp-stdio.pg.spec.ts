@@ -1,18 +1,15 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { JobPageView, JobSummaryView, JobView, QueueView } from '@ultimat3/jobs';
-import { postgresBackend } from '@ultimat3/jobs-pg';
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { join } from 'node:path';
-import { Client as PgClient } from 'pg';
-import { testDatabaseUrl } from '../../../../test/test-env';
 import { until } from '../../../../test/until';
 import { callJson, callRefused, toolNames } from '../../test/mcp/mcp-client';
 import { behaviour, xCliSteps } from '../../test/x-cli/app';
 import { APP, ROOT } from '../../test/x-cli/run-x';
 import { openWorld, type XWorld } from '../../test/x-cli/target';
+import { scratchPostgres } from '../../test/scratch-backends';
 import { MCP_READ_TOOLS, MCP_WRITE_TOOLS } from './mcp-tools';
 
 const REGISTER = join(ROOT, 'libs', 'jobs-pg', 'test', 'swc-register.js');
@@ -43,19 +40,14 @@ describe('x mcp over stdio against PostgreSQL', () => {
   const clients: Client[] = [];
 
   beforeAll(async () => {
-    const url = testDatabaseUrl();
-    const schema = `x_mcp_${randomBytes(5).toString('hex')}`;
-    const backend = await postgresBackend({ url }, { schema });
-    flags = ['--url', url, '--schema', schema, '--app', APP];
+    const scratch = await scratchPostgres('x_mcp');
+    flags = [...scratch.flags, '--app', APP];
     w = await openWorld({
       flags,
-      driver: backend.driver,
+      driver: scratch.backend.driver,
       async close() {
-        await backend.close();
-        const pg = new PgClient({ connectionString: url });
-        await pg.connect();
-        await pg.query(`drop schema if exists ${schema} cascade`);
-        await pg.end();
+        await scratch.backend.close();
+        await scratch.drop();
       },
     });
   });

@@ -1,9 +1,3 @@
-import { postgresBackend } from '@ultimat3/jobs-pg';
-import { redisBackend } from '@ultimat3/jobs-redis';
-import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { Client } from 'pg';
-import { testDatabaseUrl } from '../../../../test/test-env';
 import { job } from '../declare/job';
 import type { JobsBackend } from '../driver/backend';
 import type { EnqueueRequest, JobDriver } from '../driver/job-driver';
@@ -22,6 +16,7 @@ import { listJobs } from './list-jobs';
 import { inspectStats, inspectWorkers, pauseQueue } from './queues';
 import { inspectTasks } from './tasks';
 import { enqueueRequest } from '../../test/requests';
+import { scratchPostgres, scratchRedis } from '../../test/scratch-backends';
 
 /** One backend this file opens for real, on storage of its own; `drop` removes that storage. */
 interface Opened {
@@ -29,52 +24,13 @@ interface Opened {
   drop(): Promise<void>;
 }
 
-function redisUrl(): string {
-  const url = process.env['JOBS_TEST_REDIS_URL'];
-  if (url === undefined)
-    throw new Error('JOBS_TEST_REDIS_URL is unset: run through jest (its globalSetup starts one).');
-  return url;
-}
-
 const BACKENDS: readonly [string, (clock: FrozenClock) => Promise<Opened>][] = [
   [
     'memory',
     (clock) => Promise.resolve({ backend: memoryBackend({ clock }), drop: async () => {} }),
   ],
-  [
-    'PostgreSQL',
-    async (clock) => {
-      const url = testDatabaseUrl();
-      const schema = `x_op_errors_${randomBytes(5).toString('hex')}`;
-      const backend = await postgresBackend({ url }, { schema, clock });
-      return {
-        backend,
-        async drop() {
-          const client = new Client({ connectionString: url });
-          await client.connect();
-          await client.query(`drop schema if exists ${schema} cascade`);
-          await client.end();
-        },
-      };
-    },
-  ],
-  [
-    'Redis',
-    async (clock) => {
-      const url = redisUrl();
-      const prefix = `x-op-errors-${randomBytes(5).toString('hex')}`;
-      const backend = await redisBackend({ url, prefix, clock });
-      return {
-        backend,
-        async drop() {
-          const client = new Redis(url);
-          const keys = await client.keys(`*${prefix}*`);
-          if (keys.length > 0) await client.del(...keys);
-          await client.quit();
-        },
-      };
-    },
-  ],
+  ['PostgreSQL', (clock) => scratchPostgres('x_op_errors', clock)],
+  ['Redis', (clock) => scratchRedis('x-op-errors', clock)],
 ];
 
 const Q = 'op-errors';
