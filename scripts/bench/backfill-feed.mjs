@@ -62,7 +62,8 @@ export async function seedFeed(serverUrl, name, rows, orgs, migrate) {
 
 /**
  * The sweep, as an app declares one over its DataSource: keyset pages of the repository, each page's slugs written in
- * one UPDATE on the same DataSource. `onPage()` is told after each page's write.
+ * one UPDATE on the same DataSource. `onPage()` is told after each page's write. With `narrow` its source selects only
+ * the id, all the UPDATE needs (declared under its own name).
  */
 export function declareFeedSweep({
   dataSource,
@@ -71,14 +72,18 @@ export function declareFeedSweep({
   batch = 1_000,
   onPage = () => {},
   phases = [],
+  narrow = false,
 }) {
   return jobs.backfill({
-    name: 'bench-feed-slugs',
+    name: narrow ? 'bench-feed-slugs-narrow' : 'bench-feed-slugs',
     batch,
     rate,
     tenant: 'none',
     runtime: { ledger, environment: 'bench' },
-    source: () => dataSource.getRepository(FeedPost).createQueryBuilder('p'),
+    source: () => {
+      const source = dataSource.getRepository(FeedPost).createQueryBuilder('p');
+      return narrow ? source.select(['p.id']) : source;
+    },
     async handle({ rows }) {
       await timed(phases, 'update', () => writeSlugs(dataSource, rows));
       onPage();
@@ -109,8 +114,9 @@ export function writeSlugs(dataSource, rows) {
 /**
  * The same pages read and written without a job: the keyset read `backfill()` makes (`readKeysetPage` over the same
  * repository source, one statement a page) — with `read: 'raw'` the same page as one plain SQL statement, with
- * `read: 'narrow'` the keyset read over a source selecting only the id (all the UPDATE needs) — the same UPDATE, pages started `1 / rate` s apart: no worker, step checkpoint, ledger row or throttle. What a pass costs
- * beyond this is the job machinery's. `phases` collects when each read and UPDATE ran.
+ * `read: 'narrow'` the keyset read over a source selecting only the id (all the UPDATE needs) — the same UPDATE, pages
+ * started `1 / rate` s apart: no worker, step checkpoint, ledger row or throttle. What a pass costs beyond this is the
+ * job machinery's. `phases` collects when each read and UPDATE ran.
  */
 export async function bareSweep(
   dataSource,

@@ -24,7 +24,7 @@ function printWindow(w, probe) {
   console.log(
     `\n${title} (${((w.end - w.start) / 1_000).toFixed(2)} s, load ${w.load.toFixed(2)})`,
   );
-  if (w.kind === 'pass') {
+  if (w.kind === 'pass' || w.kind === 'narrow-pass') {
     console.log(
       `  pass: ${w.passSeconds.toFixed(2)} s enqueue to completion, ${w.pages} pages written, first to last ${w.pageSpan.toFixed(2)} s`,
     );
@@ -103,7 +103,7 @@ export function printReport({ windows, phases = [], probe, config }) {
   const of = (kind) => windows.filter((w) => w.kind === kind);
   const idle = printSide('idle', of('idle'), probe);
   const sides = [idle, printSide('pass', of('pass'), probe, idle.request.p99)];
-  for (const kind of ['bare', 'raw', 'narrow']) {
+  for (const kind of ['bare', 'raw', 'narrow', 'narrow-pass']) {
     if (of(kind).length > 0) sides.push(printSide(kind, of(kind), probe, idle.request.p99));
   }
   const idleSlow = printSide('idle', of('idle'), probe, idle.request.p99);
@@ -128,19 +128,21 @@ export function printReport({ windows, phases = [], probe, config }) {
     const controlRatio = side.control.p99 / idle.control.p99;
     const cpuRatio = side.cpu.p99 / idle.cpu.p99;
     const rounds = of(side.name).map((w) => {
-      const before = of('idle').find((i) => i.round === w.round && i.end <= w.start + 1);
+      const before = of('idle')
+        .filter((i) => i.round === w.round && i.end <= w.start + 1)
+        .at(-1);
       return (spread(w.latencies).p99 / spread(before.latencies).p99).toFixed(2);
     });
     console.log(
-      `  request p99 ${side.name} / idle: ${ratio.toFixed(2)}×${side.name === 'pass' ? ` (${ratio <= 2 ? 'within' : 'OVER'} 2×)` : ''}; ` +
+      `  request p99 ${side.name} / idle: ${ratio.toFixed(2)}×${side.name.endsWith('pass') ? ` (${ratio <= 2 ? 'within' : 'OVER'} 2×)` : ''}; ` +
         `per round against the idle window before it ${rounds.join(', ')}; control ${controlRatio.toFixed(2)}×; ` +
         `process CPU in flight p99 ${side.cpu.p99.toFixed(2)} ms (${cpuRatio.toFixed(2)}× idle)`,
     );
   }
-  for (const w of windows.filter((x) => x.kind === 'pass')) {
+  for (const w of windows.filter((x) => x.kind === 'pass' || x.kind === 'narrow-pass')) {
     const off = ((w.passSeconds - EXPECTED_S) / EXPECTED_S) * 100;
     console.log(
-      `  pass ${w.round}: ${w.passSeconds.toFixed(2)} s (${off >= 0 ? '+' : ''}${off.toFixed(1)} %, ${Math.abs(off) <= 10 ? 'within' : 'OUTSIDE'} ± 10 %)`,
+      `  ${w.kind} ${w.round}: ${w.passSeconds.toFixed(2)} s (${off >= 0 ? '+' : ''}${off.toFixed(1)} %, ${Math.abs(off) <= 10 ? 'within' : 'OUTSIDE'} ± 10 %)`,
     );
   }
   console.log(

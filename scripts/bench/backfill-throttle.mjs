@@ -10,7 +10,8 @@
  * or throttle): what a pass costs the request beyond it is the backfill machinery's. A raw window is a bare one whose
  * pages are one plain SQL statement each (`pg`'s rows, no query building or entity hydration): what the ORM's share of
  * a page costs the request. A narrow window is a bare one whose source selects only the id (all its UPDATE needs), as
- * an app's sweep can: what reading fewer columns takes off.
+ * an app's sweep can: what reading fewer columns takes off. A narrow-pass window is a pass of the same backfill
+ * declared over that narrowed source.
  *
  * Prints per window and per side: the request's p50 / p95 / p99 / max and the pass side's p99 over the idle side's;
  * the CPU time this process spent while each request was in flight (its own work plus whatever it waited behind here —
@@ -23,8 +24,8 @@
  *
  * BENCH_THROTTLE_ROWS (60,000), BENCH_THROTTLE_RATE (5), BENCH_THROTTLE_ROUNDS (3 idle/pass pairs),
  * BENCH_THROTTLE_POOL (4 connections), BENCH_THROTTLE_RPS (50 requests a second), BENCH_THROTTLE_KINDS (the windows
- * after each pass, each behind an idle one of its own, from `bare,raw,narrow`, all three by default; empty for
- * idle/pass only). Uses DATABASE_URL when set (its server must load pg_stat_statements).
+ * after each pass, each behind an idle one of its own, from `bare,raw,narrow,narrow-pass`, all four by default; empty
+ * for idle/pass only). Uses DATABASE_URL when set (its server must load pg_stat_statements).
  */
 import { spawn } from 'node:child_process';
 import { loadavg } from 'node:os';
@@ -41,9 +42,9 @@ const RATE = Number(process.env.BENCH_THROTTLE_RATE ?? 5);
 const ROUNDS = Number(process.env.BENCH_THROTTLE_ROUNDS ?? 3);
 const POOL = Number(process.env.BENCH_THROTTLE_POOL ?? 4);
 const RPS = Number(process.env.BENCH_THROTTLE_RPS ?? 50);
-const KINDS = (process.env.BENCH_THROTTLE_KINDS ?? 'bare,raw,narrow')
+const KINDS = (process.env.BENCH_THROTTLE_KINDS ?? 'bare,raw,narrow,narrow-pass')
   .split(',')
-  .filter((k) => ['bare', 'raw', 'narrow'].includes(k));
+  .filter((k) => ['bare', 'raw', 'narrow', 'narrow-pass'].includes(k));
 const BATCH = 1_000;
 const ORGS = 100;
 const EXPECTED_S = Math.ceil(ROWS / BATCH) / RATE;
@@ -79,15 +80,13 @@ async function startApp(url, onPage, phases) {
   });
   await dataSource.initialize();
   const backend = await jobsPg.postgresBackend({ dataSource }, { migrate: false });
-  const sweep = declareFeedSweep({
-    dataSource,
-    ledger: backend.backfills,
-    rate: RATE,
-    onPage,
-    phases,
-  });
+  const declare = (narrow) =>
+    declareFeedSweep({ dataSource, ledger: backend.backfills, rate: RATE, onPage, phases, narrow });
+  const sweep = declare(false);
+  const narrowSweep = declare(true);
   const registry = new jobs.JobRegistry();
   registry.register(sweep);
+  registry.register(narrowSweep);
   const worker = jobs.jobWorker({ driver: backend.driver, registry, concurrency: 1 });
   await worker.start();
   const uninstall = jobs.setJobsFacade(
@@ -102,7 +101,7 @@ async function startApp(url, onPage, phases) {
     await backend.close();
     await dataSource.destroy();
   };
-  return { dataSource, sweep, worker, close };
+  return { dataSource, sweep, narrowSweep, worker, close };
 }
 
 async function main() {
@@ -168,25 +167,33 @@ async function main() {
     pool.take();
     proc.take();
     await statementCounts(stats);
-    for (let round = 1; round <= ROUNDS; round++) {
-      const idle = open('idle', round);
-      await sleep(EXPECTED_S * 1_000);
-      await close(idle);
-
-      const pass = open('pass', round);
+    /** A pass of `sweep` in a window of its own, timed from enqueue to completion. */
+    const runPass = async (kind, sweep, round) => {
+      const pass = open(kind, round);
       pages = [];
       const completed = app.worker.stats().completed;
-      await app.sweep.enqueue(round === 1 ? {} : { force: true });
+      await sweep.enqueue(round === 1 ? {} : { force: true });
       while (app.worker.stats().completed === completed) await sleep(10);
       await close(pass);
       pass.passSeconds = (pass.end - pass.start) / 1_000;
       pass.pages = pages.length;
       pass.pageSpan = pages.length > 1 ? (pages.at(-1) - pages[0]) / 1_000 : 0;
+    };
+    for (let round = 1; round <= ROUNDS; round++) {
+      const idle = open('idle', round);
+      await sleep(EXPECTED_S * 1_000);
+      await close(idle);
+
+      await runPass('pass', app.sweep, round);
 
       for (const kind of KINDS) {
         const idleAgain = open('idle', round);
         await sleep(EXPECTED_S * 1_000);
         await close(idleAgain);
+        if (kind === 'narrow-pass') {
+          await runPass(kind, app.narrowSweep, round);
+          continue;
+        }
         const bare = open(kind, round);
         await bareSweep(app.dataSource, {
           rows: ROWS,
