@@ -7,11 +7,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Pool } from 'pg';
-import { Cluster, Redis } from 'ioredis';
+import { Cluster } from 'ioredis';
 import type { Clock, JobDriver } from '@ultimat3/jobs';
 import { migrate, pgPoolExecutor, postgresJobDriver } from '@ultimat3/jobs-pg';
 import { redisJobDriver } from '@ultimat3/jobs-redis';
 import { pgJobsSpec, type SpecDatabase } from '../../libs/jobs-pg/test/pg-jobs-spec';
+import { deleteRedisKeys, testRedisUrl } from '../../libs/jobs-redis/test/test-redis';
 
 /** A driver the chaos tier runs its scenarios on. */
 export type ChaosDriverName = 'pg' | 'redis';
@@ -70,7 +71,7 @@ export async function createChaosRun(driver: ChaosDriverName, db: SpecDatabase):
       },
     };
   }
-  const target: ChaosTarget = { driver, url: redisUrl(), prefix: `chaos-${id}` };
+  const target: ChaosTarget = { driver, url: testRedisUrl(), prefix: `chaos-${id}` };
   const opened = openChaosDriver(target);
   return {
     target,
@@ -78,7 +79,7 @@ export async function createChaosRun(driver: ChaosDriverName, db: SpecDatabase):
     id,
     async drop() {
       await opened.close();
-      await deleteKeys(target.url, `{${target.prefix}}*`);
+      await deleteRedisKeys(target.url, `{${target.prefix}}*`);
     },
   };
 }
@@ -135,29 +136,4 @@ export function openChaosDriver(
   }
   const driver = redisJobDriver({ url: target.url, prefix: target.prefix ?? 'chaos', ...clock });
   return { driver, close: () => driver.close() };
-}
-
-/** The test `redis-server`'s URL, or a failure saying why there is none. */
-export function redisUrl(): string {
-  const url = process.env.JOBS_TEST_REDIS_URL;
-  if (!url) {
-    throw new Error(
-      'JOBS_TEST_REDIS_URL is unset: the jest global setup starts redis-server when it is on PATH (apt-get install redis-server).',
-    );
-  }
-  return url;
-}
-
-async function deleteKeys(url: string, pattern: string): Promise<void> {
-  const client = new Redis(url, { maxRetriesPerRequest: 3 });
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await client.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-      if (keys.length > 0) await client.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
-  } finally {
-    await client.quit();
-  }
 }
