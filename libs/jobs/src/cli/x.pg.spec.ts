@@ -1,15 +1,6 @@
 import { scratchPostgres } from '../../test/scratch-backends';
 import { xCliScenario } from '../../test/x-cli/scenario';
+import { scratchTarget } from '../../test/x-cli/target';
 
 /** The real `x` against the test PostgreSQL, in a schema of this file's own (dropped afterwards). */
-xCliScenario('PostgreSQL', async () => {
-  const { backend, flags, drop } = await scratchPostgres('x_cli');
-  return {
-    flags,
-    driver: backend.driver,
-    async close() {
-      await backend.close();
-      await drop();
-    },
-  };
-});
+xCliScenario('PostgreSQL', async () => scratchTarget(await scratchPostgres('x_cli')));

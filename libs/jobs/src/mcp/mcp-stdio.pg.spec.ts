@@ -8,7 +8,7 @@ import { until } from '../../../../test/until';
 import { callJson, callRefused, toolNames } from '../../test/mcp/mcp-client';
 import { behaviour, xCliSteps } from '../../test/x-cli/app';
 import { APP, ROOT } from '../../test/x-cli/run-x';
-import { openWorld, type XWorld } from '../../test/x-cli/target';
+import { openWorld, scratchTarget, type XWorld } from '../../test/x-cli/target';
 import { scratchPostgres } from '../../test/scratch-backends';
 import { MCP_READ_TOOLS, MCP_WRITE_TOOLS } from './mcp-tools';
 
@@ -40,16 +40,9 @@ describe('x mcp over stdio against PostgreSQL', () => {
   const clients: Client[] = [];
 
   beforeAll(async () => {
-    const scratch = await scratchPostgres('x_mcp');
-    flags = [...scratch.flags, '--app', APP];
-    w = await openWorld({
-      flags,
-      driver: scratch.backend.driver,
-      async close() {
-        await scratch.backend.close();
-        await scratch.drop();
-      },
-    });
+    const target = scratchTarget(await scratchPostgres('x_mcp'));
+    flags = [...target.flags, '--app', APP];
+    w = await openWorld({ ...target, flags });
   });
   afterAll(async () => {
     await Promise.all(clients.map((c) => c.close()));

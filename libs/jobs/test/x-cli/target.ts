@@ -12,6 +12,7 @@ import {
 import { until } from '../../../../test/until';
 import { xCliBlock, xCliSteps } from './app';
 import { enqueueRequest } from '../requests';
+import type { ScratchBackend } from '../scratch-backends';
 
 /** One backend the CLI specs operate: the `x` flags that reach it, and the spec's own driver over it. */
 export interface XTarget {
@@ -22,6 +23,18 @@ export interface XTarget {
 }
 
 /** The spec's side: the target, and a worker serving the fixture app's jobs, with the facade installed. */
+/** The target over a scratch backend: its driver and flags; `close` closes the backend, then drops its storage. */
+export function scratchTarget(scratch: ScratchBackend): XTarget {
+  return {
+    flags: scratch.flags,
+    driver: scratch.backend.driver,
+    async close() {
+      await scratch.backend.close();
+      await scratch.drop();
+    },
+  };
+}
+
 export interface XWorld extends XTarget {
   readonly worker: JobWorker;
   /** Waits until the row is in `state` (10 s at most). */
