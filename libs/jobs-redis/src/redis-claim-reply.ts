@@ -1,5 +1,5 @@
 import type { ClaimedJob, JobProgress, JobState, JsonValue } from '@ultimat3/jobs';
-import { CLAIM_REPLY_FIELDS, type ClaimReplyField } from './lua/claim.lua';
+import type { ClaimReplyField } from './lua/claim.lua';
 
 /** What a claim wrote into every row it took, known to the client without reading it back. */
 export interface ClaimWritten {
@@ -18,13 +18,30 @@ export interface ReadClaimedRow {
   readonly unreadable: boolean;
 }
 
-/** The position of each answered field after the id in a packed row (see `LUA_CLAIM`'s header). */
-const AT = Object.fromEntries(CLAIM_REPLY_FIELDS.slice(1).map((f, i) => [f, i])) as Record<
-  Exclude<ClaimReplyField, 'id'>,
-  number
->;
-/** How many values follow the id in a packed row. */
-const VALUES = CLAIM_REPLY_FIELDS.length - 1;
+/**
+ * The order {@link packedClaimedRow} reads the values after the id in: `CLAIM_REPLY_FIELDS` without `id` (its spec
+ * holds the two equal).
+ */
+export const PACKED_VALUE_ORDER: readonly Exclude<ClaimReplyField, 'id'>[] = [
+  'run',
+  'name',
+  'q',
+  'input',
+  'key',
+  'ten',
+  'by',
+  'att',
+  'max',
+  'pri',
+  'at',
+  'ca',
+  'err',
+  'pg',
+  'ck',
+  'tp',
+  'fin',
+  'xr',
+];
 
 /** A marked field's text: null when absent (''), else the text after its '=' mark. */
 const marked = (v: string): string | null => (v === '' ? null : v.slice(1));
@@ -57,37 +74,60 @@ export function packedClaimedRow(
   const end = start + Number(text.slice(0, colon));
   if (!(end < text.length) || text.charCodeAt(end) !== 0) return undefined;
   const id = text.slice(start, end);
-  const v = text.slice(end + 1).split('\u0000');
-  if (v.length !== VALUES) return { whole: id };
-  const inputText = marked(v[AT.input]!);
+  // the values after the id, in PACKED_VALUE_ORDER, read one separator at a time (no array of parts)
+  let at = end + 1;
+  const next = (): string => {
+    const sep = text.indexOf('\u0000', at);
+    const value = sep < 0 ? text.slice(at) : sep === at ? '' : text.slice(at, sep);
+    at = sep < 0 ? text.length + 1 : sep + 1;
+    return value;
+  };
+  const [run, name, queue, inputField, key, ten, by, att, max, pri, runAt, ca] = [
+    next(),
+    next(),
+    next(),
+    next(),
+    next(),
+    next(),
+    next(),
+    next(),
+    next(),
+    next(),
+    next(),
+    next(),
+  ];
+  const [err, pg, ck, tp, fin, xr] = [next(), next(), next(), next(), next(), next()];
+  // a NUL inside a stored value shows as a separator too many: the row is read whole instead
+  if (at !== text.length + 1) return { whole: id };
+  const inputText = marked(inputField);
   // undefined: the stored text is not JSON (a JSON null reads as null); an absent input reads as null
   const input = inputText === null ? null : parsedJson(inputText);
-  const progress = marked(v[AT.pg]!);
+  const progress = marked(pg);
   const row: ClaimedJob = {
     id,
-    runId: v[AT.run]!,
-    name: v[AT.name]!,
-    queue: v[AT.q]!,
+    runId: run,
+    name,
+    queue,
     input: input === undefined ? inputText : input,
-    idempotencyKey: v[AT.key]!,
-    tenantId: marked(v[AT.ten]!),
-    enqueuedBy: marked(v[AT.by]!),
+    idempotencyKey: key,
+    tenantId: marked(ten),
+    enqueuedBy: marked(by),
     state: 'running' satisfies JobState,
-    attempt: Number(v[AT.att]),
-    maxAttempts: Number(v[AT.max]),
-    priority: Number(v[AT.pri]),
-    runAt: Number(v[AT.at]),
-    createdAt: Number(v[AT.ca]),
+    attempt: Number(att),
+    maxAttempts: Number(max),
+    priority: Number(pri),
+    runAt: Number(runAt),
+    createdAt: Number(ca),
     updatedAt: written.now,
     workerId: written.workerId,
     claim: `${written.base}:${seq}`,
     leaseExpiresAt: written.leaseExpiresAt,
-    lastError: marked(v[AT.err]!),
+    lastError: marked(err),
     progress: progress === null ? null : ((parsedJson(progress) ?? null) as JobProgress | null),
-    concurrencyKey: marked(v[AT.ck]!),
-    traceparent: marked(v[AT.tp]!),
-    finishedAt: markedNumber(v[AT.fin]!),
-    crossTenantReason: marked(v[AT.xr]!),
+    concurrencyKey: marked(ck),
+    traceparent: marked(tp),
+    finishedAt: markedNumber(fin),
+    crossTenantReason: marked(xr),
   };
   return { row, unreadable: input === undefined };
 }
