@@ -19,6 +19,7 @@ import { createHook } from 'node:async_hooks';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { enqueueRequest } from './requests.mjs';
 
 const HERE = fileURLToPath(import.meta.url);
 const ROOT = join(dirname(HERE), '..', '..');
@@ -35,23 +36,15 @@ function load(root) {
 }
 
 let seq = 0;
+/** A no-op run's request on the `cost` queue: its input and idempotency key numbered in the order it was built. */
 function request(jobs, name) {
-  return {
-    id: jobs.uuidv7(),
-    runId: jobs.uuidv7(),
+  const n = seq++;
+  return enqueueRequest(jobs.uuidv7, {
     name,
     queue: 'cost',
-    input: { n: seq },
-    idempotencyKey: `k:${seq++}`,
-    tenantId: null,
-    enqueuedBy: null,
-    runAt: Date.now(),
-    maxAttempts: 3,
-    priority: 0,
-    onConflict: 'dedupe',
-    concurrencyKey: null,
-    traceparent: null,
-  };
+    input: { n },
+    idempotencyKey: `k:${n}`,
+  });
 }
 
 async function fill(jobs, driver, name, total) {
