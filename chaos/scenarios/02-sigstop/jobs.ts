@@ -1,12 +1,15 @@
 /**
  * Scenario 2's job, shared by the spec and the worker entry. One durable step `first`, then a tail outside any step;
- * the input's `hold` says where the run sits for `holdMs` of real time — inside the step (`step`: its write comes
- * after the hold) or in the tail (`tail`: its settle comes after the hold) — so a worker SIGSTOPped during the hold
- * resumes straight into that write.
+ * the input's `hold` says where a run sits — inside the step (`step`: its write comes after the hold) or in the tail
+ * (`tail`: its settle comes after the hold). The first attempt (worker A's) holds `holdMs` of real time, so a worker
+ * SIGSTOPped during the hold resumes straight into that write. A later attempt (the takeover, worker B's) holds at
+ * the same point until the ground truth shows the earlier attempt's write there answered: B's run still holds the row
+ * when A's write reaches the driver, so only the claim fence can refuse it — not a state the row already left.
  */
+import type { Pool } from 'pg';
 import { job, t, uuidv7, type EnqueueRequest, type JobRegistry } from '@ultimat3/jobs';
 import { tellSpec } from '../../harness/child';
-import type { TruthWriter } from '../../harness/ground-truth';
+import type { TruthKind, TruthWriter } from '../../harness/ground-truth';
 import { chaosRequest } from '../../harness/requests';
 
 export const QUEUE = 'chaos-sigstop';
@@ -18,7 +21,7 @@ export const TAIL = 'tail';
 /** Where a run holds: inside its step, or in its tail. */
 export type Hold = 'step' | 'tail';
 
-/** The request for one job holding at `hold` for `holdMs`. */
+/** The request for one job holding at `hold` (its first attempt for `holdMs`). */
 export function sigstopRequest(hold: Hold, holdMs: number): EnqueueRequest {
   const key = `${hold}:${uuidv7()}`;
   return chaosRequest({
@@ -28,6 +31,43 @@ export function sigstopRequest(hold: Hold, holdMs: number): EnqueueRequest {
     idempotencyKey: key,
     maxAttempts: 5,
   });
+}
+
+/**
+ * Resolves once the ground truth holds an answered write of one of `kinds` to `jobId` by an attempt before `attempt`
+ * (the recording driver records a write once the driver answered it); rejects after `timeoutMs`.
+ */
+export type AwaitEarlierWrite = (
+  jobId: string,
+  attempt: number,
+  kinds: readonly TruthKind[],
+) => Promise<void>;
+
+const EARLIER_WRITE = `
+select exists (
+  select 1 from chaos_truth
+   where run = $1 and job_id = $2 and kind = any($3::text[]) and attempt < $4
+) as found`;
+
+/** An {@link AwaitEarlierWrite} polling run `run`'s ground truth through `pool` every 20 ms. */
+export function earlierWriteWatch(pool: Pool, run: string, timeoutMs: number): AwaitEarlierWrite {
+  return async (jobId, attempt, kinds) => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const { rows } = await pool.query<{ found: boolean }>(EARLIER_WRITE, [
+        run,
+        jobId,
+        kinds,
+        attempt,
+      ]);
+      if (rows[0]?.found === true) return;
+      if (Date.now() >= deadline)
+        throw new Error(
+          `no ${kinds.join('/')} of ${jobId} by an attempt before ${attempt} in ${timeoutMs} ms`,
+        );
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  };
 }
 
 /**
@@ -41,8 +81,28 @@ function hold(jobId: string, ms: number): Promise<void> {
   return held;
 }
 
-/** Registers the job; its step body and its tail record `body` / `effect` rows before they hold. */
-export function registerSigstopJob(registry: JobRegistry, truth: TruthWriter): void {
+/** The write the earlier attempt sends after its hold at `at`: the step's save, or the settle. */
+const WRITE_AFTER: Readonly<Record<Hold, readonly TruthKind[]>> = {
+  step: ['save'],
+  tail: ['ack', 'nack'],
+};
+
+/**
+ * Registers the job; its step body and its tail record `body` / `effect` rows before they hold. The first attempt
+ * holds `holdMs`; a later one tells the spec `outlasting` and holds until `earlierWrite` sees the first attempt's
+ * write after that hold answered.
+ */
+export function registerSigstopJob(
+  registry: JobRegistry,
+  truth: TruthWriter,
+  earlierWrite: AwaitEarlierWrite,
+): void {
+  const holdAt = (at: Hold, jobId: string, attempt: number, holdMs: number): Promise<void> => {
+    if (attempt === 1) return hold(jobId, holdMs);
+    const written = earlierWrite(jobId, attempt, WRITE_AFTER[at]);
+    tellSpec('outlasting', { jobId });
+    return written;
+  };
   registry.register(
     job({
       name: JOB,
@@ -54,11 +114,11 @@ export function registerSigstopJob(registry: JobRegistry, truth: TruthWriter): v
       run: async ({ input, step, attempt, jobId }) => {
         await step.run(STEP, async () => {
           await truth.record({ kind: 'body', jobId, attempt, step: STEP });
-          if (input.hold === 'step') await hold(jobId, input.holdMs);
+          if (input.hold === 'step') await holdAt('step', jobId, attempt, input.holdMs);
           return attempt;
         });
         await truth.record({ kind: 'effect', jobId, attempt, step: TAIL });
-        if (input.hold === 'tail') await hold(jobId, input.holdMs);
+        if (input.hold === 'tail') await holdAt('tail', jobId, attempt, input.holdMs);
       },
     }),
   );

@@ -1,8 +1,10 @@
 /**
  * Chaos scenario 2: a worker SIGSTOPped past its visibility timeout, then resumed. Worker A takes two jobs and freezes
  * (SIGSTOP) while one sits inside its step and the other in its tail; worker B takes both over once A's leases lapse
- * and finishes them; then A resumes (SIGCONT) straight into that step's write and that settle. Proves, from the
- * ground truth and the final rows: both of A's writes are refused, none accepted, and B's outcome stands.
+ * and holds each of its runs at the same point; then A resumes (SIGCONT) straight into that step's write and that
+ * settle, while B's runs still hold both rows — so only the claim fence can refuse A's writes, not a row already done.
+ * B's runs go on once the ground truth shows A's writes answered, and finish. Proves, from the ground truth and the
+ * final rows: both of A's writes are refused, none accepted, and B's outcome stands.
  */
 import { join } from 'node:path';
 import { chaosDrivers } from '../../harness/drivers';
@@ -92,16 +94,21 @@ describe.each(chaosDrivers)('chaos 2: a worker SIGSTOPped past its lease (%s)', 
     ]);
 
     b.cont();
-    await until(
-      async () => {
-        const rows = await Promise.all([run.driver.get(inStep.id), run.driver.get(inTail.id)]);
-        return rows.every((row) => row?.state === 'done');
-      },
-      { what: 'worker B finishing both jobs', timeoutMs: 60_000, everyMs: 100 },
-    );
+    // B takes both over and holds each run where A's sits, until A's write there has answered
+    await until(() => b.received('outlasting').length === 2, {
+      what: 'worker B holding both jobs it took over',
+      timeoutMs: 60_000,
+      everyMs: 20,
+    });
+    const takenOver = await Promise.all([run.driver.get(inStep.id), run.driver.get(inTail.id)]);
+    // B's runs hold both rows as A resumes: its writes meet a running row under another claim
+    expect(takenOver.map((row) => [row?.state, row?.attempt])).toEqual([
+      ['running', 2],
+      ['running', 2],
+    ]);
     const stoppedMs = Date.now() - stoppedAt;
     a.cont();
-    // A resumes into the step's write and the tail's settle: wait until both answered
+    // A resumes into the step's write and the tail's settle: wait until both answered, then until B finished
     await until(
       async () =>
         (await truth(`pid = $2 and kind in ('save', 'ack', 'nack') and sent_at >= $3`, [
@@ -113,6 +120,13 @@ describe.each(chaosDrivers)('chaos 2: a worker SIGSTOPped past its lease (%s)', 
         timeoutMs: 30_000,
         everyMs: 50,
       },
+    );
+    await until(
+      async () => {
+        const rows = await Promise.all([run.driver.get(inStep.id), run.driver.get(inTail.id)]);
+        return rows.every((row) => row?.state === 'done');
+      },
+      { what: 'worker B finishing both jobs', timeoutMs: 30_000, everyMs: 50 },
     );
     const statsA = await a.request('stats');
     await fleet.shutdownAll();
@@ -193,6 +207,13 @@ describe.each(chaosDrivers)('chaos 2: a worker SIGSTOPped past its lease (%s)', 
     expect(actual).toEqual(expected);
     // what A sent once resumed: the frozen step's write and the tail's ack — each refused
     expect(resumed.map(describe).sort()).toEqual(['ack inTail false', `save inStep ${STEP} false`]);
+    // each met B's run still holding the row: B settled that job only after A's write was sent and answered
+    const metASettledRow = resumed.filter((w) =>
+      tookOver.some(
+        (t) => t.kind === 'ack' && t.job_id === w.job_id && Number(t.sent_at) <= Number(w.sent_at),
+      ),
+    );
+    expect(metASettledRow.map(describe)).toEqual([]);
     expect(invariants).toEqual({
       resumedWritesAccepted: 0,
       staleWritesAccepted: 0,
