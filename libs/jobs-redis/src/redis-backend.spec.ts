@@ -2,6 +2,7 @@ import { claimOf, uuidv7, type EnqueueRequest } from '@ultimat3/jobs';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { enqueueRequest } from '../../jobs/test/requests';
 import { testRedisUrl } from '../test/test-redis';
 import { redisBackend } from './redis-backend';
 
@@ -10,22 +11,16 @@ const TEST_DIR = join(__dirname, '..', 'test');
 /** Runs a child from the TypeScript sources (the one register every workspace's spec children use). */
 const SWC_REGISTER = join(__dirname, '..', '..', 'jobs-pg', 'test', 'swc-register.js');
 
-const request = (id: string): EnqueueRequest => ({
-  id,
-  runId: uuidv7(),
-  name: 'backend.job',
-  queue: 'q',
-  input: {},
-  idempotencyKey: id,
-  tenantId: null,
-  enqueuedBy: null,
-  runAt: 0,
-  maxAttempts: 1,
-  priority: 0,
-  onConflict: 'dedupe',
-  concurrencyKey: null,
-  traceparent: null,
-});
+const request = (id: string): EnqueueRequest =>
+  enqueueRequest({
+    id,
+    name: 'backend.job',
+    queue: 'q',
+    input: {},
+    idempotencyKey: id,
+    runAt: 0,
+    maxAttempts: 1,
+  });
 
 describe('redisBackend', () => {
   it('opens the driver and the event bus on one client, and close() quits the client it opened', async () => {

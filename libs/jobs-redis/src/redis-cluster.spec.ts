@@ -1,7 +1,7 @@
 import { backendConformance } from '@ultimat3/jobs/testing';
 import { startThrowawayCluster, type ThrowawayCluster } from '../test/throwaway-cluster';
-import { uuidv7 } from '@ultimat3/jobs';
 import { until } from '../../../test/until';
+import { enqueueRequest } from '../../jobs/test/requests';
 import { REDIS_CAPABILITIES, redisBackendOver } from './redis-backend';
 import { redisJobDriver } from './redis-driver';
 
@@ -61,22 +61,15 @@ describe('the wake on the cluster', () => {
       });
       try {
         await until(() => live);
-        await enqueuing.enqueue({
-          id: uuidv7(),
-          runId: uuidv7(),
-          name: 'cluster.wake',
-          queue: `q-${name}`,
-          input: null,
-          idempotencyKey: 'k',
-          tenantId: null,
-          enqueuedBy: null,
-          runAt: Date.now(),
-          maxAttempts: 1,
-          priority: 0,
-          onConflict: 'dedupe',
-          concurrencyKey: null,
-          traceparent: null,
-        });
+        await enqueuing.enqueue(
+          enqueueRequest({
+            name: 'cluster.wake',
+            queue: `q-${name}`,
+            input: null,
+            idempotencyKey: 'k',
+            maxAttempts: 1,
+          }),
+        );
         await until(() => seen.includes(`q-${name}`));
       } finally {
         await stop();

@@ -1,9 +1,10 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { uuidv7, type EnqueueRequest } from '@ultimat3/jobs';
+import type { EnqueueRequest } from '@ultimat3/jobs';
 import { Redis } from 'ioredis';
 import { startThrowawayRedis, type ThrowawayRedis } from '../../../scripts/throwaway-redis.mjs';
 import { until } from '../../../test/until';
+import { enqueueRequest } from '../../jobs/test/requests';
 import { redisJobDriver } from './redis-driver';
 
 const JOBS = 10_000;
@@ -37,25 +38,15 @@ function spawnWorker(url: string, name: string): Spawned {
   return { child, ready: message('ready').then(() => undefined), stopped: message('stopped') };
 }
 
-const request = (n: number): EnqueueRequest => {
-  const id = uuidv7();
-  return {
-    id,
-    runId: uuidv7(),
+const request = (n: number): EnqueueRequest =>
+  enqueueRequest({
     name: 'fleet.record',
     queue: 'fleet',
     input: { n },
     idempotencyKey: `n:${n}`,
-    tenantId: null,
-    enqueuedBy: null,
     runAt: 0,
     maxAttempts: 10,
-    priority: 0,
-    onConflict: 'dedupe',
-    concurrencyKey: null,
-    traceparent: null,
-  };
-};
+  });
 
 describe('three worker processes on Redis under faults', () => {
   let server: ThrowawayRedis;

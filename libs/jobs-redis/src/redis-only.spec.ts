@@ -2,6 +2,7 @@ import { claimOf, resolveRetention, uuidv7, type EnqueueRequest } from '@ultimat
 import { frozenClock } from '@ultimat3/jobs/testing';
 import { Redis } from 'ioredis';
 import { startThrowawayRedis } from '../../../scripts/throwaway-redis.mjs';
+import { enqueueRequest } from '../../jobs/test/requests';
 import { createTestRedis, testRedisUrl, type TestRedis } from '../test/test-redis';
 import { redisJobDriver } from './redis-driver';
 
@@ -16,25 +17,19 @@ afterAll(async () => {
   await redis?.drop();
 });
 
+/** A request due at 0 whose ids are minted in the order requests are built, so they sort as they were built. */
 const request = (overrides: Partial<EnqueueRequest> = {}): EnqueueRequest => {
   const id = uuidv7(Date.UTC(2026, 0, 1) + seq++);
-  return {
+  return enqueueRequest({
     id,
     runId: uuidv7(Date.UTC(2026, 0, 1) + seq++),
     name: 'redis.job',
     queue: 'q',
     input: { n: 1 },
     idempotencyKey: `key:${id}`,
-    tenantId: null,
-    enqueuedBy: null,
     runAt: 0,
-    maxAttempts: 3,
-    priority: 0,
-    onConflict: 'dedupe',
-    concurrencyKey: null,
-    traceparent: null,
     ...overrides,
-  };
+  });
 };
 const claimArgs = {
   workerId: 'w',
