@@ -18,8 +18,13 @@ export interface ChaosWorkerConfig {
   /** The ground truth's database and the run's key in it. */
   readonly truthUrl: string;
   readonly run: string;
-  /** The worker's name (its worker id is `<name>-<pid>`). */
+  /** The worker's name (its worker id is `<name>-<pid>` unless `workerId` is given). */
   readonly name: string;
+  /**
+   * A fixed worker id, e.g. the same for two processes (as a restarted process configured with a fixed id has its
+   * predecessor's): their runs are then told apart by the claim token alone.
+   */
+  readonly workerId?: string;
   readonly concurrency?: number;
   readonly visibilityTimeoutMs?: number;
   readonly heartbeatIntervalMs?: number;
@@ -52,7 +57,7 @@ export async function serveChaosWorker(
     driver: recordingDriver(opened.driver, truth),
     registry,
     logger,
-    workerId: `${config.name}-${process.pid}`,
+    workerId: config.workerId ?? `${config.name}-${process.pid}`,
     ...pick(config),
   });
   await worker.start();

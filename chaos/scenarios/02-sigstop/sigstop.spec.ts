@@ -1,10 +1,11 @@
 /**
  * Chaos scenario 2: a worker SIGSTOPped past its visibility timeout, then resumed. Worker A takes two jobs and freezes
- * (SIGSTOP) while one sits inside its step and the other in its tail; worker B takes both over once A's leases lapse
- * and holds each of its runs at the same point; then A resumes (SIGCONT) straight into that step's write and that
- * settle, while B's runs still hold both rows — so only the claim fence can refuse A's writes, not a row already done.
- * B's runs go on once the ground truth shows A's writes answered, and finish. Proves, from the ground truth and the
- * final rows: both of A's writes are refused, none accepted, and B's outcome stands.
+ * (SIGSTOP) while one sits inside its step and the other in its tail; worker B — under the same worker id, as a fixed
+ * configured id would be — takes both over once A's leases lapse and holds each of its runs at the same point; then A
+ * resumes (SIGCONT) straight into that step's write and that settle while B's runs still hold both rows, so only the
+ * claim token can refuse A's writes: not the row's state, not the worker. B's runs go on once the ground truth shows
+ * A's writes answered, and finish. Proves, from the ground truth and the final rows: both of A's writes are refused,
+ * none accepted, and B's outcome stands.
  */
 import { join } from 'node:path';
 import { chaosDrivers } from '../../harness/drivers';
@@ -25,6 +26,11 @@ const SCENARIO = '2 sigstop past the lease';
 const VT_MS = 10_000;
 const HEARTBEAT_MS = 5_000;
 const HOLD_MS = 2_000;
+/**
+ * A and B run under one worker id (as a process restarted with a fixed configured id carries its predecessor's): the
+ * fence must then tell A's run from B's by the claim token alone, not by the worker. They are told apart here by pid.
+ */
+const WORKER_ID = 'chaos-sigstop-worker';
 
 interface WriteRow {
   pid: number;
@@ -50,6 +56,7 @@ describe.each(chaosDrivers)('chaos 2: a worker SIGSTOPped past its lease (%s)', 
         truthUrl: db.url,
         run: id,
         name,
+        workerId: WORKER_ID,
         concurrency: 4,
         visibilityTimeoutMs: VT_MS,
         heartbeatIntervalMs: HEARTBEAT_MS,
