@@ -3,11 +3,13 @@
  * IPC channel. argv: <redis url> <worker name>.
  *
  * It serves queue `fleet` at concurrency 10 on the Redis driver (deployment `fleet`) with a short lease (1 s) so a
- * SIGKILLed sibling's runs are rescued quickly; each run of `fleet.record` appends `n:attempt` to the list
- * `{fleet}:effects` — no dedupe, so a job that ran twice shows up twice, and two runs of one claim (one attempt)
- * show up as the same entry twice. Sends `{ type: 'ready' }` once serving; on
+ * SIGKILLed sibling's runs are rescued quickly; each run of `fleet.record` appends `n:attempt:run` to the list
+ * `{fleet}:effects` (`run` a fresh UUID per body execution) — no dedupe, so a job that ran twice shows up twice, and
+ * two runs of one claim (one attempt) show up as two entries with the same `n:attempt`. The same whole entry twice is
+ * not a run: it is ioredis re-sending an RPUSH the server had executed when the connection dropped (the restart). Sends `{ type: 'ready' }` once serving; on
  * SIGTERM it drains, sends `{ type: 'stopped', stats }` and exits.
  */
+import { randomUUID } from 'node:crypto';
 import { job, JobRegistry, jobWorker, t } from '@ultimat3/jobs';
 import { Redis } from 'ioredis';
 import { redisJobDriver } from '../src/redis-driver';
@@ -24,7 +26,7 @@ const record = job({
   tenant: 'none',
   retry: { attempts: 10, backoff: 'fixed', delay: 50, jitter: false },
   run: async ({ input, ctx }) => {
-    await effects.rpush('{fleet}:effects', `${input.n}:${ctx.attempt}`);
+    await effects.rpush('{fleet}:effects', `${input.n}:${ctx.attempt}:${randomUUID()}`);
   },
 });
 
