@@ -10,6 +10,7 @@ export {
   type JobDriverConformanceOptions,
   type MakeConformanceDriver,
 } from './conformance';
+export { enqueueRequest, type EnqueueRequestOptions } from './enqueue-request';
 export { frozenClock, type FrozenClock } from './frozen-clock';
 export * from './run-jobs';
 export * from '../scheduler/testing/scheduler-fleet';

@@ -1,5 +1,6 @@
 import type { EnqueueRequest } from '../../driver/job-driver';
 import { frozenClock, type FrozenClock } from '../../testing/frozen-clock';
+import { enqueueRequest } from '../../testing/enqueue-request';
 import { uuidv7 } from '../../util/ids';
 import type { OutboxRecord, OutboxStore } from '../outbox-store';
 import { outboxQuarantineConformance } from './outbox-quarantine.conformance';
@@ -27,26 +28,15 @@ export type MakeOutboxStore = (clock: FrozenClock) => Promise<OutboxStoreUnderTe
 
 let n = 0;
 
-/** A request with fresh ids, as `prepareEnqueue` mints them. */
+/** A request with fresh ids, as `prepareEnqueue` mints them, on `outbox-q` with a nested input unique per call. */
 export function outboxRequest(overrides: Partial<EnqueueRequest> = {}): EnqueueRequest {
-  const id = uuidv7();
-  return {
-    id,
-    runId: uuidv7(),
+  return enqueueRequest({
     name: 'outbox.conformance',
     queue: 'outbox-q',
     input: { n: ++n, nested: { list: [1, 'two', null] } },
-    idempotencyKey: `key:${id}`,
-    tenantId: null,
-    enqueuedBy: null,
     runAt: Date.UTC(2026, 0, 1),
-    maxAttempts: 3,
-    priority: 0,
-    onConflict: 'dedupe',
-    concurrencyKey: null,
-    traceparent: null,
     ...overrides,
-  };
+  });
 }
 
 /**

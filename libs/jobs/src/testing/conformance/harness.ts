@@ -11,6 +11,7 @@ import type {
 import { claimOf, type ClaimedJob, type JobState } from '../../driver/job-row';
 import type { LeaseStore } from '../../driver/lease-store';
 import { uuidv7 } from '../../util/ids';
+import { enqueueRequest } from '../enqueue-request';
 import { frozenClock, type FrozenClock } from '../frozen-clock';
 
 /** Builds the driver under test over EMPTY storage, reading time from `clock`. Called once per test. */
@@ -138,24 +139,16 @@ export function useHarness(makeDriver: MakeConformanceDriver): Harness {
       return uuidv7(Date.UTC(2026, 0, 1) + s.seq++);
     },
     request(overrides = {}) {
-      const id = h.newId();
-      return {
-        id,
-        runId: h.newId(),
-        name: 'conformance.job',
-        queue: Q,
-        input: { n: 1 },
-        idempotencyKey: `key:${id}`,
-        tenantId: null,
-        enqueuedBy: null,
-        runAt: h.clock().now(),
-        maxAttempts: 3,
-        priority: 0,
-        onConflict: 'dedupe',
-        concurrencyKey: null,
-        traceparent: null,
-        ...overrides,
-      };
+      return enqueueRequest(
+        {
+          name: 'conformance.job',
+          queue: Q,
+          input: { n: 1 },
+          runAt: h.clock().now(),
+          ...overrides,
+        },
+        { newId: h.newId },
+      );
     },
     async enqueue(overrides) {
       const request = h.request(overrides);
