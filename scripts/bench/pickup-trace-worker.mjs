@@ -1,0 +1,134 @@
+/**
+ * The worker process of `pickup-trace.mjs`, spawned with an IPC channel. argv: <database url>.
+ *
+ * One `jobWorker` at concurrency 10 on queue `trace` with the cross-process wake, as `postgresBackend({ url })` runs
+ * it (a pool of 10, `startQueueWake` on a session of its own), over an executor that notes every claim: when it was
+ * sent and answered, how many rows it took and which jobs. It also notes when each wake notification was heard and
+ * when each body started. Messages in: `{ type: 'collect' }` answers `{ bodies, wakes, claims }` and empties them
+ * (`bodies`: per job `{ n, body, claimSent, claimBack, claimRows }`; `wakes`: epoch ms of each notification heard;
+ * `claims`: per claim `{ sent, back, rows, full }`, full: `SQL_CLAIM` rather than `SQL_CLAIM_WAITING`);
+ * `{ type: 'peek' }` answers `{ count }`; `{ type: 'stop' }` drains and exits.
+ */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { jobs, jobsPg, pg, preciseNow } from './lib.mjs';
+
+const [url] = process.argv.slice(2);
+
+let bodies = [];
+let wakes = [];
+let claims = [];
+/** Per job `n` a claim took: that claim. */
+const claimOf = new Map();
+/** Statements on the wire now, and how many of each kind were sent since the last collect. */
+let onTheWire = 0;
+let kinds = {};
+const loopDelay = monitorEventLoopDelay({ resolution: 1 });
+loopDelay.enable();
+
+/** A statement's kind for the counts: its verb and the first table it names. */
+function statementKind(text) {
+  const verb =
+    /\b(insert into|update|delete from|select)\b/i.exec(text)?.[1].toLowerCase() ?? 'other';
+  const table = /\bx_\w+/.exec(text)?.[0] ?? '';
+  return `${verb} ${table}`.trim();
+}
+
+const pool = new pg.Pool({ connectionString: url, max: 10, application_name: 'trace-worker' });
+pool.on('error', () => {});
+const inner = jobsPg.pgPoolExecutor(pool);
+const executor = {
+  shared: inner.shared,
+  async query(text, values) {
+    const claim = text.includes("'claimed' as arm");
+    const kind = claim ? 'claim' : statementKind(text);
+    kinds[kind] = (kinds[kind] ?? 0) + 1;
+    const sent = preciseNow();
+    const wire = onTheWire++;
+    const waiting = pool.waitingCount;
+    let result;
+    try {
+      result = await inner.query(text, values);
+    } finally {
+      onTheWire--;
+    }
+    if (!claim) return result;
+    const taken = result.rows.filter((r) => r.arm === 'claimed');
+    const record = {
+      sent,
+      back: preciseNow(),
+      rows: taken.length,
+      full: text.includes('recursive'),
+      wire,
+      waiting,
+    };
+    claims.push(record);
+    for (const row of taken) if (typeof row.input?.n === 'number') claimOf.set(row.input.n, record);
+    return result;
+  },
+};
+const backend = jobsPg.postgresBackendOver(executor);
+const handle = jobs.job({
+  name: 'bench.trace',
+  queue: 'trace',
+  input: jobs.t.object({ n: jobs.t.number, t: jobs.t.number }),
+  idempotencyKey: ({ n }) => `n:${n}`,
+  tenant: 'none',
+  run: ({ input }) => {
+    const body = preciseNow();
+    if (input.n < 0) return; // a producer's warm-up call
+    const claim = claimOf.get(input.n);
+    claimOf.delete(input.n);
+    bodies.push({
+      n: input.n,
+      body,
+      claimSent: claim?.sent,
+      claimBack: claim?.back,
+      claimRows: claim?.rows,
+    });
+  },
+});
+const registry = new jobs.JobRegistry();
+registry.register(handle);
+const worker = jobs.jobWorker({
+  driver: backend.driver,
+  registry,
+  concurrency: 10,
+  events: backend.events,
+});
+const wake = jobsPg.startQueueWake({
+  listener: () => new pg.Client({ connectionString: url, application_name: 'trace-wake' }),
+  executor,
+  onWake: (queue, sweepAfterMs) => {
+    if (queue === 'trace') wakes.push(preciseNow());
+    worker.signalEnqueued(queue, sweepAfterMs);
+  },
+  onLive: (live) => worker.setWakeLive(live),
+});
+
+process.on('message', async (message) => {
+  if (message.type === 'peek') process.send({ id: message.id, count: bodies.length });
+  if (message.type === 'collect') {
+    const delay = {
+      p50: loopDelay.percentile(50) / 1e6,
+      p99: loopDelay.percentile(99) / 1e6,
+      max: loopDelay.max / 1e6,
+    };
+    process.send({ id: message.id, bodies, wakes, claims, kinds, delay });
+    bodies = [];
+    wakes = [];
+    claims = [];
+    kinds = {};
+    loopDelay.reset();
+  }
+  if (message.type === 'stop') {
+    await worker.stop();
+    await wake.stop();
+    await pool.end();
+    process.send({ id: message.id });
+    process.exit(0);
+  }
+});
+
+const live = await wake.ready();
+await worker.start();
+process.send({ type: 'ready', live });

@@ -1,0 +1,215 @@
+#!/usr/bin/env node
+/**
+ * Where a pickup's time goes, across processes: the `bench:peers` pickup scenarios (200 jobs 50 ms apart from one
+ * producer; 2,000 at 500/s from four; 1,000 `enqueue()` calls at once) with every job traced leg by leg on one host
+ * clock — enqueue() called, its INSERT sent, its commit answered, the next wake heard by the worker, the claim that
+ * took it sent and answered, its body started — and the floors under them measured in the same run at the same
+ * rates from the same producer processes: a bare committed single-row insert (synchronous commit on, and off: the
+ * difference is the commit's WAL flush) and a bare `select 1`. PostgreSQL's side per scenario from
+ * `pg_stat_statements` (the enqueue and claim statements) and `pg_stat_io` (WAL flushes).
+ *
+ * `node scripts/bench/pickup-trace.mjs` (needs `npm run build`; DATABASE_URL or an embedded PostgreSQL, fsync and
+ * synchronous commit on). BENCH_TRACE_ROUNDS (default 2) repetitions of every scenario, each followed by its floors.
+ */
+import { fork } from 'node:child_process';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startPostgres } from './embedded-pg.mjs';
+import { freshDatabase, percentile, pg, preciseNow, sleep } from './lib.mjs';
+import { tailShares, traceLegs } from './pickup-trace-legs.mjs';
+
+const HERE = fileURLToPath(new URL('.', import.meta.url));
+const rounds = Number(process.env.BENCH_TRACE_ROUNDS ?? 2);
+let asked = 0;
+
+/** A forked child answering `{ id }`-tagged requests, once it sent its first message. */
+async function spawnChild(script, args) {
+  const child = fork(join(HERE, script), args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const pending = new Map();
+  child.on('message', (message) => {
+    if (message.id !== undefined) pending.get(message.id)?.(message);
+  });
+  const first = await new Promise((resolve, reject) => {
+    child.once('message', resolve);
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+  });
+  return {
+    first,
+    ask(message) {
+      const id = ++asked;
+      return new Promise((resolve) => {
+        pending.set(id, resolve);
+        child.send({ ...message, id });
+      });
+    },
+    stop() {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      return this.ask({ type: 'stop' }).then(() => exited);
+    },
+  };
+}
+
+let base = 0;
+/** Each of `producers` runs `count` calls of `mode` `intervalMs` apart, staggered evenly; answers every call. */
+async function arrive(producers, mode, count, intervalMs) {
+  const startAt = preciseNow() + 200;
+  const answers = await Promise.all(
+    producers.map((producer, k) => {
+      base += 1_000_000;
+      return producer.ask({
+        type: 'run',
+        mode,
+        count,
+        intervalMs,
+        startAt: startAt + (k * intervalMs) / producers.length,
+        base,
+      });
+    }),
+  );
+  return {
+    jobs: answers.flatMap((a) => a.jobs),
+    lateMs: Math.max(...answers.map((a) => a.lateMs)),
+  };
+}
+
+/** Waits until the worker saw `expected` bodies (or 15 s passed); answers what it collected. */
+async function collect(worker, expected) {
+  const deadline = preciseNow() + 15_000;
+  while (preciseNow() < deadline && (await worker.ask({ type: 'peek' })).count < expected)
+    await sleep(20);
+  return worker.ask({ type: 'collect' });
+}
+
+/** PostgreSQL's counters the report reads: per statement kind and the WAL flushes. */
+async function serverCounters(admin, database) {
+  const { rows } = await admin.query(
+    `select case when query like '%''claimed'' as arm%' then 'claim'
+                 when query ilike '%insert into x_jobs%' then 'enqueue' end as kind,
+            sum(calls)::float8 as calls, sum(total_exec_time)::float8 as ms, sum(rows)::float8 as rows,
+            sum(shared_blks_hit + shared_blks_read)::float8 as blocks, sum(wal_records)::float8 as wal,
+            max(max_exec_time)::float8 as max_ms
+     from pg_stat_statements s join pg_database d on d.oid = s.dbid
+     where d.datname = $1 group by 1`,
+    [database],
+  );
+  const io = await admin.query(
+    `select coalesce(sum(fsyncs), 0)::float8 as fsyncs, coalesce(sum(fsync_time), 0)::float8 as fsync_ms
+     from pg_stat_io where object = 'wal'`,
+  );
+  return { statements: Object.fromEntries(rows.map((r) => [r.kind, r])), wal: io.rows[0] };
+}
+
+/** The legs' short names, in `traceLegs` order. */
+const SHORT = ['queued', 'insert+commit', 'to wake', 'to claim', 'claim', 'to body'];
+const fmt = (x) => (Number.isFinite(x) ? x.toFixed(2) : '—');
+const pq = (xs) => `p50 ${fmt(percentile(xs, 50))}  p99 ${fmt(percentile(xs, 99))}`;
+
+function printServer(before, after, jobs) {
+  for (const kind of ['enqueue', 'claim']) {
+    const s = after.statements[kind];
+    if (!s) continue;
+    console.log(
+      `    server ${kind}: ${s.calls} statements (${fmt(s.calls / jobs)} a job), ${fmt(s.ms / s.calls)} ms exec each (max ${fmt(s.max_ms)}), ` +
+        `${fmt(s.rows / s.calls)} rows, ${fmt(s.blocks / s.calls)} buffers, ${fmt(s.wal / s.calls)} WAL records`,
+    );
+  }
+  const fsyncs = after.wal.fsyncs - before.wal.fsyncs;
+  const fsyncMs = after.wal.fsync_ms - before.wal.fsync_ms;
+  console.log(`    server WAL: ${fsyncs} flushes, ${fmt(fsyncMs / Math.max(1, fsyncs))} ms each`);
+}
+
+/** One scenario: the traced enqueues, then (unless a burst) its floors at the same schedule. */
+async function scenario(ctx, { label, producers, count, intervalMs }) {
+  const { admin, db, worker } = ctx;
+  await admin.query('select pg_stat_statements_reset()');
+  const before = await serverCounters(admin, db.name);
+  const load = loadavg()[0];
+  const sent = await arrive(producers, 'enqueue', count, intervalMs);
+  const seen = await collect(worker, sent.jobs.length);
+  const after = await serverCounters(admin, db.name);
+  const legs = traceLegs(sent.jobs, seen);
+  console.log(
+    `\n  ${label} (load ${load.toFixed(2)}; ${legs.total.length} of ${sent.jobs.length} traced` +
+      `${sent.lateMs > 5 ? `; producers up to ${sent.lateMs.toFixed(0)} ms late` : ''})`,
+  );
+  for (const [leg, xs] of Object.entries(legs.legs)) console.log(`    ${leg.padEnd(34)} ${pq(xs)}`);
+  console.log(
+    `    ${'call → body (total)'.padEnd(34)} ${pq(legs.total)}  max ${fmt(Math.max(...legs.total))}`,
+  );
+  const shares = tailShares(legs, 95);
+  console.log(
+    `    slowest 5% (≥ ${fmt(shares.threshold)} ms), mean ms per leg: ` +
+      Object.values(shares.means)
+        .map((ms, i) => `${SHORT[i]} ${fmt(ms)}`)
+        .join(', '),
+  );
+  const c = legs.counts;
+  console.log(
+    `    worker: ${c.wakes} wakes heard, ${c.claims} claims (${c.fullClaims} SQL_CLAIM), ${fmt(c.rowsPerClaim)} rows ` +
+      `a claim that took any (max ${c.maxRows}), ${c.emptyClaims} empty, ${c.busy} sent with other statements on ` +
+      `the wire; jobs taken by a claim answering their wake ${c.afterWake}, by another pass ${c.beforeWake}`,
+  );
+  const d = seen.delay;
+  console.log(
+    `    worker event-loop delay p50 ${fmt(d.p50)} p99 ${fmt(d.p99)} max ${fmt(d.max)} ms; statements ` +
+      Object.entries(seen.kinds)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', '),
+  );
+  printServer(before, after, sent.jobs.length);
+  if (intervalMs === 0) return;
+  await sleep(300);
+  for (const mode of ['insert', 'insert-async', 'select']) {
+    const floor = await arrive(producers, mode, count, intervalMs);
+    const xs = floor.jobs.map((j) => j.back - j.sent);
+    console.log(`    floor ${mode.padEnd(28)} ${pq(xs)}   (call → answered)`);
+    await sleep(300);
+  }
+}
+
+const server = await startPostgres({ log: (line) => console.log(line) });
+const admin = new pg.Client({ connectionString: server.url });
+await admin.connect();
+await admin.query('create extension if not exists pg_stat_statements');
+const db = await freshDatabase(server.url, { poolSize: 2 });
+await db.pool.query('create table bench_floor (id bigserial primary key, v text)');
+const worker = await spawnChild('pickup-trace-worker.mjs', [db.url]);
+const producers = await Promise.all(
+  [0, 1, 2, 3].map(() => spawnChild('pickup-trace-producer.mjs', [db.url])),
+);
+try {
+  const { rows } = await admin.query('select version() as v');
+  console.log(
+    `${rows[0].v.split(',')[0]}; wake ${worker.first.live ? 'proven' : 'NOT proven'}; load ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' / ')} at start`,
+  );
+  await arrive(producers, 'enqueue', 3, 20); // warm both sides
+  await collect(worker, 12);
+  const ctx = { admin, db, worker };
+  for (let round = 1; round <= rounds; round++) {
+    console.log(`\nround ${round} of ${rounds}`);
+    await sleep(500);
+    await scenario(ctx, {
+      label: '20/s, one producer',
+      producers: producers.slice(0, 1),
+      count: 200,
+      intervalMs: 50,
+    });
+    await sleep(500);
+    await scenario(ctx, { label: '500/s, four producers', producers, count: 500, intervalMs: 8 });
+    await sleep(500);
+    await scenario(ctx, {
+      label: 'burst of 1,000',
+      producers: producers.slice(0, 1),
+      count: 1_000,
+      intervalMs: 0,
+    });
+  }
+} finally {
+  await Promise.all([worker, ...producers].map((child) => child.stop()));
+  await db.drop();
+  await admin.end();
+  await server.stop();
+}
