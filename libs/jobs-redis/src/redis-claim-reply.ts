@@ -18,36 +18,11 @@ export interface ReadClaimedRow {
   readonly unreadable: boolean;
 }
 
-/**
- * The order {@link packedClaimedRow} reads the values after the id in: `CLAIM_REPLY_FIELDS` without `id` (its spec
- * holds the two equal).
- */
-export const PACKED_VALUE_ORDER: readonly Exclude<ClaimReplyField, 'id'>[] = [
-  'run',
-  'name',
-  'q',
-  'input',
-  'key',
-  'ten',
-  'by',
-  'att',
-  'max',
-  'pri',
-  'at',
-  'ca',
-  'err',
-  'pg',
-  'ck',
-  'tp',
-  'fin',
-  'xr',
-];
+/** A stored field of a claimed row, as {@link packedClaimedRow} found it: the text, or null when the hash has none. */
+type Stored = Record<ClaimReplyField, string | null>;
 
-/** A marked field's text: null when absent (''), else the text after its '=' mark. */
-const marked = (v: string): string | null => (v === '' ? null : v.slice(1));
-
-/** A marked field's epoch-ms or other number, null when absent. */
-const markedNumber = (v: string): number | null => (v === '' ? null : Number(v.slice(1)));
+/** A number field's value; an absent one reads as 0 (as the row reader does). */
+const numberOf = (v: string | null): number => (v === null ? 0 : Number(v));
 
 /** JSON text's value, or undefined when the text is not JSON (written around the driver). */
 function parsedJson(text: string): JsonValue | undefined {
@@ -56,6 +31,47 @@ function parsedJson(text: string): JsonValue | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The stored fields of a packed row's flat field/value list, from `at` on in `text`: undefined when it does not hold
+ * exactly `count` entries (a NUL inside a stored value shows as a separator too many). Fields the claimed row does not
+ * take from the store (state, worker, claim, lease, update time) and unknown ones are passed over.
+ */
+function storedFields(text: string, at: number, count: number): Stored | undefined {
+  const f: Stored = {
+    id: null,
+    run: null,
+    name: null,
+    q: null,
+    input: null,
+    key: null,
+    ten: null,
+    by: null,
+    att: null,
+    max: null,
+    pri: null,
+    at: null,
+    ca: null,
+    err: null,
+    pg: null,
+    ck: null,
+    tp: null,
+    fin: null,
+    xr: null,
+  };
+  let seen = 0;
+  let field = '';
+  // one separator at a time (no array of parts); even entries are names, odd ones their values
+  while (at <= text.length) {
+    const sep = text.indexOf('\u0000', at);
+    const part = sep < 0 ? text.slice(at) : text.slice(at, sep);
+    if (seen % 2 === 0) field = part;
+    else if (Object.hasOwn(f, field)) f[field as ClaimReplyField] = part;
+    seen++;
+    at = sep < 0 ? text.length + 1 : sep + 1;
+  }
+  return seen === count ? f : undefined;
 }
 
 /**
@@ -74,60 +90,37 @@ export function packedClaimedRow(
   const end = start + Number(text.slice(0, colon));
   if (!(end < text.length) || text.charCodeAt(end) !== 0) return undefined;
   const id = text.slice(start, end);
-  // the values after the id, in PACKED_VALUE_ORDER, read one separator at a time (no array of parts)
-  let at = end + 1;
-  const next = (): string => {
-    const sep = text.indexOf('\u0000', at);
-    const value = sep < 0 ? text.slice(at) : sep === at ? '' : text.slice(at, sep);
-    at = sep < 0 ? text.length + 1 : sep + 1;
-    return value;
-  };
-  const [run, name, queue, inputField, key, ten, by, att, max, pri, runAt, ca] = [
-    next(),
-    next(),
-    next(),
-    next(),
-    next(),
-    next(),
-    next(),
-    next(),
-    next(),
-    next(),
-    next(),
-    next(),
-  ];
-  const [err, pg, ck, tp, fin, xr] = [next(), next(), next(), next(), next(), next()];
-  // a NUL inside a stored value shows as a separator too many: the row is read whole instead
-  if (at !== text.length + 1) return { whole: id };
-  const inputText = marked(inputField);
+  const countEnd = text.indexOf('\u0000', end + 1);
+  if (countEnd < 0) return undefined;
+  const f = storedFields(text, countEnd + 1, Number(text.slice(end + 1, countEnd)));
+  if (f === undefined) return { whole: id };
   // undefined: the stored text is not JSON (a JSON null reads as null); an absent input reads as null
-  const input = inputText === null ? null : parsedJson(inputText);
-  const progress = marked(pg);
+  const input = f.input === null ? null : parsedJson(f.input);
   const row: ClaimedJob = {
     id,
-    runId: run,
-    name,
-    queue,
-    input: input === undefined ? inputText : input,
-    idempotencyKey: key,
-    tenantId: marked(ten),
-    enqueuedBy: marked(by),
+    runId: f.run ?? '',
+    name: f.name ?? '',
+    queue: f.q ?? '',
+    input: input === undefined ? f.input : input,
+    idempotencyKey: f.key ?? '',
+    tenantId: f.ten,
+    enqueuedBy: f.by,
     state: 'running' satisfies JobState,
-    attempt: Number(att),
-    maxAttempts: Number(max),
-    priority: Number(pri),
-    runAt: Number(runAt),
-    createdAt: Number(ca),
+    attempt: numberOf(f.att) + 1,
+    maxAttempts: numberOf(f.max),
+    priority: numberOf(f.pri),
+    runAt: numberOf(f.at),
+    createdAt: numberOf(f.ca),
     updatedAt: written.now,
     workerId: written.workerId,
     claim: `${written.base}:${seq}`,
     leaseExpiresAt: written.leaseExpiresAt,
-    lastError: marked(err),
-    progress: progress === null ? null : ((parsedJson(progress) ?? null) as JobProgress | null),
-    concurrencyKey: marked(ck),
-    traceparent: marked(tp),
-    finishedAt: markedNumber(fin),
-    crossTenantReason: marked(xr),
+    lastError: f.err,
+    progress: f.pg === null ? null : ((parsedJson(f.pg) ?? null) as JobProgress | null),
+    concurrencyKey: f.ck,
+    traceparent: f.tp,
+    finishedAt: f.fin === null ? null : Number(f.fin),
+    crossTenantReason: f.xr,
   };
   return { row, unreadable: input === undefined };
 }

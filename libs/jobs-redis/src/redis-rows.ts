@@ -37,6 +37,10 @@ export function rowFrom(get: FieldReader): { row: JobRow; unreadable: boolean } 
     return v === undefined ? null : Number(v);
   };
   const progress = text('pg');
+  const state = (get('st') ?? 'ready') as JobState;
+  // a row's worker, claim and lease are its while it runs: stored ones on a row in any other state are a settle's
+  // leftovers (the ack leaves them, see LUA_ACK), absent to every reader
+  const running = state === 'running';
   // undefined: the stored text is not JSON (a JSON null reads as null)
   const readable = parsed(get('input'));
   const row: JobRow = {
@@ -48,16 +52,16 @@ export function rowFrom(get: FieldReader): { row: JobRow; unreadable: boolean } 
     idempotencyKey: get('key') ?? '',
     tenantId: text('ten'),
     enqueuedBy: text('by'),
-    state: (get('st') ?? 'ready') as JobState,
+    state,
     attempt: num('att') ?? 0,
     maxAttempts: num('max') ?? 0,
     priority: num('pri') ?? 0,
     runAt: num('at') ?? 0,
     createdAt: num('ca') ?? 0,
     updatedAt: num('ua') ?? 0,
-    workerId: text('w'),
-    claim: text('c'),
-    leaseExpiresAt: num('le'),
+    workerId: running ? text('w') : null,
+    claim: running ? text('c') : null,
+    leaseExpiresAt: running ? num('le') : null,
     lastError: text('err'),
     progress: progress === null ? null : ((parsed(progress) ?? null) as JobProgress | null),
     concurrencyKey: text('ck'),

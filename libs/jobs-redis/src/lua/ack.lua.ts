@@ -10,14 +10,18 @@ const CHUNK = 1000;
  * the items name their own (a worker's batch is all its own: one argument instead of n). Then n groups of: job id,
  * claim token, run duration in ms (whole, ≥ 0), and — only when ARGV[3] is '' — the item's worker id.
  *
- * An item lands only while its row is running under exactly that worker and claim; it then becomes done, its claim,
- * worker and lease cleared, its live key released, and is counted (`done`, its duration) in the job's current 1-minute
- * bucket. An item naming a row a previous item already settled answers 0 (each row's own hash is written at once).
+ * An item lands only while its row is running under exactly that worker and claim; it then becomes done, its live key
+ * released, and is counted (`done`, its duration) in the job's current 1-minute bucket. An item naming a row a
+ * previous item already settled answers 0 (each row's own hash is written at once).
  *
  * Shaped for the drain's hot path: a row is read by the few fields its fence and its indexes need (never its input),
- * and the index moves of the batch (out of the queues' lease sets, into the done set, the live keys released) are sent
- * once per key at the end, in chunks of {@link CHUNK} arguments; the state counts and the settle counters are summed
- * per queue and name first (one bump per field at the end, no key or field name built per row).
+ * and written by one command: its state, finish and update times. Its worker, claim and lease fields stay stored —
+ * every reader takes them as absent on a row that is not running (`redis-rows.ts`; every fence checks the state
+ * first), as every move out of running clears them on every driver — so no second command deletes them. The live keys
+ * the batch's rows held are read in one command, and the index moves of the batch (out of the queues' lease sets, into
+ * the done set, the live keys released) are sent once per key at the end, in chunks of {@link CHUNK} arguments; the
+ * state counts and the settle counters are summed per queue and name first (one bump per field at the end, no key or
+ * field name built per row).
  *
  * Returns one 1 (landed) or 0 per item, in order.
  */
@@ -28,7 +32,7 @@ local shared = ARGV[3]
 local stride = shared == '' and 4 or 3
 local now = fmt(NOW)
 local out = {}
-local finished, released = {}, {}
+local finished, held, holders = {}, {}, {}
 -- per queue: its lease set's key, the ids leaving it, and per name the rows settled and their durations
 local queues = {}
 for i = 0, n - 1 do
@@ -43,9 +47,9 @@ for i = 0, n - 1 do
     local ten = v[6] or ''
     -- the prelude's liveKey, written out: no table a row
     local lk = #name .. ':' .. name .. #ten .. ':' .. ten .. v[7]
-    if redis.call('HGET', P .. 'live', lk) == id then released[#released + 1] = lk end
+    held[#held + 1] = lk
+    holders[#holders + 1] = id
     redis.call('HSET', rk, 'st', 'done', 'fin', now, 'ua', now)
-    redis.call('HDEL', rk, 'w', 'c', 'le')
     local Qd = queues[q]
     if Qd == nil then
       Qd = { ids = {}, names = {} }
@@ -68,6 +72,15 @@ for i = 0, n - 1 do
 end
 local function chunked(cmd, key, list)
   for i = 1, #list, ${CHUNK} do redis.call(cmd, key, unpack(list, i, math.min(i + ${CHUNK - 1}, #list))) end
+end
+-- the live keys released: those the settled rows still held, read in one command per chunk
+local released = {}
+for i = 1, #held, ${CHUNK} do
+  local last = math.min(i + ${CHUNK - 1}, #held)
+  local holding = redis.call('HMGET', P .. 'live', unpack(held, i, last))
+  for j = i, last do
+    if holding[j - i + 1] == holders[j] then released[#released + 1] = held[j] end
+  end
 end
 for q, Qd in pairs(queues) do
   local k = Q(q)

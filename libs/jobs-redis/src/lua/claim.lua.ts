@@ -1,11 +1,11 @@
 import { LUA_PRELUDE } from './prelude.lua';
 
 /**
- * The fields of a claimed row {@link LUA_CLAIM} reads, in the order it reads them: the row's state last (read to
- * check the row is waiting, never answered). A claimed row's state, worker, claim token, lease and update time are not
- * read at all: the claim writes them, and the client knows what it wrote (see {@link CLAIM_REPLY_FIELDS}).
+ * The fields of a stored row a claimed row is answered with ({@link LUA_CLAIM} sends the row's whole hash): its state,
+ * worker, claim token, lease and update time are not read from there — the claim writes them, and the client knows
+ * what it wrote — and its attempt is the stored one, the client adding the 1 this claim did.
  */
-export const CLAIM_READ_FIELDS = [
+export const CLAIM_REPLY_FIELDS = [
   'id',
   'run',
   'name',
@@ -25,37 +25,10 @@ export const CLAIM_READ_FIELDS = [
   'tp',
   'fin',
   'xr',
-  'st',
 ] as const;
-
-/** The fields a claimed row is answered with, in order: every field read but the state (the attempt as claimed). */
-export const CLAIM_REPLY_FIELDS = CLAIM_READ_FIELDS.slice(0, -1);
 
 /** A field of {@link CLAIM_REPLY_FIELDS}. */
 export type ClaimReplyField = (typeof CLAIM_REPLY_FIELDS)[number];
-
-/**
- * The answered fields whose absence must be told apart from an empty text: sent as '' when absent and as '=' and the
- * text when present. Every other field reads the same absent or empty (an empty text, or the number 0).
- */
-export const CLAIM_MARKED_FIELDS: ReadonlySet<ClaimReplyField> = new Set([
-  'input',
-  'ten',
-  'by',
-  'err',
-  'pg',
-  'ck',
-  'tp',
-  'fin',
-  'xr',
-]);
-
-/** The 1-based Lua position of a field in {@link CLAIM_READ_FIELDS}. */
-const at = (field: (typeof CLAIM_READ_FIELDS)[number]): number =>
-  CLAIM_READ_FIELDS.indexOf(field) + 1;
-
-/** The Lua table of the marked positions: `{ [5] = true, ... }`. */
-const MARKED_LUA = `{ ${CLAIM_REPLY_FIELDS.flatMap((f, i) => (CLAIM_MARKED_FIELDS.has(f) ? [`[${i + 1}] = true`] : [])).join(', ')} }`;
 
 /** The most arguments after the key one batched index command carries (even: score/member pairs stay whole). */
 const CHUNK = 1000;
@@ -83,12 +56,13 @@ const CHUNK = 1000;
  * instead). Key names are built once per queue and name, not per row.
  *
  * Returns { rows, meta }. rows: the claimed rows in the order taken (the i-th holds claim token base .. ':' .. i),
- * each ONE string — the client decodes one bulk reply per row, and the server packs it with one concatenation: the
- * row's key id as `<length>:<id>`, then NUL and the values of {@link CLAIM_REPLY_FIELDS} after `id`, NUL-separated,
- * the attempt as claimed, the {@link CLAIM_MARKED_FIELDS} as '' absent and '=' .. text present, any other absent field
- * as ''. A stored value holding a NUL (written around the driver: the value contract refuses it) adds a separator;
- * the client tells so by the count and reads that row whole instead. The state, worker, claim token, lease and update
- * time are not sent: they are what this claim wrote. meta = { NOW, the lease expiry written (NOW + the visibility
+ * each ONE string — the client decodes one bulk reply per row, and the server packs it with one concatenation of what
+ * one HGETALL read (no field looked up by name, none absent asked for): the row's key id as `<length>:<id>`, NUL, the
+ * number of entries of the hash's flat field/value list, NUL, then that list NUL-separated, as stored before this
+ * claim (the attempt not yet counted: the client adds the 1). A stored value holding a NUL (written around the
+ * driver: the value contract refuses it) adds a separator; the client tells so by the count and reads that row whole
+ * instead. Of the stored state, worker, claim token, lease and update time the client keeps none: they are what this
+ * claim wrote. meta = { NOW, the lease expiry written (NOW + the visibility
  * timeout), then per queue that a slot with a limit above 0 asked of and that gave no row: the queue, and the earliest
  * time something there can become claimable without an announcement (its first delayed row's run time or first
  * running row's lease expiry, whichever is sooner; -1 for neither) }. An idle worker's driver skips its claims until
@@ -144,19 +118,10 @@ local function firstOf(q, name, want, into)
   end
 end
 
-local FIELDS = { '${CLAIM_READ_FIELDS.join("', '")}' }
-local NF = ${CLAIM_REPLY_FIELDS.length}
-local MARKED = ${MARKED_LUA}
-local ATT = ${at('att')}
 local WAITING = { ready = true, delayed = true, suspended = true }
--- a row as one string (see the header): the values in place, then one concatenation
+-- a row as one string (see the header): its flat HGETALL list joined by one concatenation
 local function pack(v, id)
-  for i = 2, NF do
-    local x = v[i]
-    if not x then v[i] = '' elseif MARKED[i] then v[i] = '=' .. x end
-  end
-  v[1] = #id .. ':' .. id
-  return table.concat(v, '\\0', 1, NF)
+  return #id .. ':' .. id .. '\\0' .. #v .. '\\0' .. table.concat(v, '\\0')
 end
 local le, ua = fmt(NOW + vt), fmt(NOW)
 -- per queue, its key names built once: K.k = Q(q), K.r / K.w per name, and the counts its taken rows moved
@@ -202,11 +167,10 @@ local function flushMoved()
     end
   end
 end
--- makes the row of values v (FIELDS order) with key id (hash rk), found in its due set as member m, running under
--- claim token c
-local function take(v, id, rk, m, c)
-  local q, name, st = v[${at('q')}], v[${at('name')}], v[${at('st')}]
-  local att = fmt(tonumber(v[ATT]) + 1)
+-- makes the row read as v (its flat HGETALL list; q, name, st, att its fields) with key id (hash rk), found in its due
+-- set as member m, running under claim token c
+local function take(v, id, rk, m, c, q, name, st, att)
+  att = fmt(tonumber(att) + 1)
   if WAITING[st] then
     redis.call('HSET', rk, 'st', 'running', 'att', att, 'w', worker, 'c', c, 'le', le, 'ua', ua)
     local K = keysOf(q)
@@ -225,7 +189,6 @@ local function take(v, id, rk, m, c)
   else
     move(load(id), { st = 'running', att = att, w = worker, c = c, le = le, ua = ua })
   end
-  v[ATT] = att
   claimed[#claimed + 1] = pack(v, id)
 end
 
@@ -261,11 +224,23 @@ for s = 1, ns do
     for i = 1, math.min(want, #picked) do
       local id = picked[i].id
       local rk = rowKey(id)
-      local v = redis.call('HMGET', rk, unpack(FIELDS))
-      if v[1] and (i <= limit or tonumber(v[ATT]) + 1 < tonumber(v[${at('max')}])) then
-        seq = seq + 1
-        take(v, id, rk, picked[i].m, base .. ':' .. seq)
-        taken[q] = true
+      local v = redis.call('HGETALL', rk)
+      if #v > 0 then
+        -- the fields the claim decides on, picked out of the list (interned names: each test a pointer compare)
+        local rq, name, st, att, max
+        for j = 1, #v, 2 do
+          local f = v[j]
+          if f == 'st' then st = v[j + 1]
+          elseif f == 'att' then att = v[j + 1]
+          elseif f == 'max' then max = v[j + 1]
+          elseif f == 'q' then rq = v[j + 1]
+          elseif f == 'name' then name = v[j + 1] end
+        end
+        if i <= limit or tonumber(att) + 1 < tonumber(max) then
+          seq = seq + 1
+          take(v, id, rk, picked[i].m, base .. ':' .. seq, rq, name, st, att)
+          taken[q] = true
+        end
       end
     end
     flushMoves()

@@ -11,7 +11,8 @@
  * queue's key):
  *   P..'j:'..id            HASH  one row: id run name q input key ten by st att max pri at ca ua w c le err pg ck tp fin xr
  *                               (an absent field is null; input and pg are JSON text written by the client, never
- *                               decoded here, so a value round-trips byte for byte)
+ *                               decoded here, so a value round-trips byte for byte; w c le are the claim's, read only
+ *                               while st is running: the ack leaves them behind, every other move out clears them)
  *   P..'live'              HASH  live key → id of the live row holding it
  *   P..'all'               ZSET  every row id, score 0: lexicographic order is id order (UUIDv7: creation order)
  *   P..'queues'            SET   queues that ever held a row
