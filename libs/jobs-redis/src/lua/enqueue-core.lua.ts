@@ -10,12 +10,15 @@ export const ENQUEUE_FIELDS = 15;
  * when null (NUL), and a fresh row is indexed by the waiting-row half of the prelude's `index` written out — ZADDs into
  * its due (or delayed) set and its oldest-due index, its two counts by HINCRBY, the queue and name added to their sets
  * only when its (queue, name, state) count was untouched before — so an enqueue allocates little and sends only the
- * commands a waiting row needs (a serial enqueue into a queue that held such a row: 10 inside its script).
+ * commands a waiting row needs (a serial enqueue into a queue that held such a row: 9 inside its script).
  *
  * `planEnqueue(n, base)` reads n requests from ARGV[base + 1] on and decides each before anything is written: answers
  * { 'ok', id, run, deduped, … } and the rows to insert, or { 'conflict', index, holder id, holder run, holder state }
- * and none. `insertRows` writes them. `enqueueOne(base)` is the same for ONE request, deciding and writing at once: its
- * live key is claimed by HSETNX, one command where a plan's read and a later write are two.
+ * and none. `insertRows` writes them. `enqueueOne(base)` is the same for ONE request, deciding and writing at once:
+ * its id is taken by `ZADD all NX` (P..'all' lists exactly the ids that name a row: a stored id answers 0, and only
+ * then is the row read) and its live key by HSETNX — a write that is also the check, where a plan's read and a later
+ * write are two commands each; a live key found held takes the id back out of P..'all' (ZREM) before answering, so a
+ * dedupe or conflict leaves nothing written.
  */
 export const LUA_ENQUEUE_CORE = `
 -- the optional fields: ARGV offset within a request, and the hash field it is stored in when not NUL
@@ -31,9 +34,9 @@ local function stored(id)
   local s = redis.call('HMGET', rowKey(id), 'run', 'st')
   return { id, s[1], s[2] }
 end
--- writes the row of the request at a in state st (ready or delayed) and indexes it as a waiting row; 'keyed': its live
--- key is written already
-local function insertAt(a, st, keyed)
+-- writes the row of the request at a in state st (ready or delayed) and indexes it as a waiting row; 'taken': its id is
+-- in P..'all' and its live key written already (enqueueOne)
+local function insertAt(a, st, taken)
   local id, name, q, at, pri = ARGV[a + 1], ARGV[a + 3], ARGV[a + 4], ARGV[a + 9], ARGV[a + 11]
   local now = fmt(NOW)
   local h = { 'id', id, 'run', ARGV[a + 2], 'name', name, 'q', q, 'input', ARGV[a + 5], 'key', ARGV[a + 6],
@@ -46,18 +49,21 @@ local function insertAt(a, st, keyed)
     end
   end
   redis.call('HSET', rowKey(id), unpack(h))
-  redis.call('ZADD', P .. 'all', 0, id)
-  if not keyed then redis.call('HSET', P .. 'live', liveKeyAt(a), id) end
+  if not taken then
+    redis.call('ZADD', P .. 'all', 0, id)
+    redis.call('HSET', P .. 'live', liveKeyAt(a), id)
+  end
   announce(q)
   local k = Q(q)
+  local counts = k .. ':n'
   -- the sets of queues and of a queue's names only grow, and a (queue, name, state) count is only ever bumped for a
   -- row of that queue and name: a count that was touched before this row (not 1 now) means an earlier row of the same
   -- queue and name put both members there already
-  if redis.call('HINCRBY', k .. ':n', name .. '|' .. st, 1) == 1 then
+  if redis.call('HINCRBY', counts, name .. '|' .. st, 1) == 1 then
     redis.call('SADD', P .. 'queues', q)
     redis.call('SADD', k .. ':names', name)
   end
-  redis.call('HINCRBY', k .. ':n', st, 1)
+  redis.call('HINCRBY', counts, st, 1)
   if st == 'ready' then
     redis.call('ZADD', k .. ':r:' .. name, pri, string.format('%015d', tonumber(at) + OFFSET) .. id)
   else
@@ -113,10 +119,10 @@ local function insertRows(fresh)
 end
 local function enqueueOne(a)
   local id = ARGV[a + 1]
-  local row = stored(id)
-  if row[2] then return { 'ok', id, row[2], '1' } end
+  if redis.call('ZADD', P .. 'all', 'NX', 0, id) == 0 then return { 'ok', id, stored(id)[2], '1' } end
   local lk = liveKeyAt(a)
   if redis.call('HSETNX', P .. 'live', lk, id) == 0 then
+    redis.call('ZREM', P .. 'all', id)
     local held = stored(redis.call('HGET', P .. 'live', lk))
     if ARGV[a + 12] == 'error' then return { 'conflict', '1', held[1], held[2], held[3] } end
     return { 'ok', held[1], held[2], '1' }

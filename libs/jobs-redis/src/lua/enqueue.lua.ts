@@ -13,7 +13,8 @@ import { LUA_PRELUDE } from './prelude.lua';
  * else a live row holding (name, tenant, key) — stored or earlier in the batch — answers that row, unless
  * onConflict is 'error'; else the row is inserted (state delayed when runAt is after now, else ready). Decisions are
  * made for the whole batch before anything is written, so a conflict writes nothing. A batch of one decides and writes
- * in one go (`enqueueOne`: its live key taken by HSETNX, which writes nothing when the key is held).
+ * in one go (`enqueueOne`: its id taken by ZADD NX on P..'all' and its live key by HSETNX; a held key takes the id back
+ * out, so a dedupe or conflict writes nothing).
  *
  * Returns { 'ok', id1, run1, deduped1 ('1'|'0'), … } or { 'conflict', index (1-based), holder id, holder run id,
  * holder state } when a request under onConflict 'error' met a live key.

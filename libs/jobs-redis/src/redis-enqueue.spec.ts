@@ -1,0 +1,107 @@
+import { claimOf, JobDuplicateError, uuidv7, type EnqueueRequest } from '@ultimat3/jobs';
+import { enqueueRequest } from '../../jobs/test/requests';
+import { createTestRedis, type TestRedis } from '../test/test-redis';
+import { redisJobDriver } from './redis-driver';
+import { redisKeyPrefix } from './redis-keys';
+
+let redis: TestRedis;
+let seq = 0;
+
+beforeAll(() => {
+  redis = createTestRedis();
+});
+
+afterAll(async () => {
+  await redis?.drop();
+});
+
+/** A request due at 0 with fresh ids minted in build order; `key` names its idempotency key. */
+const request = (key: string, overrides: Partial<EnqueueRequest> = {}): EnqueueRequest =>
+  enqueueRequest({
+    id: uuidv7(Date.UTC(2026, 0, 1) + seq++),
+    runId: uuidv7(Date.UTC(2026, 0, 1) + seq++),
+    name: 'enqueue.job',
+    queue: 'q',
+    input: { n: 1 },
+    idempotencyKey: key,
+    runAt: 0,
+    ...overrides,
+  });
+
+/** A fresh deployment: its driver, and what its storage holds (the id index and the row hashes). */
+function deployment() {
+  const name = redis.prefix();
+  const prefix = redisKeyPrefix(name);
+  const driver = redisJobDriver({ client: redis.client, prefix: name });
+  return {
+    driver,
+    listed: () => redis.client.zrange(`${prefix}all`, 0, -1),
+    rowExists: async (id: string) => (await redis.client.exists(`${prefix}j:${id}`)) === 1,
+  };
+}
+
+// A single enqueue takes its id in the id index (ZADD NX) before it looks at the live key: a request that meets a
+// live key, or an id already stored, must leave the index and the rows exactly as they were.
+describe('redis enqueue of one request: the id index', () => {
+  it('lists a fresh row once, and a dedupe on its live key lists nothing more', async () => {
+    const d = deployment();
+    const first = request('k');
+    expect(await d.driver.enqueue(first)).toEqual({
+      id: first.id,
+      runId: first.runId,
+      deduped: false,
+    });
+    const second = request('k');
+    expect(await d.driver.enqueue(second)).toEqual({
+      id: first.id,
+      runId: first.runId,
+      deduped: true,
+    });
+    expect(await d.listed()).toEqual([first.id]);
+    expect(await d.rowExists(second.id)).toBe(false);
+    expect((await d.driver.introspect.list()).map((r) => r.id)).toEqual([first.id]);
+  });
+
+  it("refuses onConflict 'error' on a live key with X_JOB_DUPLICATE, leaving the index as it was", async () => {
+    const d = deployment();
+    const first = request('k');
+    await d.driver.enqueue(first);
+    const refused = request('k', { onConflict: 'error' });
+    await expect(d.driver.enqueue(refused)).rejects.toBeInstanceOf(JobDuplicateError);
+    expect(await d.listed()).toEqual([first.id]);
+    expect(await d.rowExists(refused.id)).toBe(false);
+  });
+
+  it('answers a stored id with its own run, deduped, whatever key the repeat carries', async () => {
+    const d = deployment();
+    const first = request('k');
+    await d.driver.enqueue(first);
+    const repeat = { ...request('other'), id: first.id };
+    expect(await d.driver.enqueue(repeat)).toEqual({
+      id: first.id,
+      runId: first.runId,
+      deduped: true,
+    });
+    expect(await d.listed()).toEqual([first.id]);
+    // the repeat's key was never taken: a request under it is a fresh row
+    const other = request('other');
+    expect((await d.driver.enqueue(other)).deduped).toBe(false);
+    expect(await d.listed()).toEqual([first.id, other.id]);
+  });
+
+  it('enqueues a fresh row under a key whose holder finished, and lists both', async () => {
+    const d = deployment();
+    const first = request('k');
+    await d.driver.enqueue(first);
+    const [claimed] = await d.driver.claim({
+      workerId: 'w',
+      visibilityTimeoutMs: 30_000,
+      slots: [{ queue: 'q', limit: 1 }],
+    });
+    expect(claimed?.id).toBe(first.id);
+    expect(await d.driver.ack(first.id, claimOf(claimed!))).toBe(true);
+    const again = request('k');
+    expect((await d.driver.enqueue(again)).deduped).toBe(false);
+    expect(await d.listed()).toEqual([first.id, again.id]);
+  });
+});
