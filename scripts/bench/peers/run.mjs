@@ -4,9 +4,17 @@
  * through the same scenarios in the same run, interleaved (ours, graphile-worker, BullMQ, pg-boss, then again), each
  * on a fresh database or a flushed Redis; one table of medians with each figure's ratio to the best peer.
  *
+ * Beside them, in the same rotation, the floors (`floor-pg.mjs`, `floor-pg-wake.mjs`, `floor-redis.mjs`): pseudo-peers
+ * doing the least any library must on this machine (a bare committed INSERT, INSERT + NOTIFY → LISTEN, a bare EVALSHA,
+ * LPUSH → BLPOP) through the same scenarios and processes, run right after the column of ours they bound. They take no
+ * part in the peers' table; a second table puts each of our figures beside its floors, with ours ÷ floor.
+ *
  * Needs `npm run build` (ours is read from libs/*\/dist) and `redis-server` on the PATH for BullMQ. DATABASE_URL as
  * for `npm run bench` (else an embedded PostgreSQL, fsync and synchronous commit on). BENCH_PEERS=ours,bullmq picks
- * peers (ours-redis, ours on Redis, only when named; measure its idle without BullMQ); BENCH_ONLY=pickup,bulk,drain,serial,idle picks scenarios; BENCH_RUNS (default 3) repetitions.
+ * peers (ours-redis, ours on Redis, only when named; measure its idle without BullMQ); `floor` names the floors of the
+ * named columns of ours (every floor when none is named), and they run unasked beside ours / ours-redis unless
+ * BENCH_FLOOR=off. BENCH_ONLY=pickup,bulk,drain,serial,idle picks scenarios (floors have pickup and serial only);
+ * BENCH_RUNS (default 3) repetitions.
  */
 import { cpus, loadavg } from 'node:os';
 import IORedis from 'ioredis';
@@ -15,18 +23,46 @@ import { percentile, pg, withDatabase } from '../lib.mjs';
 import { idleCosts } from './idle.mjs';
 import { startRedis } from './redis.mjs';
 import { bulkEnqueue, drain, pickupScenarios, serialEnqueue } from './scenarios.mjs';
+import { printFloors } from './floor-table.mjs';
 import { printTable } from './table.mjs';
 
-const ALL = ['ours', 'graphile-worker', 'bullmq', 'pg-boss', 'ours-redis'];
+const PEERS = ['ours', 'graphile-worker', 'bullmq', 'pg-boss', 'ours-redis'];
+/** Each floor pseudo-peer (`floor-<store>.mjs`) and the column of ours it bounds. */
+const FLOORS = { 'floor-pg': 'ours', 'floor-pg-wake': 'ours', 'floor-redis': 'ours-redis' };
+const ALL = [...PEERS, ...Object.keys(FLOORS)];
 // ours on Redis only when named: its idle count would share the one Redis server's INFO with BullMQ's
-const DEFAULT_PEERS = ALL.filter((peer) => peer !== 'ours-redis');
-const peers = (process.env.BENCH_PEERS ?? DEFAULT_PEERS.join(',')).split(',').filter(Boolean);
+const DEFAULT_PEERS = PEERS.filter((peer) => peer !== 'ours-redis');
+const peers = selectPeers(process.env.BENCH_PEERS, process.env.BENCH_FLOOR !== 'off');
 const only = new Set((process.env.BENCH_ONLY ?? 'pickup,bulk,drain,serial,idle').split(','));
 const runs = Number(process.env.BENCH_RUNS ?? 3);
 const DRAIN_JOBS = 50_000;
 const SERIAL_JOBS = 2_000;
-for (const peer of peers)
-  if (!ALL.includes(peer)) throw new Error(`BENCH_PEERS: unknown peer ${peer} (one of ${ALL})`);
+
+/**
+ * The peers to run, in rotation order. `floor` names every floor whose column of ours runs (both when neither does);
+ * a floor also runs, unasked, beside its column of ours unless `BENCH_FLOOR=off`. A floor runs right after its
+ * column of ours, so the two are measured as close together as the rotation allows.
+ */
+function selectPeers(named, autoFloors) {
+  const asked = (named ?? DEFAULT_PEERS.join(',')).split(',').filter(Boolean);
+  for (const peer of asked)
+    if (peer !== 'floor' && !ALL.includes(peer))
+      throw new Error(`BENCH_PEERS: unknown peer ${peer} (one of ${ALL}, floor)`);
+  const oursAsked = Object.values(FLOORS).filter((ours) => asked.includes(ours));
+  const floorWanted = (floor) =>
+    asked.includes(floor) ||
+    (asked.includes('floor') && (oursAsked.length === 0 || oursAsked.includes(FLOORS[floor]))) ||
+    (autoFloors && asked.includes(FLOORS[floor]));
+  const chosen = [];
+  for (const peer of asked.filter((p) => p !== 'floor' && !(p in FLOORS))) {
+    chosen.push(peer);
+    for (const floor of Object.keys(FLOORS))
+      if (FLOORS[floor] === peer && floorWanted(floor)) chosen.push(floor);
+  }
+  for (const floor of Object.keys(FLOORS))
+    if (!chosen.includes(floor) && floorWanted(floor)) chosen.push(floor);
+  return chosen;
+}
 
 const adapters = Object.fromEntries(
   await Promise.all(peers.map(async (peer) => [peer, await import(`./${peer}.mjs`)])),
@@ -88,30 +124,40 @@ async function freshStore(peer) {
 const results = Object.fromEntries(peers.map((peer) => [peer, {}]));
 const record = (peer, figure, value) => (results[peer][figure] ??= []).push(value);
 
+/** The pickup scenarios for `peer`: records their figures and answers the run line's part. */
+async function runPickup(peer, adapter, context) {
+  const pickup = await pickupScenarios(peer, context, { bodies: adapter.bodies !== false });
+  for (const p of [50, 99, 100]) record(peer, `steady p${p}`, percentile(pickup.steady, p));
+  record(peer, 'rate500 p99', percentile(pickup.rate500, 99));
+  record(peer, 'burst p99', percentile(pickup.burst, 99));
+  for (const scenario of ['steady', 'rate500'])
+    for (const p of [50, 99])
+      record(peer, `ack ${scenario} p${p}`, percentile(pickup.acked[scenario], p));
+  const steady = `20/s p50 ${percentile(pickup.steady, 50).toFixed(1)} p99 ${percentile(pickup.steady, 99).toFixed(1)} ms`;
+  if (!(peer in FLOORS)) return `pickup ${steady}`;
+  const what = adapter.bodies === false ? 'commit' : 'pickup';
+  return `${what} ${steady}, 500/s p99 ${percentile(pickup.rate500, 99).toFixed(1)} ms`;
+}
+
 /** One repetition of every selected scenario for `peer`, on a store of its own. */
 async function runPeer(peer) {
   const adapter = adapters[peer];
+  const selected = (scenario) =>
+    only.has(scenario) && (adapter.scenarios ?? [scenario]).includes(scenario);
+  if (peer in FLOORS && !adapter.scenarios.some(selected)) return;
   const store = await freshStore(peer);
   try {
     const context = await adapter.prepare(store.target);
     const parts = [];
-    if (only.has('pickup')) {
-      const pickup = await pickupScenarios(peer, context);
-      for (const p of [50, 99, 100]) record(peer, `steady p${p}`, percentile(pickup.steady, p));
-      record(peer, 'rate500 p99', percentile(pickup.rate500, 99));
-      record(peer, 'burst p99', percentile(pickup.burst, 99));
-      parts.push(
-        `pickup 20/s p50 ${percentile(pickup.steady, 50).toFixed(1)} p99 ${percentile(pickup.steady, 99).toFixed(1)} ms`,
-      );
-    }
+    if (selected('pickup')) parts.push(await runPickup(peer, adapter, context));
     const producer = await adapter.producer(context);
     try {
-      if (only.has('bulk') || only.has('drain')) {
+      if (selected('bulk') || selected('drain')) {
         const bulk = await bulkEnqueue(producer, 'drain', DRAIN_JOBS / 1_000);
         record(peer, 'bulk', bulk);
         parts.push(`bulk ${Math.round(bulk)}/s`);
       }
-      if (only.has('drain')) {
+      if (selected('drain')) {
         // every PostgreSQL peer drains a table its planner has statistics for (as drain.mjs does for ours)
         await store.sql?.('vacuum analyze');
         const drained = await drain(peer, adapter, context, 'drain', DRAIN_JOBS, store.sql);
@@ -119,10 +165,15 @@ async function runPeer(peer) {
         record(peer, 'drain rss', drained.memory.rss / 1_048_576);
         parts.push(`drain ${Math.round(drained.perSecond)}/s`);
       }
-      if (only.has('serial')) {
+      if (selected('serial')) {
         const serial = await serialEnqueue(producer, 'serial', SERIAL_JOBS);
         record(peer, 'serial', serial);
         parts.push(`serial ${Math.round(serial)}/s`);
+        if (producer.roundTrip) {
+          const roundTrip = await producer.roundTrip();
+          record(peer, 'round trip', roundTrip);
+          parts.push(`SELECT 1 round trip ${Math.round(roundTrip)} µs`);
+        }
       }
     } finally {
       await producer.close();
@@ -130,6 +181,30 @@ async function runPeer(peer) {
     console.log(`  ${adapter.label}: ${parts.join(', ')}`);
   } finally {
     await store.drop();
+  }
+}
+
+/** Every peer idle at once (floors have no idle worker): records each one's statements or commands a minute. */
+async function runIdle(idlePeers) {
+  console.log('idle: every peer at once, 15 s to back off, then three 20 s windows');
+  const stores = [];
+  for (const peer of idlePeers) stores.push(await freshStore(peer)); // one admin session: one at a time
+  try {
+    const contexts = await Promise.all(
+      idlePeers.map((peer, i) => adapters[peer].prepare(stores[i].target)),
+    );
+    const perMinute = await idleCosts(
+      idlePeers.map((peer, i) => ({
+        peer,
+        adapter: adapters[peer],
+        context: contexts[i],
+        database: stores[i].database,
+      })),
+      { admin, redis, settleMs: 15_000, windowMs: 20_000, windows: runs },
+    );
+    idlePeers.forEach((peer, i) => perMinute[i].forEach((n) => record(peer, 'idle', n)));
+  } finally {
+    for (const store of stores) await store.drop();
   }
 }
 
@@ -145,29 +220,20 @@ try {
     console.log(`run ${run} of ${runs} (load average ${loadavg()[0].toFixed(2)})`);
     for (const peer of peers) await runPeer(peer);
   }
-  if (only.has('idle')) {
-    console.log('idle: every peer at once, 15 s to back off, then three 20 s windows');
-    const stores = [];
-    for (const peer of peers) stores.push(await freshStore(peer)); // one admin session: one at a time
-    try {
-      const contexts = await Promise.all(
-        peers.map((peer, i) => adapters[peer].prepare(stores[i].target)),
-      );
-      const perMinute = await idleCosts(
-        peers.map((peer, i) => ({
-          peer,
-          adapter: adapters[peer],
-          context: contexts[i],
-          database: stores[i].database,
-        })),
-        { admin, redis, settleMs: 15_000, windowMs: 20_000, windows: runs },
-      );
-      peers.forEach((peer, i) => perMinute[i].forEach((n) => record(peer, 'idle', n)));
-    } finally {
-      for (const store of stores) await store.drop();
-    }
-  }
-  printTable(peers.map((peer) => ({ label: adapters[peer].label, figures: results[peer] })));
+  const column = (peer) => ({ label: adapters[peer].label, figures: results[peer] });
+  const realPeers = peers.filter((peer) => !(peer in FLOORS));
+  if (only.has('idle') && realPeers.length > 0) await runIdle(realPeers);
+  if (realPeers.length > 0) printTable(realPeers.map(column));
+  printFloors(
+    [...new Set(Object.values(FLOORS))]
+      .filter((ours) => peers.some((floor) => FLOORS[floor] === ours))
+      .map((ours) => ({
+        ours: peers.includes(ours) ? column(ours) : { label: ours, figures: {} },
+        floors: peers
+          .filter((floor) => FLOORS[floor] === ours)
+          .map((floor) => ({ ...column(floor), rows: adapters[floor].rows })),
+      })),
+  );
   console.log(
     `\nload average ${loadavg()[0].toFixed(2)} at the end; ${((performance.now() - wall) / 60_000).toFixed(1)} min`,
   );

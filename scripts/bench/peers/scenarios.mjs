@@ -59,7 +59,10 @@ async function collect(worker, expected, timeoutMs) {
 
 let base = 0;
 
-/** `producers` each enqueue `count` jobs `intervalMs` apart, staggered evenly, from a common start. */
+/**
+ * `producers` each enqueue `count` jobs `intervalMs` apart, staggered evenly, from a common start. Answers how late the
+ * latest call went out (ms) and every call's wait until its enqueue was acknowledged (ms).
+ */
 async function arrive(producers, count, intervalMs) {
   const startAt = now() + 200;
   const runs = producers.map((producer, k) => {
@@ -74,33 +77,47 @@ async function arrive(producers, count, intervalMs) {
     });
   });
   const answers = await Promise.all(runs);
-  return Math.max(...answers.map((a) => a.lateMs));
+  return {
+    lateMs: Math.max(...answers.map((a) => a.lateMs)),
+    acked: answers.flatMap((a) => a.acked),
+  };
 }
 
 /**
  * Pickup under arrival, one worker process, producers in other processes: 200 jobs 50 ms apart from one producer;
- * 2,000 jobs at 500/s from four; 1,000 enqueue() calls at once from one. Answers each scenario's latencies (ms), how
- * late the producers ran, and the worker's memory at the end.
+ * 2,000 jobs at 500/s from four; 1,000 enqueue() calls at once from one. Answers each scenario's latencies (ms) from
+ * just before `enqueue()` to the body's start, each call's wait until its enqueue was acknowledged (`acked`), how late
+ * the producers ran, and the worker's memory at the end. A peer without bodies (`bodies: false`, the PostgreSQL floor)
+ * has its acknowledgements for latencies: its worker process runs nothing.
  */
-export async function pickupScenarios(peer, context) {
+export async function pickupScenarios(peer, context, { bodies = true } = {}) {
   const worker = await spawnWorker(peer, context, 'pickup');
   const producers = await Promise.all([0, 1, 2, 3].map(() => spawnProducer(peer, context)));
+  const bodiesOf = async (expected, arrived, timeoutMs = 15_000) =>
+    bodies ? collect(worker, expected, timeoutMs) : { latencies: arrived.acked, memory: undefined };
   try {
-    await arrive(producers, 3, 20); // warm every connection on both sides
-    await collect(worker, 12, 10_000);
+    const warm = await arrive(producers, 3, 20); // warm every connection on both sides
+    await bodiesOf(12, warm, 10_000);
     await sleep(500);
     const result = {};
     const late = {};
-    late.steady = await arrive(producers.slice(0, 1), 200, 50);
-    result.steady = (await collect(worker, 200, 15_000)).latencies;
-    await sleep(500);
-    late.rate500 = await arrive(producers, 500, 8);
-    result.rate500 = (await collect(worker, 2_000, 15_000)).latencies;
-    await sleep(500);
-    late.burst = await arrive(producers.slice(0, 1), 1_000, 0);
-    const burst = await collect(worker, 1_000, 15_000);
-    result.burst = burst.latencies;
-    return { ...result, late, memory: burst.memory };
+    const acked = {};
+    const scenarios = [
+      ['steady', producers.slice(0, 1), 200, 50],
+      ['rate500', producers, 500, 8],
+      ['burst', producers.slice(0, 1), 1_000, 0],
+    ];
+    let memory;
+    for (const [name, by, count, intervalMs] of scenarios) {
+      if (name !== 'steady') await sleep(500);
+      const arrived = await arrive(by, count, intervalMs);
+      late[name] = arrived.lateMs;
+      acked[name] = arrived.acked;
+      const seen = await bodiesOf(count * by.length, arrived);
+      result[name] = seen.latencies;
+      memory = seen.memory;
+    }
+    return { ...result, acked, late, memory };
   } finally {
     await Promise.all([worker, ...producers].map((child) => child.stop()));
   }
