@@ -5,6 +5,7 @@ import { startThrowawayRedis } from '../../../scripts/throwaway-redis.mjs';
 import { enqueueRequest } from '../../jobs/test/requests';
 import { createTestRedis, testRedisUrl, type TestRedis } from '../test/test-redis';
 import { redisJobDriver } from './redis-driver';
+import { redisKeyPrefix } from './redis-keys';
 
 let redis: TestRedis;
 let seq = 0;
@@ -146,6 +147,37 @@ describe('redisJobDriver (redis only)', () => {
     } finally {
       await other.quit();
     }
+  });
+});
+
+describe('redisJobDriver settled rows', () => {
+  it("reads a done row's leftover worker, claim and lease as absent, and fences a re-claim of it on the new claim", async () => {
+    const prefix = redis.prefix();
+    const driver = redisJobDriver({ client: redis.client, prefix });
+    const r = request();
+    await driver.enqueue(r);
+    const [first] = await driver.claim(claimArgs);
+    expect(await driver.ack(first!.id, claimOf(first!))).toBe(true);
+    // the ack writes the state alone: the claim's fields stay stored, and no reader answers them
+    const stored = await redis.client.hmget(`${redisKeyPrefix(prefix)}j:${r.id}`, 'st', 'w', 'c');
+    expect(stored).toEqual(['done', 'w', first!.claim]);
+    expect(await driver.get(r.id)).toMatchObject({
+      state: 'done',
+      workerId: null,
+      claim: null,
+      leaseExpiresAt: null,
+    });
+    expect(await driver.introspect.list({ queue: 'q' })).toEqual([
+      expect.objectContaining({ id: r.id, workerId: null, claim: null, leaseExpiresAt: null }),
+    ]);
+    // requeued, it reads waiting with no claim; claimed again, only the new claim settles it
+    expect(await driver.introspect.requeue(r.id)).toMatchObject({ state: 'ready', claim: null });
+    const [second] = await driver.claim(claimArgs);
+    expect(second).toMatchObject({ id: r.id, attempt: 1, workerId: 'w' });
+    expect(second!.claim).not.toBe(first!.claim);
+    expect(await driver.ack(r.id, claimOf(first!))).toBe(false);
+    expect(await driver.heartbeat(r.id, claimOf(first!), 30_000)).toBe(false);
+    expect(await driver.ack(r.id, claimOf(second!))).toBe(true);
   });
 });
 
