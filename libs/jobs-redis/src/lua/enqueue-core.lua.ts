@@ -3,7 +3,8 @@ export const ENQUEUE_FIELDS = 15;
 
 /**
  * Not a script: the enqueue logic shared by {@link LUA_ENQUEUE} and {@link LUA_SCHEDULER_FIRE} (a fire enqueues its
- * rows in the same atomic step that moves its watermark). Follows the prelude.
+ * rows in the same atomic step that moves its watermark). Follows `LUA_PRELUDE_CORE` (the enqueue takes it alone; the
+ * fire, the whole prelude, which opens with it): it calls `P`, `NOW`, `fmt`, `OFFSET`, `Q`, `rowKey` and `announce`.
  *
  * A request is read where it lies in ARGV (`a` = the index before its first field; the layout is {@link LUA_ENQUEUE}'s)
  * rather than copied into a table: the row hash's arguments are built straight from ARGV, the optional fields left out

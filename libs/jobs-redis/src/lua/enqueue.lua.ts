@@ -1,5 +1,5 @@
 import { LUA_ENQUEUE_CORE } from './enqueue-core.lua';
-import { LUA_PRELUDE } from './prelude.lua';
+import { LUA_PRELUDE_CORE } from './prelude-core.lua';
 
 /**
  * Inserts a batch of rows (one request is a batch of one), all or nothing.
@@ -19,7 +19,7 @@ import { LUA_PRELUDE } from './prelude.lua';
  * Returns { 'ok', id1, run1, deduped1 ('1'|'0'), … } or { 'conflict', index (1-based), holder id, holder run id,
  * holder state } when a request under onConflict 'error' met a live key.
  */
-export const LUA_ENQUEUE = `${LUA_PRELUDE}${LUA_ENQUEUE_CORE}
+export const LUA_ENQUEUE = `${LUA_PRELUDE_CORE}${LUA_ENQUEUE_CORE}
 if ARGV[2] == '1' then return enqueueOne(2) end
 local out, fresh = planEnqueue(tonumber(ARGV[2]), 2)
 if out[1] == 'conflict' then return out end

@@ -1,6 +1,10 @@
+import { LUA_PRELUDE_CORE } from './prelude-core.lua';
+
 /**
  * The helpers every script starts with: the clock, number formatting, the key layout and the row indexes. Not a
  * script of its own — each `<op>.lua.ts` is this text followed by its body, so one EVALSHA carries everything it needs.
+ * It opens with {@link LUA_PRELUDE_CORE} (the prefix, the clock, `fmt`, `Q`, `rowKey`, `announce`), which a script
+ * needing nothing more (the enqueue) takes alone: every helper defined here is a closure built on every call.
  *
  * Every script takes `KEYS[1]` = the deployment's key prefix (`{tag}:`), declared so a Cluster client routes the call
  * to the slot of the tag; every key a script touches is that prefix plus a suffix, so all of them hash to that one slot.
@@ -30,20 +34,8 @@
  * is Cluster-legal and served by the shard that ran the script). Workers subscribed there claim at once; an idle
  * worker's driver skips its polls while nothing was announced (see `redis-wake.ts`).
  */
-export const LUA_PRELUDE = `
-local P = KEYS[1]
-local function clock()
-  if ARGV[1] ~= '' then return tonumber(ARGV[1]) end
-  local t = redis.call('TIME')
-  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-end
-local NOW = clock()
--- integers as exact decimal text: Lua's tostring keeps only 14 significant digits
-local function fmt(n) return string.format('%d', n) end
-local OFFSET = 62135596800000
+export const LUA_PRELUDE = `${LUA_PRELUDE_CORE}
 local LIVE = { ready = true, delayed = true, running = true, suspended = true }
-local function Q(q) return P .. 'q:' .. #q .. ':' .. q end
-local function rowKey(id) return P .. 'j:' .. id end
 local function liveKey(r)
   local t = r.ten or ''
   return #r.name .. ':' .. r.name .. #t .. ':' .. t .. r.key
@@ -111,13 +103,6 @@ local function unindex(r, keepLive)
     redis.call('ZREM', P .. 'fin:' .. r.st, r.id)
   end
   count(r, -1)
-end
--- announces a queue that got a waiting row, once per script
-local ANNOUNCED = {}
-local function announce(q)
-  if ANNOUNCED[q] then return end
-  ANNOUNCED[q] = true
-  redis.call('SPUBLISH', P .. 'wake', q)
 end
 -- puts a row into the indexes its state calls for, reading due-ness against NOW
 local function index(r, keepLive)
