@@ -88,8 +88,11 @@ export interface JobHandle<In, Out = In, R = unknown> {
   idempotencyKeyOf(input: Out): string;
   /** The keyed concurrency key for a parsed input, or null when the job declares none. */
   concurrencyKeyOf(input: Out): string | null;
-  /** Runs the inline body (undefined when the declaration has none). */
-  runInline(args: RunArgs<Out>): Promise<R> | undefined;
+  /**
+   * Calls the inline body as it is (a value, a promise, or a throw): the attempt waits only for a promise. Undefined
+   * when the declaration has none.
+   */
+  runInline(args: RunArgs<Out>): R | Promise<R> | undefined;
   /** Calls the declared onSettled (a no-op when none). */
   notifySettled(settled: JobSettled<Out, R>): Promise<void>;
 }

@@ -190,9 +190,8 @@ class JobHandleImpl<In, Out, R> implements JobHandle<In, Out, R> {
     return assertConcurrencyKey(this.#name.value, c.key(input));
   }
 
-  runInline(args: RunArgs<Out>): Promise<R> | undefined {
-    const run = this.#def.run;
-    return run === undefined ? undefined : Promise.resolve().then(() => run(args));
+  runInline(args: RunArgs<Out>): R | Promise<R> | undefined {
+    return this.#def.run?.(args);
   }
 
   async notifySettled(settled: JobSettled<Out, R>): Promise<void> {

@@ -4,8 +4,11 @@ import type { JobDescriptor } from '../declare/descriptor';
 import type { AnyJobHandle } from '../declare/handle';
 import type { RunArgs } from '../declare/run-args';
 
-/** A body bound to a declaration: the inline `run`, or a `@Job` method with its provider as `this`. */
-export type JobBody = (args: RunArgs<unknown>) => Promise<unknown>;
+/**
+ * A body bound to a declaration: the inline `run`, or a `@Job` method with its provider as `this`. It answers its
+ * result, a promise of it, or throws: the attempt waits only for a promise.
+ */
+export type JobBody = (args: RunArgs<unknown>) => unknown;
 
 /** A registered job: its handle, and the body that serves it (undefined until bound). */
 export interface RegisteredJob {
@@ -92,5 +95,5 @@ export class JobRegistry {
 
 function inlineBody(handle: AnyJobHandle): JobBody | undefined {
   if (!handle.inline) return undefined;
-  return (args) => handle.runInline(args as RunArgs<never>) ?? Promise.resolve(undefined);
+  return (args) => handle.runInline(args as RunArgs<never>);
 }

@@ -53,34 +53,44 @@ export class AttemptSettle {
   }
 
   /**
-   * The body returned: ack (through the caller's `ack` when given), then onSettled. The ack is sent here rather than
-   * through {@link answered}, which would add a promise to the path every completed run takes.
+   * The body returned: ack (through the caller's `ack` when given), then onSettled. Not `async`, and the ack is sent
+   * here rather than through {@link answered}: every completed run takes this path, and each would add promises to it.
    */
-  protected async complete(result: unknown, input: unknown): Promise<JobExecution> {
+  protected complete(result: unknown, input: unknown): Promise<JobExecution> {
     const { o, claimed, claim } = this;
     const ack: AckOptions = {
       workerId: claim.workerId,
       claim: claim.claim,
       durationMs: o.clock.now() - this.started,
     };
-    let landed: boolean;
+    let sent: Promise<boolean>;
     try {
-      landed = await this.#sendAck(ack);
+      sent = this.#sendAck(ack);
     } catch (error) {
-      landed = await resendSettle(o, claimed, error, 'ack', () => this.#sendAck(ack));
+      sent = Promise.reject(error);
     }
+    return sent.then(
+      (landed) => this.#acked(landed, result, input),
+      (error: unknown) =>
+        resendSettle(o, claimed, error, 'ack', () => this.#sendAck(ack)).then((landed) =>
+          this.#acked(landed, result, input),
+        ),
+    );
+  }
+
+  /** The ack was answered: a completed run (onSettled told, when the job has one), or a lost one. */
+  #acked(landed: boolean, result: unknown, input: unknown): JobExecution | Promise<JobExecution> {
+    const { o, claimed, ctx } = this;
     o.onSettle?.(landed);
     if (!landed) return this.lost('ack');
-    const { ctx } = this;
-    if (o.job !== undefined && o.job.handle.hasOnSettled !== false) {
-      await notifyOnSettled(
-        o.job.handle,
-        { outcome: 'completed', jobId: claimed.id, runId: claimed.runId, input, result, ctx },
-        ctx,
-        o.logger,
-      );
-    }
-    return this.finish('completed', { result });
+    if (o.job === undefined || o.job.handle.hasOnSettled === false)
+      return this.finish('completed', { result });
+    return notifyOnSettled(
+      o.job.handle,
+      { outcome: 'completed', jobId: claimed.id, runId: claimed.runId, input, result, ctx },
+      ctx,
+      o.logger,
+    ).then(() => this.finish('completed', { result }));
   }
 
   /** A step suspended the run: parked until `resumeAt`, the attempt uncounted. */

@@ -27,6 +27,15 @@ function stopsTheWait(reason: unknown): boolean {
 
 const noop = (): void => undefined;
 
+/** Whether a body's answer is a promise (or any thenable) to wait for, rather than its result. */
+function isThenable(answer: unknown): answer is PromiseLike<unknown> {
+  return (
+    (typeof answer === 'object' || typeof answer === 'function') &&
+    answer !== null &&
+    typeof (answer as { then?: unknown }).then === 'function'
+  );
+}
+
 /**
  * One claimed attempt, made once per run. It owns the run's abort (and its link to a caller's `signal`), the body's
  * arguments, the deadline and the settle (the methods it inherits from {@link AttemptSettle}); {@link Attempt.run}
@@ -88,24 +97,57 @@ export class Attempt extends AttemptSettle {
     if (gate.kind !== 'open') {
       return gate.kind === 'wait' ? this.handBack(gate.key) : this.refuse(gate.key, input);
     }
+    // nothing to undo after the settle (most jobs): the settle is the attempt's answer, with no promise around it
+    if (gate === OPEN_GATE && handle.timeoutMs === undefined)
+      return this.#body(body, handle, input);
     const disarm = this.#armDeadline(handle.timeoutMs);
     try {
-      // the body's arguments and its ambient scope; the step API, progress and signal are made on first use
-      const args = new AttemptArgs(this, handle, input, this.ctx);
-      const running = this.#start(body, args);
-      let result: unknown;
-      try {
-        result = await this.#wait(running);
-      } catch (error) {
-        return await this.#stopped(error, running, args, input);
-      }
-      const flushing = args.flushProgress();
-      if (flushing !== undefined) await flushing;
-      return await this.complete(result, input);
+      return await this.#body(body, handle, input);
     } finally {
       disarm();
       if (gate !== OPEN_GATE) await gate.leave();
     }
+  }
+
+  /**
+   * The body inside the run's scope, and the settle its outcome calls for. A body that answers at once (a value, or a
+   * throw) has nothing to wait for: only a promise is raced against the stops ({@link Attempt.#waitFor}).
+   */
+  #body(body: JobBody, handle: AnyJobHandle, input: unknown): Promise<JobExecution> {
+    // the body's arguments and its ambient scope; the step API, progress and signal are made on first use
+    const args = new AttemptArgs(this, handle, input, this.ctx);
+    let answer: unknown;
+    try {
+      answer = withRunScope(args, () => body(args));
+    } catch (error) {
+      return this.#stopped(error, undefined, args, input);
+    }
+    return isThenable(answer)
+      ? this.#waitFor(Promise.resolve(answer), args, input)
+      : this.#returned(answer, args, input);
+  }
+
+  /** Waits for a body that answered a promise: its result, or the stop that ended the wait. */
+  async #waitFor(
+    running: Promise<unknown>,
+    args: AttemptArgs,
+    input: unknown,
+  ): Promise<JobExecution> {
+    let result: unknown;
+    try {
+      result = await this.#wait(running);
+    } catch (error) {
+      return this.#stopped(error, running, args, input);
+    }
+    return this.#returned(result, args, input);
+  }
+
+  /** The body returned: its last progress written if it was held back, then the ack. */
+  #returned(result: unknown, args: AttemptArgs, input: unknown): Promise<JobExecution> {
+    const flushing = args.flushProgress();
+    return flushing === undefined
+      ? this.complete(result, input)
+      : flushing.then(() => this.complete(result, input));
   }
 
   /** Takes the job's fleet slot for the input's key; a renewal that finds it taken aborts the run. */
@@ -134,15 +176,6 @@ export class Attempt extends AttemptSettle {
     ).cancel;
   }
 
-  /** Calls the body inside the run's scope: a body that throws at once is a rejected attempt like any other. */
-  #start(body: JobBody, args: AttemptArgs): Promise<unknown> {
-    try {
-      return Promise.resolve(withRunScope(args, () => body(args)));
-    } catch (error) {
-      return Promise.reject(error);
-    }
-  }
-
   /**
    * ONE promise for the wait (not a race, which costs three): the body's outcome, or the stop that ends the wait — the
    * deadline or a lost lease, whatever stopped the run before (a drain, a lost fleet slot). A drain stops the run without ending the wait, so its body may
@@ -164,7 +197,7 @@ export class Attempt extends AttemptSettle {
   /** The wait ended without a result: suspended, drained, lease lost, or failed (its own throw or the deadline). */
   async #stopped(
     error: unknown,
-    running: Promise<unknown>,
+    running: Promise<unknown> | undefined,
     args: AttemptArgs,
     input: unknown,
   ): Promise<JobExecution> {
@@ -173,7 +206,8 @@ export class Attempt extends AttemptSettle {
     // the first stop, unless a lost lease ended the wait after it: a drained run whose lease is gone is no longer
     // this worker's to hand back
     const reason: unknown = ended instanceof LeaseLostError ? ended : abort.reason;
-    if (ended !== undefined)
+    // a stop ended the wait only for a body that answered a promise
+    if (ended !== undefined && running !== undefined)
       watchAbandoned(
         running,
         abort,
