@@ -11,6 +11,7 @@ import { MIGRATION_0010_CREATED_STRAYS } from './0010_created_strays.sql';
 import { MIGRATION_0011_STATS_COUNTS } from './0011_stats_counts.sql';
 import { MIGRATION_0012_CHEAP_STRAY_PREDICATE } from './0012_cheap_stray_predicate.sql';
 import { MIGRATION_0013_JOBS_FILLFACTOR } from './0013_jobs_fillfactor.sql';
+import { MIGRATION_0014_CLAIM_INDEX_CARRIES_STATE } from './0014_claim_index_carries_state.sql';
 
 /** One numbered, append-only migration. */
 export interface JobsMigration {
@@ -36,4 +37,9 @@ export const JOBS_MIGRATIONS: readonly JobsMigration[] = [
   { id: 11, name: '0011_stats_counts', sql: MIGRATION_0011_STATS_COUNTS },
   { id: 12, name: '0012_cheap_stray_predicate', sql: MIGRATION_0012_CHEAP_STRAY_PREDICATE },
   { id: 13, name: '0013_jobs_fillfactor', sql: MIGRATION_0013_JOBS_FILLFACTOR },
+  {
+    id: 14,
+    name: '0014_claim_index_carries_state',
+    sql: MIGRATION_0014_CLAIM_INDEX_CARRIES_STATE,
+  },
 ];

@@ -9,11 +9,12 @@
  * (jsonb: one `{ name, ready, delayed, running, suspended, oldestReadyMs }` per job name holding live rows of the
  * queue, in code-point order — what makes a name no worker serves visible: its rows wait and its age grows).
  *
- * - ready, delayed, suspended: an index-only scan of `x_jobs_waiting_count_idx` (queue, name, state, run_at);
- *   failed, dead: of `x_jobs_buried_count_idx` (queue, state) — both of migration 0011, partial over exactly those
- *   states, so the count reads index pages, not one heap page per counted row (a heap visit only for a page the
- *   visibility map does not yet know all-visible); running: under `x_jobs_lease_idx`'s predicate. Each is a scan of
- *   live (or dead-lettered) rows only, exact; the live ones are counted per (queue, name) and summed per queue.
+ * - ready, delayed, suspended: an index-only scan of the claim index `x_jobs_claim_name_idx` (queue, name, priority,
+ *   run_at, id) include (state) (migration 0014); failed, dead: of `x_jobs_buried_count_idx` (queue, state) (migration
+ *   0011) — both partial over exactly those states, so the count reads index pages, not one heap page per counted
+ *   row (a heap visit only for a page the visibility map does not yet know all-visible); running: under
+ *   `x_jobs_lease_idx`'s predicate. Each is a scan of live (or dead-lettered) rows only, exact; the live ones are
+ *   counted per (queue, name) and summed per queue.
  * - done, cancelled: no index holds them (one would be written by every ack). They are counted over a
  *   `tablesample system` of at most 1,000 heap pages (8 MB) and scaled up: exact while the table fits in that
  *   (100 % sampled — tens of thousands of rows), an estimate past it, at a bounded cost however many finished rows
