@@ -47,12 +47,16 @@ export function enqueueArgs(requests: readonly EnqueueRequest[]): ScriptArg[] {
 
 /**
  * A batch's results from the script's reply (`enqueue`, or a scheduler fire that enqueued): one per request, in
- * order; X_JOB_DUPLICATE (nothing was written) when a request under `onConflict: 'error'` met a live key.
+ * order (the integer 1 answers a batch of one inserted fresh); X_JOB_DUPLICATE (nothing was written) when a request
+ * under `onConflict: 'error'` met a live key.
  */
 export function enqueueAnswer(
   requests: readonly EnqueueRequest[],
   reply: ScriptReply,
 ): EnqueueResult[] {
+  // a batch of one inserted fresh: its own ids
+  if (reply === 1 && requests.length === 1)
+    return [{ id: requests[0]!.id, runId: requests[0]!.runId, deduped: false }];
   const out = Array.isArray(reply) ? reply.map(String) : [];
   if (out[0] === 'conflict') {
     const request = requests[Number(out[1]) - 1]!;

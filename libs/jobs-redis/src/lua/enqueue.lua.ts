@@ -17,7 +17,9 @@ import { LUA_PRELUDE_CORE } from './prelude-core.lua';
  * out, so a dedupe or conflict writes nothing).
  *
  * Returns { 'ok', id1, run1, deduped1 ('1'|'0'), … } or { 'conflict', index (1-based), holder id, holder run id,
- * holder state } when a request under onConflict 'error' met a live key.
+ * holder state } when a request under onConflict 'error' met a live key — except a batch of one inserted fresh, which
+ * answers the integer 1 (the request's own ids, not deduped: the client has them, and a one-integer reply is the
+ * cheapest one to write and to read).
  */
 export const LUA_ENQUEUE = `${LUA_PRELUDE_CORE}${LUA_ENQUEUE_CORE}
 if ARGV[2] == '1' then return enqueueOne(2) end
