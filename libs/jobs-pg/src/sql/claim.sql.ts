@@ -27,7 +27,9 @@
  *
  * Why each arm is shaped as it is — due rows and their merge, names and `shares`, the rescue arms and their one-time
  * filters, the low water and its loose scan, the carried beat, the plan shapes measured, and why the commit may skip
- * its WAL flush (`$21`) with every guarantee kept: docs/design.md, "The claim (PostgreSQL)".
+ * its WAL flush (`$21`) with every guarantee kept: docs/design.md, "The claim (PostgreSQL)". The scans of one served
+ * name bound (queue, name) as a range of `(queue, name, priority)` row values and order by the claim index's whole
+ * key, so that only `x_jobs_claim_name_idx` can serve them whatever the statistics say: why, in `SQL_CLAIM_WAITING`.
  */
 export const SQL_CLAIM = `
 with recursive clock as not materialized (
@@ -115,13 +117,13 @@ shares as materialized (
       select j.priority, j.run_at, j.id
       from x_jobs j cross join clock k
       where not s.any_name and cardinality(s.names) > 1
-        and j.queue = s.queue
-        and j.name = m.name
+        and (j.queue, j.name, j.priority) >= (s.queue, m.name, -2147483648)
+        and (j.queue, j.name, j.priority) <= (s.queue, m.name, 2147483647)
         and j.state in ('ready', 'delayed', 'suspended')
         and j.run_at <= k.now
         and j.run_at >= coalesce(s.low, '-infinity'::timestamptz)
         and (j.tenant_id is null or j.tenant_id <> all($7::text[]))
-      order by j.priority, j.run_at, j.id
+      order by j.queue, j.name, j.priority, j.run_at, j.id
       limit s.lim + s.ahead
     ) c
   ) v
@@ -143,13 +145,13 @@ picked as (
           select j.id, j.priority, j.run_at, j.attempt + 1 >= j.max_attempts as final
           from x_jobs j cross join clock k
           where not s.any_name
-            and j.queue = s.queue
-            and j.name = m.name
+            and (j.queue, j.name, j.priority) >= (s.queue, m.name, -2147483648)
+            and (j.queue, j.name, j.priority) <= (s.queue, m.name, 2147483647)
             and j.state in ('ready', 'delayed', 'suspended')
             and j.run_at <= k.now
             and j.run_at >= coalesce(s.low, '-infinity'::timestamptz)
             and (j.tenant_id is null or j.tenant_id <> all($7::text[]))
-          order by j.priority, j.run_at, j.id
+          order by j.queue, j.name, j.priority, j.run_at, j.id
           limit case when cardinality(s.names) = 1 then s.lim + s.ahead else coalesce(d.share, 0) end
           for update of j skip locked
         ) w
