@@ -3,7 +3,8 @@
  * What one run costs the worker's process: CPU microseconds and promises per no-op run, on the memory driver — through
  * the attempt alone (`Attempt.run()` over rows claimed up front) and through a real `jobWorker` at concurrency 10.
  * CPU time (`process.cpuUsage()`), not wall time: on a shared, loaded machine the CPU a run burns is the figure that
- * holds still; promises are counted with an async hook on a separate, smaller pass (the hook itself is slow).
+ * holds still; promises are counted with an async hook, and the bytes a run allocates (young garbage included, the
+ * work each scavenge is paid for) with V8's sampling heap profiler, each on a separate, smaller pass (both are slow).
  *
  * Reads the TypeScript sources (compiled on load, as the specs' child processes are), so it needs no build. Give it
  * checkouts to compare and it runs each in its own child process, interleaved, and prints the medians side by side:
@@ -16,6 +17,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHook } from 'node:async_hooks';
+import { Session } from 'node:inspector/promises';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -69,6 +71,31 @@ async function promisesOf(fn) {
     hook.disable();
   }
   return made;
+}
+
+/**
+ * The bytes allocated while `fn` runs, by V8's sampling heap profiler (one sample per ~1 KB allocated on average),
+ * counting what the young and the old generation collected meanwhile too: garbage is what the scavenges pay for.
+ */
+async function bytesOf(fn) {
+  const session = new Session();
+  session.connect();
+  await session.post('HeapProfiler.enable');
+  await session.post('HeapProfiler.startSampling', {
+    samplingInterval: 1024,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  });
+  await fn();
+  const { profile } = await session.post('HeapProfiler.stopSampling');
+  session.disconnect();
+  let bytes = 0;
+  const walk = (node) => {
+    bytes += node.selfSize;
+    for (const child of node.children) walk(child);
+  };
+  walk(profile.head);
+  return bytes;
 }
 
 /** The CPU `fn` burns (µs), and what it answers. */
@@ -217,11 +244,13 @@ async function child(root) {
     )(); // warm
     const counted = await make(lib, handle, COUNTED);
     const promises = (await promisesOf(counted)) / COUNTED;
+    const bytes = (await bytesOf(await make(lib, handle, COUNTED))) / COUNTED;
     const measured = await make(lib, handle, JOBS);
     const { cpu, answer } = await cpuOf(measured);
     out[label] = {
       cpu: cpu / JOBS,
       promises,
+      bytes,
       ...(answer === undefined ? {} : { perSecond: answer }),
     };
   }
@@ -254,12 +283,13 @@ function parent(variants, env) {
       if (rs.length === 0) continue;
       const cpu = median(rs.map((r) => r[section].cpu));
       const promises = median(rs.map((r) => r[section].promises));
+      const bytes = median(rs.map((r) => r[section].bytes ?? Number.NaN));
       const rate =
         section === 'pg'
           ? `  ${Math.round(median(rs.map((r) => r.pg.perSecond)))} jobs/s wall`
           : '';
       console.log(
-        `  ${section.padEnd(8)} ${name.padEnd(6)} ${cpu.toFixed(2).padStart(7)} µs CPU/run  ${promises.toFixed(1).padStart(5)} promises/run${rate}`,
+        `  ${section.padEnd(8)} ${name.padEnd(6)} ${cpu.toFixed(2).padStart(7)} µs CPU/run  ${promises.toFixed(1).padStart(5)} promises/run  ${(bytes / 1024).toFixed(2).padStart(6)} KB allocated/run${rate}`,
       );
     }
   }
