@@ -9,7 +9,9 @@
  * `pg_stat_statements` (the enqueue and claim statements) and `pg_stat_io` (WAL flushes).
  *
  * `node scripts/bench/pickup-trace.mjs` (needs `npm run build`; DATABASE_URL or an embedded PostgreSQL, fsync and
- * synchronous commit on). BENCH_TRACE_ROUNDS (default 2) repetitions of every scenario, each followed by its floors.
+ * synchronous commit on). BENCH_TRACE_ROUNDS (default 2) repetitions of every scenario, each followed by its floors;
+ * BENCH_TRACE_ANALYZE=0 leaves the table's statistics to autovacuum (default: ANALYZE x_jobs before each scenario, the
+ * state a queue's statistics are in when a burst comes: taken while nothing waited).
  */
 import { fork } from 'node:child_process';
 import { loadavg } from 'node:os';
@@ -21,6 +23,8 @@ import { tailShares, traceLegs } from './pickup-trace-legs.mjs';
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));
 const rounds = Number(process.env.BENCH_TRACE_ROUNDS ?? 2);
+/** ANALYZE x_jobs before each scenario, as autovacuum does a queue between bursts (its statistics then see no row wait). */
+const analyze = process.env.BENCH_TRACE_ANALYZE !== '0';
 let asked = 0;
 
 /** A forked child answering `{ id }`-tagged requests, once it sent its first message. */
@@ -82,7 +86,9 @@ async function collect(worker, expected) {
 }
 
 /** PostgreSQL's counters the report reads: per statement kind and the WAL flushes. */
-async function serverCounters(admin, database) {
+async function serverCounters(ctx) {
+  const { admin, db } = ctx;
+  const database = db.name;
   const { rows } = await admin.query(
     `select case when query like '%''claimed'' as arm%' then 'claim'
                  when query ilike '%insert into x_jobs%' then 'enqueue' end as kind,
@@ -97,7 +103,15 @@ async function serverCounters(admin, database) {
     `select coalesce(sum(fsyncs), 0)::float8 as fsyncs, coalesce(sum(fsync_time), 0)::float8 as fsync_ms
      from pg_stat_io where object = 'wal'`,
   );
-  return { statements: Object.fromEntries(rows.map((r) => [r.kind, r])), wal: io.rows[0] };
+  const indexes = await ctx.db.pool.query(
+    `select indexrelname as name, idx_scan::float8 as scans, idx_tup_read::float8 as read
+     from pg_stat_user_indexes where relname = 'x_jobs'`,
+  );
+  return {
+    statements: Object.fromEntries(rows.map((r) => [r.kind, r])),
+    wal: io.rows[0],
+    indexes: Object.fromEntries(indexes.rows.map((r) => [r.name, r])),
+  };
 }
 
 /** The legs' short names, in `traceLegs` order. */
@@ -117,17 +131,44 @@ function printServer(before, after, jobs) {
   const fsyncs = after.wal.fsyncs - before.wal.fsyncs;
   const fsyncMs = after.wal.fsync_ms - before.wal.fsync_ms;
   console.log(`    server WAL: ${fsyncs} flushes, ${fmt(fsyncMs / Math.max(1, fsyncs))} ms each`);
+  const read = Object.entries(after.indexes)
+    .map(([name, a]) => [
+      name,
+      a.scans - (before.indexes[name]?.scans ?? 0),
+      a.read - (before.indexes[name]?.read ?? 0),
+    ])
+    .filter(([, scans]) => scans > 0)
+    .map(([name, scans, tuples]) => `${name.replace(/^x_jobs_/, '')} ${scans}/${tuples}`);
+  console.log(`    x_jobs index scans/entries read: ${read.join(', ')}`);
+}
+
+/**
+ * What bounds a burst's p99: when its last commit was answered, and how fast the worker started bodies between its
+ * first and its last (the drain rate it ran at) — the last job starts no earlier than the last commit, and no earlier
+ * than the burst's size at that rate after the first body.
+ */
+function printBurstFloor(produced, bodies) {
+  const first = Math.min(...produced.map((j) => j.call));
+  const lastCommit = Math.max(...produced.map((j) => j.back)) - first;
+  const starts = bodies.map((b) => b.body - first).sort((a, b) => a - b);
+  const rate = ((starts.length - 1) * 1_000) / (starts[starts.length - 1] - starts[0]);
+  console.log(
+    `    burst: last commit answered +${fmt(lastCommit)} ms; bodies from +${fmt(starts[0])} to ` +
+      `+${fmt(starts[starts.length - 1])} ms, ${Math.round(rate)} a second`,
+  );
 }
 
 /** One scenario: the traced enqueues, then (unless a burst) its floors at the same schedule. */
 async function scenario(ctx, { label, producers, count, intervalMs }) {
   const { admin, db, worker } = ctx;
+  if (analyze) await db.pool.query('analyze x_jobs');
   await admin.query('select pg_stat_statements_reset()');
-  const before = await serverCounters(admin, db.name);
+  const before = await serverCounters(ctx);
   const load = loadavg()[0];
   const sent = await arrive(producers, 'enqueue', count, intervalMs);
   const seen = await collect(worker, sent.jobs.length);
-  const after = await serverCounters(admin, db.name);
+  await sleep(1_100); // backends flush their index counters at most once a second
+  const after = await serverCounters(ctx);
   const legs = traceLegs(sent.jobs, seen);
   console.log(
     `\n  ${label} (load ${load.toFixed(2)}; ${legs.total.length} of ${sent.jobs.length} traced` +
@@ -158,7 +199,7 @@ async function scenario(ctx, { label, producers, count, intervalMs }) {
         .join(', '),
   );
   printServer(before, after, sent.jobs.length);
-  if (intervalMs === 0) return;
+  if (intervalMs === 0) return printBurstFloor(sent.jobs, seen.bodies);
   await sleep(300);
   for (const mode of ['insert', 'insert-async', 'select']) {
     const floor = await arrive(producers, mode, count, intervalMs);
@@ -181,9 +222,10 @@ const producers = await Promise.all(
 try {
   const { rows } = await admin.query('select version() as v');
   console.log(
-    `${rows[0].v.split(',')[0]}; wake ${worker.first.live ? 'proven' : 'NOT proven'}; load ${loadavg()
-      .map((l) => l.toFixed(2))
-      .join(' / ')} at start`,
+    `${rows[0].v.split(',')[0]}; wake ${worker.first.live ? 'proven' : 'NOT proven'}; ` +
+      `${analyze ? 'x_jobs analysed before each scenario' : 'statistics left to autovacuum'}; load ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' / ')} at start`,
   );
   await arrive(producers, 'enqueue', 3, 20); // warm both sides
   await collect(worker, 12);
