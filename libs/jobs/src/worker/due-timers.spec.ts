@@ -66,6 +66,32 @@ describe('DueTimers', () => {
     expect(passes).toEqual([200, 300]);
   });
 
+  it('pollLater keeps the armed poll when it fires at most an eighth of the wait earlier, else re-arms it', async () => {
+    const { clock, timers: t, passes } = timers();
+    t.start();
+    t.pollLater();
+    // 12 ms later the armed poll (at 100) fires 12 ms before one armed now would: kept, no second timer
+    await clock.advance(12);
+    t.pollLater();
+    expect(clock.pending()).toBe(1);
+    await clock.advance(88);
+    expect(passes).toEqual([100]);
+    // a poll 13 ms early is more than an eighth of the wait: re-armed to the exact wait
+    t.pollLater();
+    await clock.advance(13);
+    t.pollLater();
+    await clock.advance(99);
+    expect(passes).toEqual([100]);
+    await clock.advance(1);
+    expect(passes).toEqual([100, 213]);
+    // what a claim finds always re-arms to the exact wait
+    t.pollLater();
+    await clock.advance(5);
+    t.found();
+    await clock.advance(100);
+    expect(passes).toEqual([100, 213, 318]);
+  });
+
   it('while rows are held, no poll is armed further out than holdMaxMs', async () => {
     const { clock, timers: t, passes } = timers(true);
     t.start();

@@ -30,6 +30,8 @@ export class DueTimers {
   private running = false;
   private wait: number;
   private poll: TimerHandle | undefined;
+  /** When the armed poll fires. */
+  private pollAt = 0;
   /** When rows this worker handed back fall due, earliest first (at most {@link MAX_DUE_TIMES}): each gets its pass. */
   private readonly dueAt: number[] = [];
   /** The one due timer: the due time it serves and when it fires (earlier, by the horizon, for a far-off time). */
@@ -54,7 +56,7 @@ export class DueTimers {
   /** Cancels every timer; arms none from here. */
   stop(): void {
     this.running = false;
-    this.poll?.cancel();
+    this.cancelPoll();
     this.due?.handle.cancel();
     this.due = undefined;
     this.dueAt.length = 0;
@@ -62,13 +64,23 @@ export class DueTimers {
     this.sweep = undefined;
   }
 
-  /** Cancels the armed poll (a pass is about to run). */
+  /** Cancels the armed poll. */
   cancelPoll(): void {
     this.poll?.cancel();
+    this.poll = undefined;
   }
 
-  /** Arms the next pass after the current wait. */
+  /**
+   * Arms the next pass after the current wait — or keeps the poll armed when it fires at most an eighth of that
+   * earlier: a busy worker asks for this after every run that frees a slot, and re-arming a timer each time cost ~0.5 KB
+   * and a timer-list insert a run. What a claim finds still re-arms the poll to the exact wait.
+   */
   pollLater(): void {
+    const next = this.nextPollMs(this.wait);
+    if (this.poll !== undefined && this.running) {
+      const early = this.o.clock.now() + next - this.pollAt;
+      if (early >= 0 && early <= next / 8) return;
+    }
     this.pollIn(this.wait);
   }
 
@@ -118,12 +130,21 @@ export class DueTimers {
     this.armNextDue();
   }
 
+  /** Held rows go stale after the heartbeat interval: while any are held, a pass comes by before they could. */
+  private nextPollMs(ms: number): number {
+    return this.o.holding() ? Math.min(ms, this.o.holdMaxMs) : ms;
+  }
+
+  /** Arms the poll `ms` from now (sooner while rows are held), in place of the one armed. */
   private pollIn(ms: number): void {
-    this.poll?.cancel();
+    this.cancelPoll();
     if (!this.running) return;
-    // held rows go stale after the heartbeat interval: a pass comes by before they could
-    const next = this.o.holding() ? Math.min(ms, this.o.holdMaxMs) : ms;
-    this.poll = this.o.clock.setTimeout(() => this.o.pass(), next);
+    const next = this.nextPollMs(ms);
+    this.pollAt = this.o.clock.now() + next;
+    this.poll = this.o.clock.setTimeout(() => {
+      this.poll = undefined;
+      this.o.pass();
+    }, next);
   }
 
   private armSweep(ms: number): void {

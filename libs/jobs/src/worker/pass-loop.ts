@@ -69,12 +69,9 @@ export class PassLoop {
   private kickBelow(onTheWire: number): void {
     const plan = this.o.planner();
     if (!this.o.running() || plan === undefined) return;
-    if (plan.claiming >= onTheWire) {
-      this.again = true;
-      return;
-    }
-    this.o.timers.cancelPoll();
-    this.pass(plan);
+    // the armed poll is left as it is: what this pass's claim finds re-arms it (DueTimers keeps one due about then)
+    if (plan.claiming >= onTheWire) this.again = true;
+    else this.pass(plan);
   }
 
   private pass(plan: ClaimPlanner): void {
