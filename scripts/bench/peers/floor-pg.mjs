@@ -28,6 +28,15 @@ export const rows = [
     'serial',
     'serial bare committed INSERT, one-column table',
   ],
+  ['serial wal', 'serial enqueue, WAL a job', 'bytes', 0, 'serial wal', 'that INSERT'],
+  [
+    'serial statements',
+    'serial enqueue, statements a job',
+    '',
+    2,
+    'serial statements',
+    'that INSERT',
+  ],
   ['steady p50', 'pickup, 20/s: p50', 'ms', 1, 'steady p50', 'that INSERT committed, 20/s'],
   ['steady p99', 'pickup, 20/s: p99', 'ms', 1, 'steady p99', 'that INSERT committed, 20/s'],
   [

@@ -10,6 +10,8 @@ import { median } from '../lib.mjs';
 /** The order rows print in, by our figure's key (a row without one of ours last). */
 const ORDER = [
   'serial',
+  'serial statements',
+  'serial wal',
   'steady p50',
   'steady p99',
   'rate500 p99',
@@ -29,7 +31,7 @@ function rowOf(ours, floor, [key, label, unit, digits, floorKey, what]) {
   if (bound === undefined) return undefined;
   const cell = mine === undefined ? '—' : format(mine, digits);
   const ratio = mine === undefined ? '—' : `${(mine / bound).toFixed(2)}×`;
-  return `| ${label}, ${unit} | ${cell} | ${format(bound, digits)} | ${floor.label}: ${what} | ${ratio} |`;
+  return `| ${unit ? `${label}, ${unit}` : label} | ${cell} | ${format(bound, digits)} | ${floor.label}: ${what} | ${ratio} |`;
 }
 
 /**

@@ -8,8 +8,8 @@ import { spawnWorker } from './scenarios.mjs';
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Statements the server ran in database `name` so far. */
-async function pgCount(admin, name) {
+/** Statements the server ran in database `name` so far (BEGIN and COMMIT included). */
+export async function pgCount(admin, name) {
   const { rows } = await admin.query(
     `select coalesce(sum(calls), 0)::float8 as n from pg_stat_statements
      where dbid = (select oid from pg_database where datname = $1)`,

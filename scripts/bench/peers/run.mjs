@@ -20,7 +20,7 @@ import { cpus, loadavg } from 'node:os';
 import IORedis from 'ioredis';
 import { startPostgres } from '../embedded-pg.mjs';
 import { percentile, pg, withDatabase } from '../lib.mjs';
-import { idleCosts } from './idle.mjs';
+import { idleCosts, pgCount } from './idle.mjs';
 import { startRedis } from './redis.mjs';
 import { bulkEnqueue, drain, pickupScenarios, serialEnqueue } from './scenarios.mjs';
 import { printFloors } from './floor-table.mjs';
@@ -37,6 +37,7 @@ const only = new Set((process.env.BENCH_ONLY ?? 'pickup,bulk,drain,serial,idle')
 const runs = Number(process.env.BENCH_RUNS ?? 3);
 const DRAIN_JOBS = 50_000;
 const SERIAL_JOBS = 2_000;
+const SERIAL_WARM = 500;
 
 /**
  * The peers to run, in rotation order. `floor` names every floor whose column of ours runs (both when neither does);
@@ -124,6 +125,18 @@ async function freshStore(peer) {
 const results = Object.fromEntries(peers.map((peer) => [peer, {}]));
 const record = (peer, figure, value) => (results[peer][figure] ??= []).push(value);
 
+/**
+ * Statements run in `database` so far, and the server's WAL insert position in bytes (server-wide: read around a
+ * phase where only one peer's producer writes, the difference is that producer's WAL).
+ */
+async function pgCounts(database) {
+  const statements = await pgCount(admin, database);
+  const { rows } = await admin.query(
+    `select pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::float8 as n`,
+  );
+  return { statements, walBytes: rows[0].n };
+}
+
 /** The pickup scenarios for `peer`: records their figures and answers the run line's part. */
 async function runPickup(peer, adapter, context) {
   const pickup = await pickupScenarios(peer, context, { bodies: adapter.bodies !== false });
@@ -166,9 +179,16 @@ async function runPeer(peer) {
         parts.push(`drain ${Math.round(drained.perSecond)}/s`);
       }
       if (selected('serial')) {
-        const serial = await serialEnqueue(producer, 'serial', SERIAL_JOBS);
+        const before = store.database && (await pgCounts(store.database));
+        const serial = await serialEnqueue(producer, 'serial', SERIAL_JOBS, SERIAL_WARM);
         record(peer, 'serial', serial);
         parts.push(`serial ${Math.round(serial)}/s`);
+        if (store.database) {
+          const after = await pgCounts(store.database);
+          const calls = SERIAL_JOBS + SERIAL_WARM;
+          record(peer, 'serial statements', (after.statements - before.statements) / calls);
+          record(peer, 'serial wal', (after.walBytes - before.walBytes) / calls);
+        }
         if (producer.roundTrip) {
           const roundTrip = await producer.roundTrip();
           record(peer, 'round trip', roundTrip);
