@@ -17,8 +17,8 @@ function lastAtOrBefore(times, at) {
 }
 
 /**
- * Per job the producer sent (`{ n, call, sent, back }`) and the worker started (`seen.bodies`), its legs in ms. The wake
- * a job is measured to is the latest notification the worker heard before the claim that took it was sent, when it
+ * Per job the producer sent (`{ n, call, sent, back }`) and the worker started (`seen.bodies`), its legs in ms. The
+ * wake a job is measured to is the latest notification the worker heard before the claim that took it was sent, when it
  * came after the job's INSERT was sent (a commit notifies no earlier): the wake that claim answered. A job a claim took
  * with no such wake (a poll, a sweep, a pass a freed slot ran) has no wake legs; `commit answered → wake heard` is
  * negative when the worker heard the wake before the producer read its commit's answer. Answers

@@ -11,7 +11,8 @@
  * `node scripts/bench/pickup-trace.mjs` (needs `npm run build`; DATABASE_URL or an embedded PostgreSQL, fsync and
  * synchronous commit on). BENCH_TRACE_ROUNDS (default 2) repetitions of every scenario, each followed by its floors;
  * BENCH_TRACE_ANALYZE=0 leaves the table's statistics to autovacuum (default: ANALYZE x_jobs before each scenario, the
- * state a queue's statistics are in when a burst comes: taken while nothing waited).
+ * state a queue's statistics are in when a burst comes: taken while nothing waited); BENCH_TRACE_ONLY (default
+ * steady,rate500,burst) picks scenarios; BENCH_TRACE_BURST (default 1,000) sizes the burst.
  */
 import { fork } from 'node:child_process';
 import { loadavg } from 'node:os';
@@ -23,8 +24,11 @@ import { tailShares, traceLegs } from './pickup-trace-legs.mjs';
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));
 const rounds = Number(process.env.BENCH_TRACE_ROUNDS ?? 2);
-/** ANALYZE x_jobs before each scenario, as autovacuum does a queue between bursts (its statistics then see no row wait). */
+/** ANALYZE x_jobs before each scenario, as autovacuum does a queue between bursts (its statistics see nothing wait). */
 const analyze = process.env.BENCH_TRACE_ANALYZE !== '0';
+/** Which scenarios run (steady, rate500, burst) and the burst's size. */
+const only = new Set((process.env.BENCH_TRACE_ONLY ?? 'steady,rate500,burst').split(','));
+const burstSize = Number(process.env.BENCH_TRACE_BURST ?? 1_000);
 let asked = 0;
 
 /** A forked child answering `{ id }`-tagged requests, once it sent its first message. */
@@ -79,7 +83,7 @@ async function arrive(producers, mode, count, intervalMs) {
 
 /** Waits until the worker saw `expected` bodies (or 15 s passed); answers what it collected. */
 async function collect(worker, expected) {
-  const deadline = preciseNow() + 15_000;
+  const deadline = preciseNow() + 15_000 + expected * 5;
   while (preciseNow() < deadline && (await worker.ask({ type: 'peek' })).count < expected)
     await sleep(20);
   return worker.ask({ type: 'collect' });
@@ -124,7 +128,8 @@ function printServer(before, after, jobs) {
     const s = after.statements[kind];
     if (!s) continue;
     console.log(
-      `    server ${kind}: ${s.calls} statements (${fmt(s.calls / jobs)} a job), ${fmt(s.ms / s.calls)} ms exec each (max ${fmt(s.max_ms)}), ` +
+      `    server ${kind}: ${s.calls} statements (${fmt(s.calls / jobs)} a job), ` +
+        `${fmt(s.ms / s.calls)} ms exec each (max ${fmt(s.max_ms)}), ` +
         `${fmt(s.rows / s.calls)} rows, ${fmt(s.blocks / s.calls)} buffers, ${fmt(s.wal / s.calls)} WAL records`,
     );
   }
@@ -232,22 +237,26 @@ try {
   const ctx = { admin, db, worker };
   for (let round = 1; round <= rounds; round++) {
     console.log(`\nround ${round} of ${rounds}`);
-    await sleep(500);
-    await scenario(ctx, {
-      label: '20/s, one producer',
-      producers: producers.slice(0, 1),
-      count: 200,
-      intervalMs: 50,
-    });
-    await sleep(500);
-    await scenario(ctx, { label: '500/s, four producers', producers, count: 500, intervalMs: 8 });
-    await sleep(500);
-    await scenario(ctx, {
-      label: 'burst of 1,000',
-      producers: producers.slice(0, 1),
-      count: 1_000,
-      intervalMs: 0,
-    });
+    const scenarios = {
+      steady: {
+        label: '20/s, one producer',
+        producers: producers.slice(0, 1),
+        count: 200,
+        intervalMs: 50,
+      },
+      rate500: { label: '500/s, four producers', producers, count: 500, intervalMs: 8 },
+      burst: {
+        label: `burst of ${burstSize.toLocaleString('en-US')}`,
+        producers: producers.slice(0, 1),
+        count: burstSize,
+        intervalMs: 0,
+      },
+    };
+    for (const [name, options] of Object.entries(scenarios)) {
+      if (!only.has(name)) continue;
+      await sleep(500);
+      await scenario(ctx, options);
+    }
   }
 } finally {
   await Promise.all([worker, ...producers].map((child) => child.stop()));
