@@ -1,5 +1,5 @@
 import { CLAIM_REPLY_FIELDS } from './lua/claim.lua';
-import { packedClaimedRow, type ClaimWritten } from './redis-claim-reply';
+import { KEPT_BY_SHAPE, packedClaimedRow, type ClaimWritten } from './redis-claim-reply';
 
 const written: ClaimWritten = { workerId: 'w-1', base: 'b', now: 1_000, leaseExpiresAt: 31_000 };
 const id = '01a234e2-709b-7981-bc4f-ee77d9148975';
@@ -84,6 +84,16 @@ describe('packedClaimedRow', () => {
         crossTenantReason: '19',
       },
     });
+  });
+
+  it('tells every answered field by its shape, and passes over fields of the same shape but another name', () => {
+    expect(KEPT_BY_SHAPE.size).toBe(CLAIM_REPLY_FIELDS.length);
+    const read = packedClaimedRow(
+      packed({ ...plain, rux: 'x', qq: 'y', kez: 'z', '': 'e' }),
+      1,
+      written,
+    );
+    expect(read).toMatchObject({ row: { runId: 'r', queue: 'q', idempotencyKey: 'k' } });
   });
 
   it('keeps what the claim wrote over stale stored state, worker, claim and lease', () => {

@@ -1,5 +1,5 @@
 import type { ClaimedJob, JobProgress, JobState, JsonValue } from '@ultimat3/jobs';
-import type { ClaimReplyField } from './lua/claim.lua';
+import { CLAIM_REPLY_FIELDS, type ClaimReplyField } from './lua/claim.lua';
 
 /** What a claim wrote into every row it took, known to the client without reading it back. */
 export interface ClaimWritten {
@@ -33,43 +33,65 @@ function parsedJson(text: string): JsonValue | undefined {
   }
 }
 
+/** An empty {@link Stored}: every field absent until the row's list names it. */
+const noneStored = (): Stored => ({
+  id: null,
+  run: null,
+  name: null,
+  q: null,
+  input: null,
+  key: null,
+  ten: null,
+  by: null,
+  att: null,
+  max: null,
+  pri: null,
+  at: null,
+  ca: null,
+  err: null,
+  pg: null,
+  ck: null,
+  tp: null,
+  fin: null,
+  xr: null,
+});
+
+/** A name's length and first two character codes as one number: what tells the kept field names apart. */
+const shapeOf = (text: string, at: number, length: number): number =>
+  length * 65_536 + text.charCodeAt(at) * 256 + (length > 1 ? text.charCodeAt(at + 1) : 0);
+
+/** The kept field names by {@link shapeOf}: every name's shape is its own (the spec holds so). */
+export const KEPT_BY_SHAPE: ReadonlyMap<number, ClaimReplyField> = new Map(
+  CLAIM_REPLY_FIELDS.map((f) => [shapeOf(f, 0, f.length), f]),
+);
+
+/**
+ * The kept field named by `text` from `at` to `end`, or undefined for a field the claimed row does not take from the
+ * store: looked up by its shape, then checked in place (no name cut out of the text).
+ */
+function keptAt(text: string, at: number, end: number): ClaimReplyField | undefined {
+  const field = KEPT_BY_SHAPE.get(shapeOf(text, at, end - at));
+  return field !== undefined && text.startsWith(field, at) ? field : undefined;
+}
+
 /**
  * The stored fields of a packed row's flat field/value list, from `at` on in `text`: undefined when it does not hold
  * exactly `count` entries (a NUL inside a stored value shows as a separator too many). Fields the claimed row does not
- * take from the store (state, worker, claim, lease, update time) and unknown ones are passed over.
+ * take from the store (state, worker, claim, lease, update time) and unknown ones are passed over, their values never
+ * cut out of the text.
  */
 function storedFields(text: string, at: number, count: number): Stored | undefined {
-  const f: Stored = {
-    id: null,
-    run: null,
-    name: null,
-    q: null,
-    input: null,
-    key: null,
-    ten: null,
-    by: null,
-    att: null,
-    max: null,
-    pri: null,
-    at: null,
-    ca: null,
-    err: null,
-    pg: null,
-    ck: null,
-    tp: null,
-    fin: null,
-    xr: null,
-  };
+  const f = noneStored();
   let seen = 0;
-  let field = '';
+  let field: ClaimReplyField | undefined;
   // one separator at a time (no array of parts); even entries are names, odd ones their values
   while (at <= text.length) {
-    const sep = text.indexOf('\u0000', at);
-    const part = sep < 0 ? text.slice(at) : text.slice(at, sep);
-    if (seen % 2 === 0) field = part;
-    else if (Object.hasOwn(f, field)) f[field as ClaimReplyField] = part;
+    let sep = text.indexOf('\u0000', at);
+    if (sep < 0) sep = text.length;
+    if (seen % 2 === 0) field = keptAt(text, at, sep);
+    else if (field !== undefined) f[field] = text.slice(at, sep);
     seen++;
-    at = sep < 0 ? text.length + 1 : sep + 1;
+    at = sep + 1;
   }
   return seen === count ? f : undefined;
 }
