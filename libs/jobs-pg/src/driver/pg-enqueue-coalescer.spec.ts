@@ -9,13 +9,21 @@ import { pgContext } from './pg-context';
 import { coalescingEnqueue } from './pg-enqueue-coalescer';
 import { statementsFor } from './statements';
 
+/** The ids of a binary `uuid[]` (see `uuidArray`): after a 20-byte header, each a 4-byte length and 16 bytes. */
+const binaryIds = (array: Buffer): string[] =>
+  Array.from({ length: array.readInt32BE(12) }, (_, i) => {
+    const hex = array.toString('hex', 24 + i * 20, 40 + i * 20);
+    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  });
+
 /**
- * The ids a statement carried: its id array (an array, or the array literal the optimistic batch statement takes), or
- * the one id of the single-row statement.
+ * The ids a statement carried: its id array (an array, the binary array the batch statements take, or an array
+ * literal), or the one id of the single-row statement.
  */
 const idsOf = (values: readonly unknown[]): string[] => {
   const ids = values[1];
   if (Array.isArray(ids)) return ids as string[];
+  if (Buffer.isBuffer(ids)) return binaryIds(ids);
   const text = String(ids);
   return text.startsWith('{')
     ? text

@@ -12,9 +12,11 @@
  * `on conflict (id)`, 27.3 ms with `on conflict do nothing` (which arbitrates both unique indexes). Nothing is
  * returned to the client: every row landed, so the caller already knows each request's ids.
  *
- * The parameters are shaped for the client's cost as much as the server's: array literals built by the driver; the
- * JSON inputs as ONE text, one input per line — `JSON.stringify` never writes a raw line feed (it escapes every
- * control character inside strings), so a line is exactly one input and needs no quoting; an empty line is SQL NULL;
+ * The parameters are shaped for the client's cost as much as the server's: the ids and run ids as binary `uuid[]`
+ * (16 bytes an id, copied, where 36 characters of text were parsed: ~15 % of the statement's backend CPU on a 1,000-row
+ * batch); the other arrays as literals built by the driver; the JSON inputs as ONE text, one input per line —
+ * `JSON.stringify` never writes a raw line feed (it escapes every control character inside strings), so a line is
+ * exactly one input and needs no quoting; an empty line is SQL NULL;
  * and a column other than the ids, inputs and keys that holds one value for every request (a bulk batch's name,
  * queue, tenant, due time, priority, its nulls) as a ONE-element array, read once rather than parsed 1,000 times —
  * ~2 of ~13 ms of backend CPU on a 1,000-row batch. A one-element array is never ambiguous: `unnest` pads it with

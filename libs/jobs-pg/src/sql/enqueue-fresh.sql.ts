@@ -10,7 +10,7 @@
  *
  * Its parameters are those of `SQL_ENQUEUE_BATCH`, shaped the same way (see there): $1 now (timestamptz; null = the
  * database's `now()`), then one array per column, each as long as the batch or, where marked (*), one element
- * standing for every request: $2 ids uuid[], $3 run_ids uuid[], $4 names text[]*, $5 queues text[]*, $6 inputs text
+ * standing for every request: $2 ids uuid[] (binary, as $3), $3 run_ids uuid[], $4 names text[]*, $5 queues text[]*, $6 inputs text
  * (JSON texts joined by line feeds), $7 idempotency_keys text[], $8 tenant_ids text[]*, $9 enqueued_bys text[]*,
  * $10 run_ats timestamptz[]*, $11 max_attempts int[]*, $12 priorities int[]*, $13 concurrency_keys text[]*,
  * $14 traceparents text[]*, $15 cross_tenant_reasons text[]*.
