@@ -8,6 +8,7 @@ import {
   LeaseLostError,
 } from '../errors/runtime-errors';
 import type { JobBody } from '../registry/job-registry';
+import type { ParseResult } from '../schema/standard';
 import { traceRun, tracingOn } from '../tracing/run-span';
 import { watchAbandoned } from './abandoned-body';
 import { AttemptArgs, AttemptContext } from './attempt-args';
@@ -75,21 +76,45 @@ export class Attempt extends AttemptSettle {
     return this.#unlink === noop ? this.#attempt() : this.#attempt().finally(this.#unlink);
   }
 
-  /** The path itself: each step either settles the attempt or hands on to the next. */
-  async #attempt(): Promise<JobExecution> {
+  /**
+   * The path itself: each step either settles the attempt or hands on to the next — the job, the input
+   * ({@link Attempt.#parsed}), the tenant, the fleet slot and the deadline ({@link Attempt.#guarded}), the body, the
+   * wait and the settle ({@link Attempt.#body}). Chained rather than `async`: a no-op run pays for no async frame.
+   */
+  #attempt(): Promise<JobExecution> {
     const { o, claimed } = this;
     if (o.job === undefined) return this.fail(new JobUnknownError(claimed.name), undefined);
     const { handle, body } = o.job;
     if (body === undefined) return this.fail(new JobUnboundError(claimed.name), undefined);
-    const parsed = await handle.parseInput(claimed.input);
+    return handle.parseInput(claimed.input).then((parsed) => this.#parsed(parsed, handle, body));
+  }
+
+  /** The input parsed: its tenant, then the body — straight away for a job with no fleet cap and no deadline (most). */
+  #parsed(
+    parsed: ParseResult<unknown>,
+    handle: AnyJobHandle,
+    body: JobBody,
+  ): Promise<JobExecution> {
     if (!parsed.ok)
-      return this.fail(new JobInputInvalidError(claimed.name, parsed.issues), undefined);
+      return this.fail(new JobInputInvalidError(this.claimed.name, parsed.issues), undefined);
     const input: unknown = parsed.value;
-    let gate: GateVerdict;
     try {
       const orgId = handle.tenantOf(input);
-      if (orgId !== null) this.ctx = new AttemptContext(claimed, this.abort, orgId);
-      // a job without a fleet cap (most) passes the gate without a promise
+      if (orgId !== null) this.ctx = new AttemptContext(this.claimed, this.abort, orgId);
+    } catch (error) {
+      return this.fail(error, input);
+    }
+    // nothing to undo after the settle: the settle is the attempt's answer, with no promise around it
+    if (handle.concurrency === null && handle.timeoutMs === undefined)
+      return this.#body(body, handle, input);
+    return this.#guarded(body, handle, input);
+  }
+
+  /** The body of a job with a fleet cap or a deadline: the slot taken and the deadline armed around it, undone after. */
+  async #guarded(body: JobBody, handle: AnyJobHandle, input: unknown): Promise<JobExecution> {
+    let gate: GateVerdict;
+    try {
+      // a job without a fleet cap passes the gate without a promise
       gate = handle.concurrency === null ? OPEN_GATE : await this.#enterGate(handle, input);
     } catch (error) {
       return this.fail(error, input);
@@ -97,9 +122,6 @@ export class Attempt extends AttemptSettle {
     if (gate.kind !== 'open') {
       return gate.kind === 'wait' ? this.handBack(gate.key) : this.refuse(gate.key, input);
     }
-    // nothing to undo after the settle (most jobs): the settle is the attempt's answer, with no promise around it
-    if (gate === OPEN_GATE && handle.timeoutMs === undefined)
-      return this.#body(body, handle, input);
     const disarm = this.#armDeadline(handle.timeoutMs);
     try {
       return await this.#body(body, handle, input);
@@ -117,12 +139,14 @@ export class Attempt extends AttemptSettle {
     // the body's arguments and its ambient scope; the step API, progress and signal are made on first use
     const args = new AttemptArgs(this, handle, input, this.ctx);
     let answer: unknown;
+    let promised: boolean;
     try {
       answer = withRunScope(args, () => body(args));
+      promised = isThenable(answer);
     } catch (error) {
       return this.#stopped(error, undefined, args, input);
     }
-    return isThenable(answer)
+    return promised
       ? this.#waitFor(Promise.resolve(answer), args, input)
       : this.#returned(answer, args, input);
   }
