@@ -93,8 +93,9 @@ async function collect(worker, expected) {
 async function serverCounters(ctx) {
   const { admin, db } = ctx;
   const database = db.name;
+  // a claim is told by its CTE's name: pg_stat_statements may keep a text whose constants ('claimed' among them) are $n
   const { rows } = await admin.query(
-    `select case when query like '%''claimed'' as arm%' then 'claim'
+    `select case when query like '%claimed as (%' then 'claim'
                  when query ilike '%insert into x_jobs%' then 'enqueue' end as kind,
             sum(calls)::float8 as calls, sum(total_exec_time)::float8 as ms, sum(rows)::float8 as rows,
             sum(shared_blks_hit + shared_blks_read)::float8 as blocks, sum(wal_records)::float8 as wal,
