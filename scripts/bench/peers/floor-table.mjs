@@ -1,8 +1,8 @@
 /**
  * The floors table of `bench:peers`: each of our figures beside the figures that bound it, measured in the same run by
- * the floor pseudo-peers (`floor-*.mjs`) through the same scenarios and processes, and their ratio (ours ÷ floor: a
- * rate below 1 is that fraction of the floor, a wait above 1 that multiple of it). Printed after the peers' table,
- * which floors take no part in. Each floor adapter names its rows: `rows`, each
+ * the floor pseudo-peers (`floor-*.mjs`) through the same scenarios and processes, and their ratio (ours ÷ floor, the
+ * median of the per-run ratios: a rate below 1 is that fraction of the floor, a wait above 1 that multiple of it).
+ * Printed after the peers' table, which floors take no part in. Each floor adapter names its rows: `rows`, each
  * `[our figure's key or null, label, unit, digits, the floor's key, what the floor is]`.
  */
 import { median } from '../lib.mjs';
@@ -24,13 +24,24 @@ const ORDER = [
 const format = (value, digits) =>
   value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 const of = (column, key) => (key && column.figures[key] ? median(column.figures[key]) : undefined);
+const runsOf = (column, key) => (key && column.figures[key]) || [];
+
+/**
+ * Ours ÷ floor as the median of the per-run ratios when both were measured in every run: ours and its floor run back
+ * to back in each rotation, so a run's pair shares that moment's load; else the ratio of the medians.
+ */
+function ratioOf(ours, floor, key, floorKey) {
+  const [mine, bound] = [runsOf(ours, key), runsOf(floor, floorKey)];
+  if (mine.length === bound.length) return median(mine.map((value, run) => value / bound[run]));
+  return median(mine) / median(bound);
+}
 
 /** One Markdown row of `ours` beside `floor` (— where ours was not measured), or undefined without the floor's. */
 function rowOf(ours, floor, [key, label, unit, digits, floorKey, what]) {
   const [mine, bound] = [of(ours, key), of(floor, floorKey)];
   if (bound === undefined) return undefined;
   const cell = mine === undefined ? '—' : format(mine, digits);
-  const ratio = mine === undefined ? '—' : `${(mine / bound).toFixed(2)}×`;
+  const ratio = mine === undefined ? '—' : `${ratioOf(ours, floor, key, floorKey).toFixed(2)}×`;
   return `| ${unit ? `${label}, ${unit}` : label} | ${cell} | ${format(bound, digits)} | ${floor.label}: ${what} | ${ratio} |`;
 }
 
@@ -49,7 +60,7 @@ export function printFloors(groups) {
     console.log(
       [
         '',
-        `| ${ours.label} beside its floors (median of runs) | ${ours.label} | floor | the floor is | ours ÷ floor |`,
+        `| ${ours.label} beside its floors (median of runs) | ${ours.label} | floor | the floor is | ours ÷ floor (median of runs' ratios) |`,
         '|---|---|---|---|---|',
         ...rows,
       ].join('\n'),
