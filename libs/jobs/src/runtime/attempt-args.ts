@@ -1,7 +1,7 @@
 import type { AnyJobHandle } from '../declare/handle';
 import type { JobRunContext, RunActor, RunArgs, StepApi } from '../declare/run-args';
 import type { ClaimedJob, ClaimRef } from '../driver/job-row';
-import type { ExecuteJobOptions } from './attempt-options';
+import type { AttemptEnv } from './attempt-options';
 import { progressReporter, type ProgressReporter } from './progress';
 import type { RunAbort } from './run-abort';
 import type { RunScope } from './run-context';
@@ -17,16 +17,24 @@ export class AttemptContext implements JobRunContext {
   readonly runId: string;
   readonly name: string;
   readonly attempt: number;
-  readonly actor: RunActor;
+  readonly #enqueuedBy: string | null;
+  readonly #orgId: string | null;
   readonly #abort: RunAbort;
+  #actor: RunActor | undefined;
 
   constructor(claimed: ClaimedJob, abort: RunAbort, orgId: string | null) {
     this.jobId = claimed.id;
     this.runId = claimed.runId;
     this.name = claimed.name;
     this.attempt = claimed.attempt;
-    this.actor = { id: claimed.enqueuedBy, orgId };
+    this.#enqueuedBy = claimed.enqueuedBy;
+    this.#orgId = orgId;
     this.#abort = abort;
+  }
+
+  /** Who enqueued the run, under which tenant: made on first read, then the same object. */
+  get actor(): RunActor {
+    return (this.#actor ??= { id: this.#enqueuedBy, orgId: this.#orgId });
   }
 
   get signal(): AbortSignal {
@@ -40,7 +48,7 @@ export class AttemptContext implements JobRunContext {
 
 /** What the arguments read from the attempt they belong to (the attempt itself: nothing is copied per run). */
 export interface ArgsSource {
-  readonly o: ExecuteJobOptions;
+  readonly o: AttemptEnv;
   readonly claimed: ClaimedJob;
   readonly claim: ClaimRef;
   readonly final: boolean;

@@ -4,7 +4,8 @@ import type { AckOptions } from '../driver/job-driver';
 import type { ClaimedJob, ClaimRef } from '../driver/job-row';
 import { JobKeyBusyError } from '../errors/operator-errors';
 import { errorCodeOf } from '../errors/jobs-error';
-import type { ExecuteJobOptions } from './attempt-options';
+import type { RegisteredJob } from '../registry/job-registry';
+import type { AttemptEnv } from './attempt-options';
 import { isFinal, planFailure } from './failure-plan';
 import { notifyOnSettled } from './on-settled';
 import { jobsTotalOutcome, type JobExecution, type JobOutcome } from './outcome';
@@ -15,29 +16,45 @@ import { resendSettle } from './settle-retry';
  * One attempt's settles — ack, park, interrupt, retry or stop, hand back, refuse — each fenced on the claim, sent again
  * if the driver throws ({@link resendSettle}), and counted once it lands. The base of `Attempt`, which runs the body
  * and picks the settle: a settle is a method, so an attempt that completes allocates none of the failure paths'
- * closures.
+ * closures. A runner adapts it through two methods rather than callbacks made per run: {@link AttemptSettle.sendAck}
+ * and {@link AttemptSettle.settled}.
  */
 export class AttemptSettle {
-  readonly claimed: ClaimedJob;
-  /** What every settle is fenced on. */
-  readonly claim: ClaimRef;
   readonly started: number;
   /** Whether this is the job's last attempt: a failure stops it for good. */
   readonly final: boolean;
   readonly retry: ResolvedRetryPolicy | undefined;
+  #claim: ClaimRef | undefined;
 
   constructor(
-    readonly o: ExecuteJobOptions,
+    /** What every attempt of the runner shares. */
+    readonly o: AttemptEnv,
+    readonly claimed: ClaimedJob,
+    /** The registered job for the row's name; undefined when this process does not know it. */
+    readonly job: RegisteredJob | undefined,
     /** The context the body and onSettled see: replaced once the input names a tenant. */
     protected ctx: JobRunContext,
   ) {
-    const claimed = o.claimed;
-    this.claimed = claimed;
-    this.claim = { workerId: claimed.workerId, claim: claimed.claim };
     this.started = o.clock.now();
-    this.retry = o.job?.handle.retry;
+    this.retry = job?.handle.retry;
     this.final = isFinal(claimed, this.retry);
   }
+
+  /** What every settle is fenced on (made on first use: a completed run's ack reads the claim's fields itself). */
+  get claim(): ClaimRef {
+    return (this.#claim ??= { workerId: this.claimed.workerId, claim: this.claimed.claim });
+  }
+
+  /** Sends a completed attempt's ack (the driver's `ack`; a worker sends it through its batcher). */
+  protected sendAck(jobId: string, ack: AckOptions): Promise<boolean> {
+    return this.o.driver.ack(jobId, ack);
+  }
+
+  /**
+   * Told once the attempt's settle was answered, before onSettled runs: from there the run holds no lease (a worker
+   * stops renewing it). Nothing by default.
+   */
+  protected settled(_landed: boolean): void {}
 
   /** The fields every log line of an attempt carries (a text line prints `attempt=2/5`). */
   logFields(): Record<string, unknown> {
@@ -53,26 +70,26 @@ export class AttemptSettle {
   }
 
   /**
-   * The body returned: ack (through the caller's `ack` when given), then onSettled. Not `async`, and the ack is sent
+   * The body returned: ack (through {@link AttemptSettle.sendAck}), then onSettled. Not `async`, and the ack is sent
    * here rather than through {@link answered}: every completed run takes this path, and each would add promises to it.
    */
   protected complete(result: unknown, input: unknown): Promise<JobExecution> {
-    const { o, claimed, claim } = this;
+    const { o, claimed } = this;
     const ack: AckOptions = {
-      workerId: claim.workerId,
-      claim: claim.claim,
+      workerId: claimed.workerId,
+      claim: claimed.claim,
       durationMs: o.clock.now() - this.started,
     };
     let sent: Promise<boolean>;
     try {
-      sent = this.#sendAck(ack);
+      sent = this.sendAck(claimed.id, ack);
     } catch (error) {
       sent = Promise.reject(error);
     }
     return sent.then(
       (landed) => this.#acked(landed, result, input),
       (error: unknown) =>
-        resendSettle(o, claimed, error, 'ack', () => this.#sendAck(ack)).then((landed) =>
+        resendSettle(o, claimed, error, 'ack', () => this.sendAck(claimed.id, ack)).then((landed) =>
           this.#acked(landed, result, input),
         ),
     );
@@ -80,13 +97,13 @@ export class AttemptSettle {
 
   /** The ack was answered: a completed run (onSettled told, when the job has one), or a lost one. */
   #acked(landed: boolean, result: unknown, input: unknown): JobExecution | Promise<JobExecution> {
-    const { o, claimed, ctx } = this;
-    o.onSettle?.(landed);
+    const { o, claimed, ctx, job } = this;
+    this.settled(landed);
     if (!landed) return this.lost('ack');
-    if (o.job === undefined || o.job.handle.hasOnSettled === false)
+    if (job === undefined || job.handle.hasOnSettled === false)
       return this.finish('completed', { result });
     return notifyOnSettled(
-      o.job.handle,
+      job.handle,
       { outcome: 'completed', jobId: claimed.id, runId: claimed.runId, input, result, ctx },
       ctx,
       o.logger,
@@ -152,10 +169,10 @@ export class AttemptSettle {
         code,
         error: renderError(error),
       });
-      if (o.job !== undefined) {
+      if (this.job !== undefined) {
         const { ctx } = this;
         await notifyOnSettled(
-          o.job.handle,
+          this.job.handle,
           { outcome, jobId: claimed.id, runId: claimed.runId, input, error: text, code, ctx },
           ctx,
           o.logger,
@@ -218,10 +235,10 @@ export class AttemptSettle {
     );
     if (!landed) return this.lost('refuse');
     o.logger.log('warn', 'jobs.attempt.refused', { ...this.logFields(), key, code: error.code });
-    if (o.job !== undefined) {
+    if (this.job !== undefined) {
       const { ctx } = this;
       await notifyOnSettled(
-        o.job.handle,
+        this.job.handle,
         {
           outcome: 'refused',
           jobId: claimed.id,
@@ -255,7 +272,7 @@ export class AttemptSettle {
     } catch (error) {
       landed = await resendSettle(this.o, this.claimed, error, settle, send);
     }
-    this.o.onSettle?.(landed);
+    this.settled(landed);
     return landed;
   }
 
@@ -269,10 +286,5 @@ export class AttemptSettle {
     return extra === undefined
       ? { jobId: claimed.id, outcome, durationMs }
       : { jobId: claimed.id, outcome, durationMs, ...extra };
-  }
-
-  #sendAck(ack: AckOptions): Promise<boolean> {
-    const { o } = this;
-    return o.ack === undefined ? o.driver.ack(this.claimed.id, ack) : o.ack(this.claimed.id, ack);
   }
 }

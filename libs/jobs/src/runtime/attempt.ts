@@ -7,12 +7,13 @@ import {
   JobUnknownError,
   LeaseLostError,
 } from '../errors/runtime-errors';
-import type { JobBody } from '../registry/job-registry';
+import type { ClaimedJob } from '../driver/job-row';
+import type { JobBody, RegisteredJob } from '../registry/job-registry';
 import type { ParseResult } from '../schema/standard';
 import { traceRun, tracingOn } from '../tracing/run-span';
 import { watchAbandoned } from './abandoned-body';
 import { AttemptArgs, AttemptContext } from './attempt-args';
-import type { ExecuteJobOptions } from './attempt-options';
+import type { AttemptEnv } from './attempt-options';
 import { AttemptSettle } from './attempt-settle';
 import { enterConcurrencyGate, OPEN_GATE, type GateVerdict } from './concurrency-gate';
 import type { JobExecution } from './outcome';
@@ -38,42 +39,33 @@ function isThenable(answer: unknown): answer is PromiseLike<unknown> {
 }
 
 /**
- * One claimed attempt, made once per run. It owns the run's abort (and its link to a caller's `signal`), the body's
- * arguments, the deadline and the settle (the methods it inherits from {@link AttemptSettle}); {@link Attempt.run}
- * reads top to bottom: the job, the input, the tenant, the fleet slot, the deadline, the body, the wait, the settle.
+ * One claimed attempt, made once per run. It owns the run's abort, the body's arguments, the deadline and the settle
+ * (the methods it inherits from {@link AttemptSettle}); {@link Attempt.run} reads top to bottom: the job, the input,
+ * the tenant, the fleet slot, the deadline, the body, the wait, the settle. A runner that needs more of each run (the
+ * worker's slot and heartbeat) extends it, so a run is one object.
  *
  * Lean by design: a worker drains tens of thousands of no-op runs a second through here, so a run that completes makes
  * no AbortController (unless its signal is read), no timer (unless the job has a deadline), no step API or progress
- * reporter (unless used), and as few promises as the awaits below need.
+ * reporter (unless used), and as few promises as the path below needs.
  */
 export class Attempt extends AttemptSettle {
-  readonly abort: RunAbort;
-  /** Undoes the abort's link to the caller's `signal` once the attempt ends (nothing to undo without one). */
-  readonly #unlink: () => void;
   /** The stop that ended the wait for the body (the deadline or a lost lease), once one did. */
   #ended: unknown = undefined;
 
-  constructor(o: ExecuteJobOptions) {
-    let abort = o.abort;
-    let unlink = noop;
-    if (abort === undefined) {
-      if (o.signal === undefined) abort = new RunAbort();
-      else ({ run: abort, dispose: unlink } = RunAbort.following(o.signal));
-    }
-    super(o, new AttemptContext(o.claimed, abort, null));
-    this.abort = abort;
-    this.#unlink = unlink;
+  constructor(
+    o: AttemptEnv,
+    claimed: ClaimedJob,
+    job: RegisteredJob | undefined,
+    /** The run's cancellation: the deadline, a lost fleet slot, and whoever runs the attempt abort it. */
+    readonly abort: RunAbort,
+  ) {
+    super(o, claimed, job, new AttemptContext(claimed, abort, null));
   }
 
   /** Runs the attempt to its outcome and settles the row; never throws for a body's failure (the outcome says it). */
   run(): Promise<JobExecution> {
     // tracing off (no API, no provider) costs this check and nothing else
-    return tracingOn() ? traceRun(this.claimed, () => this.#unlinked()) : this.#unlinked();
-  }
-
-  /** The attempt, with the abort's link to the caller's `signal` undone once it ends. */
-  #unlinked(): Promise<JobExecution> {
-    return this.#unlink === noop ? this.#attempt() : this.#attempt().finally(this.#unlink);
+    return tracingOn() ? traceRun(this.claimed, () => this.#attempt()) : this.#attempt();
   }
 
   /**
@@ -82,9 +74,9 @@ export class Attempt extends AttemptSettle {
    * wait and the settle ({@link Attempt.#body}). Chained rather than `async`: a no-op run pays for no async frame.
    */
   #attempt(): Promise<JobExecution> {
-    const { o, claimed } = this;
-    if (o.job === undefined) return this.fail(new JobUnknownError(claimed.name), undefined);
-    const { handle, body } = o.job;
+    const { job, claimed } = this;
+    if (job === undefined) return this.fail(new JobUnknownError(claimed.name), undefined);
+    const { handle, body } = job;
     if (body === undefined) return this.fail(new JobUnboundError(claimed.name), undefined);
     return handle.parseInput(claimed.input).then((parsed) => this.#parsed(parsed, handle, body));
   }

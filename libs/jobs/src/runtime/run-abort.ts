@@ -53,29 +53,38 @@ class StopChannel {
  * ends at the deadline whatever stopped the run before.
  */
 export class RunAbort {
-  readonly #first = new StopChannel();
-  readonly #hard = new StopChannel();
+  // both channels are made on first use: most runs are never stopped and never read a signal
+  #firstChannel: StopChannel | undefined;
+  #hardChannel: StopChannel | undefined;
   #onFirst: Listener[] | undefined;
   #onEach: Listener[] | undefined;
 
+  get #first(): StopChannel {
+    return (this.#firstChannel ??= new StopChannel());
+  }
+
+  get #hard(): StopChannel {
+    return (this.#hardChannel ??= new StopChannel());
+  }
+
   /** Whether the run was stopped (soft or hard). */
   get aborted(): boolean {
-    return this.#first.aborted;
+    return this.#firstChannel?.aborted === true;
   }
 
   /** What the run was first stopped with (undefined while it was not): the reason `signal` carries. */
   get reason(): unknown {
-    return this.#first.reason;
+    return this.#firstChannel?.reason;
   }
 
   /** Whether the run was hard-stopped (before or after a drain). */
   get hardStopped(): boolean {
-    return this.#hard.aborted;
+    return this.#hardChannel?.aborted === true;
   }
 
   /** What the run was first hard-stopped with (undefined while it was not): the reason `hardSignal` carries. */
   get hardReason(): unknown {
-    return this.#hard.reason;
+    return this.#hardChannel?.reason;
   }
 
   /** Aborted by the first stop of either strength; made on first read. */
@@ -94,12 +103,12 @@ export class RunAbort {
    */
   abort(reason: unknown): void {
     let first: Listener[] | undefined;
-    if (!this.#first.aborted) {
+    if (!this.aborted) {
       this.#first.abort(reason);
       first = this.#onFirst;
       this.#onFirst = undefined;
     }
-    if (!this.#hard.aborted && !isSoftStop(reason)) this.#hard.abort(reason);
+    if (!this.hardStopped && !isSoftStop(reason)) this.#hard.abort(reason);
     if (first !== undefined) for (const listener of first) listener(reason);
     const each = this.#onEach;
     if (each !== undefined) for (const listener of [...each]) listener(reason);
@@ -107,8 +116,8 @@ export class RunAbort {
 
   /** Calls `listener` once when the run is first stopped (at once if it was). Answers the removal. */
   onAbort(listener: Listener): () => void {
-    if (this.#first.aborted) {
-      listener(this.#first.reason);
+    if (this.aborted) {
+      listener(this.reason);
       return () => undefined;
     }
     return remover((this.#onFirst ??= []), listener);

@@ -1,7 +1,7 @@
 import type { ClaimedJob } from '../driver/job-row';
 import { JobsError } from '../errors/jobs-error';
 import { logError } from '../util/log-format';
-import type { ExecuteJobOptions } from './attempt-options';
+import type { AttemptEnv } from './attempt-options';
 
 /** The first wait before a settle the driver threw on is sent again; each later wait doubles. */
 export const SETTLE_RETRY_FIRST_MS = 100;
@@ -22,7 +22,7 @@ export const SETTLE_RETRY_MAX_MS = 2_000;
  * spent.
  */
 export async function resendSettle(
-  o: Pick<ExecuteJobOptions, 'clock' | 'logger' | 'visibilityTimeoutMs'>,
+  o: Pick<AttemptEnv, 'clock' | 'logger' | 'visibilityTimeoutMs'>,
   claimed: ClaimedJob,
   first: unknown,
   settle: string,

@@ -1,21 +1,21 @@
-import type { JobDriver } from '../driver/job-driver';
+import type { AckOptions, JobDriver } from '../driver/job-driver';
 import type { ClaimedJob } from '../driver/job-row';
 import { JobDrainedError } from '../errors/runtime-errors';
 import type { EventBus } from '../events/event-bus';
 import type { JobRegistry, RegisteredJob } from '../registry/job-registry';
-import { Attempt } from '../runtime/attempt';
+import type { AttemptEnv } from '../runtime/attempt-options';
 import type { JobMetrics } from '../runtime/metrics';
 import type { JobExecution } from '../runtime/outcome';
-import type { RunAbort } from '../runtime/run-abort';
 import type { Clock } from '../util/clock';
 import type { JobsLogger } from '../util/logger';
 import { ACK_BATCH_MAX, ACK_BATCHES_IN_FLIGHT, type AckBatcher } from './ack-batcher';
 import type { DueTimers } from './due-timers';
 import type { HandBacks } from './hand-backs';
-import type { Heartbeat, Heartbeats } from './heartbeat';
+import type { Heartbeats } from './heartbeat';
 import type { PrefetchBuffer } from './prefetch';
 import type { SlotLedger } from './slot-ledger';
 import { countOutcome, type MutableWorkerStats } from './worker-stats';
+import { WorkerRun, type RunAcks } from './worker-run';
 
 /** Acks queued past this many keep their slot until they land, so a slow database cannot pile up settles. */
 const ACK_BACKLOG_MAX = ACK_BATCH_MAX * ACK_BATCHES_IN_FLIGHT;
@@ -23,20 +23,6 @@ const ACK_BACKLOG_MAX = ACK_BATCH_MAX * ACK_BATCHES_IN_FLIGHT;
 /** Claim order within a queue: priority, run time, then id (UUIDv7 text sorts in mint order). */
 const claimOrder = (a: ClaimedJob, b: ClaimedJob): number =>
   a.priority - b.priority || a.runAt - b.runAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-
-/** A run this worker holds. */
-export interface HeldRun {
-  readonly claimed: ClaimedJob;
-  readonly abort: RunAbort;
-  /** The run's end, set once the attempt is under way. */
-  done: Promise<void> | undefined;
-  /** Renews the run's lease until stopped. */
-  readonly beat: Heartbeat;
-  /** Whether its slot was given back. */
-  freed: boolean;
-  /** Whether a cap handed it back. */
-  deferred: boolean;
-}
 
 /** What {@link WorkerRuns} works with: the worker's settings and its other parts. */
 export interface WorkerRunsOptions {
@@ -68,14 +54,27 @@ export interface WorkerRunsOptions {
  * The runs a worker holds: places a claim's rows (held, then started while slots are free), starts each as an
  * attempt under its heartbeat, and when one ends (or its ack is sent) gives its slot to the next held row.
  */
-export class WorkerRuns {
+export class WorkerRuns implements RunAcks {
   /** The runs in flight, by job id. */
-  readonly runs = new Map<string, HeldRun>();
+  readonly runs = new Map<string, WorkerRun>();
   /** The drain's signal once a drain began; a manual stop sets none, because it aborts nothing. */
   private drainSignal: string | undefined;
   private readonly jobs = new Map<string, RegisteredJob>();
+  /** What every run's attempt reads: made once per worker. */
+  private readonly env: AttemptEnv;
 
-  constructor(private readonly o: WorkerRunsOptions) {}
+  constructor(private readonly o: WorkerRunsOptions) {
+    this.env = {
+      driver: o.driver,
+      clock: o.clock,
+      logger: o.logger,
+      events: o.events,
+      metrics: o.metrics,
+      visibilityTimeoutMs: o.visibilityTimeoutMs,
+      heartbeatIntervalMs: o.heartbeatIntervalMs,
+      handBackMs: o.handBackMs,
+    };
+  }
 
   /**
    * Places a claim's rows, in claim order per queue: held, then started while slots are free. While stopping, what
@@ -128,44 +127,13 @@ export class WorkerRuns {
       );
       return;
     }
-    // The attempt owns the run's abort; the heartbeat (a lost lease) and a drain abort it through `run.abort`.
-    const attempt = new Attempt({
-      driver: o.driver,
-      job: this.jobOf(claimed.name),
-      claimed,
-      clock: o.clock,
-      logger: o.logger,
-      events: o.events,
-      metrics: o.metrics,
-      visibilityTimeoutMs: o.visibilityTimeoutMs,
-      heartbeatIntervalMs: o.heartbeatIntervalMs,
-      handBackMs: o.handBackMs,
-      // Once the settle is answered the row is no longer this run's: renewing it would read as a lost lease.
-      onSettle: () => run.beat.stop(),
-      // The body completed: its slot goes to the next run while the ack rides the next batch.
-      ack: (jobId, ackOptions) => {
-        const landed = o.acks.ack(jobId, ackOptions);
-        if (o.acks.pending() <= ACK_BACKLOG_MAX) {
-          this.freeSlot(run);
-          o.kick();
-        }
-        return landed;
-      },
-    });
-    const { abort } = attempt;
+    // The run owns its abort; its heartbeat (a lost lease) and a drain abort it through `run.abort`.
+    const run = new WorkerRun(this.env, claimed, this.jobOf(claimed.name), o.beats, this);
     // A row a claim on the wire hands back after the drain began is aborted like the rest; after a manual stop() it runs.
     if (this.drainSignal !== undefined)
-      abort.abort(new JobDrainedError(o.workerId, this.drainSignal));
-    const run: HeldRun = {
-      claimed,
-      abort,
-      done: undefined,
-      beat: o.beats.start(claimed, abort),
-      freed: false,
-      deferred: false,
-    };
+      run.abort.abort(new JobDrainedError(o.workerId, this.drainSignal));
     this.runs.set(claimed.id, run);
-    run.done = attempt.run().then(
+    run.done = run.run().then(
       (execution) => {
         try {
           run.deferred = execution.outcome === 'deferred';
@@ -184,6 +152,17 @@ export class WorkerRuns {
     );
   }
 
+  /** The body completed: its ack rides the next batch, and its slot goes to the next run while the ack is out. */
+  ackRun(run: WorkerRun, jobId: string, ack: AckOptions): Promise<boolean> {
+    const { acks } = this.o;
+    const landed = acks.ack(jobId, ack);
+    if (acks.pending() <= ACK_BACKLOG_MAX) {
+      this.freeSlot(run);
+      this.o.kick();
+    }
+    return landed;
+  }
+
   /** The registered job of a name, looked up once per worker (a registry lookup builds a fresh entry each time). */
   private jobOf(name: string): RegisteredJob | undefined {
     let job = this.jobs.get(name);
@@ -200,7 +179,7 @@ export class WorkerRuns {
   }
 
   /** Gives a run's slot back (once): to a held row of its queue at once. */
-  private freeSlot(run: HeldRun): void {
+  private freeSlot(run: WorkerRun): void {
     if (run.freed) return;
     run.freed = true;
     this.o.ledger.give(run.claimed);
@@ -209,7 +188,7 @@ export class WorkerRuns {
   }
 
   /** The run is over (one `then` for both outcomes: a `finally` would cost two more promises per run). */
-  private ended(run: HeldRun): void {
+  private ended(run: WorkerRun): void {
     run.beat.stop();
     if (this.runs.get(run.claimed.id) === run) this.runs.delete(run.claimed.id);
     if (run.freed) return;

@@ -1,0 +1,51 @@
+import type { AckOptions } from '../driver/job-driver';
+import type { ClaimedJob } from '../driver/job-row';
+import type { RegisteredJob } from '../registry/job-registry';
+import { Attempt } from '../runtime/attempt';
+import type { AttemptEnv } from '../runtime/attempt-options';
+import { RunAbort } from '../runtime/run-abort';
+import type { DrainedRun } from './drain-work';
+import type { Heartbeat, Heartbeats } from './heartbeat';
+
+/** Where a worker's run sends its ack: the worker's batch, which also gives the run's slot on. */
+export interface RunAcks {
+  /** Sends `run`'s ack with the next batch; answers whether its fenced settle landed. */
+  ackRun(run: WorkerRun, jobId: string, ack: AckOptions): Promise<boolean>;
+}
+
+/**
+ * One run a worker holds: the attempt itself, with what the worker keeps of it — its heartbeat, whether its slot was
+ * given back, whether a cap handed it back, and its end. One object per run: the worker's settings come from the
+ * worker's shared {@link AttemptEnv}, and the attempt's two hooks are methods here rather than callbacks made per run.
+ */
+export class WorkerRun extends Attempt implements DrainedRun {
+  /** The run's end, set once the attempt is under way. */
+  done: Promise<void> | undefined = undefined;
+  /** Renews the run's lease (a lost one aborts the run) until the settle is answered or the run ends. */
+  readonly beat: Heartbeat;
+  /** Whether its slot was given back. */
+  freed = false;
+  /** Whether a cap handed it back. */
+  deferred = false;
+
+  constructor(
+    env: AttemptEnv,
+    claimed: ClaimedJob,
+    job: RegisteredJob | undefined,
+    beats: Heartbeats,
+    private readonly acks: RunAcks,
+  ) {
+    super(env, claimed, job, new RunAbort());
+    this.beat = beats.start(claimed, this.abort);
+  }
+
+  /** The body completed: its ack rides the worker's next batch, and its slot goes to the next run meanwhile. */
+  protected override sendAck(jobId: string, ack: AckOptions): Promise<boolean> {
+    return this.acks.ackRun(this, jobId, ack);
+  }
+
+  /** Once the settle is answered the row is no longer this run's: renewing it would read as a lost lease. */
+  protected override settled(): void {
+    this.beat.stop();
+  }
+}
