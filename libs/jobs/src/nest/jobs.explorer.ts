@@ -103,7 +103,8 @@ export class JobsExplorer implements OnModuleInit, OnApplicationShutdown {
       if (handle !== undefined) {
         this.registry.bind(
           handle,
-          async (args: RunArgs<unknown>) =>
+          // the method's answer as it is: the attempt waits only for a promise, and a throw is the body's failure
+          (args: RunArgs<unknown>) =>
             (methods[method] as (a: RunArgs<unknown>) => unknown).call(instance, args),
           binder,
         );
