@@ -143,19 +143,37 @@ export class Attempt extends AttemptSettle {
       : this.#returned(answer, args, input);
   }
 
-  /** Waits for a body that answered a promise: its result, or the stop that ended the wait. */
-  async #waitFor(
-    running: Promise<unknown>,
-    args: AttemptArgs,
-    input: unknown,
-  ): Promise<JobExecution> {
-    let result: unknown;
-    try {
-      result = await this.#wait(running);
-    } catch (error) {
-      return this.#stopped(error, running, args, input);
-    }
-    return this.#returned(result, args, input);
+  /**
+   * Waits for a body that answered a promise: the settle its result calls for, or the one the stop that ended the wait
+   * calls for — the deadline or a lost lease ({@link stopsTheWait}), whatever stopped the run before (a drain, a lost
+   * fleet slot). A drain stops the run without ending the wait, so its body may unwind (or finish what is on the wire);
+   * a body that ignores the drain is still torn down at the attempt's deadline, where the job is handed on (hence the
+   * README's "Set `timeout` below the shutdown deadline"), or as soon as its lease is lost, rather than held until the
+   * drain budget is spent. ONE promise for the race, whichever side decides first: not an async wait around a race.
+   */
+  #waitFor(running: Promise<unknown>, args: AttemptArgs, input: unknown): Promise<JobExecution> {
+    return new Promise<JobExecution>((resolve, reject) => {
+      let decided = false;
+      /** The first side to call decides; what it settles with answers the attempt (a throw rejects it). */
+      const decide = (settle: () => Promise<JobExecution>): void => {
+        if (decided) return;
+        decided = true;
+        try {
+          resolve(settle());
+        } catch (error) {
+          reject(error);
+        }
+      };
+      running.then(
+        (result) => decide(() => this.#returned(result, args, input)),
+        (error: unknown) => decide(() => this.#stopped(error, running, args, input)),
+      );
+      this.abort.onStop((reason) => {
+        if (decided || !stopsTheWait(reason)) return;
+        this.#ended = reason;
+        decide(() => this.#stopped(reason, running, args, input));
+      });
+    });
   }
 
   /** The body returned: its last progress written if it was held back, then the ack. */
@@ -190,24 +208,6 @@ export class Attempt extends AttemptSettle {
       () => this.abort.abort(new JobTimeoutError(`Job "${this.claimed.name}" attempt`, timeoutMs)),
       timeoutMs,
     ).cancel;
-  }
-
-  /**
-   * ONE promise for the wait (not a race, which costs three): the body's outcome, or the stop that ends the wait — the
-   * deadline or a lost lease, whatever stopped the run before (a drain, a lost fleet slot). A drain stops the run without ending the wait, so its body may
-   * unwind (or finish what is on the wire); a body that ignores the drain is still torn down at the attempt's deadline,
-   * where the job is handed on (hence the README's "Set `timeout` below the shutdown deadline"), or as soon as its
-   * lease is lost, rather than held until the drain budget is spent.
-   */
-  #wait(running: Promise<unknown>): Promise<unknown> {
-    return new Promise<unknown>((resolve, reject) => {
-      running.then(resolve, reject);
-      this.abort.onStop((reason) => {
-        if (this.#ended !== undefined || !stopsTheWait(reason)) return;
-        this.#ended = reason;
-        reject(reason);
-      });
-    });
   }
 
   /** The wait ended without a result: suspended, drained, lease lost, or failed (its own throw or the deadline). */
