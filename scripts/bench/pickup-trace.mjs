@@ -14,13 +14,13 @@
  * state a queue's statistics are in when a burst comes: taken while nothing waited); BENCH_TRACE_ONLY (default
  * steady,rate500,burst) picks scenarios; BENCH_TRACE_BURST (default 1,000) sizes the burst.
  */
-import { fork } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startPostgres } from './embedded-pg.mjs';
 import { freshDatabase, percentile, pg, preciseNow, sleep } from './lib.mjs';
 import { tailShares, traceLegs } from './pickup-trace-legs.mjs';
+import { spawnChild as spawnChildAt } from './fork-child.mjs';
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));
 const rounds = Number(process.env.BENCH_TRACE_ROUNDS ?? 2);
@@ -29,34 +29,8 @@ const analyze = process.env.BENCH_TRACE_ANALYZE !== '0';
 /** Which scenarios run (steady, rate500, burst) and the burst's size. */
 const only = new Set((process.env.BENCH_TRACE_ONLY ?? 'steady,rate500,burst').split(','));
 const burstSize = Number(process.env.BENCH_TRACE_BURST ?? 1_000);
-let asked = 0;
 
-/** A forked child answering `{ id }`-tagged requests, once it sent its first message. */
-async function spawnChild(script, args) {
-  const child = fork(join(HERE, script), args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const pending = new Map();
-  child.on('message', (message) => {
-    if (message.id !== undefined) pending.get(message.id)?.(message);
-  });
-  const first = await new Promise((resolve, reject) => {
-    child.once('message', resolve);
-    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
-  });
-  return {
-    first,
-    ask(message) {
-      const id = ++asked;
-      return new Promise((resolve) => {
-        pending.set(id, resolve);
-        child.send({ ...message, id });
-      });
-    },
-    stop() {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      return this.ask({ type: 'stop' }).then(() => exited);
-    },
-  };
-}
+const spawnChild = (script, args) => spawnChildAt(join(HERE, script), args);
 
 let base = 0;
 /** Each of `producers` runs `count` calls of `mode` `intervalMs` apart, staggered evenly; answers every call. */

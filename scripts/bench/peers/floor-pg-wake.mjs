@@ -9,6 +9,10 @@
  * table shows its 20/s rows only).
  */
 import { pg } from '../lib.mjs';
+import { floorPool, SELECT_1 } from './floor-pg.mjs';
+
+/** The same one-column table as the bare floor's; nothing is ever outstanding, no job is claimed. */
+export { outstanding, prepare } from './floor-pg.mjs';
 
 export const label = 'floor (PostgreSQL wake)';
 export const store = 'pg';
@@ -40,23 +44,9 @@ const NOTIFYING_INSERT = {
   name: 'floor_notify',
   text: 'with added as (insert into floor_jobs (n) values ($1)) select pg_notify($2, $3)',
 };
-const SELECT_1 = { name: 'floor_select_1', text: 'select 1' };
-
-/** The one-column table. */
-export async function prepare({ url }) {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query('create table floor_jobs (n bigint)');
-  } finally {
-    await client.end();
-  }
-  return { url };
-}
 
 export async function producer({ url }) {
-  const pool = new pg.Pool({ connectionString: url, max: 10 });
-  pool.on('error', () => {});
+  const pool = floorPool(url);
   return {
     enqueue: (queue, data) =>
       pool.query({ ...NOTIFYING_INSERT, values: [data.n, channelOf(queue), JSON.stringify(data)] }),
@@ -87,9 +77,4 @@ export async function worker({ url }, { queue, onJob }) {
       await claimer.end();
     },
   };
-}
-
-/** Nothing is ever outstanding: no job is claimed. */
-export async function outstanding() {
-  return 0;
 }

@@ -75,7 +75,15 @@ export const rows = [
 ];
 
 const INSERT = { name: 'floor_insert', text: 'insert into floor_jobs (n) values ($1)' };
-const SELECT_1 = { name: 'floor_select_1', text: 'select 1' };
+/** A bare round trip, named as the floors' other statements are. */
+export const SELECT_1 = { name: 'floor_select_1', text: 'select 1' };
+
+/** A producer's pool: 10 connections, as ours opens at its defaults. */
+export function floorPool(url) {
+  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  pool.on('error', () => {});
+  return pool;
+}
 
 /** The one-column table. */
 export async function prepare({ url }) {
@@ -90,8 +98,7 @@ export async function prepare({ url }) {
 }
 
 export async function producer({ url }) {
-  const pool = new pg.Pool({ connectionString: url, max: 10 });
-  pool.on('error', () => {});
+  const pool = floorPool(url);
   return {
     enqueue: (_queue, data) => pool.query({ ...INSERT, values: [data.n] }),
     enqueueBatch() {

@@ -3,41 +3,15 @@
  * `producer`, `worker`, `outstanding`). A job's wait is measured from just before `enqueue()` in a producer process to
  * its body's start in the worker process, on one host clock (`performance.timeOrigin + performance.now()`).
  */
-import { fork } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { spawnChild as spawnChildAt } from '../fork-child.mjs';
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));
 const now = () => performance.timeOrigin + performance.now();
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-let asked = 0;
 
-/** A forked child answering `{ id }`-tagged requests; resolves once it sent `ready` (or `loaded`). */
-async function spawnChild(script, args) {
-  const child = fork(join(HERE, script), args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const pending = new Map();
-  child.on('message', (message) => {
-    if (message.id !== undefined) pending.get(message.id)?.(message);
-  });
-  await new Promise((resolve, reject) => {
-    child.once('message', resolve);
-    child.once('exit', (code) => reject(new Error(`${script} ${args[0]} exited with ${code}`)));
-  });
-  return {
-    ask(message) {
-      const id = ++asked;
-      return new Promise((resolve) => {
-        pending.set(id, resolve);
-        child.send({ ...message, id });
-      });
-    },
-    async stop() {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      await this.ask({ type: 'stop' });
-      await exited;
-    },
-  };
-}
+const spawnChild = (script, args) => spawnChildAt(join(HERE, script), args);
 
 export const spawnWorker = (peer, context, queue, mode = 'serve', expected = 0) =>
   spawnChild('worker-child.mjs', [peer, JSON.stringify(context), queue, mode, String(expected)]);
