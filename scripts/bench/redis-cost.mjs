@@ -24,10 +24,10 @@
  * process's CPU).
  */
 import { spawnSync } from 'node:child_process';
-import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startRedis } from './peers/redis.mjs';
+import { loadCheckout } from './redis-checkout.mjs';
 import { enqueueRequest } from './requests.mjs';
 
 const HERE = fileURLToPath(import.meta.url);
@@ -37,16 +37,7 @@ const PAIRS = Number(process.env.BENCH_COST_PAIRS ?? 3);
 const SERIAL = Math.max(100, Math.round(JOBS / 10));
 const PICKUPS = 40;
 
-/** The packages of the checkout at `root`, from their sources, and ioredis. */
-function load(root) {
-  const require = createRequire(join(root, 'package.json'));
-  require(join(root, 'libs', 'jobs-pg', 'test', 'swc-register.js'));
-  return {
-    jobs: require(join(root, 'libs', 'jobs', 'src', 'index.ts')),
-    jobsRedis: require(join(root, 'libs', 'jobs-redis', 'src', 'index.ts')),
-    IORedis: require('ioredis').Redis,
-  };
-}
+const load = loadCheckout;
 
 /** The server's counters now: commands by name, and its CPU seconds. */
 async function serverCounters(admin) {

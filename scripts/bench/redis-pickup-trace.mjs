@@ -22,11 +22,11 @@
  *   node scripts/bench/redis-pickup-trace.mjs [checkout]
  */
 import { fork } from 'node:child_process';
-import { createRequire } from 'node:module';
 import { loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startRedis } from './peers/redis.mjs';
+import { loadCheckout } from './redis-checkout.mjs';
 
 const HERE = fileURLToPath(import.meta.url);
 const JOBS = Number(process.env.BENCH_TRACE_JOBS ?? 200);
@@ -34,15 +34,7 @@ const GAP_MS = 50;
 const now = () => performance.timeOrigin + performance.now();
 const sleep = (ms) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
 
-function load(root) {
-  const require = createRequire(join(root, 'package.json'));
-  require(join(root, 'libs', 'jobs-pg', 'test', 'swc-register.js'));
-  return {
-    jobs: require(join(root, 'libs', 'jobs', 'src', 'index.ts')),
-    jobsRedis: require(join(root, 'libs', 'jobs-redis', 'src', 'index.ts')),
-    IORedis: require('ioredis').Redis,
-  };
-}
+const load = loadCheckout;
 
 /** The no-op job both sides declare: input `{ n, t }`, keyed by `n`. */
 const declare = (jobs, run) =>
