@@ -15,8 +15,9 @@ function queueOf(entry: ScriptReply[]): QueueStats {
   const ages = fieldsOf(entry[2] ?? []);
   const state = (key: string): number => Number(counts.get(key) ?? 0);
   const names: NameCounts[] = [];
+  // a name|state field's name is all before its last '|' (a state holds none; a name may)
   for (const name of new Set(
-    [...counts.keys()].filter((k) => k.includes('|')).map((k) => k.split('|')[0]!),
+    [...counts.keys()].filter((k) => k.includes('|')).map((k) => k.slice(0, k.lastIndexOf('|'))),
   )) {
     const n: NameCounts = {
       name,
@@ -31,12 +32,14 @@ function queueOf(entry: ScriptReply[]): QueueStats {
     n.oldestReadyMs = Number(ages.get(name) ?? 0);
     names.push(n);
   }
+  // a queue's live count is the sum of its names' (the count hash keeps none of its own)
+  const live = (s: (typeof LIVE_STATES)[number]): number => names.reduce((sum, n) => sum + n[s], 0);
   return {
     queue,
-    ready: state('ready'),
-    delayed: state('delayed'),
-    running: state('running'),
-    suspended: state('suspended'),
+    ready: live('ready'),
+    delayed: live('delayed'),
+    running: live('running'),
+    suspended: live('suspended'),
     done: state('done'),
     failed: state('failed'),
     dead: state('dead'),

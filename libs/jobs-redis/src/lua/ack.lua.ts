@@ -85,7 +85,6 @@ end
 for q, Qd in pairs(queues) do
   local k = Q(q)
   chunked('ZREM', k .. ':l', Qd.ids)
-  bump(k .. ':n', 'running', -#Qd.ids)
   bump(k .. ':n', 'done', #Qd.ids)
   for name, per in pairs(Qd.names) do
     bump(k .. ':n', name .. '|running', -per.n)

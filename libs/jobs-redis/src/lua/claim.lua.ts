@@ -154,14 +154,12 @@ local function flushMoves()
   for key, list in pairs(zadd) do chunked('ZADD', key, list) end
   zrem, zadd = {}, {}
 end
--- the state counts of the waiting rows taken: per queue, name and state left, summed, then one bump per field
+-- the (name, state) counts of the waiting rows taken: per queue, name and state left, summed, then one bump per field
 local function flushMoved()
   for _, K in pairs(KEYS_OF) do
     for name, states in pairs(K.moved) do
       for st, n in pairs(states) do
-        bump(K.n, st, -n)
         bump(K.n, name .. '|' .. st, -n)
-        bump(K.n, 'running', n)
         bump(K.n, name .. '|running', n)
       end
     end

@@ -9,7 +9,7 @@ export const ENQUEUE_FIELDS = 15;
  * A request is read where it lies in ARGV (`a` = the index before its first field; the layout is {@link LUA_ENQUEUE}'s)
  * rather than copied into a table: the row hash's arguments are built straight from ARGV, the optional fields left out
  * when null (NUL), and a fresh row is indexed by the waiting-row half of the prelude's `index` written out — ZADDs into
- * its due (or delayed) set and its oldest-due index, its two counts by HINCRBY, the queue and name added to their sets
+ * its due (or delayed) set and its oldest-due index, its (name, state) count by HINCRBY, the queue and name added to their sets
  * only when its (queue, name, state) count was untouched before — so an enqueue allocates little and sends only the
  * commands a waiting row needs (a serial enqueue into a queue that held such a row: 9 inside its script).
  *
@@ -64,7 +64,6 @@ local function insertAt(a, st, taken)
     redis.call('SADD', P .. 'queues', q)
     redis.call('SADD', k .. ':names', name)
   end
-  redis.call('HINCRBY', counts, st, 1)
   if st == 'ready' then
     redis.call('ZADD', k .. ':r:' .. name, pri, string.format('%015d', tonumber(at) + OFFSET) .. id)
   else

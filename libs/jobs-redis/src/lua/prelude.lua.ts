@@ -26,7 +26,9 @@ import { LUA_PRELUDE_CORE } from './prelude-core.lua';
  *   Q(q)..':d'             ZSET  waiting rows of q not yet due (at promotion time): score runAt, member id
  *   Q(q)..':l'             ZSET  running rows of q: score leaseExpiresAt, member id
  *   Q(q)..':w:'..name      ZSET  ready / delayed (not suspended) rows of (q, name): score runAt (oldest due age)
- *   Q(q)..':n'             HASH  state → count, and name..'|'..state → count for live states
+ *   Q(q)..':n'             HASH  name..'|'..state → count for live states, state → count for finished states (a
+ *                               queue's count of a live state is the sum over its names: one HINCRBY a move, not
+ *                               two; a plain live-state field, kept by drivers before that, is stale and never read)
  *   P..'fin:'..state       ZSET  finished rows of one finished state: score finishedAt (the retention sweep's index)
  *
  * Wake: a script that puts a waiting (not suspended) row into a queue's indexes announces the queue once on the
@@ -81,10 +83,11 @@ local function flushCounts()
   end
   DEFERRED = {}
 end
+-- a live row counts under name|state only (a queue's live total is their sum, see the layout), a finished one under
+-- its state
 local function count(r, by)
   local k = Q(r.q) .. ':n'
-  bump(k, r.st, by)
-  if LIVE[r.st] then bump(k, r.name .. '|' .. r.st, by) end
+  if LIVE[r.st] then bump(k, r.name .. '|' .. r.st, by) else bump(k, r.st, by) end
 end
 -- takes a row out of every index its state put it in ('keepLive': it stays live, so its live key stays too)
 local function unindex(r, keepLive)

@@ -5,17 +5,24 @@ import { LUA_PRELUDE } from './prelude.lua';
  *
  * KEYS[1] the prefix. ARGV[1] clock override.
  *
- * Returns one entry per queue holding rows: { queue, counts, ages } where counts is the flat HGETALL of the queue's
- * count hash (state → n, and name|state → n for live states) and ages is a flat list of name, age in ms of that
+ * Returns one entry per queue holding rows: { queue, counts, ages } where counts is the flat list of the queue's
+ * count hash (name|state → n for live states, state → n for finished ones: the client sums a live state over its
+ * names) without its plain live-state fields — stale counts a driver before the name|state-only scheme kept, never
+ * read — and ages is a flat list of name, age in ms of that
  * name's oldest due ready / delayed row (0 when none is due).
  */
 export const LUA_STATS = `${LUA_PRELUDE}
 local out = {}
 for _, q in ipairs(redis.call('SMEMBERS', P .. 'queues')) do
-  local counts = redis.call('HGETALL', Q(q) .. ':n')
+  local flat = redis.call('HGETALL', Q(q) .. ':n')
+  local counts = {}
   local held = false
-  for i = 2, #counts, 2 do
-    if tonumber(counts[i]) ~= 0 then held = true end
+  for i = 1, #flat, 2 do
+    if not LIVE[flat[i]] then
+      counts[#counts + 1] = flat[i]
+      counts[#counts + 1] = flat[i + 1]
+      if tonumber(flat[i + 1]) ~= 0 then held = true end
+    end
   end
   if held then
     local ages = {}
