@@ -38,7 +38,7 @@ settled as (
   where j.id = any($2::uuid[])
     and coalesce(j.state, '') = 'running'
     and j.worker_id = any($3::text[])
-    and (j.claim::text || j.id::text) = any($4::text[])
+    and ($4::jsonb ->> j.id::text) = j.claim::text
   returning j.id
 )
 select u.id from unnest($2::uuid[]) as u(id)

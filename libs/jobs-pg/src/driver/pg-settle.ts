@@ -37,7 +37,8 @@ export async function ackRows(ctx: PgContext, items: readonly AckManyItem[]): Pr
   const sent = new Map<string, number>();
   const ids: string[] = [];
   const workers: string[] = [];
-  const fences: string[] = [];
+  /** `SQL_ACK`'s $4, a jsonb object from each id to its claim, written out: both are checked uuids (`canHold`). */
+  let fences = '';
   const durations: number[] = [];
   items.forEach((item, i) => {
     if (!canHold(item.jobId, item)) return;
@@ -46,7 +47,7 @@ export async function ackRows(ctx: PgContext, items: readonly AckManyItem[]): Pr
     sent.set(id, i);
     ids.push(id);
     if (!workers.includes(item.workerId)) workers.push(item.workerId);
-    fences.push(item.claim.toLowerCase() + id);
+    fences += `${fences === '' ? '{' : ','}"${id}":"${item.claim.toLowerCase()}"`;
     durations.push(durationOf(item.durationMs));
   });
   if (ids.length === 0) return answers;
@@ -55,7 +56,7 @@ export async function ackRows(ctx: PgContext, items: readonly AckManyItem[]): Pr
     ctx.now(),
     ids,
     workers,
-    fences,
+    `${fences}}`,
     durations,
   ]);
   for (const index of sent.values()) answers[index] = true;
