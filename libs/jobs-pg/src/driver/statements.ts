@@ -7,6 +7,7 @@ import { SQL_COUNTERS_ROLLUP } from '../sql/counters-rollup.sql';
 import { SQL_COUNTERS } from '../sql/counters.sql';
 import { SQL_ENQUEUE_BATCH } from '../sql/enqueue-batch.sql';
 import { SQL_ENQUEUE_FRESH } from '../sql/enqueue-fresh.sql';
+import { SQL_ENQUEUE_INSERT } from '../sql/enqueue-insert.sql';
 import { SQL_ENQUEUE_MANY } from '../sql/enqueue-many.sql';
 import { SQL_ENQUEUE } from '../sql/enqueue.sql';
 import { SQL_GET } from '../sql/get.sql';
@@ -60,6 +61,7 @@ const STATEMENTS = {
   enqueue: SQL_ENQUEUE,
   enqueueBatch: SQL_ENQUEUE_BATCH,
   enqueueFresh: SQL_ENQUEUE_FRESH,
+  enqueueInsert: SQL_ENQUEUE_INSERT,
   enqueueMany: SQL_ENQUEUE_MANY,
   get: SQL_GET,
   heartbeat: SQL_HEARTBEAT,
