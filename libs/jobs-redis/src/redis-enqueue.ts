@@ -1,4 +1,5 @@
 import {
+  inputJsonOf,
   InvariantError,
   JobDuplicateError,
   type EnqueueRequest,
@@ -19,7 +20,7 @@ function pushRequestArgs(args: ScriptArg[], r: EnqueueRequest): void {
     r.runId,
     r.name,
     r.queue,
-    JSON.stringify(r.input) ?? 'null',
+    inputJsonOf(r) ?? 'null',
     r.idempotencyKey,
     orNull(r.tenantId),
     orNull(r.enqueuedBy),

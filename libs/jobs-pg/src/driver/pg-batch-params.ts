@@ -1,4 +1,4 @@
-import type { EnqueueRequest } from '@ultimat3/jobs';
+import { inputJsonOf, type EnqueueRequest } from '@ultimat3/jobs';
 import { iso } from './pg-context';
 
 /** An element of an array parameter: text, a number, or SQL NULL. */
@@ -41,11 +41,12 @@ export function columnLiteral(values: readonly Element[]): string {
 
 /**
  * The JSON inputs of a batch as one text, one input per line (see `SQL_ENQUEUE_BATCH`): `JSON.stringify` escapes every
- * control character, so no input holds a raw line feed. An input with no JSON text (none passes the value contract)
+ * control character, so no input holds a raw line feed. Each input's text is the one the common path encoded when it
+ * built the request, when it did ({@link inputJsonOf}). An input with no JSON text (none passes the value contract)
  * is an empty line, which the statement reads as NULL — refused by the column as before.
  */
 export function inputLines(requests: readonly EnqueueRequest[]): string {
-  return requests.map((r) => JSON.stringify(r.input) ?? '').join('\n');
+  return requests.map((r) => inputJsonOf(r) ?? '').join('\n');
 }
 
 /** PostgreSQL's type oid of `uuid`: the element type a binary `uuid[]` names in its header. */

@@ -1,4 +1,5 @@
 import {
+  inputJsonOf,
   InvariantError,
   JobDuplicateError,
   type EnqueueRequest,
@@ -47,7 +48,7 @@ export async function enqueueOne(ctx: PgContext, request: EnqueueRequest): Promi
     request.runId,
     request.name,
     request.queue,
-    JSON.stringify(request.input),
+    inputJsonOf(request),
     request.idempotencyKey,
     request.tenantId,
     request.enqueuedBy,
@@ -78,7 +79,7 @@ export function columnsOf(requests: readonly EnqueueRequest[]): unknown[][] {
     column((r) => r.runId),
     column((r) => r.name),
     column((r) => r.queue),
-    column((r) => JSON.stringify(r.input)),
+    column((r) => inputJsonOf(r)),
     column((r) => r.idempotencyKey),
     column((r) => r.tenantId),
     column((r) => r.enqueuedBy),

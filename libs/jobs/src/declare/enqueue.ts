@@ -10,6 +10,7 @@ import { enqueueTenant } from '../runtime/tenant';
 import { uuidv7, uuidv7Batch } from '../util/ids';
 import type { ParseResult } from '../schema/standard';
 import { jsonProblem, type JsonValue } from '../util/json';
+import { withCheckedInput } from '../values/checked-input';
 import { jobsFacade } from './ambient';
 import type { EnqueueActor, EnqueueOptions, JobHandle } from './handle';
 import { assertActor, resolveOptions, type ResolvedOptions } from './enqueue-options';
@@ -33,6 +34,13 @@ async function asStored<In, Out>(
     again.issues.map((i) => ({ ...i, message: `${i.message} (once stored as JSON)` })),
   );
 }
+
+/**
+ * The UTF-8 length of `text`, or a bound of it: a UTF-16 code unit is at most 3 UTF-8 bytes, so a text under a third
+ * of {@link MAX_INPUT_BYTES} long is answered by its length (below the limit either way) without a pass over it.
+ */
+const utf8Bytes = (text: string): number =>
+  text.length * 3 <= MAX_INPUT_BYTES ? text.length : Buffer.byteLength(text);
 
 /** The ids of one row: its job id and its run id. */
 interface RowIds {
@@ -86,11 +94,16 @@ function rowOf<In, Out>(
       { path: '', message: `the parsed input is not storable JSON: ${problem}` },
     ]);
   }
-  const bytes = Buffer.byteLength(JSON.stringify(input));
+  const json = JSON.stringify(input);
+  const bytes = utf8Bytes(json);
   if (bytes > MAX_INPUT_BYTES)
     throw new JobPayloadTooLargeError(handle.name, bytes, MAX_INPUT_BYTES);
+  // the input checked and encoded here once: the driver's request check and its write take this text
   const row = (value: Out): EnqueueRequest =>
-    rowFor(handle, input as JsonValue, value, resolved, actor, ids ?? mintIds(resolved, nowMs));
+    withCheckedInput(
+      rowFor(handle, input as JsonValue, value, resolved, actor, ids ?? mintIds(resolved, nowMs)),
+      json,
+    );
   return input === parsed.value ? row(parsed.value) : asStored(handle, input).then(row);
 }
 

@@ -12,3 +12,4 @@ export {
   type ValueFault,
 } from './request';
 export { checkedIntrospection } from './operator';
+export { inputJsonOf } from './checked-input';

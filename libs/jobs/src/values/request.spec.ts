@@ -75,6 +75,42 @@ describe('assertEnqueueRequests (the value contract of a batch)', () => {
     expect(refusal(cases[3] as EnqueueRequest[])?.message).toContain('requests[1].runId');
   });
 
+  it('checks every field, in the order a reader finds them, in a batch as one by one', () => {
+    const bad: Partial<Record<keyof EnqueueRequest, unknown>> = {
+      id: 'NOT-A-UUID',
+      runId: '0190A0B0-0000-7000-8000-000000000001',
+      name: '',
+      queue: 'q'.repeat(64),
+      idempotencyKey: null,
+      tenantId: 'org\u0000',
+      enqueuedBy: 'user\ud800',
+      runAt: 1.5,
+      maxAttempts: 0,
+      priority: 1.5,
+      onConflict: 'replace',
+      concurrencyKey: 'key\u0000',
+      traceparent: '\udc00',
+      input: { n: Number.NaN },
+    };
+    const fields = Object.keys(bad) as (keyof EnqueueRequest)[];
+    for (const field of fields) {
+      const broken = request({ [field]: bad[field] });
+      expect(enqueueRequestFault(broken)?.field).toBe(field);
+      const batch = [request(), broken, request({ [field]: bad[field], priority: 1.5 })];
+      expect(refusal(batch)).toEqual(oneByOne(batch));
+      expect(refusal(batch)?.message).toContain(`requests[1].${field}`);
+    }
+    // two broken fields: the one a reader finds first is named
+    for (let i = 0; i + 1 < fields.length; i++) {
+      const [first, second] = [fields[i], fields[i + 1]] as [
+        keyof EnqueueRequest,
+        keyof EnqueueRequest,
+      ];
+      const twice = request({ [second]: bad[second], [first]: bad[first] });
+      expect(enqueueRequestFault(twice)?.field).toBe(first);
+    }
+  });
+
   it('re-checks a value equal in content but not the same (a NaN never equals itself)', () => {
     const batch = [request({ runAt: Number.NaN }), request({ runAt: Number.NaN })];
     expect(enqueueRequestFault(batch[0] as EnqueueRequest)?.field).toBe('runAt');

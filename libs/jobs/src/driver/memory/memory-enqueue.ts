@@ -1,7 +1,9 @@
 import { JobDuplicateError } from '../../errors/declaration-errors';
 import type { EnqueueRequest, EnqueueResult } from '../job-driver';
 import type { JobRow } from '../job-row';
-import { cloneJson, type MemoryStore } from './memory-store';
+import type { JsonValue } from '../../util/json';
+import { inputJsonOf } from '../../values/checked-input';
+import type { MemoryStore } from './memory-store';
 
 /** The error an enqueue under `onConflict: 'error'` meets when a live row holds its key. */
 export function liveKeyConflict(
@@ -36,7 +38,8 @@ export function enqueueOne(store: MemoryStore, request: EnqueueRequest): Enqueue
     runId: request.runId,
     name: request.name,
     queue: request.queue,
-    input: cloneJson(request.input),
+    // the text the value contract checked (the common path's own encoding when it carries one), read back as a copy
+    input: JSON.parse(inputJsonOf(request) ?? 'null') as JsonValue,
     idempotencyKey: request.idempotencyKey,
     tenantId: request.tenantId,
     enqueuedBy: request.enqueuedBy,
