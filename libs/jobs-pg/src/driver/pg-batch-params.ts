@@ -112,11 +112,26 @@ function runAtLiteral(requests: readonly EnqueueRequest[]): string {
   );
 }
 
+/**
+ * {@link columnLiteral} of what `pick` reads from each request, the column read where it lies: a batch whose requests
+ * all hold one value (most columns of a bulk batch) is answered without copying the column into an array first.
+ */
+function requestsColumn(
+  requests: readonly EnqueueRequest[],
+  pick: (r: EnqueueRequest) => Element,
+): string {
+  if (requests.length === 0) return '{}';
+  const first = pick(requests[0] as EnqueueRequest);
+  for (let i = 1; i < requests.length; i++) {
+    if (pick(requests[i] as EnqueueRequest) !== first) return arrayLiteral(requests.map(pick));
+  }
+  return `{${element(first)}}`;
+}
+
 /** `$2 … $15` of `SQL_ENQUEUE_BATCH` for `requests`: the ids and run ids binary (see {@link uuidArray}). */
 export function batchParams(requests: readonly EnqueueRequest[]): (string | Buffer)[] {
   const each = (pick: (r: EnqueueRequest) => Element): string => arrayLiteral(requests.map(pick));
-  const column = (pick: (r: EnqueueRequest) => Element): string =>
-    columnLiteral(requests.map(pick));
+  const column = (pick: (r: EnqueueRequest) => Element): string => requestsColumn(requests, pick);
   return [
     uuidArray(requests.map((r) => r.id)),
     uuidArray(requests.map((r) => r.runId)),

@@ -108,9 +108,9 @@ function repeats(requests: readonly EnqueueRequest[]): boolean {
   const keys = new Set<string>();
   let keyTwice = false;
   for (const r of requests) {
-    const id = r.id.toLowerCase();
-    if (ids.has(id)) return true;
-    ids.add(id);
+    // ids are lower case: the value contract refuses any other (assertEnqueueRequests, before any statement)
+    if (ids.has(r.id)) return true;
+    ids.add(r.id);
     if (keys.has(r.idempotencyKey)) keyTwice = true;
     else keys.add(r.idempotencyKey);
   }
