@@ -1,13 +1,23 @@
-import { CLAIM_REPLY_FIELDS } from './lua/claim.lua';
-import { KEPT_BY_SHAPE, packedClaimedRow, type ClaimWritten } from './redis-claim-reply';
+import { createTestRedis, type TestRedis } from '../test/test-redis';
+import { CLAIM_REPLY_FIELDS, LUA_CLAIM_PACK } from './lua/claim-pack.lua';
+import { packedClaimedRow, type ClaimWritten } from './redis-claim-reply';
 
 const written: ClaimWritten = { workerId: 'w-1', base: 'b', now: 1_000, leaseExpiresAt: 31_000 };
 const id = '01a234e2-709b-7981-bc4f-ee77d9148975';
 
-/** A row packed as LUA_CLAIM packs it: the key id, the entry count, then the hash's flat field/value list. */
+/**
+ * A row packed as the claim's packRow packs it: the key id, the presence mask, then the answered fields' values in
+ * their order ('' for an absent one); fields it does not answer are left out.
+ */
 function packed(values: Partial<Record<string, string>>): string {
-  const flat = Object.entries(values).flatMap(([field, v]) => (v === undefined ? [] : [field, v]));
-  return `${id.length}:${id}\u0000${flat.length}\u0000${flat.join('\u0000')}`;
+  let mask = 0;
+  const out = CLAIM_REPLY_FIELDS.map((field, i) => {
+    const v = values[field];
+    if (v === undefined) return '';
+    mask += 2 ** i;
+    return v;
+  });
+  return `${id.length}:${id}\u0000${mask}\u0000${out.join('\u0000')}`;
 }
 
 const plain = {
@@ -49,12 +59,11 @@ describe('packedClaimedRow', () => {
     });
   });
 
-  it('reads every field it answers from its stored name, whatever order the hash holds them in', () => {
+  it('reads every field it answers from its position', () => {
     const values = Object.fromEntries(
-      CLAIM_REPLY_FIELDS.map((field, i) => [field, field === 'input' ? '{"v":1}' : String(i + 1)]),
+      CLAIM_REPLY_FIELDS.map((field, i) => [field, field === 'input' ? '{"v":1}' : String(i + 2)]),
     );
-    const reversed = Object.fromEntries(Object.entries({ ...values, id }).reverse());
-    const read = packedClaimedRow(packed(reversed), 1, written);
+    const read = packedClaimedRow(packed(values), 1, written);
     expect(read).toEqual({
       unreadable: false,
       row: {
@@ -86,30 +95,24 @@ describe('packedClaimedRow', () => {
     });
   });
 
-  it('tells every answered field by its shape, and passes over fields of the same shape but another name', () => {
-    expect(KEPT_BY_SHAPE.size).toBe(CLAIM_REPLY_FIELDS.length);
+  it('tells an absent field (null) from one stored empty, by the mask', () => {
     const read = packedClaimedRow(
-      packed({ ...plain, rux: 'x', qq: 'y', kez: 'z', '': 'e' }),
+      packed({ ...plain, ten: '', by: '', err: '', xr: '' }),
       1,
-      written,
-    );
-    expect(read).toMatchObject({ row: { runId: 'r', queue: 'q', idempotencyKey: 'k' } });
-  });
-
-  it('keeps what the claim wrote over stale stored state, worker, claim and lease', () => {
-    const read = packedClaimedRow(
-      packed({ ...plain, st: 'done', w: 'old', c: 'old:1', le: '5', ua: '3' }),
-      2,
       written,
     );
     expect(read).toMatchObject({
       row: {
-        state: 'running',
-        workerId: 'w-1',
-        claim: 'b:2',
-        leaseExpiresAt: 31_000,
-        updatedAt: 1_000,
+        tenantId: '',
+        enqueuedBy: '',
+        lastError: '',
+        crossTenantReason: '',
+        concurrencyKey: null,
       },
+    });
+    const none = packedClaimedRow(packed(plain), 1, written);
+    expect(none).toMatchObject({
+      row: { tenantId: null, enqueuedBy: null, lastError: null, progress: null, finishedAt: null },
     });
   });
 
@@ -123,10 +126,50 @@ describe('packedClaimedRow', () => {
     expect(packedClaimedRow('no colon', 1, written)).toBeUndefined();
     expect(packedClaimedRow(`99:${id}`, 1, written)).toBeUndefined();
     expect(packedClaimedRow(`${id.length}:${id}\u0000`, 1, written)).toBeUndefined();
+    // a value too few: text not so shaped is never read as a row
+    const short = packed(plain);
+    expect(packedClaimedRow(short.slice(0, short.lastIndexOf('\u0000')), 1, written)).toEqual({
+      whole: id,
+    });
   });
 
   it('marks a stored input that is not JSON text unreadable, keeping the text', () => {
     const read = packedClaimedRow(packed({ ...plain, input: 'not json' }), 1, written);
     expect(read).toMatchObject({ unreadable: true, row: { input: 'not json' } });
+  });
+});
+
+describe('packRow on the server, read back by packedClaimedRow', () => {
+  let redis: TestRedis;
+  beforeAll(() => {
+    redis = createTestRedis();
+  });
+  afterAll(async () => {
+    await redis?.drop();
+  });
+
+  /** packRow of a flat field/value list (as HGETALL answers it), run by the real server: its five answers. */
+  const packRow = async (flat: string[]): Promise<unknown[]> =>
+    (await redis.client.eval(
+      `${LUA_CLAIM_PACK}\nreturn { packRow(ARGV, KEYS[1]) }`,
+      1,
+      id,
+      ...flat,
+    )) as unknown[];
+
+  it('packs whatever order the hash holds its fields in, leaving out what the claim writes and unknown fields', async () => {
+    const stored = { ...plain, tp: '', w: 'old', c: 'old:1', le: '5', zz: 'x', ten: 't' };
+    const flat = Object.entries(stored).reverse().flat();
+    const [text, st, name, q, att, max] = await packRow(flat);
+    expect([st, name, q, att, max]).toEqual(['ready', 'n', 'q', '1', '3']);
+    expect(text).toBe(packed({ ...plain, tp: '', ten: 't' }));
+    expect(packedClaimedRow(String(text), 3, written)).toMatchObject({
+      row: { tenantId: 't', traceparent: '', enqueuedBy: null, workerId: 'w-1', claim: 'b:3' },
+    });
+  });
+
+  it('a NUL in a stored value makes the row one to read whole', async () => {
+    const [text] = await packRow(Object.entries({ ...plain, err: 'a\u0000b' }).flat());
+    expect(packedClaimedRow(String(text), 1, written)).toEqual({ whole: id });
   });
 });

@@ -1,5 +1,5 @@
 import type { ClaimedJob, JobProgress, JobState, JsonValue } from '@ultimat3/jobs';
-import { CLAIM_REPLY_FIELDS, type ClaimReplyField } from './lua/claim.lua';
+import { CLAIM_REPLY_FIELDS, type ClaimReplyField } from './lua/claim-pack.lua';
 
 /** What a claim wrote into every row it took, known to the client without reading it back. */
 export interface ClaimWritten {
@@ -18,12 +18,6 @@ export interface ReadClaimedRow {
   readonly unreadable: boolean;
 }
 
-/** A stored field of a claimed row, as {@link packedClaimedRow} found it: the text, or null when the hash has none. */
-type Stored = Record<ClaimReplyField, string | null>;
-
-/** A number field's value; an absent one reads as 0 (as the row reader does). */
-const numberOf = (v: string | null): number => (v === null ? 0 : Number(v));
-
 /** JSON text's value, or undefined when the text is not JSON (written around the driver). */
 function parsedJson(text: string): JsonValue | undefined {
   try {
@@ -33,68 +27,35 @@ function parsedJson(text: string): JsonValue | undefined {
   }
 }
 
-/** An empty {@link Stored}: every field absent until the row's list names it. */
-const noneStored = (): Stored => ({
-  id: null,
-  run: null,
-  name: null,
-  q: null,
-  input: null,
-  key: null,
-  ten: null,
-  by: null,
-  att: null,
-  max: null,
-  pri: null,
-  at: null,
-  ca: null,
-  err: null,
-  pg: null,
-  ck: null,
-  tp: null,
-  fin: null,
-  xr: null,
-});
+/** Each field's 0-based position in a packed row ({@link CLAIM_REPLY_FIELDS}' order). */
+const AT = Object.fromEntries(CLAIM_REPLY_FIELDS.map((f, i) => [f, i])) as Readonly<
+  Record<ClaimReplyField, number>
+>;
 
-/** A name's length and first two character codes as one number: what tells the kept field names apart. */
-const shapeOf = (text: string, at: number, length: number): number =>
-  length * 65_536 + text.charCodeAt(at) * 256 + (length > 1 ? text.charCodeAt(at + 1) : 0);
-
-/** The kept field names by {@link shapeOf}: every name's shape is its own (the spec holds so). */
-export const KEPT_BY_SHAPE: ReadonlyMap<number, ClaimReplyField> = new Map(
-  CLAIM_REPLY_FIELDS.map((f) => [shapeOf(f, 0, f.length), f]),
-);
+/** How many values a packed row holds. */
+const FIELDS = CLAIM_REPLY_FIELDS.length;
 
 /**
- * The kept field named by `text` from `at` to `end`, or undefined for a field the claimed row does not take from the
- * store: looked up by its shape, then checked in place (no name cut out of the text).
+ * The values of a packed row from `at` on in `text`, by position; a position the presence mask leaves out is null.
+ * Undefined when the text does not hold exactly {@link FIELDS} values (a NUL inside a stored value shows as a
+ * separator too many).
  */
-function keptAt(text: string, at: number, end: number): ClaimReplyField | undefined {
-  const field = KEPT_BY_SHAPE.get(shapeOf(text, at, end - at));
-  return field !== undefined && text.startsWith(field, at) ? field : undefined;
-}
-
-/**
- * The stored fields of a packed row's flat field/value list, from `at` on in `text`: undefined when it does not hold
- * exactly `count` entries (a NUL inside a stored value shows as a separator too many). Fields the claimed row does not
- * take from the store (state, worker, claim, lease, update time) and unknown ones are passed over, their values never
- * cut out of the text.
- */
-function storedFields(text: string, at: number, count: number): Stored | undefined {
-  const f = noneStored();
-  let seen = 0;
-  let field: ClaimReplyField | undefined;
-  // one separator at a time (no array of parts); even entries are names, odd ones their values
-  while (at <= text.length) {
+function positionalValues(text: string, at: number, mask: number): (string | null)[] | undefined {
+  const values = new Array<string | null>(FIELDS);
+  for (let p = 0; p < FIELDS; p++) {
     let sep = text.indexOf('\u0000', at);
-    if (sep < 0) sep = text.length;
-    if (seen % 2 === 0) field = keptAt(text, at, sep);
-    else if (field !== undefined) f[field] = text.slice(at, sep);
-    seen++;
+    if (p === FIELDS - 1) {
+      if (sep >= 0) return undefined;
+      sep = text.length;
+    } else if (sep < 0) return undefined;
+    values[p] = (mask & (1 << p)) !== 0 ? text.slice(at, sep) : null;
     at = sep + 1;
   }
-  return seen === count ? f : undefined;
+  return values;
 }
+
+/** A number field's value; an absent one reads as 0 (as the row reader does). */
+const numberOf = (v: string | null | undefined): number => (v == null ? 0 : Number(v));
 
 /**
  * One row of `LUA_CLAIM`'s reply — the `seq`-th taken, packed as its header says — as the claimed row it is; or, for a
@@ -112,37 +73,40 @@ export function packedClaimedRow(
   const end = start + Number(text.slice(0, colon));
   if (!(end < text.length) || text.charCodeAt(end) !== 0) return undefined;
   const id = text.slice(start, end);
-  const countEnd = text.indexOf('\u0000', end + 1);
-  if (countEnd < 0) return undefined;
-  const f = storedFields(text, countEnd + 1, Number(text.slice(end + 1, countEnd)));
-  if (f === undefined) return { whole: id };
+  const maskEnd = text.indexOf('\u0000', end + 1);
+  if (maskEnd < 0) return undefined;
+  const v = positionalValues(text, maskEnd + 1, Number(text.slice(end + 1, maskEnd)));
+  if (v === undefined) return { whole: id };
+  const stored = v[AT.input] ?? null;
   // undefined: the stored text is not JSON (a JSON null reads as null); an absent input reads as null
-  const input = f.input === null ? null : parsedJson(f.input);
+  const input = stored === null ? null : parsedJson(stored);
+  const pg = v[AT.pg] ?? null;
+  const fin = v[AT.fin] ?? null;
   const row: ClaimedJob = {
     id,
-    runId: f.run ?? '',
-    name: f.name ?? '',
-    queue: f.q ?? '',
-    input: input === undefined ? f.input : input,
-    idempotencyKey: f.key ?? '',
-    tenantId: f.ten,
-    enqueuedBy: f.by,
+    runId: v[AT.run] ?? '',
+    name: v[AT.name] ?? '',
+    queue: v[AT.q] ?? '',
+    input: input === undefined ? stored : input,
+    idempotencyKey: v[AT.key] ?? '',
+    tenantId: v[AT.ten] ?? null,
+    enqueuedBy: v[AT.by] ?? null,
     state: 'running' satisfies JobState,
-    attempt: numberOf(f.att) + 1,
-    maxAttempts: numberOf(f.max),
-    priority: numberOf(f.pri),
-    runAt: numberOf(f.at),
-    createdAt: numberOf(f.ca),
+    attempt: numberOf(v[AT.att]) + 1,
+    maxAttempts: numberOf(v[AT.max]),
+    priority: numberOf(v[AT.pri]),
+    runAt: numberOf(v[AT.at]),
+    createdAt: numberOf(v[AT.ca]),
     updatedAt: written.now,
     workerId: written.workerId,
     claim: `${written.base}:${seq}`,
     leaseExpiresAt: written.leaseExpiresAt,
-    lastError: f.err,
-    progress: f.pg === null ? null : ((parsedJson(f.pg) ?? null) as JobProgress | null),
-    concurrencyKey: f.ck,
-    traceparent: f.tp,
-    finishedAt: f.fin === null ? null : Number(f.fin),
-    crossTenantReason: f.xr,
+    lastError: v[AT.err] ?? null,
+    progress: pg === null ? null : ((parsedJson(pg) ?? null) as JobProgress | null),
+    concurrencyKey: v[AT.ck] ?? null,
+    traceparent: v[AT.tp] ?? null,
+    finishedAt: fin === null ? null : Number(fin),
+    crossTenantReason: v[AT.xr] ?? null,
   };
   return { row, unreadable: input === undefined };
 }

@@ -1,34 +1,5 @@
+import { LUA_CLAIM_PACK } from './claim-pack.lua';
 import { LUA_PRELUDE } from './prelude.lua';
-
-/**
- * The fields of a stored row a claimed row is answered with ({@link LUA_CLAIM} sends the row's whole hash): its state,
- * worker, claim token, lease and update time are not read from there — the claim writes them, and the client knows
- * what it wrote — and its attempt is the stored one, the client adding the 1 this claim did.
- */
-export const CLAIM_REPLY_FIELDS = [
-  'id',
-  'run',
-  'name',
-  'q',
-  'input',
-  'key',
-  'ten',
-  'by',
-  'att',
-  'max',
-  'pri',
-  'at',
-  'ca',
-  'err',
-  'pg',
-  'ck',
-  'tp',
-  'fin',
-  'xr',
-] as const;
-
-/** A field of {@link CLAIM_REPLY_FIELDS}. */
-export type ClaimReplyField = (typeof CLAIM_REPLY_FIELDS)[number];
 
 /** The most arguments after the key one batched index command carries (even: score/member pairs stay whole). */
 const CHUNK = 1000;
@@ -56,19 +27,15 @@ const CHUNK = 1000;
  * instead). Key names are built once per queue and name, not per row.
  *
  * Returns { rows, meta }. rows: the claimed rows in the order taken (the i-th holds claim token base .. ':' .. i),
- * each ONE string — the client decodes one bulk reply per row, and the server packs it with one concatenation of what
- * one HGETALL read (no field looked up by name, none absent asked for): the row's key id as `<length>:<id>`, NUL, the
- * number of entries of the hash's flat field/value list, NUL, then that list NUL-separated, as stored before this
- * claim (the attempt not yet counted: the client adds the 1). A stored value holding a NUL (written around the
- * driver: the value contract refuses it) adds a separator; the client tells so by the count and reads that row whole
- * instead. Of the stored state, worker, claim token, lease and update time the client keeps none: they are what this
- * claim wrote. meta = { NOW, the lease expiry written (NOW + the visibility
+ * each ONE string packed by `packRow` ({@link LUA_CLAIM_PACK}: positional, from the one HGETALL that read the row, as
+ * stored before this claim — the attempt not yet counted: the client adds the 1). Of the stored state, worker, claim
+ * token, lease and update time the reply holds none: they are what this claim wrote. meta = { NOW, the lease expiry written (NOW + the visibility
  * timeout), then per queue that a slot with a limit above 0 asked of and that gave no row: the queue, and the earliest
  * time something there can become claimable without an announcement (its first delayed row's run time or first
  * running row's lease expiry, whichever is sooner; -1 for neither) }. An idle worker's driver skips its claims until
  * then, or until the queue is announced (see `redis-wake.ts`).
  */
-export const LUA_CLAIM = `${LUA_PRELUDE}
+export const LUA_CLAIM = `${LUA_PRELUDE}${LUA_CLAIM_PACK}
 DEFERRED = {}
 local worker = ARGV[2]
 local vt = tonumber(ARGV[3])
@@ -119,10 +86,6 @@ local function firstOf(q, name, want, into)
 end
 
 local WAITING = { ready = true, delayed = true, suspended = true }
--- a row as one string (see the header): its flat HGETALL list joined by one concatenation
-local function pack(v, id)
-  return #id .. ':' .. id .. '\\0' .. #v .. '\\0' .. table.concat(v, '\\0')
-end
 local le, ua = fmt(NOW + vt), fmt(NOW)
 -- per queue, its key names built once: K.k = Q(q), K.r / K.w per name, and the counts its taken rows moved
 local KEYS_OF = {}
@@ -165,9 +128,9 @@ local function flushMoved()
     end
   end
 end
--- makes the row read as v (its flat HGETALL list; q, name, st, att its fields) with key id (hash rk), found in its due
--- set as member m, running under claim token c
-local function take(v, id, rk, m, c, q, name, st, att)
+-- makes the row packed as packed (q, name, st, att its fields) with key id (hash rk), found in its due set as member
+-- m, running under claim token c
+local function take(packed, id, rk, m, c, q, name, st, att)
   att = fmt(tonumber(att) + 1)
   if WAITING[st] then
     redis.call('HSET', rk, 'st', 'running', 'att', att, 'w', worker, 'c', c, 'le', le, 'ua', ua)
@@ -187,7 +150,7 @@ local function take(v, id, rk, m, c, q, name, st, att)
   else
     move(load(id), { st = 'running', att = att, w = worker, c = c, le = le, ua = ua })
   end
-  claimed[#claimed + 1] = pack(v, id)
+  claimed[#claimed + 1] = packed
 end
 
 local function before(x, y)
@@ -224,19 +187,11 @@ for s = 1, ns do
       local rk = rowKey(id)
       local v = redis.call('HGETALL', rk)
       if #v > 0 then
-        -- the fields the claim decides on, picked out of the list (interned names: each test a pointer compare)
-        local rq, name, st, att, max
-        for j = 1, #v, 2 do
-          local f = v[j]
-          if f == 'st' then st = v[j + 1]
-          elseif f == 'att' then att = v[j + 1]
-          elseif f == 'max' then max = v[j + 1]
-          elseif f == 'q' then rq = v[j + 1]
-          elseif f == 'name' then name = v[j + 1] end
-        end
+        -- packed in the walk that picks out the fields the claim decides on
+        local packed, st, name, rq, att, max = packRow(v, id)
         if i <= limit or tonumber(att) + 1 < tonumber(max) then
           seq = seq + 1
-          take(v, id, rk, picked[i].m, base .. ':' .. seq, rq, name, st, att)
+          take(packed, id, rk, picked[i].m, base .. ':' .. seq, rq, name, st, att)
           taken[q] = true
         end
       end
