@@ -2,13 +2,15 @@
 /**
  * What each hot operation of the Redis driver costs, counted rather than timed: Redis commands and scripts sent
  * (EVALSHA calls; a rescuing claim sends two in one round trip) per job from `INFO commandstats`, the server's CPU
- * per job from `INFO cpu`, and the client process's CPU per job (`process.cpuUsage()`) — beside the floor of this
+ * per job from `INFO cpu`, the time spent inside scripts per job (`INFO commandstats` usec of EVALSHA: the scripts'
+ * own work, without networking or parsing — the steadiest figure on a loaded machine), and the client process's CPU per job (`process.cpuUsage()`) — beside the floor of this
  * machine in the same run: a bare `LPUSH` and a bare `EVALSHA` of `return 1`, each awaited before the next. On a
  * shared, loaded machine the counts hold still and the CPU figures move far less than wall time; jobs/s wall is
  * printed for reference only.
  *
  * Operations: serial enqueue (`driver.enqueue`, each awaited), the drain of pre-enqueued no-op jobs by a real
- * `jobWorker` at concurrency 10, and the pickup of a job enqueued one at a time (50 ms apart) to an idle worker in
+ * `jobWorker` at concurrency 10, the claim and the ack scripts apart (`driver.claim` then `driver.ackMany`, 100 rows a
+ * call, as many rows as the serial pass), and the pickup of a job enqueued one at a time (50 ms apart) to an idle worker in
  * the same process (its commands and scripts; its latency is `bench:peers`'s, across processes). The drain
  * pass includes the worker's start.
  *
@@ -39,14 +41,15 @@ const PICKUPS = 40;
 
 const load = loadCheckout;
 
-/** The server's counters now: commands by name, and its CPU seconds. */
+/** The server's counters now: commands by name, the µs spent in scripts (EVALSHA), and its CPU seconds. */
 async function serverCounters(admin) {
   const text = await admin.info('all');
   const calls = {};
   let cpu = 0;
   for (const m of text.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) calls[m[1]] = Number(m[2]);
   for (const m of text.matchAll(/^used_cpu_(?:user|sys):([\d.]+)/gm)) cpu += Number(m[1]);
-  return { calls, cpu };
+  const script = Number(/^cmdstat_evalsha:calls=\d+,usec=(\d+)/m.exec(text)?.[1] ?? 0);
+  return { calls, cpu, script };
 }
 
 /** Runs `fn` (which handles `count` jobs) and answers its costs per job. */
@@ -69,6 +72,7 @@ async function costOf(admin, count, fn) {
     commands: commands / count,
     scripts: evalsha / count,
     redisCpu: ((after.cpu - before.cpu) * 1e6) / count,
+    scriptUs: (after.script - before.script) / count,
     clientCpu: (used.user + used.system) / count,
     perSecond: (count * 1_000) / wall,
   };
@@ -151,6 +155,29 @@ async function child(root) {
       await all;
     });
     await stop();
+    // the claim and the ack scripts apart, in batches of 100 as a busy worker sends them: their time inside the
+    // server (commandstats usec) per row, without a worker's other commands or networking in the figure
+    for (let i = 0; i < SERIAL; i += 1_000)
+      await driver.enqueueMany(
+        Array.from({ length: Math.min(1_000, SERIAL - i) }, () => request(lib.jobs, 'split')),
+      );
+    const claimed = [];
+    const slots = [{ queue: 'split', limit: 100 }];
+    out.claim = await costOf(admin, SERIAL, async () => {
+      for (;;) {
+        const rows = await driver.claim({ workerId: 'cost', visibilityTimeoutMs: 60_000, slots });
+        if (rows.length === 0) break;
+        claimed.push(...rows);
+      }
+    });
+    out.ack = await costOf(admin, SERIAL, async () => {
+      for (let i = 0; i < claimed.length; i += 100)
+        await driver.ackMany(
+          claimed
+            .slice(i, i + 100)
+            .map((r) => ({ jobId: r.id, ...lib.jobs.claimOf(r), durationMs: 1 })),
+        );
+    });
     let picked = 0;
     stop = await startWorker(lib, backend, 'pickup', () => picked++);
     await new Promise((r) => setTimeout(r, 300));
@@ -193,13 +220,15 @@ function parent(variants) {
   console.log(
     `\nper job, medians of ${PAIRS} (drain ${JOBS.toLocaleString('en-US')} jobs, serial and floors ${SERIAL.toLocaleString('en-US')}, pickup ${PICKUPS}; load ${loadavg()})`,
   );
-  console.log('  operation  checkout  commands  scripts  Redis CPU µs  client CPU µs  jobs/s wall');
-  for (const op of ['lpush', 'evalsha', 'serial', 'drain', 'pickup']) {
+  console.log(
+    '  operation  checkout  commands  scripts  script µs  Redis CPU µs  client CPU µs  jobs/s wall',
+  );
+  for (const op of ['lpush', 'evalsha', 'serial', 'drain', 'claim', 'ack', 'pickup']) {
     for (const [name] of variants) {
       const rs = results.get(name).map((r) => r[op]);
       const m = (key, digits) => median(rs.map((r) => r[key])).toFixed(digits);
       console.log(
-        `  ${op.padEnd(9)}  ${name.padEnd(8)}  ${m('commands', 2).padStart(8)}  ${m('scripts', 3).padStart(7)}  ${m('redisCpu', 1).padStart(12)}  ${m('clientCpu', 1).padStart(13)}  ${m('perSecond', 0).padStart(11)}`,
+        `  ${op.padEnd(9)}  ${name.padEnd(8)}  ${m('commands', 2).padStart(8)}  ${m('scripts', 3).padStart(7)}  ${m('scriptUs', 1).padStart(9)}  ${m('redisCpu', 1).padStart(12)}  ${m('clientCpu', 1).padStart(13)}  ${m('perSecond', 0).padStart(11)}`,
       );
     }
   }
