@@ -7,7 +7,7 @@ import {
 } from '../errors/declaration-errors';
 import { activeTraceparent } from '../tracing/run-span';
 import { enqueueTenant } from '../runtime/tenant';
-import { uuidv7, uuidv7Batch } from '../util/ids';
+import { uuidv7, uuidv7Ascending, uuidv7Batch } from '../util/ids';
 import type { ParseResult } from '../schema/standard';
 import { jsonProblem, type JsonValue } from '../util/json';
 import { withCheckedInput } from '../values/checked-input';
@@ -186,9 +186,9 @@ export async function prepareEnqueueMany<In, Out>(
   }
   const resolved = resolveOptions(handle.name, options, nowMs);
   assertActor(handle.name, actor);
-  // Ids minted in one millisecond sort at random; handed out in sorted order, they keep the batch in the order given
-  // wherever rows tie on everything else (a claim's priority and run time, an outbox row's stage time).
-  const ids = uuidv7Batch(nowMs, raws.length).sort();
+  // Ids handed out in ascending order keep the batch in the order given wherever rows tie on everything else (a
+  // claim's priority and run time, an outbox row's stage time).
+  const ids = uuidv7Ascending(nowMs, raws.length);
   const runIds = resolved.runId === undefined ? uuidv7Batch(nowMs, raws.length) : undefined;
   // every input parsed first, awaited once (not once a row); a validator that threw is rethrown at its row, in order
   const parses = await Promise.all(

@@ -1,4 +1,4 @@
-import { isUuid, uuidv7, uuidv7Batch } from './ids';
+import { isUuid, uuidv7, uuidv7Ascending, uuidv7Batch } from './ids';
 
 const msOf = (id: string): number => parseInt(id.slice(0, 8) + id.slice(9, 13), 16);
 
@@ -62,5 +62,28 @@ describe('uuidv7', () => {
     const fixed = bitsOf(ids[0] as string);
     expect(fixed.slice(48, 52)).toBe('0111');
     expect(fixed.slice(64, 66)).toBe('10');
+  });
+  it('mints a batch in ascending order without sorting, and sorts one too large for its counter', () => {
+    const at = Date.UTC(2026, 10, 29, 13, 44, 52, 123);
+    for (const count of [1, 2, 1_000, 4_096, 4_097, 6_000]) {
+      const ids = uuidv7Ascending(at, count);
+      expect(ids).toHaveLength(count);
+      const wrong = ids.filter(
+        (id, i) =>
+          !isUuid(id) ||
+          id !== id.toLowerCase() ||
+          id[14] !== '7' ||
+          !'89ab'.includes(id[19] as string) ||
+          msOf(id) !== at ||
+          (i > 0 && (ids[i - 1] as string) >= id),
+      );
+      expect(wrong).toEqual([]);
+    }
+    expect(uuidv7Ascending(at, 0)).toEqual([]);
+    // the counter starts at random: two batches of one millisecond do not start alike
+    const starts = new Set(
+      Array.from({ length: 20 }, () => uuidv7Ascending(at, 10)[0]?.slice(15, 18)),
+    );
+    expect(starts.size).toBeGreaterThan(1);
   });
 });

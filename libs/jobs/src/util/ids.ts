@@ -1,4 +1,4 @@
-import { randomFillSync, randomUUID } from 'node:crypto';
+import { randomFillSync, randomInt, randomUUID } from 'node:crypto';
 
 /**
  * A UUIDv7 (RFC 9562): 48 bits of milliseconds, the version, then random bits. Time-ordered, so inserts stay
@@ -21,12 +21,30 @@ const UUID_LENGTH = 36;
 /**
  * `count` UUIDv7s of one millisecond, laid out as {@link uuidv7} lays them out (the time, `7`, 12 random bits, the RFC
  * variant with 2 random bits, 60 more random bits: 74 in all): what a batch enqueue mints, two ids a job. The random
- * bits for the whole batch come from ONE `randomFillSync`, and the ids are formatted into one buffer, each id read
- * out of it as a string of its own — a flat string, which the value contract's pattern test and the
- * driver's literals read without first copying a concatenation apart (per 1,000 ids: ~0.15 ms, where a
- * `randomUUID()` and a concatenation per id took ~0.6 ms and as much again to flatten later).
+ * bits for the whole batch come from ONE `randomFillSync`, and the ids are formatted into one buffer read out as ONE
+ * string, each id a slice of it (per 1,000 ids: ~0.1 ms, where a `randomUUID()` and a concatenation per id took
+ * ~0.6 ms and as much again to flatten later, and a string read out of the buffer per id ~0.09 ms more).
  */
 export function uuidv7Batch(nowMs: number, count: number): string[] {
+  return formatBatch(nowMs, count, undefined);
+}
+
+/** The most ids {@link uuidv7Ascending} mints in order by a counter: the 12 bits of rand_a. */
+const COUNTER_ROOM = 4_096;
+
+/**
+ * `count` UUIDv7s of one millisecond in ascending order — what a batch enqueue hands its rows, so they keep the order
+ * given wherever they tie on everything else — without sorting them: laid out as {@link uuidv7Batch}'s, except that
+ * rand_a (the 12 bits after the version) is a counter from a random start (RFC 9562 §6.2, method 1), 62 random bits
+ * remaining. Over {@link COUNTER_ROOM} ids the counter has no room: they are minted at random and sorted.
+ */
+export function uuidv7Ascending(nowMs: number, count: number): string[] {
+  if (count > COUNTER_ROOM) return uuidv7Batch(nowMs, count).sort();
+  return formatBatch(nowMs, count, randomInt(0, COUNTER_ROOM - count + 1));
+}
+
+/** {@link uuidv7Batch}'s ids, rand_a counting up from `counter` when given. */
+function formatBatch(nowMs: number, count: number, counter: number | undefined): string[] {
   const ids = new Array<string>(count);
   if (count <= 0) return ids;
   const random = randomFillSync(Buffer.allocUnsafe(count * 10));
@@ -35,11 +53,15 @@ export function uuidv7Batch(nowMs: number, count: number): string[] {
   for (let i = 0; i < count; i++) {
     const at = i * UUID_LENGTH;
     const r = i * 10;
-    prefix.copy(out, at);
-    // rand_a: 12 bits (3 digits) after the version digit
-    out[at + 15] = HEX[(random[r] as number) & 0x0f] as number;
-    out[at + 16] = HEX[(random[r + 1] as number) >> 4] as number;
-    out[at + 17] = HEX[(random[r + 1] as number) & 0x0f] as number;
+    for (let p = 0; p < 15; p++) out[at + p] = prefix[p] as number;
+    // rand_a: 12 bits (3 digits) after the version digit, random or the counter
+    const a =
+      counter === undefined
+        ? (((random[r] as number) & 0x0f) << 8) | (random[r + 1] as number)
+        : counter + i;
+    out[at + 15] = HEX[a >> 8] as number;
+    out[at + 16] = HEX[(a >> 4) & 0x0f] as number;
+    out[at + 17] = HEX[a & 0x0f] as number;
     out[at + 18] = 0x2d; // '-'
     // the variant (binary 10) and 2 random bits, then 3 random digits
     out[at + 19] = HEX[8 | ((random[r] as number) >> 6)] as number;
@@ -53,8 +75,8 @@ export function uuidv7Batch(nowMs: number, count: number): string[] {
       out[at + 25 + b * 2] = HEX[byte & 0x0f] as number;
     }
   }
-  for (let i = 0; i < count; i++)
-    ids[i] = out.toString('latin1', i * UUID_LENGTH, (i + 1) * UUID_LENGTH);
+  const text = out.toString('latin1');
+  for (let i = 0; i < count; i++) ids[i] = text.slice(i * UUID_LENGTH, (i + 1) * UUID_LENGTH);
   return ids;
 }
 
