@@ -18,9 +18,22 @@ import { ROOT, median, pg, preciseNow, sleep, withDatabase } from './lib.mjs';
 const JOBS = Number(process.env.BENCH_DRAIN_JOBS ?? 50_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const CHECKOUTS = (process.env.BENCH_CHECKOUTS ?? ROOT).split(',');
+/** A checkout named `<dir>+extra` runs `BENCH_EXTRA_SQL` after its migrations: a schema variant measured side by side. */
+const EXTRA_SQL = process.env.BENCH_EXTRA_SQL ?? '';
 
 /** A checkout's built `@ultimat3/jobs` and `@ultimat3/jobs-pg`, and a no-op job of its own. */
-function loadCheckout(root) {
+const loaded = new Map();
+
+function loadCheckout(named) {
+  const root = named.replace(/\+(extra|serial)$/, '');
+  const seen = loaded.get(root);
+  if (seen)
+    return {
+      ...seen,
+      root: named,
+      extra: named.endsWith('+extra'),
+      serial: named.endsWith('+serial'),
+    };
   const require = createRequire(join(root, 'package.json'));
   const jobs = require(join(root, 'libs', 'jobs', 'dist', 'index.js'));
   const jobsPg = require(join(root, 'libs', 'jobs-pg', 'dist', 'index.js'));
@@ -34,7 +47,45 @@ function loadCheckout(root) {
   });
   const registry = new jobs.JobRegistry();
   registry.register(handle);
-  return { root, jobs, jobsPg, registry };
+  loaded.set(root, { jobs, jobsPg, registry });
+  return {
+    root: named,
+    extra: named.endsWith('+extra'),
+    serial: named.endsWith('+serial'),
+    jobs,
+    jobsPg,
+    registry,
+  };
+}
+
+/** A V8 CPU profile of this process from now to `stop(file)` (`BENCH_CPUPROF=<file prefix>`): the worker's side. */
+async function startProfiler() {
+  const { Session } = await import('node:inspector/promises');
+  const { writeFileSync } = await import('node:fs');
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  return {
+    async stop(file) {
+      const { profile } = await session.post('Profiler.stop');
+      writeFileSync(file, JSON.stringify(profile));
+      session.disconnect();
+    },
+  };
+}
+
+/** `executor` sending one claim at a time (`<dir>+serial`): a claim sent while one is out waits for it. */
+function serialClaims(executor) {
+  const serial = Object.create(executor);
+  let last = Promise.resolve();
+  serial.query = (text, values) => {
+    if (!text.includes('claimed as (')) return executor.query(text, values);
+    const run = last.then(() => executor.query(text, values));
+    last = run.catch(() => undefined);
+    return run;
+  };
+  return serial;
 }
 
 /** CPU time (µs) of every backend connected to `db`, by pid. */
@@ -82,7 +133,10 @@ async function drainOnce(serverUrl, admin, co, n) {
   pool.on('error', () => {});
   const executor = co.jobsPg.pgPoolExecutor(pool);
   await co.jobsPg.migrate(executor);
-  const driver = co.jobsPg.postgresJobDriver({ executor });
+  if (co.extra) await pool.query(EXTRA_SQL);
+  const driver = co.jobsPg.postgresJobDriver({
+    executor: co.serial ? serialClaims(executor) : executor,
+  });
   for (let i = 0; i < JOBS; i += 1_000) {
     const size = Math.min(1_000, JOBS - i);
     await driver.enqueueMany(
@@ -109,6 +163,7 @@ async function drainOnce(serverUrl, admin, co, n) {
   const cpuBefore = await backendCpu(admin, name);
   const ownBefore = process.cpuUsage();
   const started = preciseNow();
+  const profiler = process.env.BENCH_CPUPROF ? await startProfiler() : null;
   await worker.start();
   const perf = process.env.BENCH_PERF
     ? await perfRecord(admin, name, `${process.env.BENCH_PERF}.${n}`)
@@ -120,6 +175,7 @@ async function drainOnce(serverUrl, admin, co, n) {
     await new Promise((resolve) => perf.on('exit', resolve));
   }
   const own = process.cpuUsage(ownBefore);
+  if (profiler) await profiler.stop(`${process.env.BENCH_CPUPROF}.${n}.cpuprofile`);
   const cpuAfter = await backendCpu(admin, name);
   await worker.stop();
   let backendUs = 0;
