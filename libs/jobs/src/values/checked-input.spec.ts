@@ -5,7 +5,8 @@ import { memoryJobDriver } from '../driver/memory';
 import { errorCodeOf } from '../errors/jobs-error';
 import { t } from '../schema';
 import { frozenClock } from '../testing/frozen-clock';
-import { checkedInputJson, inputJsonOf } from './checked-input';
+import { checkedInputJson, hasMintedIds, inputJsonOf } from './checked-input';
+import { uuidProblem } from './scalars';
 import { assertEnqueueRequest, assertEnqueueRequests } from './request';
 
 const NOW = Date.UTC(2026, 0, 1);
@@ -68,6 +69,32 @@ describe('a request the common path checked carries its input as JSON text', () 
     (request as { input: unknown }).input = { when: new Date(NOW) };
     expect(checkedInputJson(request)).toBeUndefined();
     expect(refusal(request)?.message).toContain('request.input');
+  });
+
+  it('vouches only for ids that pass the id rule, and not once they are swapped', async () => {
+    const runId = '0190A0B0-0000-7000-8000-0000000000AA';
+    const built = [
+      await prepared(8),
+      await prepareEnqueue(report, { n: 9, tags: [] }, { runId }, undefined, NOW),
+      ...(await prepareEnqueueMany(
+        report,
+        Array.from({ length: 50 }, (_, i) => ({ n: 100 + i, tags: [] })),
+        {},
+        undefined,
+        NOW,
+      )),
+      ...(await prepareEnqueueMany(report, [{ n: 200, tags: [] }], { runId }, undefined, NOW)),
+    ];
+    for (const request of built) {
+      expect(hasMintedIds(request)).toBe(true);
+      expect([uuidProblem(request.id), uuidProblem(request.runId)]).toEqual([undefined, undefined]);
+    }
+    const swapped = await prepared(10);
+    (swapped as { id: unknown }).id = 'NOT-A-UUID';
+    expect(hasMintedIds(swapped)).toBe(false);
+    expect(refusal(swapped)?.message).toContain('request.id');
+    const copy: EnqueueRequest = { ...(await prepared(11)), runId: 'nope' };
+    expect(refusal(copy)?.message).toContain('request.runId');
   });
 
   it('leaves every other field to the driver check, which refuses a bad one as before', async () => {

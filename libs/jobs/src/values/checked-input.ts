@@ -2,15 +2,16 @@ import type { EnqueueRequest } from '../driver/job-driver';
 import type { JsonValue } from '../util/json';
 
 /**
- * A request the common enqueue path built (`declare/enqueue.ts`): the fields of an {@link EnqueueRequest}, and the
- * JSON text of its input, which that path checked against the value contract (`jsonProblem`) and encoded once. A
- * driver's request check then does not walk the input again, and the driver writes this text instead of encoding the
- * input again (see {@link inputJsonOf}).
+ * A request the common enqueue path built (`declare/enqueue.ts`): the fields of an {@link EnqueueRequest}, the JSON
+ * text of its input, which that path checked against the value contract (`jsonProblem`) and encoded once, and the ids
+ * it minted (canonical lower-case UUIDv7s by construction; a `runId` option is checked and lower-cased before). A
+ * driver's request check then neither walks the input nor tests the ids again, and the driver writes this text
+ * instead of encoding the input again (see {@link inputJsonOf}).
  *
- * The text is a private field: a copy (a spread, a JSON round trip, a request staged in an outbox) does not carry it
- * and is checked in full, and no request built elsewhere can claim one. It is trusted only while the request holds the
- * very input object it was made for, so a request whose input was swapped is checked and encoded afresh. Every other
- * field is still checked by the driver.
+ * What it vouches for is held in private fields: a copy (a spread, a JSON round trip, a request staged in an outbox)
+ * does not carry them and is checked in full, and no request built elsewhere can claim them. Each is trusted only while
+ * the request still holds that very value (the same input object, the same id strings), so a request whose input or
+ * ids were swapped is checked afresh. Every other field is checked by the driver as before.
  */
 class CheckedRequest implements EnqueueRequest {
   readonly id: string;
@@ -30,6 +31,8 @@ class CheckedRequest implements EnqueueRequest {
   readonly crossTenantReason: string | null;
   readonly #input: JsonValue;
   readonly #json: string;
+  readonly #id: string;
+  readonly #runId: string;
 
   constructor(fields: EnqueueRequest, json: string) {
     this.id = fields.id;
@@ -49,17 +52,25 @@ class CheckedRequest implements EnqueueRequest {
     this.crossTenantReason = fields.crossTenantReason ?? null;
     this.#input = fields.input;
     this.#json = json;
+    this.#id = fields.id;
+    this.#runId = fields.runId;
   }
 
   /** The checked text of `request`'s input, when it is such a request and still holds that input; else undefined. */
   static jsonOf(request: EnqueueRequest): string | undefined {
     return #json in request && request.input === request.#input ? request.#json : undefined;
   }
+
+  /** Whether `request` is such a request still holding the ids it was built with. */
+  static mintedIds(request: EnqueueRequest): boolean {
+    return #id in request && request.id === request.#id && request.runId === request.#runId;
+  }
 }
 
 /**
  * `fields` as a request carrying `json`, its input's JSON text. For the common enqueue path only, once it has checked
- * the input (`jsonProblem`) and encoded it as `json`: a driver takes the text as checked.
+ * the input (`jsonProblem`) and encoded it as `json`, and with ids it minted (or checked): a driver takes the text and
+ * the ids as checked.
  */
 export function withCheckedInput(fields: EnqueueRequest, json: string): EnqueueRequest {
   return new CheckedRequest(fields, json);
@@ -68,6 +79,9 @@ export function withCheckedInput(fields: EnqueueRequest, json: string): EnqueueR
 /** The JSON text {@link withCheckedInput} gave `request` for the input it holds now, or undefined. */
 export const checkedInputJson = (request: EnqueueRequest): string | undefined =>
   CheckedRequest.jsonOf(request);
+
+/** Whether `request` holds the ids the common path built it with (see {@link withCheckedInput}). */
+export const hasMintedIds = (request: EnqueueRequest): boolean => CheckedRequest.mintedIds(request);
 
 /**
  * The JSON text a driver stores for a request's input: the text the common path checked and encoded when it built

@@ -13,7 +13,7 @@ import {
   MAX_TRACEPARENT_LENGTH,
   MIN_PRIORITY,
 } from './bounds';
-import { checkedInputJson } from './checked-input';
+import { checkedInputJson, hasMintedIds } from './checked-input';
 import { jsonProblem } from './json-value';
 import { enumProblem, integerProblem, timeProblem, uuidProblem } from './scalars';
 import { identifierProblem } from './text';
@@ -64,14 +64,16 @@ const fault = (field: string, reason: string | undefined): ValueFault | undefine
 /**
  * The first rule `r` breaks, checking its fields in the order a reader finds them (its input last), or undefined. A
  * field holding the very value (`===`) `p` — a request that broke no rule — held there passed that rule already (each
- * rule is a pure function of the value), so it is not checked again. Written out field by field, not as a loop over a
+ * rule is a pure function of the value), so it is not checked again; nor are the ids and the input the common path
+ * vouches for (see `checked-input.ts`). Written out field by field, not as a loop over a
  * table of field names: a property read by a computed name was most of a 1,000-row batch's check.
  */
 function requestFault(r: EnqueueRequest, p: EnqueueRequest | undefined): ValueFault | undefined {
   const q = p !== undefined; // a previous request to compare with
+  const minted = hasMintedIds(r); // ids the common path minted: canonical by construction
   return (
-    (q && r.id === p.id ? undefined : fault('id', uuidProblem(r.id))) ??
-    (q && r.runId === p.runId ? undefined : fault('runId', uuidProblem(r.runId))) ??
+    (minted || (q && r.id === p.id) ? undefined : fault('id', uuidProblem(r.id))) ??
+    (minted || (q && r.runId === p.runId) ? undefined : fault('runId', uuidProblem(r.runId))) ??
     (q && r.name === p.name ? undefined : fault('name', nameRule(r.name))) ??
     (q && r.queue === p.queue ? undefined : fault('queue', queueRule(r.queue))) ??
     (q && r.idempotencyKey === p.idempotencyKey
