@@ -17,7 +17,7 @@ function packed(values: Partial<Record<string, string>>): string {
     mask += 2 ** i;
     return v;
   });
-  return `${id.length}:${id}\u0000${mask}\u0000${out.join('\u0000')}`;
+  return `${id.length}\u0000${id}\u0000${mask}\u0000${out.join('\u0000')}`;
 }
 
 const plain = {
@@ -123,9 +123,9 @@ describe('packedClaimedRow', () => {
     expect(packedClaimedRow(packed({ ...plain, by: 'x\u0000y\u0000z' }), 1, written)).toEqual({
       whole: id,
     });
-    expect(packedClaimedRow('no colon', 1, written)).toBeUndefined();
-    expect(packedClaimedRow(`99:${id}`, 1, written)).toBeUndefined();
-    expect(packedClaimedRow(`${id.length}:${id}\u0000`, 1, written)).toBeUndefined();
+    expect(packedClaimedRow('no separator', 1, written)).toBeUndefined();
+    expect(packedClaimedRow(`99\u0000${id}`, 1, written)).toBeUndefined();
+    expect(packedClaimedRow(`${id.length}\u0000${id}\u0000`, 1, written)).toBeUndefined();
     // a value too few: text not so shaped is never read as a row
     const short = packed(plain);
     expect(packedClaimedRow(short.slice(0, short.lastIndexOf('\u0000')), 1, written)).toEqual({
@@ -166,6 +166,20 @@ describe('packRow on the server, read back by packedClaimedRow', () => {
     expect(packedClaimedRow(String(text), 3, written)).toMatchObject({
       row: { tenantId: 't', traceparent: '', enqueuedBy: null, workerId: 'w-1', claim: 'b:3' },
     });
+  });
+
+  it('packs a row listed in the order the enqueue writes it (its first fields taken by place) as any other order', async () => {
+    const stored = { ...plain, ten: 't', by: '', w: 'old', c: 'old:1', le: '5', err: 'e', pg: '1' };
+    const inOrder = Object.entries(stored).flat();
+    const [text, st, name, q, att, max] = await packRow(inOrder);
+    expect([st, name, q, att, max]).toEqual(['ready', 'n', 'q', '1', '3']);
+    expect(text).toBe(packed({ ...plain, ten: 't', by: '', err: 'e', pg: '1' }));
+    expect(text).toBe((await packRow(Object.entries(stored).reverse().flat()))[0]);
+    // a list that starts in the enqueue's order and then is not: read by name from where the order breaks
+    const attLast = [...Object.entries(plain).filter(([f]) => f !== 'att'), ['att', '1']];
+    const [moved, , , , movedAtt] = await packRow(attLast.flat());
+    expect(movedAtt).toBe('1');
+    expect(moved).toBe(packed(plain));
   });
 
   it('a NUL in a stored value makes the row one to read whole', async () => {

@@ -58,7 +58,8 @@ function positionalValues(text: string, at: number, mask: number): (string | nul
 const numberOf = (v: string | null | undefined): number => (v == null ? 0 : Number(v));
 
 /**
- * One row of `LUA_CLAIM`'s reply — the `seq`-th taken, packed as its header says — as the claimed row it is; or, for a
+ * One row of `LUA_CLAIM`'s reply — the `seq`-th taken, packed by `packRow` (`LUA_CLAIM_PACK`: the id's length, NUL,
+ * the id, NUL, the presence mask, NUL, the {@link CLAIM_REPLY_FIELDS} values by position) — as the claimed row it is; or, for a
  * row whose stored values hold a NUL (written around the driver, so its separators are not the only ones), its id,
  * for the caller to read whole. Undefined for text not so shaped.
  */
@@ -67,10 +68,10 @@ export function packedClaimedRow(
   seq: number,
   written: ClaimWritten,
 ): ReadClaimedRow | { readonly whole: string } | undefined {
-  const colon = text.indexOf(':');
-  if (colon <= 0) return undefined;
-  const start = colon + 1;
-  const end = start + Number(text.slice(0, colon));
+  const lengthEnd = text.indexOf('\u0000');
+  if (lengthEnd <= 0) return undefined;
+  const start = lengthEnd + 1;
+  const end = start + Number(text.slice(0, lengthEnd));
   if (!(end < text.length) || text.charCodeAt(end) !== 0) return undefined;
   const id = text.slice(start, end);
   const maskEnd = text.indexOf('\u0000', end + 1);

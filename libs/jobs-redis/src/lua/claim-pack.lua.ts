@@ -28,40 +28,84 @@ export const CLAIM_REPLY_FIELDS = [
 /** A field of {@link CLAIM_REPLY_FIELDS}. */
 export type ClaimReplyField = (typeof CLAIM_REPLY_FIELDS)[number];
 
-const positions = CLAIM_REPLY_FIELDS.map((f, i) => `${f} = ${i + 1}`).join(', ');
-const bits = CLAIM_REPLY_FIELDS.map((_, i) => 2 ** i).join(', ');
+const positions = CLAIM_REPLY_FIELDS.map((f, i) => `${f} = ${i + 4}`).join(', ');
+const bits = CLAIM_REPLY_FIELDS.map((f, i) => `${f} = ${2 ** i}`).join(', ');
 const blanks = CLAIM_REPLY_FIELDS.map(() => "''").join(', ');
+
+/**
+ * The fields `insertAt` (enqueue-core) writes first, in its order: a row hash small enough to be stored as a listpack
+ * answers HGETALL in insertion order, so a row the driver wrote lists these at fixed places.
+ */
+const INSERTED = ['id', 'run', 'name', 'q', 'input', 'key', 'st', 'att', 'max', 'pri', 'at', 'ca'];
+/** The test that v lists the {@link INSERTED} fields at their places (names are interned: each a pointer compare). */
+const inserted = INSERTED.map((f, i) => `v[${2 * i + 1}] == '${f}'`).join(' and ');
+/** The reply with the {@link INSERTED} fields' values taken by place, every other value '' for now. */
+const byPlace = [
+  "''",
+  'id',
+  "''",
+  ...CLAIM_REPLY_FIELDS.map((f) =>
+    INSERTED.includes(f) ? `v[${2 * INSERTED.indexOf(f) + 2}]` : "''",
+  ),
+].join(', ');
+/** The presence mask of the {@link INSERTED} fields that the reply answers. */
+const insertedMask = CLAIM_REPLY_FIELDS.reduce(
+  (m, f, i) => (INSERTED.includes(f) ? m + 2 ** i : m),
+  0,
+);
+/** Lua's index of a reply field's value in the packed list. */
+const at = (f: ClaimReplyField): number => CLAIM_REPLY_FIELDS.indexOf(f) + 4;
 
 /**
  * Not a script: `packRow(v, id)`, how a claimed row leaves a script (the claim's, and any script that claims a row
  * the same way). Needs nothing of the prelude.
  *
  * `v` is the row's flat HGETALL list as stored before the claim's writes, `id` its key's id. Answers the row packed as
- * ONE string, and the fields the claim decides on (st, name, q, att, max), picked out in the same walk of the list:
- * `<length of id>:<id>`, NUL, the presence mask (the sum of 2^(i-1) over the positions i the hash holds), NUL, then
- * the {@link CLAIM_REPLY_FIELDS} values in that order, NUL-separated, an absent one as '' (told from a stored '' by the
- * mask). Positional, so the client reads each value by where it lies, no field name sent or compared; one field
- * lookup per entry here (the names are interned: a pointer hash). A stored value holding a NUL (written around the
- * driver: the value contract refuses it) adds a separator; the client tells so by the count and reads that row whole.
+ * ONE string, and the fields the claim decides on (st, name, q, att, max): the length of the id, NUL, the id, NUL, the
+ * presence mask (the sum of 2^(i-1) over the positions i of {@link CLAIM_REPLY_FIELDS} the hash holds), NUL, then
+ * those fields' values in that order, NUL-separated, an absent one as '' (told from a stored '' by the mask) — one
+ * `table.concat`. Positional, so the client reads each value by where it lies, no field name sent or compared.
+ *
+ * A row the driver wrote lists its first fields where `insertAt` put them (a listpack hash answers in insertion
+ * order): checked name by name, they are taken by place, and only the fields after them are looked up by name; any
+ * other list (a hash stored as a hashtable, for one, whose order is its own) is walked whole. Numbers are turned into
+ * text once per script call and length (the cache `PACK_TEXT`), not once per row. A stored value holding a NUL
+ * (written around the driver: the value contract refuses it) adds a separator; the client tells so by the count and
+ * reads that row whole.
  */
 export const LUA_CLAIM_PACK = `
 local PACK_AT = { ${positions} }
 local PACK_BIT = { ${bits} }
+local PACK_TEXT = {}
+local function packText(n)
+  local t = PACK_TEXT[n]
+  if t == nil then
+    t = tostring(n)
+    PACK_TEXT[n] = t
+  end
+  return t
+end
 local function packRow(v, id)
-  local out = { ${blanks} }
-  local mask, st = 0, nil
-  for j = 1, #v, 2 do
+  local out, mask, st, from
+  if ${inserted} then
+    out = { ${byPlace} }
+    mask, st, from = ${insertedMask}, v[${2 * INSERTED.indexOf('st') + 2}], ${2 * INSERTED.length + 1}
+  else
+    out = { '', id, '', ${blanks} }
+    mask, from = 0, 1
+  end
+  for j = from, #v, 2 do
     local f = v[j]
     local p = PACK_AT[f]
     if p then
       out[p] = v[j + 1]
-      mask = mask + PACK_BIT[p]
+      mask = mask + PACK_BIT[f]
     elseif f == 'st' then
       st = v[j + 1]
     end
   end
-  return #id .. ':' .. id .. '\\0' .. mask .. '\\0' .. table.concat(out, '\\0'), st,
-    out[${CLAIM_REPLY_FIELDS.indexOf('name') + 1}], out[${CLAIM_REPLY_FIELDS.indexOf('q') + 1}],
-    out[${CLAIM_REPLY_FIELDS.indexOf('att') + 1}], out[${CLAIM_REPLY_FIELDS.indexOf('max') + 1}]
+  out[1] = packText(#id)
+  out[3] = packText(mask)
+  return table.concat(out, '\\0'), st, out[${at('name')}], out[${at('q')}], out[${at('att')}], out[${at('max')}]
 end
 `;
