@@ -2,9 +2,11 @@ import {
   DriverUnavailableError,
   JobsError,
   type BackendCapabilities,
+  type BackendWakeTarget,
   type Clock,
   type EventBus,
   type JobsBackend,
+  type JobsLogger,
   type SchedulerState,
 } from '@ultimat3/jobs';
 import {
@@ -16,7 +18,9 @@ import {
 import { redisJobDriver, type RedisJobDriver, type RedisJobDriverOptions } from './redis-driver';
 import { redisBackfillLedger } from './redis-backfill-ledger';
 import { redisEventBus } from './redis-event-bus';
-import type { RedisWakeListener } from './redis-wake';
+import { redisContext } from './redis-context';
+import { startHandOff } from './redis-hand-off';
+import { redisKeyPrefix } from './redis-keys';
 import { assertNoEviction } from './redis-server-check';
 
 /** Options of {@link redisBackend}. */
@@ -41,9 +45,12 @@ export interface RedisBackend extends JobsBackend {
   readonly schedulerState: SchedulerState;
   /**
    * Starts the cross-process wake for a worker (its `signalEnqueued` / `setWakeLive`): one subscriber connection per
-   * backend, proven by a probe; the worker's poll stays the guarantee. The shape `JobsBackend.startWake` has.
+   * backend, proven by a probe; the worker's poll stays the guarantee. A target with a `handOff` (a `jobWorker`) also
+   * gets the hand-off (`redis-hand-off.ts`): while idle it is registered and blocks on a list of its own, onto which
+   * another process's enqueue of a row due now pushes that row already claimed for it. The shape
+   * `JobsBackend.startWake` has; its stop deregisters the worker and hands back what it was handed and did not take.
    */
-  startWake(target: RedisWakeListener): { stop(): Promise<void> };
+  startWake(target: BackendWakeTarget, logger?: JobsLogger): { stop(): Promise<void> };
   close(): Promise<void>;
 }
 
@@ -114,6 +121,10 @@ export function redisBackendOver(options: {
 }): RedisBackend {
   const { client, prefix, clock } = options;
   const driver = redisJobDriver({ client, prefix, clock });
+  // the hand-offs' scripts and keys: the driver's prefix and clock, on the same client
+  let context: ReturnType<typeof redisContext> | undefined;
+  const handOffContext = (): ReturnType<typeof redisContext> =>
+    (context ??= redisContext(client, redisKeyPrefix(prefix ?? 'jobs'), clock));
   return {
     kind: driver.kind,
     driver,
@@ -121,8 +132,18 @@ export function redisBackendOver(options: {
     events: redisEventBus({ client, prefix, clock }),
     schedulerState: driver.schedulerState,
     backfills: redisBackfillLedger({ client, ...(prefix === undefined ? {} : { prefix }) }),
-    startWake(target) {
-      return { stop: driver.wake.listen(target) };
+    startWake(target, logger) {
+      const stopWake = driver.wake.listen(target);
+      const handOff =
+        target.handOff === undefined
+          ? undefined
+          : startHandOff(handOffContext(), target.handOff, logger);
+      return {
+        async stop() {
+          await handOff?.stop();
+          await stopWake();
+        },
+      };
     },
     close: () => driver.close(),
   };

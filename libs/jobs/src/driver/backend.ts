@@ -3,6 +3,7 @@ import type { EventBus } from '../events/event-bus';
 import type { SchedulerState } from '../scheduler/scheduler-state';
 import type { JobsLogger } from '../util/logger';
 import type { JobDriver } from './job-driver';
+import type { ClaimedJob } from './job-row';
 
 /**
  * What a backend can do beyond the operations every driver has (enqueue, claim, ack, nack, heartbeat, progress,
@@ -46,11 +47,44 @@ export const BACKEND_CAPABILITIES: readonly BackendCapability[] = [
   'batchAck',
 ];
 
+/** What an idle worker can take of one queue it serves, for a backend that hands rows over ({@link WakeHandOff}). */
+export interface HandOffOffer {
+  readonly queue: string;
+  /** Free slots of the queue no held row (nor a claim on the wire) covers. */
+  readonly free: number;
+  /** The job names the worker serves there (what its claims name). */
+  readonly names: readonly string[];
+}
+
+/**
+ * A worker's side of a hand-off: a backend whose enqueue can claim a fresh row for an idle worker itself (Redis) asks
+ * the worker what it can take ({@link WakeHandOff.offers}), registers it, and delivers the rows it claimed for it
+ * ({@link WakeHandOff.takeClaimed}), which the worker runs exactly as its own claim's. Optional: a backend without a
+ * hand-off (PostgreSQL, memory) never reads it, and a worker without one is only woken.
+ */
+export interface WakeHandOff {
+  /** The worker's id: the claims made for it carry it, as its own claims do. */
+  readonly workerId: string;
+  /** The lease a claim made for it takes (its visibility timeout). */
+  readonly visibilityTimeoutMs: number;
+  /**
+   * What the worker can take now, per served queue with a free slot; empty while it is not idle (a claim of its own
+   * on the wire, per-process caps in force) or no longer claims (draining, stopped).
+   */
+  offers(): readonly HandOffOffer[];
+  /** Rows the backend claimed for this worker: placed and run as the rows its own claim answered. */
+  takeClaimed(rows: readonly ClaimedJob[]): void;
+  /** Calls `listener` whenever the worker went idle (a pass found nothing to claim); answers its removal. */
+  onIdle(listener: () => void): () => void;
+}
+
 /** What a backend's wake drives: the worker's in-process wake and its idle ceiling. */
 export interface BackendWakeTarget {
   /** A queue was announced; `sweepAfterMs`: pass once more that long after (a throttled wake's stragglers). */
   signalEnqueued(queue: string, sweepAfterMs?: number): void;
   setWakeLive(live: boolean): void;
+  /** The worker's hand-off side, when it takes rows a backend claimed for it (see {@link WakeHandOff}). */
+  readonly handOff?: WakeHandOff;
 }
 
 /**

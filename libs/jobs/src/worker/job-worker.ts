@@ -29,6 +29,7 @@ import {
   type JobWorker,
   type JobWorkerOptions,
 } from './worker-options';
+import type { HandOffOffer, WakeHandOff } from '../driver/backend';
 
 /**
  * A worker: ONE claim per pass over every queue with a free slot (what it asks for: {@link ClaimPlanner}; its slots:
@@ -45,7 +46,9 @@ import {
  * sent rather than when it lands: a commit's WAL flush (~0.7 ms here) would otherwise bound each slot to ~1,400 runs
  * a second.
  */
-export function jobWorker(options: JobWorkerOptions): JobWorker {
+export function jobWorker(
+  options: JobWorkerOptions,
+): JobWorker & { readonly handOff: WakeHandOff } {
   const { driver, registry } = options;
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;
@@ -62,6 +65,8 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
   let planner: ClaimPlanner | undefined;
   let unserved: UnservedNames | undefined;
   let presence: WorkerPresence | undefined;
+  let served: ReadonlyMap<string, readonly string[]> = new Map();
+  const idleListeners = new Set<() => void>();
   const handBacks = new HandBacks(driver, logger);
   const held = prefetchBuffer(heartbeatIntervalMs);
   const beats = heartbeats({
@@ -119,8 +124,32 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
     planner: () => planner,
     running: () => state === 'running',
     place: (claimed) => work.place(claimed),
+    idle: () => {
+      for (const listener of idleListeners) listener();
+    },
   });
   const kick = (): void => loop.kick();
+
+  /** What this worker can take as a hand-off now: nothing unless idle, claiming, and free of per-process caps. */
+  const offers = (): HandOffOffer[] => {
+    if (state !== 'running' || limits !== undefined || (planner?.claiming ?? 1) > 0) return [];
+    const out: HandOffOffer[] = [];
+    for (const [queue, names] of served) {
+      const free = ledger.free(queue) - held.held(queue);
+      if (free > 0 && names.length > 0) out.push({ queue, free, names });
+    }
+    return out;
+  };
+  const handOff: WakeHandOff = {
+    workerId: id,
+    visibilityTimeoutMs,
+    offers,
+    takeClaimed: (rows) => work.place(rows),
+    onIdle(listener) {
+      idleListeners.add(listener);
+      return () => idleListeners.delete(listener);
+    },
+  };
 
   /** Stops claiming: no pass, no timer, the rows held handed back. */
   const stopClaiming = (): void => {
@@ -131,11 +160,12 @@ export function jobWorker(options: JobWorkerOptions): JobWorker {
 
   return {
     id,
+    handOff,
     async start() {
       if (state !== 'new') throw new InvariantError(`jobWorker ${id} was already started.`);
       const resolved = resolveSlots(registry, options.queues, options.concurrency);
       registry.assertBound([...resolved.slots.keys()]);
-      const served = servedNames(registry, resolved.slots, driver.leases !== undefined);
+      served = servedNames(registry, resolved.slots, driver.leases !== undefined);
       for (const q of resolved.unregistered)
         logger.log('warn', 'jobs.worker.queue-unregistered', { workerId: id, queue: q });
       ledger.serve(resolved.slots);

@@ -36,6 +36,8 @@ export interface PassLoopOptions {
   readonly running: () => boolean;
   /** Places the rows a claim answered (the worker's runs). */
   readonly place: (claimed: readonly ClaimedJob[]) => void;
+  /** Told when a claim answered nothing: the worker is idle (a backend's hand-off registers it then). */
+  readonly idle?: () => void;
 }
 
 /**
@@ -118,6 +120,9 @@ export class PassLoop {
     announceExhaustedInBackground(claim.exhausted, this.o.registry, logger, this.o.metrics);
     this.o.place(claimed);
     if (claimed.length > 0) timers.found();
-    else timers.empty();
+    else {
+      timers.empty();
+      this.o.idle?.();
+    }
   }
 }

@@ -1,0 +1,211 @@
+import {
+  systemClock,
+  type ClaimedJob,
+  type HandOffOffer,
+  type JobsLogger,
+  type WakeHandOff,
+} from '@ultimat3/jobs';
+import { Redis, type Cluster } from 'ioredis';
+import type { RedisContext } from './redis-context';
+import { handedRows, HAND_OFF_STOP } from './redis-hand-off-reply';
+import { nackRow } from './redis-settle';
+
+/**
+ * How long one blocking pop of a worker's hand-off list waits (s). Each pop is preceded by the registration it renews,
+ * so an idle worker spends two commands per this long: ~2 a minute, inside the idle budget of 12.
+ */
+export const HAND_OFF_BLOCK_S = 60;
+/** How long a registration outlives the pop it was sent with (ms): a worker that stops popping is not chosen past it. */
+export const HAND_OFF_TTL_MS = (HAND_OFF_BLOCK_S + 15) * 1_000;
+/** How long a stop waits for the blocking pop to return its stop marker before it drops the connection (ms). */
+const STOP_WAIT_MS = 2_000;
+/** The pause after a failed pop (Redis down or restarting) before the next registration is tried (ms, on the clock). */
+const RETRY_MS = 1_000;
+
+/** A started hand-off: `stop()` deregisters, hands back what was handed and not taken, and closes its connection. */
+export interface RedisHandOff {
+  stop(): Promise<void>;
+}
+
+/** `Q(q)` of the prelude: the key stem of a queue (its length counted in bytes, as Lua's `#` counts). */
+const queueKey = (prefix: string, queue: string): string =>
+  `${prefix}q:${Buffer.byteLength(queue)}:${queue}`;
+
+/** A registration's text (see `LUA_HAND_OFF`): free slots, lease length, the names NUL-led, -separated and -ended. */
+const registrationOf = (offer: HandOffOffer, visibilityTimeoutMs: number): string =>
+  `${offer.free}|${visibilityTimeoutMs}|\u0000${offer.names.join('\u0000')}\u0000`;
+
+/** The name the pop's connection carries (CLIENT LIST): `jobs-hand-off:<worker id>`. */
+export const handOffConnectionName = (workerId: string): string => `jobs-hand-off:${workerId}`;
+
+/** A connection of the pop's own, with the client's settings. */
+const duplicate = (client: Redis | Cluster, name: string): Redis | Cluster =>
+  client instanceof Redis
+    ? client.duplicate({ connectionName: name })
+    : client.duplicate(undefined, {
+        redisOptions: { ...client.options.redisOptions, connectionName: name },
+      });
+
+/**
+ * Starts the hand-off of one worker ({@link WakeHandOff}): while the worker is idle with free slots, a connection of
+ * its own registers it for its queues (a `SET … PX` per queue, read by `LUA_HAND_OFF` in the enqueue) and blocks on
+ * its list `P..'hl:'..wid`, so another process's enqueue of a row due now claims that row for it and pushes it there:
+ * the pop answers a claimed row, given to the worker as its own claim's rows are. The registration is sent right
+ * before each pop on the same connection, so it is renewed only while pops come back: a dead worker's lapses within
+ * {@link HAND_OFF_TTL_MS}, and a row handed to it meanwhile is rescued when its lease lapses, like any claimed row.
+ *
+ * A worker that is not idle (a claim of its own on the wire, no free slot, draining) is deregistered and what was
+ * handed to it is taken off the list and given to it at once; it registers again when a pass finds nothing. A stop
+ * deregisters first, hands back (nack `handBack`) what is still on the list, and ends the pop with a stop marker.
+ */
+export function startHandOff(
+  ctx: RedisContext,
+  target: WakeHandOff,
+  logger?: JobsLogger,
+): RedisHandOff {
+  const conn = duplicate(ctx.client, handOffConnectionName(target.workerId));
+  const timers = ctx.clock ?? systemClock;
+  // ioredis reconnects by itself; a failed pop is retried by the loop
+  conn.on('error', () => undefined);
+  const { workerId } = target;
+  const list = `${ctx.prefix}hl:${workerId}`;
+  /** Every queue ever registered (a stop deregisters them all), and those whose set may lack this worker now. */
+  const queues = new Set<string>();
+  const unlisted = new Set<string>();
+  /** The registration text last sent per queue. */
+  const sent = new Map<string, string>();
+  let stopping = false;
+  let idleWake: (() => void) | undefined;
+  const wakeLoop = (): void => {
+    const w = idleWake;
+    idleWake = undefined;
+    w?.();
+  };
+  const offIdle = target.onIdle(wakeLoop);
+
+  const log = (event: string, error: unknown): void =>
+    logger?.log('warn', event, {
+      workerId,
+      error: error instanceof Error ? error.message : String(error),
+    });
+
+  /** Gives rows claimed for this worker to it; buries (dead, fenced) rows whose stored input is not JSON text. */
+  const deliver = async (entries: readonly unknown[]): Promise<void> => {
+    const { rows, unreadable } = await handedRows(ctx, workerId, entries);
+    for (const row of unreadable) {
+      await nackRow(ctx, row.id, {
+        workerId,
+        claim: row.claim,
+        kind: 'dead',
+        error: `X_JOB_INPUT_INVALID: the stored input of job ${row.name} is not JSON text`,
+      });
+    }
+    if (rows.length > 0) target.takeClaimed(rows);
+  };
+  const handBack = async (rows: readonly ClaimedJob[]): Promise<void> => {
+    for (const row of rows) {
+      await nackRow(ctx, row.id, {
+        workerId,
+        claim: row.claim,
+        kind: 'handBack',
+        error: row.lastError,
+        runAt: row.runAt,
+      }).catch((error: unknown) => log('jobs.hand-off.hand-back-failed', error));
+    }
+  };
+  /** Deregisters every queue and answers what was on the list; `mark` ends a pop still waiting. */
+  const leave = async (mark: boolean): Promise<unknown[]> => {
+    for (const q of queues) unlisted.add(q);
+    sent.clear();
+    const left = await ctx.run('handOffLeave', [
+      workerId,
+      mark ? '1' : '0',
+      queues.size,
+      ...queues,
+    ]);
+    return Array.isArray(left) ? left : [];
+  };
+  /** Writes the registrations of `offers` on the pop's connection (the pop is written right after them). */
+  const register = (offers: readonly HandOffOffer[]): Promise<unknown> => {
+    const writes: Promise<unknown>[] = [];
+    const offered = new Set(offers.map((o) => o.queue));
+    for (const q of sent.keys()) {
+      if (offered.has(q)) continue;
+      sent.delete(q);
+      writes.push(conn.del(`${queueKey(ctx.prefix, q)}:ho:${workerId}`));
+      writes.push(conn.zrem(`${queueKey(ctx.prefix, q)}:ho`, workerId));
+    }
+    for (const offer of offers) {
+      const key = queueKey(ctx.prefix, offer.queue);
+      const text = registrationOf(offer, target.visibilityTimeoutMs);
+      sent.set(offer.queue, text);
+      writes.push(conn.set(`${key}:ho:${workerId}`, text, 'PX', HAND_OFF_TTL_MS));
+      if (!queues.has(offer.queue) || unlisted.has(offer.queue)) {
+        queues.add(offer.queue);
+        unlisted.delete(offer.queue);
+        writes.push(conn.zadd(`${key}:ho`, 0, workerId));
+      }
+    }
+    return Promise.all(writes);
+  };
+  const pause = (ms: number): Promise<void> =>
+    new Promise((resolve) => {
+      idleWake = resolve;
+      timers.setTimeout(wakeLoop, ms);
+    });
+
+  /** One turn: idle → register and pop; not idle → deregister, give what was handed, wait to be idle. */
+  const turn = async (): Promise<void> => {
+    const offers = target.offers();
+    if (offers.length === 0) {
+      if (sent.size > 0) await deliver(await leave(false));
+      if (!stopping) await new Promise<void>((resolve) => (idleWake = resolve));
+      return;
+    }
+    const registered = register(offers);
+    const popped = conn.blpop(list, HAND_OFF_BLOCK_S);
+    try {
+      await registered;
+      const reply = await popped;
+      if (reply === null || reply[1] === HAND_OFF_STOP) return;
+      // the hand-off took a slot of the registration (and removed it when it was the last): list it again next turn
+      for (const q of queues) unlisted.add(q);
+      await deliver([reply[1]]);
+    } catch (error) {
+      await popped.catch(() => undefined);
+      if (stopping) return;
+      for (const q of queues) unlisted.add(q);
+      log('jobs.hand-off.pop-failed', error);
+      await pause(RETRY_MS);
+    }
+  };
+  const loop = (async () => {
+    while (!stopping) await turn();
+  })();
+
+  return {
+    async stop() {
+      if (stopping) return;
+      stopping = true;
+      offIdle();
+      wakeLoop();
+      try {
+        const { rows } = await handedRows(ctx, workerId, await leave(true));
+        await handBack(rows);
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([
+          loop,
+          new Promise<void>((resolve) => (timer = setTimeout(resolve, STOP_WAIT_MS))),
+        ]);
+        clearTimeout(timer);
+        // a registration the loop sent as the stop began would outlive it: leave once more, without a marker
+        const again = await handedRows(ctx, workerId, await leave(false));
+        await handBack(again.rows);
+      } catch (error) {
+        log('jobs.hand-off.leave-failed', error);
+      } finally {
+        conn.disconnect();
+      }
+    },
+  };
+}
