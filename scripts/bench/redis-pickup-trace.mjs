@@ -15,7 +15,9 @@
  * producer heard by a bare subscriber in the worker process (what any wake by message costs), and a bare `EVALSHA`
  * of `return 1` the worker sends the moment it hears one (a round trip from a just-woken process: what a claim costs
  * at least). A pickup that claims after its wake is bounded below by their sum; a hand-off (the enqueue claiming for
- * an idle worker) by the first alone.
+ * an idle worker) by the first alone. A checkout with the hand-off (`jobWorker().handOff`) has the enqueue claim the
+ * row for the idle worker and push it onto the list it blocks on: such a pickup is split as enqueue → pop answered and
+ * pop → body instead.
  *
  * Reads the checkout's TypeScript sources (like `redis-cost.mjs`), so it needs no build:
  *
@@ -74,12 +76,23 @@ async function worker(lib, url) {
     }),
   );
   const running = lib.jobs.jobWorker({ driver, registry, concurrency: 10 });
+  // a checkout with the hand-off: rows the enqueue claimed for this worker are stamped when its pop answers them
+  const own = running.handOff;
+  const handOff = own && {
+    ...own,
+    takeClaimed: (rows) => {
+      const handed = now();
+      for (const row of rows) stamps.set(row.input.n, { handed });
+      own.takeClaimed(rows);
+    },
+  };
   const wake = backend.startWake({
     signalEnqueued: (queue, after) => {
       lastWake = now();
       running.signalEnqueued(queue, after);
     },
     setWakeLive: (live) => running.setWakeLive(live),
+    ...(handOff ? { handOff } : {}),
   });
   while (!backend.driver.wake.live) await sleep(5);
   await running.start();
@@ -150,9 +163,11 @@ const pct = (xs, p) => {
   return s[Math.min(s.length - 1, Math.floor((s.length - 1) * p))];
 };
 const row = (label, xs) =>
-  console.log(
-    `  ${label.padEnd(34)} ${pct(xs, 0.5).toFixed(2).padStart(7)} ${pct(xs, 0.99).toFixed(2).padStart(7)}`,
-  );
+  xs.length === 0
+    ? undefined
+    : console.log(
+        `  ${label.padEnd(34)} ${pct(xs, 0.5).toFixed(2).padStart(7)} ${pct(xs, 0.99).toFixed(2).padStart(7)}  (${xs.length})`,
+      );
 
 async function parent(root) {
   const server = await startRedis();
@@ -170,15 +185,21 @@ async function parent(root) {
   await server.stop();
   const sent = new Map(answered);
   const legs = { wake: [], claimSent: [], claimTrip: [], body: [], total: [], answered: [] };
+  const handed = { pop: [], body: [] };
   for (const [n, s] of stamps) {
     const a = sent.get(n);
     if (n < 0 || !a || s.body === undefined) continue;
+    legs.total.push(s.body - a.t);
+    legs.answered.push(a.back - a.t);
+    if (s.handed !== undefined) {
+      handed.pop.push(s.handed - a.t);
+      handed.body.push(s.body - s.handed);
+      continue;
+    }
     legs.wake.push(s.wake - a.t);
     legs.claimSent.push(s.sent - s.wake);
     legs.claimTrip.push(s.answered - s.sent);
     legs.body.push(s.body - s.answered);
-    legs.total.push(s.body - a.t);
-    legs.answered.push(a.back - a.t);
   }
   const warm = floors.slice(20);
   console.log(`\n  ${legs.total.length} pickups, ${GAP_MS} ms apart           p50 ms  p99 ms`);
@@ -186,6 +207,8 @@ async function parent(root) {
   row('wake -> claim sent', legs.claimSent);
   row('claim round trip', legs.claimTrip);
   row('reply -> body', legs.body);
+  row('handed: enqueue -> pop answered', handed.pop);
+  row('handed: pop -> body', handed.body);
   row('total (the pickup)', legs.total);
   row('(enqueue answered)', legs.answered);
   row(

@@ -76,12 +76,17 @@ export function startHandOff(
   const sent = new Map<string, string>();
   let stopping = false;
   let idleWake: (() => void) | undefined;
+  /** How many times the worker went idle: a turn waits only if it did not since the turn read the offers. */
+  let idles = 0;
   const wakeLoop = (): void => {
     const w = idleWake;
     idleWake = undefined;
     w?.();
   };
-  const offIdle = target.onIdle(wakeLoop);
+  const offIdle = target.onIdle(() => {
+    idles++;
+    wakeLoop();
+  });
 
   const log = (event: string, error: unknown): void =>
     logger?.log('warn', event, {
@@ -156,10 +161,12 @@ export function startHandOff(
 
   /** One turn: idle → register and pop; not idle → deregister, give what was handed, wait to be idle. */
   const turn = async (): Promise<void> => {
+    const seen = idles;
     const offers = target.offers();
     if (offers.length === 0) {
       if (sent.size > 0) await deliver(await leave(false));
-      if (!stopping) await new Promise<void>((resolve) => (idleWake = resolve));
+      // the worker may have gone idle while the leave was out: then look again at once
+      if (!stopping && idles === seen) await new Promise<void>((resolve) => (idleWake = resolve));
       return;
     }
     const registered = register(offers);
