@@ -70,12 +70,12 @@ export interface PostgresJobDriver extends JobDriver {
 export function postgresJobDriver(options: PostgresJobDriverOptions): PostgresJobDriver {
   if (options.schema !== undefined) quoteSchema(options.schema); // refuse a bad name at construction
   const ctx = pgContext(options.executor, statementsFor(options.schema), options.clock);
-  const memory = batchMemory(); // the batch enqueues' memory of meeting stored rows, this driver's own
+  const memory = batchMemory(); // the enqueues' memory of meeting stored rows, this driver's own
   // a database out of reach is X_DRIVER_UNAVAILABLE to the caller, never a raw pg error
   const enqueue = mapConnectionFailures(
     options.executor.shared
       ? coalescingEnqueue(ctx, undefined, memory)
-      : (request: EnqueueRequest) => enqueueOne(ctx, request),
+      : (request: EnqueueRequest) => enqueueOne(ctx, request, memory),
   );
   const enqueueBatch = mapConnectionFailures((requests: readonly EnqueueRequest[]) =>
     enqueueMany(ctx, requests, memory),

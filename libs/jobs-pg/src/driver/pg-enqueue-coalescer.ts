@@ -112,7 +112,8 @@ export function coalescingEnqueue(
       flush();
     });
   };
-  const sendAlone = (w: Waiter): void => run(enqueueOne(ctx, w.request).then(w.resolve, w.reject));
+  const sendAlone = (w: Waiter): void =>
+    run(enqueueOne(ctx, w.request, memory).then(w.resolve, w.reject));
 
   function flush(): void {
     while (gathered.length > 0 && running < limits.statements && inFlight < limits.maxStatements) {

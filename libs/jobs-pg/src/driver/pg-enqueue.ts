@@ -11,6 +11,12 @@ import { iso, type PgContext } from './pg-context';
 /** How an enqueue statement answered one request; null: it met a row committed after its snapshot. */
 type Outcome = 'created' | 'id' | 'key' | null;
 
+/** What `SQL_ENQUEUE_INSERT` answers for a row it inserted (its wake's outcome aside). */
+interface InsertRecord {
+  readonly id: string;
+  readonly run_id: string;
+}
+
 interface EnqueueRecord {
   readonly id: string | null;
   readonly run_id: string | null;
@@ -40,8 +46,18 @@ function resultOf(request: EnqueueRequest, record: EnqueueRecord): EnqueueResult
   return { id: record.id, runId: record.run_id, deduped: record.outcome !== 'created' };
 }
 
-/** Inserts one row, or answers the row that holds its id or live key (see `SQL_ENQUEUE`). */
-export async function enqueueOne(ctx: PgContext, request: EnqueueRequest): Promise<EnqueueResult> {
+/**
+ * Inserts one row, or answers the row that holds its id or live key. The insert alone goes first
+ * (`SQL_ENQUEUE_INSERT`: a created job pays for one small statement); when it met a stored row, `SQL_ENQUEUE` judges
+ * the request and answers which row it met. With `memory`, an insert that met a stored row sends the next
+ * {@link CAUTIOUS_SINGLES} enqueues straight to `SQL_ENQUEUE`, so a caller that mostly dedupes pays one statement a
+ * call, not two.
+ */
+export async function enqueueOne(
+  ctx: PgContext,
+  request: EnqueueRequest,
+  memory?: BatchMemory,
+): Promise<EnqueueResult> {
   const values = [
     ctx.now(),
     request.id,
@@ -59,6 +75,14 @@ export async function enqueueOne(ctx: PgContext, request: EnqueueRequest): Promi
     request.traceparent,
     request.crossTenantReason ?? null,
   ];
+  if (memory !== undefined && memory.singles > 0) {
+    memory.singles--;
+  } else {
+    const { rows } = await ctx.executor.query<InsertRecord>(ctx.sql.enqueueInsert, values);
+    const created = rows[0];
+    if (created !== undefined) return { id: created.id, runId: created.run_id, deduped: false };
+    if (memory !== undefined) memory.singles = CAUTIOUS_SINGLES;
+  }
   for (let run = 0; run <= RACE_RETRIES; run++) {
     const { rows } = await ctx.executor.query<EnqueueRecord>(ctx.sql.enqueue, values);
     const record = rows[0];
@@ -204,13 +228,25 @@ async function enqueuePass(
  */
 export const CAUTIOUS_BATCHES = 8;
 
-/** What one driver's batch enqueues remember between batches: how many more skip the optimistic path. */
+/**
+ * How many single enqueues after one whose `SQL_ENQUEUE_INSERT` met a stored row go straight to `SQL_ENQUEUE`: a
+ * deduped enqueue pays two statements on the fast path (the insert that met the row, then the judging statement).
+ * Measured on one connection, 8 interleaved rounds of 1,000 (load ~6): a created job 401 -> 312 µs of backend CPU on
+ * the fast path, a deduped one 118 -> 264 µs (wall 214 -> 459 µs) without this memory.
+ */
+export const CAUTIOUS_SINGLES = 8;
+
+/**
+ * What one driver's enqueues remember of meeting stored rows: how many more batches skip the optimistic path
+ * (`cautious`), and how many more single enqueues skip the fast insert (`singles`).
+ */
 export interface BatchMemory {
   cautious: number;
+  singles: number;
 }
 
-/** A fresh {@link BatchMemory}: the next batch tries the optimistic path. */
-export const batchMemory = (): BatchMemory => ({ cautious: 0 });
+/** A fresh {@link BatchMemory}: the next batch tries the optimistic path, the next single enqueue the fast insert. */
+export const batchMemory = (): BatchMemory => ({ cautious: 0, singles: 0 });
 
 /**
  * Inserts a batch, answering one result per request in order, each what enqueuing the requests one after another
