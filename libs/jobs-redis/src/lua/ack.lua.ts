@@ -33,6 +33,8 @@ local stride = shared == '' and 4 or 3
 local now = fmt(NOW)
 local out = {}
 local finished, held, holders = {}, {}, {}
+-- the live key's name and tenant part, by name then tenant
+local livePrefix = {}
 -- per queue: its lease set's key, the ids leaving it, and per name the rows settled and their durations
 local queues = {}
 for i = 0, n - 1 do
@@ -45,8 +47,19 @@ for i = 0, n - 1 do
   if v[1] == 'running' and v[2] == worker and v[3] == ARGV[a + 1] then
     local q, name = v[4], v[5]
     local ten = v[6] or ''
-    -- the prelude's liveKey, written out: no table a row
-    local lk = #name .. ':' .. name .. #ten .. ':' .. ten .. v[7]
+    -- the prelude's liveKey, written out (no table a row), its name and tenant part built once per pair: a length
+    -- turned into text is a sprintf
+    local byTen = livePrefix[name]
+    if byTen == nil then
+      byTen = {}
+      livePrefix[name] = byTen
+    end
+    local prefix = byTen[ten]
+    if prefix == nil then
+      prefix = #name .. ':' .. name .. #ten .. ':' .. ten
+      byTen[ten] = prefix
+    end
+    local lk = prefix .. v[7]
     held[#held + 1] = lk
     holders[#holders + 1] = id
     redis.call('HSET', rk, 'st', 'done', 'fin', now, 'ua', now)

@@ -65,27 +65,44 @@ local function promote(q)
   end
 end
 
--- the first 'want' due rows of one name's set in claim order, excluded tenants stepped over
-local function firstOf(q, name, want, into)
+-- the first 'want' due rows of one name's set in claim order, excluded tenants stepped over; their priorities read
+-- only when 'scored' (rows of several names to merge: one name's set is in claim order already)
+local function firstOf(q, name, want, into, scored)
   local key = Q(q) .. ':r:' .. name
   local page = math.max(want, 32)
   local offset, got = 0, 0
+  local step = scored and 2 or 1
   while got < want do
-    local items = redis.call('ZRANGE', key, offset, offset + page - 1, 'WITHSCORES')
-    for i = 1, #items, 2 do
+    local items
+    if scored then
+      items = redis.call('ZRANGE', key, offset, offset + page - 1, 'WITHSCORES')
+    else
+      items = redis.call('ZRANGE', key, offset, offset + page - 1)
+    end
+    for i = 1, #items, step do
       local id = string.sub(items[i], 16)
       if ne == 0 or not excluded[redis.call('HGET', rowKey(id), 'ten') or ''] then
-        into[#into + 1] = { pri = tonumber(items[i + 1]), m = items[i], id = id }
+        into[#into + 1] = { pri = scored and tonumber(items[i + 1]) or 0, m = items[i], id = id }
         got = got + 1
         if got >= want then break end
       end
     end
-    if #items < page * 2 then break end
+    if #items < page * step then break end
     offset = offset + page
   end
 end
 
 local WAITING = { ready = true, delayed = true, suspended = true }
+-- a stored attempt's successor as text, made once per attempt value in a call (most rows of a claim share one)
+local AFTER = {}
+local function attemptAfter(att)
+  local t = AFTER[att]
+  if t == nil then
+    t = fmt(tonumber(att) + 1)
+    AFTER[att] = t
+  end
+  return t
+end
 local le, ua = fmt(NOW + vt), fmt(NOW)
 -- per queue, its key names built once: K.k = Q(q), K.r / K.w per name, and the counts its taken rows moved
 local KEYS_OF = {}
@@ -131,7 +148,7 @@ end
 -- makes the row packed as packed (q, name, st, att its fields) with key id (hash rk), found in its due set as member
 -- m, running under claim token c
 local function take(packed, id, rk, m, c, q, name, st, att)
-  att = fmt(tonumber(att) + 1)
+  att = attemptAfter(att)
   if WAITING[st] then
     redis.call('HSET', rk, 'st', 'running', 'att', att, 'w', worker, 'c', c, 'le', le, 'ua', ua)
     local K = keysOf(q)
@@ -175,9 +192,10 @@ for s = 1, ns do
     if names == nil then names = redis.call('SMEMBERS', Q(q) .. ':names') end
     local picked = {}
     local sources = 0
+    local scored = #names > 1
     for _, name in ipairs(names) do
       local had = #picked
-      firstOf(q, name, want, picked)
+      firstOf(q, name, want, picked, scored)
       if #picked > had then sources = sources + 1 end
     end
     -- one name's due set is already in claim order: the merge sort is for rows of several names
@@ -191,7 +209,7 @@ for s = 1, ns do
         local packed, st, name, rq, att, max = packRow(v, id)
         if i <= limit or tonumber(att) + 1 < tonumber(max) then
           seq = seq + 1
-          take(packed, id, rk, picked[i].m, base .. ':' .. seq, rq, name, st, att)
+          take(packed, id, rk, picked[i].m, base .. ':' .. fmt(seq), rq, name, st, att)
           taken[q] = true
         end
       end
