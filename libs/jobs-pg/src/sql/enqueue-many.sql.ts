@@ -97,8 +97,11 @@ inserted as (
   on conflict do nothing
   returning id, queue, run_at
 ),
-slot as (
-  -- the WAKE_SLOT_MS (5 ms) slot the statement's clock is in: its number n, and the UUIDv7 ids minted inside it
+slot as materialized (
+  -- the WAKE_SLOT_MS (5 ms) slot the statement's clock is in: its number n, and the UUIDv7 ids minted inside it.
+  -- Materialized, so that no plan knows the slot's bounds: a custom plan that folded them from a null $1 and now()
+  -- estimated the slot's id range at one row, a generic plan at 0.5 % of the table, and the plan cache then re-planned
+  -- the statement on every execution once x_jobs had statistics
   select a.n,
     (substr(b.lo, 1, 8) || '-' || substr(b.lo, 9, 4) || '-0000-0000-000000000000')::uuid as lo,
     (substr(b.hi, 1, 8) || '-' || substr(b.hi, 9, 4) || '-0000-0000-000000000000')::uuid as hi

@@ -13,7 +13,7 @@ import { WAKE_DUE_WITHIN_MS, WAKE_LOCK_CLASS, WAKE_SLOT_MS } from './wake-sessio
 /** The `slot` and `woke` CTEs of one enqueue statement's source, verbatim. */
 const wakeCtes = (file: string): string => {
   const text = readFileSync(join(__dirname, '..', 'sql', file), 'utf8');
-  const from = text.indexOf('\nslot as (');
+  const from = text.indexOf('\nslot as materialized (');
   const to = text.indexOf('\n)', text.indexOf('\nwoke as (')) + 2;
   return text.slice(from, to);
 };
