@@ -55,7 +55,7 @@ local function promote(q)
   if promoted[q] then return end
   promoted[q] = true
   -- bounded, so a burst of rows falling due together never stalls the server in one script
-  local due = redis.call('ZRANGEBYSCORE', Q(q) .. ':d', '-inf', fmt(NOW), 'LIMIT', 0, 10000)
+  local due = redis.call('ZRANGEBYSCORE', Q(q) .. ':d', '-inf', fmt(NOW), 'LIMIT', '0', '10000')
   for _, id in ipairs(due) do
     redis.call('ZREM', Q(q) .. ':d', id)
     local r = load(id)
@@ -218,7 +218,7 @@ for s = 1, ns do
   end
 end
 local function first(key)
-  local top = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+  local top = redis.call('ZRANGE', key, '0', '0', 'WITHSCORES')
   if #top == 0 then return nil end
   return tonumber(top[2])
 end

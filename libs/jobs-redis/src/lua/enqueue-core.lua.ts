@@ -22,6 +22,7 @@ export const ENQUEUE_FIELDS = 15;
  * dedupe or conflict leaves nothing written.
  */
 export const LUA_ENQUEUE_CORE = `
+-- (a number argument of redis.call is formatted by the server with a sprintf each call: constants are sent as text)
 -- the optional fields: ARGV offset within a request, and the hash field it is stored in when not NUL
 local OPTIONAL = { 7, 'ten', 8, 'by', 13, 'ck', 14, 'tp', 15, 'xr' }
 -- the live key of the request at a: as the prelude's liveKey (a NUL tenant and '' are one tenant)
@@ -51,7 +52,7 @@ local function insertAt(a, st, taken)
   end
   redis.call('HSET', rowKey(id), unpack(h))
   if not taken then
-    redis.call('ZADD', P .. 'all', 0, id)
+    redis.call('ZADD', P .. 'all', '0', id)
     redis.call('HSET', P .. 'live', liveKeyAt(a), id)
   end
   announce(q)
@@ -60,7 +61,7 @@ local function insertAt(a, st, taken)
   -- the sets of queues and of a queue's names only grow, and a (queue, name, state) count is only ever bumped for a
   -- row of that queue and name: a count that was touched before this row (not 1 now) means an earlier row of the same
   -- queue and name put both members there already
-  if redis.call('HINCRBY', counts, name .. '|' .. st, 1) == 1 then
+  if redis.call('HINCRBY', counts, name .. '|' .. st, '1') == 1 then
     redis.call('SADD', P .. 'queues', q)
     redis.call('SADD', k .. ':names', name)
   end
@@ -119,7 +120,7 @@ local function insertRows(fresh)
 end
 local function enqueueOne(a)
   local id = ARGV[a + 1]
-  if redis.call('ZADD', P .. 'all', 'NX', 0, id) == 0 then return { 'ok', id, stored(id)[2], '1' } end
+  if redis.call('ZADD', P .. 'all', 'NX', '0', id) == 0 then return { 'ok', id, stored(id)[2], '1' } end
   local lk = liveKeyAt(a)
   if redis.call('HSETNX', P .. 'live', lk, id) == 0 then
     redis.call('ZREM', P .. 'all', id)
