@@ -71,4 +71,33 @@ describe('PostgreSQL ack fence: each row on its own claim, on the custom and the
       }
     },
   );
+
+  it.each(['force_custom_plan', 'force_generic_plan'] as const)(
+    '%s: a batch of one (SQL_ACK_ONE) lands only with its own claim and worker',
+    async (mode) => {
+      const driver = driverPlanned(mode);
+      for (let round = 0; round < 7; round++) {
+        await driver.enqueue(request({ runAt: clock.now() }));
+        const [row] = await driver.claim({
+          workerId: 'w',
+          slots: [{ queue: 'pg-q', limit: 1 }],
+          visibilityTimeoutMs: 30_000,
+        });
+        if (row === undefined) throw new Error('nothing claimed');
+        const own = { jobId: row.id, ...claimOf(row) };
+        expect(await driver.ackMany!([{ ...own, claim: randomUUID() }])).toEqual([false]);
+        expect(await driver.ackMany!([{ ...own, workerId: 'other' }])).toEqual([false]);
+        expect(await driver.ack(row.id, { ...claimOf(row), claim: randomUUID() })).toBe(false);
+        expect((await driver.get(row.id))?.state).toBe('running');
+        const upper = {
+          jobId: row.id.toUpperCase(),
+          ...claimOf(row),
+          claim: row.claim.toUpperCase(),
+        };
+        expect(await driver.ackMany!([upper])).toEqual([true]);
+        expect((await driver.get(row.id))?.state).toBe('done');
+        expect(await driver.ack(row.id, claimOf(row))).toBe(false);
+      }
+    },
+  );
 });

@@ -27,6 +27,21 @@ export async function ackRow(ctx: PgContext, jobId: string, options: AckOptions)
 }
 
 /**
+ * Settles one run done through `SQL_ACK_ONE`, whose generic plan PostgreSQL keeps: `SQL_ACK`'s is estimated for ten
+ * ids, so a batch of one was planned afresh on every execution. `item` holds checked uuids (`canHold`).
+ */
+async function ackOne(ctx: PgContext, item: AckManyItem): Promise<boolean> {
+  const { rows } = await ctx.executor.query<{ landed: number }>(ctx.sql.ackOne, [
+    ctx.now(),
+    item.jobId,
+    item.workerId,
+    item.claim,
+    durationOf(item.durationMs),
+  ]);
+  return rows[0]?.landed === 1;
+}
+
+/**
  * Settles many runs done in ONE statement, each fenced on its own claim (see `SQL_ACK`). Items that cannot hold a row
  * (not uuids) and repeats of an id already in the batch answer false without reaching the statement: of the join
  * rows naming one target, UPDATE … FROM uses an unpredictable one, so only the first item of an id is sent.
@@ -51,6 +66,11 @@ export async function ackRows(ctx: PgContext, items: readonly AckManyItem[]): Pr
     durations.push(durationOf(item.durationMs));
   });
   if (ids.length === 0) return answers;
+  if (ids.length === 1) {
+    const index = sent.values().next().value as number;
+    answers[index] = await ackOne(ctx, items[index] as AckManyItem);
+    return answers;
+  }
   // the statement answers the ids that did NOT land
   const { rows } = await ctx.executor.query<{ id: string }>(ctx.sql.ack, [
     ctx.now(),

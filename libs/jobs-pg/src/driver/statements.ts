@@ -1,5 +1,6 @@
 import { qualify } from '../schema';
 import { SQL_ACK } from '../sql/ack.sql';
+import { SQL_ACK_ONE } from '../sql/ack-one.sql';
 import { SQL_CLAIM_WAITING } from '../sql/claim-waiting.sql';
 import { SQL_CLAIM } from '../sql/claim.sql';
 import { SQL_COUNTER_TOTALS } from '../sql/counter-totals.sql';
@@ -52,6 +53,7 @@ import { SQL_WORKERS } from '../sql/workers.sql';
 
 const STATEMENTS = {
   ack: SQL_ACK,
+  ackOne: SQL_ACK_ONE,
   claim: SQL_CLAIM,
   claimWaiting: SQL_CLAIM_WAITING,
   rescue: SQL_RESCUE,

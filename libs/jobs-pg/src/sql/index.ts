@@ -4,6 +4,7 @@
  * DBA can read, EXPLAIN and review exactly what runs — each constant's TSDoc says why it is written the way it is.
  */
 export { SQL_ACK } from './ack.sql';
+export { SQL_ACK_ONE } from './ack-one.sql';
 export { SQL_BACKFILL_BEGIN } from './backfill-begin.sql';
 export { SQL_BACKFILL_BY_JOB } from './backfill-by-job.sql';
 export { SQL_BACKFILL_FINISH } from './backfill-finish.sql';
