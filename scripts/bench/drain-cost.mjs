@@ -129,6 +129,8 @@ async function drainOnce(serverUrl, admin, co, n) {
   const name = `jobs_cost_${process.pid}_${n}`;
   await admin.query(`drop database if exists ${name} with (force)`);
   await admin.query(`create database ${name}`);
+  // counts each statement's planning (pg_stat_statements' plans): a prepared statement planned on every execution shows
+  await admin.query(`alter database ${name} set pg_stat_statements.track_planning = on`);
   const pool = new pg.Pool({ connectionString: withDatabase(serverUrl, name), max: 20 });
   pool.on('error', () => {});
   const executor = co.jobsPg.pgPoolExecutor(pool);
@@ -182,7 +184,7 @@ async function drainOnce(serverUrl, admin, co, n) {
   for (const [pid, us] of cpuAfter) backendUs += us - (cpuBefore.get(pid) ?? 0);
   const statements = (
     await admin.query(
-      `select left(regexp_replace(query, '\\s+', ' ', 'g'), 60) as q, calls, rows, shared_blks_hit as hit,
+      `select left(regexp_replace(query, '\\s+', ' ', 'g'), 60) as q, calls, plans, rows, shared_blks_hit as hit,
          shared_blks_read as read, shared_blks_dirtied as dirtied, wal_records, wal_bytes, wal_fpi,
          total_exec_time + total_plan_time as ms
        from pg_stat_statements where dbid = $1 and calls > 0 order by wal_bytes desc, calls desc limit 8`,
@@ -244,7 +246,7 @@ async function main() {
       if (process.env.BENCH_STATEMENTS)
         for (const s of r.statements)
           console.log(
-            `    ${s.q.padEnd(60)} calls ${s.calls} rows ${s.rows} hit/job ${fmt(s.hit / JOBS, 2)}` +
+            `    ${s.q.padEnd(60)} calls ${s.calls} plans ${s.plans} rows ${s.rows} hit/job ${fmt(s.hit / JOBS, 2)}` +
               ` dirt/job ${fmt(s.dirtied / JOBS, 2)} walrec/job ${fmt(s.wal_records / JOBS, 2)}` +
               ` walB/job ${fmt(Number(s.wal_bytes) / JOBS, 0)} fpi ${s.wal_fpi} ms ${fmt(s.ms, 0)}`,
           );
