@@ -36,21 +36,32 @@ local function stored(id)
   local s = redis.call('HMGET', rowKey(id), 'run', 'st')
   return { id, s[1], s[2] }
 end
--- writes the row of the request at a in state st (ready or delayed) and indexes it as a waiting row; 'taken': its id is
+-- writes the row of the request at a in state st (ready or delayed) — its fields in the order claim-pack's packRow
+-- reads by place first — and indexes it as a waiting row; 'taken': its id is
 -- in P..'all' and its live key written already (enqueueOne)
 local function insertAt(a, st, taken)
   local id, name, q, at, pri = ARGV[a + 1], ARGV[a + 3], ARGV[a + 4], ARGV[a + 9], ARGV[a + 11]
   local now = fmt(NOW)
-  local h = { 'id', id, 'run', ARGV[a + 2], 'name', name, 'q', q, 'input', ARGV[a + 5], 'key', ARGV[a + 6],
-    'st', st, 'att', '0', 'max', ARGV[a + 10], 'pri', pri, 'at', at, 'ca', now, 'ua', now }
+  local optional = false
   for i = 1, #OPTIONAL, 2 do
-    local v = ARGV[a + OPTIONAL[i]]
-    if v ~= '\\0' then
-      h[#h + 1] = OPTIONAL[i + 1]
-      h[#h + 1] = v
-    end
+    if ARGV[a + OPTIONAL[i]] ~= '\\0' then optional = true end
   end
-  redis.call('HSET', rowKey(id), unpack(h))
+  if not optional then
+    -- the common row, no optional field: its arguments straight into the call, no table built (same field order)
+    redis.call('HSET', rowKey(id), 'id', id, 'run', ARGV[a + 2], 'name', name, 'q', q, 'input', ARGV[a + 5],
+      'key', ARGV[a + 6], 'st', st, 'att', '0', 'max', ARGV[a + 10], 'pri', pri, 'at', at, 'ca', now, 'ua', now)
+  else
+    local h = { 'id', id, 'run', ARGV[a + 2], 'name', name, 'q', q, 'input', ARGV[a + 5], 'key', ARGV[a + 6],
+      'st', st, 'att', '0', 'max', ARGV[a + 10], 'pri', pri, 'at', at, 'ca', now, 'ua', now }
+    for i = 1, #OPTIONAL, 2 do
+      local v = ARGV[a + OPTIONAL[i]]
+      if v ~= '\\0' then
+        h[#h + 1] = OPTIONAL[i + 1]
+        h[#h + 1] = v
+      end
+    end
+    redis.call('HSET', rowKey(id), unpack(h))
+  end
   if not taken then
     redis.call('ZADD', P .. 'all', '0', id)
     redis.call('HSET', P .. 'live', liveKeyAt(a), id)
