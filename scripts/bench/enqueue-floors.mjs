@@ -7,14 +7,18 @@
  * - `bare insert`: one bigint into a one-column table, committed (the floor bench:peers prints);
  * - `row insert`: a plain INSERT of our row into `x_jobs` (its indexes, no dedupe, no wake);
  * - `enqueue statement`: `SQL_ENQUEUE` as the driver sends it, its parameters built beforehand;
+ * - `insert statement`: `SQL_ENQUEUE_INSERT`, the single enqueue's fast path, where the checkout has it;
  * - `driver.enqueue`: the driver's call with a request built beforehand;
+ * - `driver, deduped`: the same call for requests whose key a live row holds (each answers that row);
  * - `handle.enqueue`: what an app calls.
  *
  * For each: operations a second, client CPU (process.cpuUsage), server CPU (every process of the embedded server:
  * backends, WAL writer; read from /proc, so only for an embedded server), round trips (ReadyForQuery messages the
  * pool's connections received), statements (pg_stat_statements calls), WAL records / bytes / full-page images
  * (pg_walinspect over the pass's WAL) — all a job. `BENCH_WAL_DETAIL=1` adds, from pg_walinspect, the WAL of 200
- * enqueue statements by resource manager, record type and relation. The load average is printed beside each round.
+ * enqueue statements by resource manager, record type and relation. `BENCH_SEED_ROWS=200000` first fills `x_jobs`
+ * with that many finished rows of the same name and queue and analyzes it (a busy table's statistics, under which the
+ * plan cache may choose custom plans). The load average is printed beside each round.
  *
  *   node scripts/bench/enqueue-floors.mjs            # reads libs/*\/dist of this checkout: npm run build first
  */
@@ -39,6 +43,19 @@ await admin.connect();
 await admin.query('create extension if not exists pg_stat_statements');
 await admin.query('create extension if not exists pg_walinspect');
 await admin.query('create table floor_jobs (n bigint)');
+/** BENCH_SEED_ROWS finished rows of the pass's job name, analyzed: the statistics a busy queue's table has. */
+const SEED = Number(process.env.BENCH_SEED_ROWS ?? 0);
+if (SEED > 0) {
+  await admin.query(
+    `insert into x_jobs (id, run_id, name, queue, input, idempotency_key, state, max_attempts, run_at, created_at,
+       updated_at, finished_at)
+     select gen_random_uuid(), gen_random_uuid(), 'bench.serial', 'serial', '{}', 'seed:' || g, 'done', 3, now(),
+       now(), now(), now()
+     from generate_series(1, $1::int) g`,
+    [SEED],
+  );
+  await admin.query('analyze x_jobs');
+}
 
 /** The embedded server's processes: the postmaster's children, found from this session's backend. */
 const postmaster = await (async () => {
@@ -154,9 +171,16 @@ const passes = [
   ],
   ['row insert', (p) => pool.query({ name: 'f_row', text: ROW_INSERT, values: p }), paramsOf],
   ['enqueue statement', (p) => executor.query(jobsPg.SQL_ENQUEUE, p), paramsOf],
+  // the single enqueue's fast path, in a checkout that has it
+  ...(jobsPg.SQL_ENQUEUE_INSERT === undefined
+    ? []
+    : [['insert statement', (p) => executor.query(jobsPg.SQL_ENQUEUE_INSERT, p), paramsOf]]),
   ['driver.enqueue', (r) => driver.enqueue(r), (r) => r],
+  // every request meets the live row holding its key, and answers it
+  ['driver, deduped', (r) => driver.enqueue(r), (r) => ({ ...r, idempotencyKey: 'held' })],
   ['handle.enqueue', () => handle.enqueue({ n: seq++, t: 0 })],
 ];
+await driver.enqueue({ ...requestOf(), idempotencyKey: 'held' });
 
 async function pass([, run, shape]) {
   const inputs = (n) => Array.from({ length: n }, () => (shape ? shape(requestOf()) : undefined));
