@@ -7,18 +7,16 @@ import {
 } from '@ultimat3/jobs';
 import { Redis, type Cluster } from 'ioredis';
 import type { RedisContext } from './redis-context';
-import { handedRows } from './redis-hand-off-reply';
+import { handedRows, HAND_OFF_STOP } from './redis-hand-off-reply';
 import { nackRow } from './redis-settle';
 
 /**
- * How long one blocking pop (BLMPOP) of a worker's hand-off list waits (s). Each pop is preceded by the registration it renews,
+ * How long one blocking pop of a worker's hand-off list waits (s). Each pop is preceded by the registration it renews,
  * so an idle worker spends two commands per this long: ~2 a minute, inside the idle budget of 12.
  */
 export const HAND_OFF_BLOCK_S = 60;
 /** How long a registration outlives the pop it was sent with (ms): a worker that stops popping is not chosen past it. */
 export const HAND_OFF_TTL_MS = (HAND_OFF_BLOCK_S + 15) * 1_000;
-/** The most handed rows one pop takes (a burst handed while the worker was running the last ones). */
-const POP_MAX = 100;
 /** How long a stop waits for the blocking pop to return its stop marker before it drops the connection (ms). */
 const STOP_WAIT_MS = 2_000;
 /** The pause after a failed pop (Redis down or restarting) before the next registration is tried (ms, on the clock). */
@@ -51,14 +49,13 @@ const duplicate = (client: Redis | Cluster, name: string): Redis | Cluster =>
 /**
  * Starts the hand-off of one worker ({@link WakeHandOff}): while the worker is idle with free slots, a connection of
  * its own registers it for its queues (a `SET … PX` per queue, read by `LUA_HAND_OFF` in the enqueue) and blocks on
- * its list `P..'hl:'..wid` (BLMPOP), so another process's enqueue of a row due now claims that row for it and pushes it there:
+ * its list `P..'hl:'..wid`, so another process's enqueue of a row due now claims that row for it and pushes it there:
  * the pop answers a claimed row, given to the worker as its own claim's rows are. The registration is sent right
  * before each pop on the same connection, so it is renewed only while pops come back: a dead worker's lapses within
  * {@link HAND_OFF_TTL_MS}, and a row handed to it meanwhile is rescued when its lease lapses, like any claimed row.
  *
- * A pop takes up to {@link POP_MAX} handed rows at once. A worker with no free slot left (or with per-process caps, or
- * draining) is deregistered and what was handed to it is taken off the list and given to it at once; it registers
- * again when a pass finds nothing. A stop
+ * A worker that is not idle (a claim of its own on the wire, no free slot, draining) is deregistered and what was
+ * handed to it is taken off the list and given to it at once; it registers again when a pass finds nothing. A stop
  * deregisters first, hands back (nack `handBack`) what is still on the list, and ends the pop with a stop marker.
  */
 export function startHandOff(
@@ -173,14 +170,14 @@ export function startHandOff(
       return;
     }
     const registered = register(offers);
-    const popped = conn.blmpop(HAND_OFF_BLOCK_S, 1, list, 'LEFT', 'COUNT', POP_MAX);
+    const popped = conn.blpop(list, HAND_OFF_BLOCK_S);
     try {
       await registered;
       const reply = await popped;
-      if (reply === null) return;
-      // a hand-off took a slot of the registration (and removed it when it was the last): list it again next turn
+      if (reply === null || reply[1] === HAND_OFF_STOP) return;
+      // the hand-off took a slot of the registration (and removed it when it was the last): list it again next turn
       for (const q of queues) unlisted.add(q);
-      await deliver(reply[1]);
+      await deliver([reply[1]]);
     } catch (error) {
       await popped.catch(() => undefined);
       if (stopping) return;

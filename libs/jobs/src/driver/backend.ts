@@ -68,8 +68,8 @@ export interface WakeHandOff {
   /** The lease a claim made for it takes (its visibility timeout). */
   readonly visibilityTimeoutMs: number;
   /**
-   * What the worker can take now, per served queue with a free slot no held row covers; empty while it has none, has
-   * per-process caps in force, or no longer claims (draining, stopped).
+   * What the worker can take now, per served queue with a free slot; empty while it is not idle (a claim of its own
+   * on the wire, per-process caps in force) or no longer claims (draining, stopped).
    */
   offers(): readonly HandOffOffer[];
   /** Rows the backend claimed for this worker: placed and run as the rows its own claim answered. */

@@ -130,9 +130,9 @@ export function jobWorker(
   });
   const kick = (): void => loop.kick();
 
-  /** What this worker can take as a hand-off now: its free slots no held row covers; none while capped or stopping. */
+  /** What this worker can take as a hand-off now: nothing unless idle, claiming, and free of per-process caps. */
   const offers = (): HandOffOffer[] => {
-    if (state !== 'running' || limits !== undefined || planner === undefined) return [];
+    if (state !== 'running' || limits !== undefined || (planner?.claiming ?? 1) > 0) return [];
     const out: HandOffOffer[] = [];
     for (const [queue, names] of served) {
       const free = ledger.free(queue) - held.held(queue);
