@@ -34,10 +34,10 @@ import { LUA_CLAIM_PACK } from './claim-pack.lua';
 export const LUA_HAND_OFF = `${LUA_CLAIM_PACK}
 local function handOffTarget(q, name)
   local k = Q(q)
-  local regs = redis.call('ZRANGE', k .. ':ho', 0, 15)
+  local regs = redis.call('ZRANGE', k .. ':ho', '0', '15')
   if #regs == 0 then return nil end
   if redis.call('SISMEMBER', P .. 'paused', q) == 1 then return nil end
-  if #redis.call('ZRANGEBYSCORE', k .. ':d', '-inf', fmt(NOW), 'LIMIT', 0, 1) > 0 then return nil end
+  if #redis.call('ZRANGEBYSCORE', k .. ':d', '-inf', fmt(NOW), 'LIMIT', '0', '1') > 0 then return nil end
   for _, n in ipairs(redis.call('SMEMBERS', k .. ':names')) do
     if redis.call('EXISTS', k .. ':r:' .. n) == 1 then return nil end
   end
