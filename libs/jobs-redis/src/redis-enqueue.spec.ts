@@ -1,11 +1,10 @@
-import { claimOf, JobDuplicateError, uuidv7, type EnqueueRequest } from '@ultimat3/jobs';
-import { enqueueRequest } from '../../jobs/test/requests';
+import { claimOf, JobDuplicateError, type EnqueueRequest } from '@ultimat3/jobs';
+import { orderedRequests } from '../../jobs/test/requests';
 import { createTestRedis, type TestRedis } from '../test/test-redis';
 import { redisJobDriver } from './redis-driver';
 import { redisKeyPrefix } from './redis-keys';
 
 let redis: TestRedis;
-let seq = 0;
 
 beforeAll(() => {
   redis = createTestRedis();
@@ -16,17 +15,9 @@ afterAll(async () => {
 });
 
 /** A request due at 0 with fresh ids minted in build order; `key` names its idempotency key. */
+const ordered = orderedRequests({ name: 'enqueue.job', queue: 'q', input: { n: 1 }, runAt: 0 });
 const request = (key: string, overrides: Partial<EnqueueRequest> = {}): EnqueueRequest =>
-  enqueueRequest({
-    id: uuidv7(Date.UTC(2026, 0, 1) + seq++),
-    runId: uuidv7(Date.UTC(2026, 0, 1) + seq++),
-    name: 'enqueue.job',
-    queue: 'q',
-    input: { n: 1 },
-    idempotencyKey: key,
-    runAt: 0,
-    ...overrides,
-  });
+  ordered({ idempotencyKey: key, ...overrides });
 
 /** A fresh deployment: its driver, and what its storage holds (the id index and the row hashes). */
 function deployment() {

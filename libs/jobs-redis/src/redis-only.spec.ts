@@ -1,14 +1,13 @@
-import { claimOf, resolveRetention, uuidv7, type EnqueueRequest } from '@ultimat3/jobs';
+import { claimOf, resolveRetention } from '@ultimat3/jobs';
 import { frozenClock } from '@ultimat3/jobs/testing';
 import { Redis } from 'ioredis';
 import { startThrowawayRedis } from '../../../scripts/throwaway-redis.mjs';
-import { enqueueRequest } from '../../jobs/test/requests';
+import { orderedRequests } from '../../jobs/test/requests';
 import { createTestRedis, testRedisUrl, type TestRedis } from '../test/test-redis';
 import { redisJobDriver } from './redis-driver';
 import { redisKeyPrefix } from './redis-keys';
 
 let redis: TestRedis;
-let seq = 0;
 
 beforeAll(() => {
   redis = createTestRedis();
@@ -19,19 +18,7 @@ afterAll(async () => {
 });
 
 /** A request due at 0 whose ids are minted in the order requests are built, so they sort as they were built. */
-const request = (overrides: Partial<EnqueueRequest> = {}): EnqueueRequest => {
-  const id = uuidv7(Date.UTC(2026, 0, 1) + seq++);
-  return enqueueRequest({
-    id,
-    runId: uuidv7(Date.UTC(2026, 0, 1) + seq++),
-    name: 'redis.job',
-    queue: 'q',
-    input: { n: 1 },
-    idempotencyKey: `key:${id}`,
-    runAt: 0,
-    ...overrides,
-  });
-};
+const request = orderedRequests({ name: 'redis.job', queue: 'q', input: { n: 1 }, runAt: 0 });
 const claimArgs = {
   workerId: 'w',
   visibilityTimeoutMs: 30_000,

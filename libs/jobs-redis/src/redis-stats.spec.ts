@@ -1,12 +1,11 @@
-import { claimOf, uuidv7, type EnqueueRequest } from '@ultimat3/jobs';
+import { claimOf } from '@ultimat3/jobs';
 import { frozenClock } from '@ultimat3/jobs/testing';
-import { enqueueRequest } from '../../jobs/test/requests';
+import { orderedRequests } from '../../jobs/test/requests';
 import { createTestRedis, type TestRedis } from '../test/test-redis';
 import { redisJobDriver } from './redis-driver';
 import { redisKeyPrefix } from './redis-keys';
 
 let redis: TestRedis;
-let seq = 0;
 
 beforeAll(() => {
   redis = createTestRedis();
@@ -16,19 +15,7 @@ afterAll(async () => {
   await redis?.drop();
 });
 
-const request = (overrides: Partial<EnqueueRequest>): EnqueueRequest => {
-  const id = uuidv7(Date.UTC(2026, 0, 1) + seq++);
-  return enqueueRequest({
-    id,
-    runId: uuidv7(Date.UTC(2026, 0, 1) + seq++),
-    name: 'stats.a',
-    queue: 'q',
-    input: { n: 1 },
-    idempotencyKey: `key:${id}`,
-    runAt: 0,
-    ...overrides,
-  });
-};
+const request = orderedRequests({ name: 'stats.a', queue: 'q', input: { n: 1 }, runAt: 0 });
 
 describe('redis stats: a live state counted per name only', () => {
   it('answers each live state of a queue as the sum over its names, moves included', async () => {

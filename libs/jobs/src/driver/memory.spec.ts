@@ -1,27 +1,12 @@
 import { backendConformance, frozenClock } from '../testing';
-import { uuidv7 } from '../util/ids';
-import type { EnqueueRequest } from './job-driver';
 import { claimOf } from './job-row';
 import { MEMORY_CAPABILITIES, memoryBackend, memoryJobDriver } from './memory';
-import { enqueueRequest } from '../../test/requests';
+import { orderedRequests } from '../../test/requests';
 
 backendConformance('memory', MEMORY_CAPABILITIES, (clock) => memoryBackend({ clock }));
 
 describe('memoryJobDriver (memory only)', () => {
-  let seq = 0;
-  const request = (overrides: Partial<EnqueueRequest> = {}): EnqueueRequest => {
-    const id = uuidv7(Date.UTC(2026, 0, 1) + seq++);
-    return enqueueRequest({
-      id,
-      runId: uuidv7(Date.UTC(2026, 0, 1) + seq++),
-      name: 'memory.job',
-      queue: 'q',
-      input: { n: 1 },
-      idempotencyKey: `key:${id}`,
-      runAt: 0,
-      ...overrides,
-    });
-  };
+  const request = orderedRequests({ name: 'memory.job', queue: 'q', input: { n: 1 }, runAt: 0 });
   const claimArgs = {
     workerId: 'w',
     visibilityTimeoutMs: 1_000,
