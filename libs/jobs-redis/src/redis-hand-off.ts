@@ -6,7 +6,7 @@ import {
   type WakeHandOff,
 } from '@ultimat3/jobs';
 import { Redis, type Cluster } from 'ioredis';
-import type { RedisContext } from './redis-context';
+import { redisContext, type RedisContext } from './redis-context';
 import { handedRows, HAND_OFF_STOP } from './redis-hand-off-reply';
 import { nackRow } from './redis-settle';
 
@@ -27,13 +27,8 @@ export interface RedisHandOff {
   stop(): Promise<void>;
 }
 
-/** `Q(q)` of the prelude: the key stem of a queue (its length counted in bytes, as Lua's `#` counts). */
-const queueKey = (prefix: string, queue: string): string =>
-  `${prefix}q:${Buffer.byteLength(queue)}:${queue}`;
-
-/** A registration's text (see `LUA_HAND_OFF`): free slots, lease length, the names NUL-led, -separated and -ended. */
-const registrationOf = (offer: HandOffOffer, visibilityTimeoutMs: number): string =>
-  `${offer.free}|${visibilityTimeoutMs}|\u0000${offer.names.join('\u0000')}\u0000`;
+/** The names of a registration (see `LUA_HAND_OFF`): NUL-led, -separated and -ended. */
+const namesText = (names: readonly string[]): string => `\u0000${names.join('\u0000')}\u0000`;
 
 /** The name the pop's connection carries (CLIENT LIST): `jobs-hand-off:<worker id>`. */
 export const handOffConnectionName = (workerId: string): string => `jobs-hand-off:${workerId}`;
@@ -69,11 +64,11 @@ export function startHandOff(
   conn.on('error', () => undefined);
   const { workerId } = target;
   const list = `${ctx.prefix}hl:${workerId}`;
-  /** Every queue ever registered (a stop deregisters them all), and those whose set may lack this worker now. */
+  /** Every queue ever registered (a stop deregisters them all), and those the last registration offered. */
   const queues = new Set<string>();
-  const unlisted = new Set<string>();
-  /** The registration text last sent per queue. */
-  const sent = new Map<string, string>();
+  let registered = new Set<string>();
+  /** The scripts on the pop's connection (its registration goes on it, right before the pop). */
+  const popCtx = redisContext(conn, ctx.prefix, ctx.clock);
   let stopping = false;
   let idleWake: (() => void) | undefined;
   /** How many times the worker went idle: a turn waits only if it did not since the turn read the offers. */
@@ -120,8 +115,7 @@ export function startHandOff(
   };
   /** Deregisters every queue and answers what was on the list; `mark` ends a pop still waiting. */
   const leave = async (mark: boolean): Promise<unknown[]> => {
-    for (const q of queues) unlisted.add(q);
-    sent.clear();
+    registered = new Set();
     const left = await ctx.run('handOffLeave', [
       workerId,
       mark ? '1' : '0',
@@ -130,28 +124,23 @@ export function startHandOff(
     ]);
     return Array.isArray(left) ? left : [];
   };
-  /** Writes the registrations of `offers` on the pop's connection (the pop is written right after them). */
+  /**
+   * Registers `offers` on the pop's connection (`LUA_HAND_OFF_REGISTER`, which takes the rows still on the list off
+   * each count) and deregisters the queues registered before and not offered now.
+   */
   const register = (offers: readonly HandOffOffer[]): Promise<unknown> => {
-    const writes: Promise<unknown>[] = [];
-    const offered = new Set(offers.map((o) => o.queue));
-    for (const q of sent.keys()) {
-      if (offered.has(q)) continue;
-      sent.delete(q);
-      writes.push(conn.del(`${queueKey(ctx.prefix, q)}:ho:${workerId}`));
-      writes.push(conn.zrem(`${queueKey(ctx.prefix, q)}:ho`, workerId));
-    }
+    const argv: (string | number)[] = [workerId, HAND_OFF_TTL_MS, target.visibilityTimeoutMs];
+    argv.push(offers.length);
+    const offered = new Set<string>();
     for (const offer of offers) {
-      const key = queueKey(ctx.prefix, offer.queue);
-      const text = registrationOf(offer, target.visibilityTimeoutMs);
-      sent.set(offer.queue, text);
-      writes.push(conn.set(`${key}:ho:${workerId}`, text, 'PX', HAND_OFF_TTL_MS));
-      if (!queues.has(offer.queue) || unlisted.has(offer.queue)) {
-        queues.add(offer.queue);
-        unlisted.delete(offer.queue);
-        writes.push(conn.zadd(`${key}:ho`, 0, workerId));
-      }
+      offered.add(offer.queue);
+      queues.add(offer.queue);
+      argv.push(offer.queue, offer.free, namesText(offer.names));
     }
-    return Promise.all(writes);
+    const dropped = [...registered].filter((q) => !offered.has(q));
+    argv.push(dropped.length, ...dropped);
+    registered = offered;
+    return popCtx.run('handOffRegister', argv);
   };
   const pause = (ms: number): Promise<void> =>
     new Promise((resolve) => {
@@ -164,24 +153,24 @@ export function startHandOff(
     const seen = idles;
     const offers = target.offers();
     if (offers.length === 0) {
-      if (sent.size > 0) await deliver(await leave(false));
+      if (registered.size > 0) await deliver(await leave(false));
       // the worker may have gone idle while the leave was out: then look again at once
       if (!stopping && idles === seen) await new Promise<void>((resolve) => (idleWake = resolve));
       return;
     }
-    const registered = register(offers);
-    const popped = conn.blpop(list, HAND_OFF_BLOCK_S);
+    let popped: Promise<[string, string] | null> | undefined;
     try {
-      await registered;
+      // the registration is answered before the pop is sent: a script re-sent whole (NOSCRIPT after a restart) would
+      // otherwise run only after the pop it should precede
+      await register(offers);
+      popped = conn.blpop(list, HAND_OFF_BLOCK_S);
       const reply = await popped;
       if (reply === null || reply[1] === HAND_OFF_STOP) return;
-      // the hand-off took a slot of the registration (and removed it when it was the last): list it again next turn
-      for (const q of queues) unlisted.add(q);
       await deliver([reply[1]]);
     } catch (error) {
-      await popped.catch(() => undefined);
+      await popped?.catch(() => undefined);
       if (stopping) return;
-      for (const q of queues) unlisted.add(q);
+      registered = new Set(queues);
       log('jobs.hand-off.pop-failed', error);
       await pause(RETRY_MS);
     }

@@ -7,6 +7,7 @@ import { LUA_ENQUEUE } from './lua/enqueue.lua';
 import { LUA_EVENT_PUBLISH } from './lua/event-publish.lua';
 import { LUA_EVENT_PURGE } from './lua/event-purge.lua';
 import { LUA_HAND_OFF_LEAVE } from './lua/hand-off-leave.lua';
+import { LUA_HAND_OFF_REGISTER } from './lua/hand-off-register.lua';
 import { LUA_HEARTBEAT } from './lua/heartbeat.lua';
 import { LUA_LEASE_ACQUIRE } from './lua/lease-acquire.lua';
 import { LUA_LEASE_HOLDERS } from './lua/lease-holders.lua';
@@ -64,6 +65,7 @@ export const SCRIPTS = {
   purgeJobs: LUA_PURGE_JOBS,
   purgeCounters: LUA_PURGE_COUNTERS,
   handOffLeave: LUA_HAND_OFF_LEAVE,
+  handOffRegister: LUA_HAND_OFF_REGISTER,
 } as const;
 
 /** The name of one of the driver's scripts. */

@@ -68,11 +68,15 @@ export interface WakeHandOff {
   /** The lease a claim made for it takes (its visibility timeout). */
   readonly visibilityTimeoutMs: number;
   /**
-   * What the worker can take now, per served queue with a free slot; empty while it is not idle (a claim of its own
-   * on the wire, per-process caps in force) or no longer claims (draining, stopped).
+   * What the worker can take now, per served queue: the rows it could start at once (free slots no held row covers,
+   * within its per-process caps for any tenant); empty while a claim of its own is on the wire or it no longer claims
+   * (draining, stopped). Called right before each registration.
    */
   offers(): readonly HandOffOffer[];
-  /** Rows the backend claimed for this worker: placed and run as the rows its own claim answered. */
+  /**
+   * Rows the backend claimed for this worker: placed and run as the rows its own claim answered — those it could not
+   * start at once (a registration older than its own claim's rows) are handed back at once, uncounted.
+   */
   takeClaimed(rows: readonly ClaimedJob[]): void;
   /** Calls `listener` whenever the worker went idle (a pass found nothing to claim); answers its removal. */
   onIdle(listener: () => void): () => void;

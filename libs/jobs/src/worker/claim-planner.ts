@@ -110,6 +110,11 @@ export class ClaimPlanner {
     );
   }
 
+  /** Rows the claims on the wire asked of `queue` (slots they will fill when they answer). */
+  asking(queue: string): number {
+    return this.asked.get(queue) ?? 0;
+  }
+
   /** A claim `plan` gave came back, answered or not: its rows no longer count as on their way. */
   returned(claim: PlannedClaim): void {
     this.claiming--;

@@ -20,6 +20,7 @@ import { UnservedNames } from './unserved-names';
 import { emptyWorkerStats } from './worker-stats';
 import { WorkerPresence } from './worker-presence';
 import { WorkerRuns } from './worker-runs';
+import { workerHandOff } from './worker-hand-off';
 import {
   assertWorkerTimings,
   DEFAULT_VISIBILITY_TIMEOUT_MS,
@@ -29,7 +30,7 @@ import {
   type JobWorker,
   type JobWorkerOptions,
 } from './worker-options';
-import type { HandOffOffer, WakeHandOff } from '../driver/backend';
+import type { WakeHandOff } from '../driver/backend';
 
 /**
  * A worker: ONE claim per pass over every queue with a free slot (what it asks for: {@link ClaimPlanner}; its slots:
@@ -66,7 +67,6 @@ export function jobWorker(
   let unserved: UnservedNames | undefined;
   let presence: WorkerPresence | undefined;
   let served: ReadonlyMap<string, readonly string[]> = new Map();
-  const idleListeners = new Set<() => void>();
   const handBacks = new HandBacks(driver, logger);
   const held = prefetchBuffer(heartbeatIntervalMs);
   const beats = heartbeats({
@@ -124,32 +124,23 @@ export function jobWorker(
     planner: () => planner,
     running: () => state === 'running',
     place: (claimed) => work.place(claimed),
-    idle: () => {
-      for (const listener of idleListeners) listener();
-    },
+    idle: () => sides.idle(),
   });
   const kick = (): void => loop.kick();
 
-  /** What this worker can take as a hand-off now: nothing unless idle, claiming, and free of per-process caps. */
-  const offers = (): HandOffOffer[] => {
-    if (state !== 'running' || limits !== undefined || (planner?.claiming ?? 1) > 0) return [];
-    const out: HandOffOffer[] = [];
-    for (const [queue, names] of served) {
-      const free = ledger.free(queue) - held.held(queue);
-      if (free > 0 && names.length > 0) out.push({ queue, free, names });
-    }
-    return out;
-  };
-  const handOff: WakeHandOff = {
+  const sides = workerHandOff({
     workerId: id,
     visibilityTimeoutMs,
-    offers,
-    takeClaimed: (rows) => work.place(rows),
-    onIdle(listener) {
-      idleListeners.add(listener);
-      return () => idleListeners.delete(listener);
-    },
-  };
+    ledger,
+    held,
+    limits,
+    handBacks,
+    served: () => served,
+    planner: () => planner,
+    running: () => state === 'running',
+    place: (rows) => work.place(rows),
+  });
+  const { handOff } = sides;
 
   /** Stops claiming: no pass, no timer, the rows held handed back. */
   const stopClaiming = (): void => {

@@ -20,6 +20,34 @@ describe('processLimits (per-process caps)', () => {
     expect(limits.tryAcquire({ queue: 'other', tenantId: 'a' })).toBe('ok');
   });
 
+  it('answers the room left: per queue, and shared by every queue for the worst tenant', async () => {
+    const clock = frozenClock();
+    expect(processLimits({}, clock).sharedRoom()).toBe(Infinity);
+    expect(processLimits({}, clock).queueRoom('q')).toBe(Infinity);
+    const limits = processLimits(
+      { perTenant: 3, perQueue: { q: 2 }, global: 5, ratePerTenant: { limit: 4, windowMs: 1_000 } },
+      clock,
+    );
+    expect([limits.queueRoom('q'), limits.queueRoom('other'), limits.sharedRoom()]).toEqual([
+      2,
+      Infinity,
+      3,
+    ]);
+    limits.tryAcquire({ queue: 'q', tenantId: 'a' });
+    limits.tryAcquire({ queue: 'other', tenantId: 'a' });
+    // tenant a holds 2 of its 3: one more row of unknown tenant may be a's
+    expect([limits.queueRoom('q'), limits.sharedRoom()]).toEqual([1, 1]);
+    limits.release({ queue: 'q', tenantId: 'a' });
+    limits.release({ queue: 'other', tenantId: 'a' });
+    // none in flight, but a started twice in the window: 2 of its 4 starts left
+    expect([limits.queueRoom('q'), limits.sharedRoom()]).toEqual([2, 2]);
+    await clock.advance(1_001);
+    expect(limits.sharedRoom()).toBe(3);
+    for (let i = 0; i < 3; i++) limits.tryAcquire({ queue: 'other', tenantId: null });
+    // tenantless runs count against the global cap only
+    expect(limits.sharedRoom()).toBe(2);
+  });
+
   it('rate-limits starts per tenant within a window on the clock', async () => {
     const clock = frozenClock();
     const limits = processLimits({ ratePerTenant: { limit: 2, windowMs: 1_000 } }, clock);

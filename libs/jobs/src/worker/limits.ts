@@ -31,6 +31,13 @@ export interface ProcessLimits {
   release(run: LimitedRun): void;
   /** Tenants at their `perTenant` cap: the next claim skips their rows, so one tenant's backlog cannot starve others. */
   fullTenants(): string[];
+  /** How many more runs of `queue` its `perQueue` cap lets start now (Infinity without one). */
+  queueRoom(queue: string): number;
+  /**
+   * How many more runs the caps every queue shares (`global`, `perTenant`, `ratePerTenant`) let start now whatever
+   * the rows' tenants: the most rows a worker can be promised before it knows their tenants (Infinity without caps).
+   */
+  sharedRoom(): number;
 }
 
 function positive(field: string, v: number | undefined): void {
@@ -89,6 +96,27 @@ export function processLimits(config: LimitConfig, clock: Clock): ProcessLimits 
       if (config.perTenant === undefined) return [];
       const cap = config.perTenant;
       return [...byTenant].filter(([t, n]) => t !== '' && n >= cap).map(([t]) => t);
+    },
+    queueRoom(queue) {
+      const cap = queueCap(queue);
+      return cap === undefined ? Infinity : Math.max(0, cap - (byQueue.get(queue) ?? 0));
+    },
+    sharedRoom() {
+      let room = config.global === undefined ? Infinity : config.global - total;
+      if (config.perTenant !== undefined) {
+        let most = 0;
+        for (const [t, n] of byTenant) if (t !== '' && n > most) most = n;
+        room = Math.min(room, config.perTenant - most);
+      }
+      const rate = config.ratePerTenant;
+      if (rate !== undefined) {
+        const since = clock.now() - rate.windowMs;
+        let most = 0;
+        for (const ats of starts.values())
+          most = Math.max(most, ats.filter((at) => at > since).length);
+        room = Math.min(room, rate.limit - most);
+      }
+      return Math.max(0, room);
     },
     release(run) {
       const tenant = run.tenantId ?? '';

@@ -1,0 +1,103 @@
+import type { HandOffOffer, WakeHandOff } from '../driver/backend';
+import type { ClaimedJob } from '../driver/job-row';
+import type { ClaimPlanner } from './claim-planner';
+import type { HandBacks } from './hand-backs';
+import type { ProcessLimits } from './limits';
+import type { PrefetchBuffer } from './prefetch';
+import type { SlotLedger } from './slot-ledger';
+
+/** What a worker's hand-off side ({@link workerHandOff}) reads of the worker around it. */
+export interface WorkerHandOffOptions {
+  readonly workerId: string;
+  readonly visibilityTimeoutMs: number;
+  readonly ledger: SlotLedger;
+  readonly held: PrefetchBuffer;
+  readonly limits: ProcessLimits | undefined;
+  readonly handBacks: HandBacks;
+  /** Per served queue, the job names this worker serves there. */
+  readonly served: () => ReadonlyMap<string, readonly string[]>;
+  /** The planner once the worker started (its claims on the wire). */
+  readonly planner: () => ClaimPlanner | undefined;
+  /** Whether the worker still claims. */
+  readonly running: () => boolean;
+  /** Places rows as a claim's answer (held, then started while slots are free). */
+  readonly place: (rows: readonly ClaimedJob[]) => void;
+}
+
+/**
+ * A worker's side of a backend's hand-off ({@link WakeHandOff}). What it offers and what it takes are both bounded by
+ * what it can start at once, so a hand-off never leaves rows waiting in the worker — an idle worker's prefetch target
+ * is nothing:
+ * - an offer is a queue's free slots less the rows held for it, less what the per-process caps still allow (`perQueue`
+ *   per queue; `global`, `perTenant` and `ratePerTenant` shared by every queue, and counted for the worst tenant, since
+ *   the rows' tenants are not known yet), and nothing while a claim of its own is on the wire;
+ * - a registration is renewed only between the backend's pops, so it can be older than a claim of the worker's own
+ *   that filled the slots meanwhile: a handed row is taken only into a slot no held row nor claim on the wire covers,
+ *   within the caps, and any other is handed back at once (uncounted, its run time kept: first in line again).
+ */
+export function workerHandOff(o: WorkerHandOffOptions): {
+  handOff: WakeHandOff;
+  /** Tells every listener the worker went idle (a pass found nothing). */
+  idle(): void;
+} {
+  const listeners = new Set<() => void>();
+  /** Slots of `queue` nothing covers: free, less the held rows and what claims on the wire asked for. */
+  const open = (queue: string): number =>
+    Math.min(
+      o.ledger.free(queue) - o.held.held(queue) - (o.planner()?.asking(queue) ?? 0),
+      o.limits?.queueRoom(queue) ?? Infinity,
+    );
+
+  const offers = (): HandOffOffer[] => {
+    if (!o.running() || (o.planner()?.claiming ?? 1) > 0) return [];
+    let shared = o.limits?.sharedRoom() ?? Infinity;
+    const out: HandOffOffer[] = [];
+    for (const [queue, names] of o.served()) {
+      const free = Math.min(open(queue), shared);
+      if (free <= 0 || names.length === 0) continue;
+      out.push({ queue, free, names });
+      shared -= free;
+    }
+    return out;
+  };
+
+  const takeClaimed = (rows: readonly ClaimedJob[]): void => {
+    if (!o.running()) {
+      o.place(rows);
+      return;
+    }
+    const room = new Map<string, number>();
+    let shared = o.limits?.sharedRoom() ?? Infinity;
+    const taken: ClaimedJob[] = [];
+    const back: ClaimedJob[] = [];
+    for (const row of rows) {
+      const left = room.get(row.queue) ?? open(row.queue);
+      if (left > 0 && shared > 0) {
+        taken.push(row);
+        room.set(row.queue, left - 1);
+        shared--;
+      } else {
+        back.push(row);
+        room.set(row.queue, left);
+      }
+    }
+    if (back.length > 0) o.handBacks.release(back);
+    if (taken.length > 0) o.place(taken);
+  };
+
+  return {
+    handOff: {
+      workerId: o.workerId,
+      visibilityTimeoutMs: o.visibilityTimeoutMs,
+      offers,
+      takeClaimed,
+      onIdle(listener) {
+        listeners.add(listener);
+        return () => listeners.delete(listener);
+      },
+    },
+    idle() {
+      for (const listener of listeners) listener();
+    },
+  };
+}
