@@ -2,8 +2,9 @@
  * One worker process of the fault spec (`redis-faults.spec.ts`), run from source through `libs/jobs-pg/test/swc-register.js` with an
  * IPC channel. argv: <redis url> <worker name>.
  *
- * It serves queue `fleet` at concurrency 10 on the Redis driver (deployment `fleet`) with a short lease (1 s) so a
- * SIGKILLed sibling's runs are rescued quickly; each run of `fleet.record` appends `n:attempt:run` to the list
+ * It serves queue `fleet` at concurrency 10 on the Redis backend (deployment `fleet`) with its wake, so the hand-off
+ * registers it whenever a pass finds nothing and an enqueue of a row due now may claim that row for it, and with a
+ * short lease (1 s) so a SIGKILLed sibling's runs (handed or claimed) are rescued quickly; each run of `fleet.record` appends `n:attempt:run` to the list
  * `{fleet}:effects` (`run` a fresh UUID per body execution) — no dedupe, so a job that ran twice shows up twice, and
  * two runs of one claim (one attempt) show up as two entries with the same `n:attempt`. The same whole entry twice is
  * not a run: it is ioredis re-sending an RPUSH the server had executed when the connection dropped (the restart). Sends `{ type: 'ready' }` once serving; on
@@ -12,7 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import { job, JobRegistry, jobWorker, t } from '@ultimat3/jobs';
 import { Redis } from 'ioredis';
-import { redisJobDriver } from '../src/redis-driver';
+import { redisBackend } from '../src/redis-backend';
 
 const [url, name] = process.argv.slice(2) as [string, string];
 const effects = new Redis(url);
@@ -33,7 +34,8 @@ const record = job({
 async function main(): Promise<void> {
   const registry = new JobRegistry();
   registry.register(record);
-  const driver = redisJobDriver({ url, prefix: 'fleet' });
+  const backend = await redisBackend({ url, prefix: 'fleet' });
+  const { driver } = backend;
   const worker = jobWorker({
     driver,
     registry,
@@ -44,11 +46,14 @@ async function main(): Promise<void> {
     pollIntervalMs: 50,
   });
   await worker.start();
+  // the wake, and with it the hand-off: idle, the worker registers and blocks on its list
+  const wake = backend.startWake(worker);
   process.once('SIGTERM', () => {
     worker.beginDrain('SIGTERM');
-    void worker
+    void wake
       .stop()
-      .then(() => driver.close())
+      .then(() => worker.stop())
+      .then(() => backend.close())
       .then(() => effects.quit())
       .then(() => {
         process.send?.({ type: 'stopped', stats: worker.stats() });
