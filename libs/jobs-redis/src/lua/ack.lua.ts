@@ -30,7 +30,7 @@ DEFERRED = {}
 local n = tonumber(ARGV[2])
 local shared = ARGV[3]
 local stride = shared == '' and 4 or 3
-local now = fmt(NOW)
+local now = NOW_TEXT
 local out = {}
 local finished, held, holders = {}, {}, {}
 -- the live key's name and tenant part, by name then tenant

@@ -39,20 +39,27 @@ const blanks = CLAIM_REPLY_FIELDS.map(() => "''").join(', ');
 const INSERTED = ['id', 'run', 'name', 'q', 'input', 'key', 'st', 'att', 'max', 'pri', 'at', 'ca'];
 /** The test that v lists the {@link INSERTED} fields at their places (names are interned: each a pointer compare). */
 const inserted = INSERTED.map((f, i) => `v[${2 * i + 1}] == '${f}'`).join(' and ');
-/** The reply with the {@link INSERTED} fields' values taken by place, every other value '' for now. */
-const byPlace = [
-  "''",
-  'id',
-  "''",
-  ...CLAIM_REPLY_FIELDS.map((f) =>
-    INSERTED.includes(f) ? `v[${2 * INSERTED.indexOf(f) + 2}]` : "''",
-  ),
-].join(', ');
 /** The presence mask of the {@link INSERTED} fields that the reply answers. */
 const insertedMask = CLAIM_REPLY_FIELDS.reduce(
   (m, f, i) => (INSERTED.includes(f) ? m + 2 ** i : m),
   0,
 );
+/** The reply fields `insertAt` does not write first: each read into a local of its own by the fast path's walk. */
+const LATER = CLAIM_REPLY_FIELDS.filter((f) => !INSERTED.includes(f));
+/** The fast path's local holding a {@link LATER} field's value (prefixed: no clash with a name of the script's). */
+const local = (f: ClaimReplyField): string => `pk_${f}`;
+/** The fast path's walk over the fields after the inserted ones: each {@link LATER} field into its local. */
+const walkLater = LATER.map(
+  (f, i) => `${i === 0 ? 'if' : 'elseif'} f == '${f}' then ${local(f)} = v[j + 1]`,
+).join(' ');
+/** The presence mask's part of the {@link LATER} fields the hash holds. */
+const laterMask = LATER.map(
+  (f) => `if ${local(f)} then mask = mask + ${2 ** CLAIM_REPLY_FIELDS.indexOf(f)} end`,
+).join('\n  ');
+/** The packed values in reply order, one concatenation: an inserted field by place, a later one from its local. */
+const packedValues = CLAIM_REPLY_FIELDS.map((f) =>
+  INSERTED.includes(f) ? `v[${2 * INSERTED.indexOf(f) + 2}]` : `(${local(f)} or '')`,
+).join(" .. '\\0' .. ");
 /** Lua's index of a reply field's value in the packed list. */
 const at = (f: ClaimReplyField): number => CLAIM_REPLY_FIELDS.indexOf(f) + 4;
 
@@ -63,19 +70,21 @@ const at = (f: ClaimReplyField): number => CLAIM_REPLY_FIELDS.indexOf(f) + 4;
  * `v` is the row's flat HGETALL list as stored before the claim's writes, `id` its key's id. Answers the row packed as
  * ONE string, and the fields the claim decides on (st, name, q, att, max): the length of the id, NUL, the id, NUL, the
  * presence mask (the sum of 2^(i-1) over the positions i of {@link CLAIM_REPLY_FIELDS} the hash holds), NUL, then
- * those fields' values in that order, NUL-separated, an absent one as '' (told from a stored '' by the mask) — one
- * `table.concat`. Positional, so the client reads each value by where it lies, no field name sent or compared.
+ * those fields' values in that order, NUL-separated, an absent one as '' (told from a stored '' by the mask).
+ * Positional, so the client reads each value by where it lies, no field name sent or compared.
  *
  * A row the driver wrote lists its first fields where `insertAt` put them (a listpack hash answers in insertion
- * order): checked name by name, they are taken by place, and only the fields after them are looked up by name; any
- * other list (a hash stored as a hashtable, for one, whose order is its own) is walked whole. Numbers are turned into
- * text once per script call and length (the cache `PACK_TEXT`), not once per row. A stored value holding a NUL
- * (written around the driver: the value contract refuses it) adds a separator; the client tells so by the count and
- * reads that row whole.
+ * order): checked name by name, they are taken by place, the fields after them walked into one local each, and the
+ * packed text is ONE concatenation of them — no table built a row (a table of the reply's places and `table.concat`
+ * cost ~18,000 server instructions a row, most of a claim's own Lua work). Any other list (a hash stored as a
+ * hashtable, for one, whose order is its own) is walked whole into a table through the field → place and field → bit
+ * maps, built on the first such row of a call only (an enqueue, which may hand a row off, never pays for them).
+ * Numbers are turned into text once per script call and length (the cache `PACK_TEXT`), not once per row. A stored
+ * value holding a NUL (written around the driver: the value contract refuses it) adds a separator; the client tells
+ * so by the count and reads that row whole.
  */
 export const LUA_CLAIM_PACK = `
-local PACK_AT = { ${positions} }
-local PACK_BIT = { ${bits} }
+local PACK_AT, PACK_BIT
 local PACK_TEXT = {}
 local function packText(n)
   local t = PACK_TEXT[n]
@@ -85,16 +94,14 @@ local function packText(n)
   end
   return t
 end
-local function packRow(v, id)
-  local out, mask, st, from
-  if ${inserted} then
-    out = { ${byPlace} }
-    mask, st, from = ${insertedMask}, v[${2 * INSERTED.indexOf('st') + 2}], ${2 * INSERTED.length + 1}
-  else
-    out = { '', id, '', ${blanks} }
-    mask, from = 0, 1
+-- any list: walked whole into a table of the reply's places
+local function packWhole(v, id)
+  if PACK_AT == nil then
+    PACK_AT = { ${positions} }
+    PACK_BIT = { ${bits} }
   end
-  for j = from, #v, 2 do
+  local out, mask, st = { '', id, '', ${blanks} }, 0, nil
+  for j = 1, #v, 2 do
     local f = v[j]
     local p = PACK_AT[f]
     if p then
@@ -107,5 +114,18 @@ local function packRow(v, id)
   out[1] = packText(#id)
   out[3] = packText(mask)
   return table.concat(out, '\\0'), st, out[${at('name')}], out[${at('q')}], out[${at('att')}], out[${at('max')}]
+end
+local function packRow(v, id)
+  if not (${inserted}) then return packWhole(v, id) end
+  local ${LATER.map(local).join(', ')}
+  for j = ${2 * INSERTED.length + 1}, #v, 2 do
+    local f = v[j]
+    ${walkLater} end
+  end
+  local mask = ${insertedMask}
+  ${laterMask}
+  return packText(#id) .. '\\0' .. id .. '\\0' .. packText(mask) .. '\\0' .. ${packedValues},
+    v[${2 * INSERTED.indexOf('st') + 2}], v[${2 * INSERTED.indexOf('name') + 2}], v[${2 * INSERTED.indexOf('q') + 2}],
+    v[${2 * INSERTED.indexOf('att') + 2}], v[${2 * INSERTED.indexOf('max') + 2}]
 end
 `;

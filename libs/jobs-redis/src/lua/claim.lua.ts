@@ -55,7 +55,7 @@ local function promote(q)
   if promoted[q] then return end
   promoted[q] = true
   -- bounded, so a burst of rows falling due together never stalls the server in one script
-  local due = redis.call('ZRANGEBYSCORE', Q(q) .. ':d', '-inf', fmt(NOW), 'LIMIT', '0', '10000')
+  local due = redis.call('ZRANGEBYSCORE', Q(q) .. ':d', '-inf', NOW_TEXT, 'LIMIT', '0', '10000')
   for _, id in ipairs(due) do
     redis.call('ZREM', Q(q) .. ':d', id)
     local r = load(id)
@@ -103,7 +103,7 @@ local function attemptAfter(att)
   end
   return t
 end
-local le, ua = fmt(NOW + vt), fmt(NOW)
+local le, ua = fmt(NOW + vt), NOW_TEXT
 -- per queue, its key names built once: K.k = Q(q), K.r / K.w per name, and the counts its taken rows moved
 local KEYS_OF = {}
 local function keysOf(q)

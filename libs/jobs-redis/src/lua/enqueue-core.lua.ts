@@ -4,7 +4,9 @@ export const ENQUEUE_FIELDS = 15;
 /**
  * Not a script: the enqueue logic shared by {@link LUA_ENQUEUE} and {@link LUA_SCHEDULER_FIRE} (a fire enqueues its
  * rows in the same atomic step that moves its watermark). Follows `LUA_PRELUDE_CORE` (the enqueue takes it alone; the
- * fire, the whole prelude, which opens with it): it calls `P`, `NOW`, `fmt`, `OFFSET`, `Q`, `rowKey` and `announce`.
+ * fire, the whole prelude, which opens with it): it calls `P`, `NOW`, `NOW_TEXT`, `fmt`, `OFFSET`, `Q`, `rowKey` and
+ * `announce`. Its batch half, `planEnqueue` and `insertRows`, is {@link LUA_ENQUEUE_PLAN}, which a script places after
+ * it.
  *
  * A request is read where it lies in ARGV (`a` = the index before its first field; the layout is {@link LUA_ENQUEUE}'s)
  * rather than copied into a table: the row hash's arguments are built straight from ARGV, the optional fields left out
@@ -15,7 +17,7 @@ export const ENQUEUE_FIELDS = 15;
  *
  * `planEnqueue(n, base)` reads n requests from ARGV[base + 1] on and decides each before anything is written: answers
  * { 'ok', id, run, deduped, … } and the rows to insert, or { 'conflict', index, holder id, holder run, holder state }
- * and none. `insertRows` writes them. `enqueueOne(base)` is the same for ONE request, deciding and writing at once:
+ * and none. `insertRows` writes them. `enqueueOne(base, atNum)` is the same for ONE request, deciding and writing at once:
  * its id is taken by `ZADD all NX` (P..'all' lists exactly the ids that name a row: a stored id answers 0, and only
  * then is the row read) and its live key by HSETNX — a write that is also the check, where a plan's read and a later
  * write are two commands each; a live key found held takes the id back out of P..'all' (ZREM) before answering, so a
@@ -28,7 +30,8 @@ local OPTIONAL = { 7, 'ten', 8, 'by', 13, 'ck', 14, 'tp', 15, 'xr' }
 -- the live key of the request at a: as the prelude's liveKey (a NUL tenant and '' are one tenant)
 local function liveKeyAt(a)
   local name, t = ARGV[a + 3], ARGV[a + 7]
-  if t == '\\0' then t = '' end
+  -- no tenant (the common request): its length written as text, not formatted
+  if t == '\\0' or t == '' then return #name .. ':' .. name .. '0:' .. ARGV[a + 6] end
   return #name .. ':' .. name .. #t .. ':' .. t .. ARGV[a + 6]
 end
 -- { id, run, state } of a stored row (run and state nil when there is none)
@@ -37,11 +40,11 @@ local function stored(id)
   return { id, s[1], s[2] }
 end
 -- writes the row of the request at a in state st (ready or delayed) — its fields in the order claim-pack's packRow
--- reads by place first — and indexes it as a waiting row; 'taken': its id is
--- in P..'all' and its live key written already (enqueueOne)
-local function insertAt(a, st, taken)
+-- reads by place first — and indexes it as a waiting row; 'taken': its id is in P..'all' and its live key written
+-- already (enqueueOne); atNum: its run time as a number, when the caller read it already
+local function insertAt(a, st, taken, atNum)
   local id, name, q, at, pri = ARGV[a + 1], ARGV[a + 3], ARGV[a + 4], ARGV[a + 9], ARGV[a + 11]
-  local now = fmt(NOW)
+  local now = NOW_TEXT
   local optional = false
   for i = 1, #OPTIONAL, 2 do
     if ARGV[a + OPTIONAL[i]] ~= '\\0' then optional = true end
@@ -77,16 +80,40 @@ local function insertAt(a, st, taken)
     redis.call('SADD', k .. ':names', name)
   end
   if st == 'ready' then
-    redis.call('ZADD', k .. ':r:' .. name, pri, string.format('%015d', tonumber(at) + OFFSET) .. id)
+    redis.call('ZADD', k .. ':r:' .. name, pri, string.format('%015d', (atNum or tonumber(at)) + OFFSET) .. id)
   else
     redis.call('ZADD', k .. ':d', at, id)
   end
   redis.call('ZADD', k .. ':w:' .. name, at, id)
 end
 -- the state a fresh row of the request at a starts in: delayed when its run time is after now
-local function freshState(a)
-  return (tonumber(ARGV[a + 9]) > NOW) and 'delayed' or 'ready'
+local function freshState(a, atNum)
+  return ((atNum or tonumber(ARGV[a + 9])) > NOW) and 'delayed' or 'ready'
 end
+-- atNum: the request's run time as a number, when the caller read it already
+local function enqueueOne(a, atNum)
+  local id = ARGV[a + 1]
+  if redis.call('ZADD', P .. 'all', 'NX', '0', id) == 0 then return { 'ok', id, stored(id)[2], '1' } end
+  local lk = liveKeyAt(a)
+  if redis.call('HSETNX', P .. 'live', lk, id) == 0 then
+    redis.call('ZREM', P .. 'all', id)
+    local held = stored(redis.call('HGET', P .. 'live', lk))
+    if ARGV[a + 12] == 'error' then return { 'conflict', '1', held[1], held[2], held[3] } end
+    return { 'ok', held[1], held[2], '1' }
+  end
+  atNum = atNum or tonumber(ARGV[a + 9])
+  insertAt(a, freshState(a, atNum), true, atNum)
+  -- the common answer, a fresh row, is the integer 1: the client knows the ids it sent
+  return 1
+end
+`;
+
+/**
+ * Not a script: the batch half of the enqueue logic, `planEnqueue` and `insertRows` (see {@link LUA_ENQUEUE_CORE}),
+ * placed after it. Apart, so that a script whose single request returns before this text ({@link LUA_ENQUEUE}'s
+ * batch of one) never builds their closures.
+ */
+export const LUA_ENQUEUE_PLAN = `
 local function planEnqueue(n, base)
   local out, fresh, byId, byKey = { 'ok' }, {}, {}, {}
   for i = 0, n - 1 do
@@ -128,19 +155,5 @@ local function planEnqueue(n, base)
 end
 local function insertRows(fresh)
   for i = 1, #fresh, 2 do insertAt(fresh[i], fresh[i + 1], false) end
-end
-local function enqueueOne(a)
-  local id = ARGV[a + 1]
-  if redis.call('ZADD', P .. 'all', 'NX', '0', id) == 0 then return { 'ok', id, stored(id)[2], '1' } end
-  local lk = liveKeyAt(a)
-  if redis.call('HSETNX', P .. 'live', lk, id) == 0 then
-    redis.call('ZREM', P .. 'all', id)
-    local held = stored(redis.call('HGET', P .. 'live', lk))
-    if ARGV[a + 12] == 'error' then return { 'conflict', '1', held[1], held[2], held[3] } end
-    return { 'ok', held[1], held[2], '1' }
-  end
-  insertAt(a, freshState(a), true)
-  -- the common answer, a fresh row, is the integer 1: the client knows the ids it sent
-  return 1
 end
 `;

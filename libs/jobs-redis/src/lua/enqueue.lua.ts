@@ -1,4 +1,4 @@
-import { LUA_ENQUEUE_CORE } from './enqueue-core.lua';
+import { LUA_ENQUEUE_CORE, LUA_ENQUEUE_PLAN } from './enqueue-core.lua';
 import { LUA_HAND_OFF } from './hand-off.lua';
 import { LUA_PRELUDE_CORE } from './prelude-core.lua';
 
@@ -27,13 +27,15 @@ import { LUA_PRELUDE_CORE } from './prelude-core.lua';
 export const LUA_ENQUEUE = `${LUA_PRELUDE_CORE}${LUA_HAND_OFF}${LUA_ENQUEUE_CORE}
 if ARGV[2] == '1' then
   -- a row due now may go straight to an idle worker (LUA_HAND_OFF): then it is never announced, as it never waits
-  local to = (tonumber(ARGV[11]) <= NOW) and handOffTarget(ARGV[6], ARGV[5]) or nil
-  if to == nil then return enqueueOne(2) end
+  local at = tonumber(ARGV[11])
+  local to = (at <= NOW) and handOffTarget(ARGV[6], ARGV[5]) or nil
+  if to == nil then return enqueueOne(2, at) end
   ANNOUNCED[ARGV[6]] = true
-  local fresh = enqueueOne(2)
+  local fresh = enqueueOne(2, at)
   if fresh == 1 then handOff(to, 2) end
   return fresh
 end
+${LUA_ENQUEUE_PLAN}
 local out, fresh = planEnqueue(tonumber(ARGV[2]), 2)
 if out[1] == 'conflict' then return out end
 insertRows(fresh)

@@ -1,22 +1,34 @@
 /**
  * The head of {@link LUA_PRELUDE}, and all a script takes that needs no more of it (the enqueue): the prefix `P`
- * (`KEYS[1]`), `NOW` (the clock override `ARGV[1]`, or the server's `TIME`), `fmt` (an integer as exact text), `OFFSET`,
- * the key builders `Q` and `rowKey`, and `announce` (SPUBLISH of a queue on P..'wake', once per script). The layout and
- * the wake are described on {@link LUA_PRELUDE}. Each helper is a closure the script builds on every call, so a script
- * that starts from this alone pays for none it does not call (the whole prelude: ~2 µs of Redis CPU a call more).
+ * (`KEYS[1]`), `NOW` (the clock override `ARGV[1]`, or the server's `TIME`) and `NOW_TEXT` (the same instant as exact
+ * text), `fmt` (an integer as exact text), `OFFSET`, the key builders `Q` and `rowKey`, and `announce` (SPUBLISH of a
+ * queue on P..'wake', once per script). The layout and the wake are described on {@link LUA_PRELUDE}. Each helper is
+ * a closure the script builds on every call, so a script that starts from this alone pays for none it does not call
+ * (the whole prelude: ~2 µs of Redis CPU a call more).
  */
 export const LUA_PRELUDE_CORE = `
 local P = KEYS[1]
-local function clock()
-  if ARGV[1] ~= '' then return tonumber(ARGV[1]) end
-  local t = redis.call('TIME')
-  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-end
-local NOW = clock()
 -- integers as exact decimal text: Lua's tostring keeps only 14 significant digits
 local function fmt(n) return string.format('%d', n) end
+-- now in epoch ms, and as text: TIME's seconds and its microseconds' first three digits (zero-padded) side by side,
+-- read as a number once — no number formatted, where seconds * 1000 + floor(µs / 1000) took two and gave a third
+local NOW, NOW_TEXT
+if ARGV[1] ~= '' then
+  NOW = tonumber(ARGV[1])
+  NOW_TEXT = fmt(NOW)
+else
+  local t = redis.call('TIME')
+  NOW_TEXT = t[1] .. string.sub('00000' .. t[2], -6, -4)
+  NOW = tonumber(NOW_TEXT)
+end
 local OFFSET = 62135596800000
-local function Q(q) return P .. 'q:' .. #q .. ':' .. q end
+-- a queue's key prefix; the last one built is kept (a script mostly names one queue, and a length turned into text
+-- is a sprintf)
+local lastQ, lastQKey
+local function Q(q)
+  if q ~= lastQ then lastQ, lastQKey = q, P .. 'q:' .. #q .. ':' .. q end
+  return lastQKey
+end
 local function rowKey(id) return P .. 'j:' .. id end
 -- announces a queue that got a waiting row, once per script
 local ANNOUNCED = {}

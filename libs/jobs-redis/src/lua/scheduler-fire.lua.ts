@@ -1,4 +1,4 @@
-import { LUA_ENQUEUE_CORE } from './enqueue-core.lua';
+import { LUA_ENQUEUE_CORE, LUA_ENQUEUE_PLAN } from './enqueue-core.lua';
 import { LUA_PRELUDE } from './prelude.lua';
 
 /**
@@ -12,7 +12,7 @@ import { LUA_PRELUDE } from './prelude.lua';
  * Returns { 'refused' } (nothing written), { 'conflict', … } as {@link LUA_ENQUEUE} (nothing written), or
  * { 'ok', id, run, deduped, … } as {@link LUA_ENQUEUE}.
  */
-export const LUA_SCHEDULER_FIRE = `${LUA_PRELUDE}${LUA_ENQUEUE_CORE}
+export const LUA_SCHEDULER_FIRE = `${LUA_PRELUDE}${LUA_ENQUEUE_CORE}${LUA_ENQUEUE_PLAN}
 local stored = redis.call('HGET', P .. 'sched:wm', ARGV[2])
 if not stored or tonumber(stored) ~= tonumber(ARGV[5]) then return { 'refused' } end
 local out, fresh = planEnqueue(tonumber(ARGV[6]), 6)
