@@ -67,9 +67,10 @@ async function collect(worker, expected) {
 async function serverCounters(ctx) {
   const { admin, db } = ctx;
   const database = db.name;
-  // a claim is told by its CTE's name: pg_stat_statements may keep a text whose constants ('claimed' among them) are $n
+  // a claim is told by its CTE's name, SQL_CLAIM_WOKEN by its locked scan under the update: pg_stat_statements may
+  // keep a text whose constants ('claimed' among them) are $n
   const { rows } = await admin.query(
-    `select case when query like '%claimed as (%' then 'claim'
+    `select case when query like '%claimed as (%' or query like '%update x_jobs j set%skip locked%' then 'claim'
                  when query ilike '%insert into x_jobs%' then 'enqueue' end as kind,
             sum(calls)::float8 as calls, sum(total_exec_time)::float8 as ms, sum(rows)::float8 as rows,
             sum(shared_blks_hit + shared_blks_read)::float8 as blocks, sum(wal_records)::float8 as wal,

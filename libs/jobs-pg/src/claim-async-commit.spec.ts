@@ -8,6 +8,7 @@ import { pgPoolExecutor } from './executor/pg-pool-executor';
 import { postgresJobDriver } from './driver/pg-driver';
 import { SQL_CLAIM } from './sql/claim.sql';
 import { SQL_CLAIM_WAITING } from './sql/claim-waiting.sql';
+import { SQL_CLAIM_WOKEN } from './sql/claim-woken.sql';
 
 const VT = 30_000;
 
@@ -23,9 +24,14 @@ describe('the claim commits asynchronously, and only its own transaction (Postgr
 
   const busy: ClaimOptions = {
     workerId: 'w',
-    slots: [{ queue: 'pg-q', limit: 2, ahead: 3, names: ['pg.job'] }],
+    slots: [
+      { queue: 'pg-q', limit: 2, ahead: 3, names: ['pg.job'] },
+      { queue: 'pg-r', limit: 1, names: ['pg.job'] },
+    ],
     visibilityTimeoutMs: VT,
   };
+  /** `busy` for its first queue only: the one-slot claim (`SQL_CLAIM_WOKEN`). */
+  const oneSlot: ClaimOptions = { ...busy, slots: busy.slots.slice(0, 1) };
 
   /**
    * An executor on one client inside an open transaction, claiming to be `shared` or not, recording which claim
@@ -38,6 +44,7 @@ describe('the claim commits asynchronously, and only its own transaction (Postgr
       async query<R>(text: string, values: readonly unknown[]) {
         if (text === SQL_CLAIM) ran.push('claim');
         else if (text === SQL_CLAIM_WAITING) ran.push('waiting');
+        else if (text === SQL_CLAIM_WOKEN) ran.push('woken');
         const result = await client.query(text, values as unknown[]);
         return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
       },
@@ -49,7 +56,7 @@ describe('the claim commits asynchronously, and only its own transaction (Postgr
   }
 
   /**
-   * Three claims (`SQL_CLAIM`, `SQL_CLAIM_WAITING`, `SQL_CLAIM` rescuing), each in a transaction of its own held open
+   * Four claims (`SQL_CLAIM`, `SQL_CLAIM_WAITING`, `SQL_CLAIM_WOKEN`, `SQL_CLAIM` rescuing), each in a transaction of its own held open
    * on one client: the setting the transaction's commit would use, read after each claim, then rolled back.
    */
   /**
@@ -85,6 +92,10 @@ describe('the claim commits asynchronously, and only its own transaction (Postgr
       seen.push(`${t.ran.at(-1)} (${second.length} rows): ${await t.setting()}`);
       await client.query('rollback');
       await client.query('begin');
+      const third = await driver.claim(oneSlot);
+      seen.push(`${t.ran.at(-1)} (${third.length} rows): ${await t.setting()}`);
+      await client.query('rollback');
+      await client.query('begin');
       const rescued = await driver.claimRescuing(busy, {});
       seen.push(`${t.ran.at(-1)} rescuing (${rescued.claimed.length} rows): ${await t.setting()}`);
       await client.query('rollback');
@@ -92,13 +103,14 @@ describe('the claim commits asynchronously, and only its own transaction (Postgr
     });
   }
 
-  it('sets synchronous_commit off in the claim transaction over a shared executor, through both statements', async () => {
+  it('sets synchronous_commit off in the claim transaction over a shared executor, through each statement', async () => {
     const seed = postgresJobDriver({ executor: db.executor });
     await seed.enqueueMany(Array.from({ length: 6 }, () => request()));
     expect(await settingsAfterClaims(true)).toEqual([
       'before: on',
       'claim (5 rows): off',
       'waiting (5 rows): off',
+      'woken (5 rows): off',
       'claim rescuing (5 rows): off',
     ]);
   });
@@ -129,6 +141,7 @@ describe('the claim commits asynchronously, and only its own transaction (Postgr
       'before: on',
       'claim (5 rows): on',
       'waiting (5 rows): on',
+      'woken (5 rows): on',
       'claim rescuing (5 rows): on',
     ]);
   });
@@ -144,6 +157,9 @@ describe('the claim commits asynchronously, and only its own transaction (Postgr
       await driver.enqueueMany(Array.from({ length: 4 }, () => request()));
       const claimed = [...(await driver.claim(busy)), ...(await driver.claim(busy))];
       expect(claimed).toHaveLength(4);
+      // and after the one-slot claim (SQL_CLAIM_WOKEN) too
+      await driver.enqueueMany(Array.from({ length: 4 }, () => request()));
+      expect(await driver.claim(oneSlot)).toHaveLength(4);
       const { rows } = await executor.query<{ synchronous_commit: string }>(
         'select current_setting($1) as synchronous_commit',
         ['synchronous_commit'],
@@ -154,7 +170,7 @@ describe('the claim commits asynchronously, and only its own transaction (Postgr
         "select count(*) as n from x_jobs where state = 'running' and worker_id = 'w'",
         [],
       );
-      expect(Number(running[0]?.n)).toBe(4);
+      expect(Number(running[0]?.n)).toBe(8);
     } finally {
       await one.end();
     }

@@ -2,6 +2,7 @@ import type { PoolClient } from 'pg';
 import { JOB_TABLES } from '../test/test-database';
 import { pgJobsSpec } from '../test/pg-jobs-spec';
 import { SQL_CLAIM_WAITING } from './sql/claim-waiting.sql';
+import { SQL_CLAIM_WOKEN } from './sql/claim-woken.sql';
 import { SQL_CLAIM } from './sql/claim.sql';
 
 const QUEUE = 'plan-q';
@@ -23,10 +24,10 @@ function nodes(plan: PlanNode): PlanNode[] {
 }
 
 /**
- * The woken claim's plan (`SQL_CLAIM_WAITING`) does not follow the table's statistics into reading a whole backlog:
- * whatever ANALYZE last saw, its waiting scan is the ordered range scan of `x_jobs_claim_name_idx` that stops at
- * `lim + ahead` rows, with no sort under the row locks — in the generic plan a worker's connection settles on and in a
- * custom one.
+ * The woken claim's plans (`SQL_CLAIM_WAITING`, and `SQL_CLAIM_WOKEN` for one slot) do not follow the table's
+ * statistics into reading a whole backlog: whatever ANALYZE last saw, the waiting scan is the ordered range scan of
+ * `x_jobs_claim_name_idx` that stops at `lim + ahead` rows, with no sort under the row locks — in the generic plan a
+ * worker's connection settles on and in a custom one.
  */
 describe('the woken claim plan (PostgreSQL)', () => {
   const db = pgJobsSpec({ emptyBeforeEach: JOB_TABLES });
@@ -45,16 +46,31 @@ describe('the woken claim plan (PostgreSQL)', () => {
     );
   }
 
+  /** Each statement a woken claim may run, with its parameters for a claim of NAME from QUEUE with no low water. */
+  const WOKEN = {
+    SQL_CLAIM_WAITING: {
+      text: SQL_CLAIM_WAITING,
+      args: `null, 'w', array['${QUEUE}'], array['${NAME}'], array[${LIMIT}], array[${AHEAD}], array[null]::float8[],
+        array[]::text[], 30000, false`,
+    },
+    SQL_CLAIM_WOKEN: {
+      text: SQL_CLAIM_WOKEN,
+      args: `null, 'w', '${QUEUE}', '${NAME}', ${LIMIT}, ${AHEAD}, null, array[]::text[], 30000, false`,
+    },
+  };
+
   /** The claim's plan, executed and rolled back, under `mode` (`plan_cache_mode`) as a prepared statement. */
-  async function claimPlan(client: PoolClient, mode: string): Promise<PlanNode> {
+  async function claimPlan(
+    client: PoolClient,
+    mode: string,
+    statement: keyof typeof WOKEN,
+  ): Promise<PlanNode> {
     await client.query('begin');
     try {
       await client.query(`set local plan_cache_mode = ${mode}`);
-      await client.query(`prepare woken_claim as ${SQL_CLAIM_WAITING}`);
+      await client.query(`prepare woken_claim as ${WOKEN[statement].text}`);
       const result = await client.query<{ 'QUERY PLAN': readonly { Plan: PlanNode }[] }>(
-        `explain (analyze, format json) execute woken_claim(
-           null, 'w', array['${QUEUE}'], array['${NAME}'], array[${LIMIT}], array[${AHEAD}], array[null]::float8[],
-           array[]::text[], 30000, false)`,
+        `explain (analyze, format json) execute woken_claim(${WOKEN[statement].args})`,
       );
       return result.rows[0]!['QUERY PLAN'][0]!.Plan;
     } finally {
@@ -100,9 +116,14 @@ describe('the woken claim plan (PostgreSQL)', () => {
     };
   }
 
-  it.each(['force_generic_plan', 'force_custom_plan'])(
-    'reads only the rows it locks when the statistics say nothing waits (%s)',
-    async (mode) => {
+  it.each([
+    ['SQL_CLAIM_WAITING', 'force_generic_plan'],
+    ['SQL_CLAIM_WAITING', 'force_custom_plan'],
+    ['SQL_CLAIM_WOKEN', 'force_generic_plan'],
+    ['SQL_CLAIM_WOKEN', 'force_custom_plan'],
+  ] as const)(
+    '%s reads only the rows it locks when the statistics say nothing waits (%s)',
+    async (statement, mode) => {
       // what ANALYZE sees in a queue between bursts: finished rows, none waiting
       await fill('done', 5_000);
       await db.pool.query('vacuum analyze x_jobs');
@@ -110,7 +131,7 @@ describe('the woken claim plan (PostgreSQL)', () => {
       await fill('ready', 1_000);
       const client = await db.pool.connect();
       try {
-        const plan = await claimPlan(client, mode);
+        const plan = await claimPlan(client, mode, statement);
         const scan = waitingScan(plan);
         expect(scan).toEqual({
           index: 'x_jobs_claim_name_idx',

@@ -8,13 +8,20 @@ import { postgresJobDriver } from './driver/pg-driver';
 import { LOW_WATER_REFRESH_MS } from './driver/pg-low-water';
 import { SQL_CLAIM } from './sql/claim.sql';
 import { SQL_CLAIM_WAITING } from './sql/claim-waiting.sql';
+import { SQL_CLAIM_WOKEN } from './sql/claim-woken.sql';
 
 const VT = 30_000;
+const STATEMENT_NAMES = new Map([
+  [SQL_CLAIM, 'claim'],
+  [SQL_CLAIM_WAITING, 'waiting'],
+  [SQL_CLAIM_WOKEN, 'woken'],
+]);
 const START = Date.UTC(2026, 0, 1);
 
 /**
- * A busy worker's claim (`SQL_CLAIM_WAITING`) and the claim that rescues, reports and carries beats (`SQL_CLAIM`):
- * which one a claim runs, that they hand out the very same rows, and the registry beat a claim carries.
+ * A busy worker's claim (`SQL_CLAIM_WAITING`; of one slot, `SQL_CLAIM_WOKEN`) and the claim that rescues, reports
+ * and carries beats (`SQL_CLAIM`): which one a claim runs, that they hand out the very same rows, and the registry beat
+ * a claim carries.
  */
 describe('the waiting-only claim and the carried registry beat (PostgreSQL, driven clock)', () => {
   const a = pgJobsSpec({ emptyBeforeEach: JOB_TABLES });
@@ -41,7 +48,7 @@ describe('the waiting-only claim and the carried registry beat (PostgreSQL, driv
     ...over,
   });
 
-  it('a claim that neither rescues (claimRescuing), reports, merges names nor carries a beat runs SQL_CLAIM_WAITING', async () => {
+  it('a claim that neither rescues (claimRescuing), reports, merges names nor carries a beat runs SQL_CLAIM_WAITING (one slot: SQL_CLAIM_WOKEN)', async () => {
     const r = recording(a);
     const clock = frozenClock(START);
     const driver = postgresJobDriver({ executor: r.executor, clock });
@@ -54,6 +61,12 @@ describe('the waiting-only claim and the carried registry beat (PostgreSQL, driv
       inFlight: [],
     };
     const q = { queue: 'pg-q', limit: 1 };
+    const twoQueues = busy({
+      slots: [
+        { ...q, names: ['pg.job'] },
+        { queue: 'pg-r', limit: 1, names: ['pg.job'] },
+      ],
+    });
     // 'rescue': the same busy claim through claimRescuing, which rescues in SQL_CLAIM
     const shapes: [string, ClaimOptions | 'stale' | 'rescue'][] = [
       // the driver's first claim of the queue computes its low water (a report), and the next within
@@ -61,6 +74,9 @@ describe('the waiting-only claim and the carried registry beat (PostgreSQL, driv
       ['unknown low water', busy()],
       ['busy', busy()],
       ['one slot', busy({ slots: [{ ...q, names: ['pg.job'] }] })],
+      // pg-r's low water unknown, then known: the busy claim of two queues
+      ['two queues', twoQueues],
+      ['two queues known', twoQueues],
       ['rescue', 'rescue'],
       ['two names', busy({ slots: [{ ...q, names: ['pg.job', 'pg.other'] }] })],
       ['every name', busy({ slots: [q] })],
@@ -83,21 +99,21 @@ describe('the waiting-only claim and the carried registry beat (PostgreSQL, driv
       if (options === 'stale') await clock.advance(LOW_WATER_REFRESH_MS);
       if (options === 'rescue') await driver.claimRescuing(busy(), {});
       else await driver.claim(options === 'stale' ? busy() : options);
-      ran.push(
-        `${shape}: ${r.texts.map((t) => (t === SQL_CLAIM_WAITING ? 'waiting' : t === SQL_CLAIM ? 'claim' : '?')).join()}`,
-      );
+      ran.push(`${shape}: ${r.texts.map((t) => STATEMENT_NAMES.get(t) ?? '?').join()}`);
     }
     expect(ran).toEqual([
       'unknown low water: claim',
-      'busy: waiting',
-      'one slot: waiting',
+      'busy: woken',
+      'one slot: woken',
+      'two queues: claim',
+      'two queues known: waiting',
       'rescue: claim',
       'two names: claim',
       'every name: claim',
       'a queue twice: claim',
       'a beat: claim',
       'stale low water: claim',
-      'refreshed: waiting',
+      'refreshed: woken',
     ]);
   });
 

@@ -20,14 +20,19 @@ interface ClaimRecord extends JobRecord {
 
 /**
  * A claim without rescue (`JobDriver.claim`): through `SQL_CLAIM_WAITING` when it answers the claim exactly (a busy
- * worker's claims), else `SQL_CLAIM` with its rescue arms off (see {@link claimPass}).
+ * worker's claims) — through `SQL_CLAIM_WOKEN` when besides the claim has one slot (a woken worker's claims) — else
+ * `SQL_CLAIM` with its rescue arms off (see {@link claimPass}).
  */
 export async function claimRows(
   ctx: PgContext,
   options: ClaimOptions,
 ): Promise<readonly ClaimedJob[]> {
   const lows = lowsOf(ctx, options);
-  if (waitingOnly(options, lows)) return claimWaiting(ctx, options, lows);
+  if (waitingOnly(options, lows)) {
+    return options.slots.length === 1
+      ? claimWoken(ctx, options, lows[0] as number)
+      : claimWaiting(ctx, options, lows);
+  }
   return (await claimPass(ctx, options, lows, undefined)).claimed;
 }
 
@@ -137,11 +142,35 @@ async function claimWaiting(
   return claimed;
 }
 
+/** One claim of one slot's waiting rows through `SQL_CLAIM_WOKEN` (see {@link waitingOnly}), from the low water. */
+async function claimWoken(
+  ctx: PgContext,
+  options: ClaimOptions,
+  low: number,
+): Promise<ClaimedJob[]> {
+  const slot = options.slots[0] as ClaimOptions['slots'][number];
+  const { rows } = await ctx.executor.query<JobRecord>(ctx.sql.claimWoken, [
+    ctx.now(),
+    options.workerId,
+    slot.queue,
+    (slot.names as readonly string[])[0],
+    Math.max(0, Math.floor(slot.limit)),
+    Math.max(0, Math.floor(slot.ahead ?? 0)),
+    low,
+    [...(options.excludeTenants ?? [])],
+    options.visibilityTimeoutMs,
+    asyncCommit(ctx),
+  ]);
+  const claimed: ClaimedJob[] = new Array<ClaimedJob>(rows.length);
+  for (let i = 0; i < rows.length; i++) claimed[i] = toClaimedJob(rows[i] as JobRecord);
+  return claimed;
+}
+
 /**
- * Whether a claim's commit may skip its WAL flush (`SQL_CLAIM`'s $21, `SQL_CLAIM_WAITING`'s $10): only over a shared
- * pool, where the claim is a transaction of its own. Over an executor bound to one connection or to a caller's
- * transaction the claim may share the caller's transaction, whose commit must stay as durable as the caller asked.
- * Why a claim may commit without waiting: see docs/design.md, "The claim".
+ * Whether a claim's commit may skip its WAL flush (`SQL_CLAIM`'s $21, `SQL_CLAIM_WAITING`'s and `SQL_CLAIM_WOKEN`'s
+ * $10): only over a shared pool, where the claim is a transaction of its own. Over an executor bound to one connection
+ * or to a caller's transaction the claim may share the caller's transaction, whose commit must stay as durable as the
+ * caller asked. Why a claim may commit without waiting: see docs/design.md, "The claim".
  */
 function asyncCommit(ctx: PgContext): boolean {
   return ctx.executor.shared === true;

@@ -2,6 +2,7 @@ import { qualify } from '../schema';
 import { SQL_ACK } from '../sql/ack.sql';
 import { SQL_ACK_ONE } from '../sql/ack-one.sql';
 import { SQL_CLAIM_WAITING } from '../sql/claim-waiting.sql';
+import { SQL_CLAIM_WOKEN } from '../sql/claim-woken.sql';
 import { SQL_CLAIM } from '../sql/claim.sql';
 import { SQL_COUNTER_TOTALS } from '../sql/counter-totals.sql';
 import { SQL_COUNTERS_ROLLUP } from '../sql/counters-rollup.sql';
@@ -56,6 +57,7 @@ const STATEMENTS = {
   ackOne: SQL_ACK_ONE,
   claim: SQL_CLAIM,
   claimWaiting: SQL_CLAIM_WAITING,
+  claimWoken: SQL_CLAIM_WOKEN,
   rescue: SQL_RESCUE,
   counters: SQL_COUNTERS,
   counterTotals: SQL_COUNTER_TOTALS,

@@ -11,6 +11,7 @@ export { SQL_BACKFILL_FINISH } from './backfill-finish.sql';
 export { SQL_BACKFILL_LIST } from './backfill-list.sql';
 export { SQL_BACKFILL_PROGRESS } from './backfill-progress.sql';
 export { SQL_CLAIM_WAITING } from './claim-waiting.sql';
+export { SQL_CLAIM_WOKEN } from './claim-woken.sql';
 export { SQL_CLAIM } from './claim.sql';
 export { SQL_RESCUE } from './rescue.sql';
 export { SQL_COUNTER_TOTALS } from './counter-totals.sql';
