@@ -97,7 +97,7 @@ export async function redisBackend(options: RedisBackendOptions): Promise<RedisB
   };
 }
 
-/** What the Redis backend declares: everything. */
+/** What the Redis backend declares: everything, the hand-off included. */
 export const REDIS_CAPABILITIES: BackendCapabilities = {
   steps: true,
   events: true,
@@ -107,6 +107,7 @@ export const REDIS_CAPABILITIES: BackendCapabilities = {
   leader: true,
   wake: true,
   batchAck: true,
+  handOff: true,
 };
 
 /**

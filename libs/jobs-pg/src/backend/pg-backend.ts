@@ -178,6 +178,7 @@ export const POSTGRES_CAPABILITIES: BackendCapabilities = {
   leader: true,
   wake: false,
   batchAck: true,
+  handOff: false,
 };
 
 /**

@@ -30,6 +30,12 @@ export interface BackendCapabilities {
   readonly wake: boolean;
   /** Batched ack (`driver.ackMany`): many settles in one write. Without it a worker acks one run at a time. */
   readonly batchAck: boolean;
+  /**
+   * The hand-off (needs `wake`): `startWake` with a target that has a `handOff` side registers that worker while it
+   * is idle, and an enqueue of a row due now with nothing ahead of it claims the row for it inside the enqueue (see
+   * {@link WakeHandOff}): the hand-off suite.
+   */
+  readonly handOff: boolean;
 }
 
 /** The name of one {@link BackendCapabilities} entry. */
@@ -45,6 +51,7 @@ export const BACKEND_CAPABILITIES: readonly BackendCapability[] = [
   'leader',
   'wake',
   'batchAck',
+  'handOff',
 ];
 
 /** What an idle worker can take of one queue it serves, for a backend that hands rows over ({@link WakeHandOff}). */
@@ -57,7 +64,7 @@ export interface HandOffOffer {
 }
 
 /**
- * A worker's side of a hand-off: a backend whose enqueue can claim a fresh row for an idle worker itself (Redis) asks
+ * A worker's side of a hand-off (`BackendCapabilities.handOff`): a backend whose enqueue can claim a fresh row for an idle worker itself (Redis) asks
  * the worker what it can take ({@link WakeHandOff.offers}), registers it, and delivers the rows it claimed for it
  * ({@link WakeHandOff.takeClaimed}), which the worker runs exactly as its own claim's. Optional: a backend without a
  * hand-off (PostgreSQL, memory) never reads it, and a worker without one is only woken.
@@ -146,6 +153,7 @@ export function driverCapabilities(driver: JobDriver): BackendCapabilities {
     leader: leases,
     wake: false,
     batchAck: driver.ackMany !== undefined,
+    handOff: false,
   };
 }
 

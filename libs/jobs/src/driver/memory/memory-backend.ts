@@ -30,6 +30,7 @@ export const MEMORY_CAPABILITIES: BackendCapabilities = {
   leader: true,
   wake: false,
   batchAck: true,
+  handOff: false,
 };
 
 /** The memory backend: `memoryJobDriver`, `memoryEventBus` and `memorySchedulerState`, on one clock. */

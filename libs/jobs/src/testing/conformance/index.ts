@@ -8,6 +8,7 @@ import { claimSuite } from './claim.suite';
 import { countersSuite } from './counters.suite';
 import { enqueueSuite } from './enqueue.suite';
 import { failuresSuite } from './failures.suite';
+import { handOffConformance } from './hand-off.suite';
 import {
   useHarness,
   type Harness,
@@ -62,6 +63,9 @@ export function backendConformance(
   if (declared.leader && !declared.leases) {
     throw new Error(`conformance: ${name} declares leader without leases (the leader is a lease)`);
   }
+  if (declared.handOff && !declared.wake) {
+    throw new Error(`conformance: ${name} declares handOff without wake (startWake starts it)`);
+  }
   const plan = backendConformancePlan(declared);
   // its property suites need fast-check: without it, X_PEER_MISSING before a single test is registered
   loadFastCheck();
@@ -102,6 +106,7 @@ export function backendConformance(
     eventBusTenancyConformance(name, make);
     eventBusValuesConformance(name, make);
   }
+  if (declared.handOff) handOffConformance(name, makeBackend);
   if (declared.schedulerState) {
     schedulerStateConformance(name, async (clock) => {
       const b = await makeBackend(clock);
@@ -177,6 +182,7 @@ export function jobDriverConformance(
     leader: leases,
     wake: false,
     batchAck: c.batchAck !== false,
+    handOff: false,
   };
   return backendConformance(name, declared, async (clock) => {
     const driver = await makeDriver(clock);

@@ -28,6 +28,7 @@ export const CAPABILITY_SUITES: Readonly<Record<BackendCapability, readonly stri
   leader: ['leader'],
   wake: [],
   batchAck: ['ackMany'],
+  handOff: ['hand-off'],
 };
 
 /** A capability the backend does not declare, and the suites that therefore did not run. */
