@@ -136,24 +136,8 @@ const requestOf = () =>
     name: 'bench.serial',
     input: { n: seq++, t: 0 },
   });
-/** `SQL_ENQUEUE`'s parameters for a request, as `enqueueOne` builds them. */
-const paramsOf = (r) => [
-  null,
-  r.id,
-  r.runId,
-  r.name,
-  r.queue,
-  JSON.stringify(r.input),
-  r.idempotencyKey,
-  r.tenantId,
-  r.enqueuedBy,
-  new Date(r.runAt).toISOString(),
-  r.maxAttempts,
-  r.priority,
-  r.concurrencyKey,
-  r.traceparent,
-  null,
-];
+/** `SQL_ENQUEUE`'s parameters for a request, as the driver builds them (the database's clock). */
+const paramsOf = (r) => jobsPg.singleEnqueueParams(r, null);
 const ROW_INSERT = `insert into x_jobs (id, run_id, name, queue, input, idempotency_key, tenant_id, enqueued_by,
   state, attempt, max_attempts, priority, run_at, created_at, updated_at, concurrency_key, traceparent,
   cross_tenant_reason)

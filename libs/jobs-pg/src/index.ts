@@ -14,6 +14,7 @@ export {
   type PostgresJobDriver,
   type PostgresJobDriverOptions,
 } from './driver/pg-driver';
+export { singleEnqueueParams } from './driver/pg-enqueue-params';
 export { migrate, type MigrateOptions } from './migrations/migrate';
 export { SQL_JOBS_TABLE } from './migrations/install-script';
 export * from './sql';

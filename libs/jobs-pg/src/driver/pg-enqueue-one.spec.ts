@@ -1,31 +1,50 @@
-import type { EnqueueRequest } from '@ultimat3/jobs';
+import { uuidv7, type EnqueueRequest } from '@ultimat3/jobs';
+import { frozenClock } from '@ultimat3/jobs/testing';
 import type { PgExecutor } from '../executor/pg-executor';
 import { JOB_TABLES } from '../../test/test-database';
 import { pgJobsSpec } from '../../test/pg-jobs-spec';
 import { request } from '../../test/requests';
+import { wakeListener } from '../../test/wake-listener';
+import { WAKE_DUE_WITHIN_MS, WAKE_SLOT_MS } from '../wake/wake-session';
 import { pgContext } from './pg-context';
 import { batchMemory, CAUTIOUS_SINGLES, enqueueOne } from './pg-enqueue';
 import { statementsFor } from './statements';
 
-/** An executor that names the statements it runs: `insert` (the fast path), `judge` (`SQL_ENQUEUE`) or `other`. */
-function naming(executor: PgExecutor): PgExecutor & { names: string[] } {
+/** What the named statements are called in `names`. */
+const NAMES: Record<string, string> = {
+  enqueueInsert: 'insert',
+  enqueueQuiet: 'quiet',
+  enqueue: 'judge',
+};
+
+/**
+ * An executor that names the statements it runs: `insert` (the fast path), `quiet` (the fast path without the wake's
+ * sub-select), `judge` (`SQL_ENQUEUE`) or `other`; `shared` as the executor it wraps, unless told.
+ */
+function naming(executor: PgExecutor, shared = executor.shared): PgExecutor & { names: string[] } {
   const sql = statementsFor();
+  const byText = new Map(
+    Object.entries(NAMES).map(([key, name]) => [sql[key as keyof typeof sql], name]),
+  );
   const named = {
+    shared,
     names: [] as string[],
     query<R>(text: string, values: readonly unknown[]) {
-      named.names.push(
-        text === sql.enqueueInsert ? 'insert' : text === sql.enqueue ? 'judge' : 'other',
-      );
+      named.names.push(byText.get(text) ?? 'other');
       return executor.query<R>(text, values);
     },
   };
   return named;
 }
 
+/** The fast path's first statement: the quiet one where the driver's wake memo knows the slot (real clock: timing). */
+const fastPath = expect.stringMatching(/^(insert|quiet)$/);
+
 const created = (r: EnqueueRequest) => ({ id: r.id, runId: r.runId, deduped: false });
 
 describe('a single PostgreSQL enqueue: the fast insert, then the judging statement', () => {
-  const db = pgJobsSpec({ emptyBeforeEach: JOB_TABLES });
+  const db = pgJobsSpec({ emptyBeforeEach: JOB_TABLES, beforeDrop: () => listener.end() });
+  const listener = wakeListener(db);
   const setup = () => {
     const executor = naming(db.executor);
     return { executor, ctx: pgContext(executor, statementsFor()), memory: batchMemory() };
@@ -48,7 +67,7 @@ describe('a single PostgreSQL enqueue: the fast insert, then the judging stateme
     const byKey = request({ idempotencyKey: 'k' });
     const holds = { id: holder.id, runId: holder.runId, deduped: true };
     expect(await enqueueOne(ctx, byKey, memory)).toEqual(holds);
-    expect(executor.names).toEqual(['insert', 'judge']);
+    expect(executor.names).toEqual([fastPath, 'judge']);
     expect(memory.singles).toBe(CAUTIOUS_SINGLES);
 
     executor.names.length = 0;
@@ -61,7 +80,7 @@ describe('a single PostgreSQL enqueue: the fast insert, then the judging stateme
     executor.names.length = 0;
     const next = request();
     expect(await enqueueOne(ctx, next, memory)).toEqual(created(next));
-    expect(executor.names).toEqual(['insert']);
+    expect(executor.names).toEqual([fastPath]);
   });
 
   it('refuses a strict request whose key a live row holds, as the judging statement decides', async () => {
@@ -79,5 +98,52 @@ describe('a single PostgreSQL enqueue: the fast insert, then the judging stateme
       [],
     );
     expect(rows).toEqual([{ n: 1 }]);
+  });
+
+  it('sends a job of a slot its own committed enqueue holds, or one due past the wake window, without the wake', async () => {
+    const T = Date.UTC(2026, 0, 1);
+    const clock = frozenClock(T);
+    const executor = naming(db.executor);
+    expect(executor.shared).toBe(true);
+    const ctx = pgContext(executor, statementsFor(), clock);
+    const memory = batchMemory();
+    const at = (overrides: Partial<EnqueueRequest> = {}) =>
+      request({ id: uuidv7(clock.now()), runAt: clock.now(), queue: 'memo-q', ...overrides });
+    await listener.sinceMarker();
+
+    const first = at();
+    expect(await enqueueOne(ctx, first, memory)).toEqual(created(first));
+    await clock.advance(1);
+    for (const r of [at(), at(), at({ runAt: T + 10 * WAKE_DUE_WITHIN_MS })]) {
+      expect(await enqueueOne(ctx, r, memory)).toEqual(created(r));
+    }
+    expect(executor.names).toEqual(['insert', 'quiet', 'quiet', 'quiet']);
+    // the slot was announced once, by the first
+    expect((await listener.sinceMarker()).heard.slice(0, -1)).toEqual(['memo-q']);
+
+    // the next slot: the wake's statement again, and it announces
+    executor.names.length = 0;
+    await clock.advance(WAKE_SLOT_MS);
+    const next = at();
+    expect(await enqueueOne(ctx, next, memory)).toEqual(created(next));
+    // a held key met by the quiet statement is judged as before
+    const held = { ...at(), idempotencyKey: first.idempotencyKey };
+    expect(await enqueueOne(ctx, held, memory)).toEqual({
+      id: first.id,
+      runId: first.runId,
+      deduped: true,
+    });
+    expect(executor.names).toEqual(['insert', 'quiet', 'judge']);
+    expect((await listener.sinceMarker()).heard.slice(0, -1)).toEqual(['memo-q']);
+  });
+
+  it('never sends the quiet statement over an executor inside a transaction', async () => {
+    const clock = frozenClock(Date.UTC(2026, 0, 1));
+    const executor = naming(db.executor, false);
+    const ctx = pgContext(executor, statementsFor(), clock);
+    const memory = batchMemory();
+    const at = () => request({ id: uuidv7(clock.now()), runAt: clock.now() });
+    for (let i = 0; i < 3; i++) await enqueueOne(ctx, at(), memory);
+    expect(executor.names).toEqual(['insert', 'insert', 'insert']);
   });
 });

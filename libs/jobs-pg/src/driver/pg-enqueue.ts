@@ -7,15 +7,12 @@ import {
 } from '@ultimat3/jobs';
 import { batchParams } from './pg-batch-params';
 import { iso, type PgContext } from './pg-context';
+import { insertOne, isUniqueViolation } from './pg-enqueue-insert';
+import { singleEnqueueParams } from './pg-enqueue-params';
+import { WakeMemo } from './pg-enqueue-wake-memo';
 
 /** How an enqueue statement answered one request; null: it met a row committed after its snapshot. */
 type Outcome = 'created' | 'id' | 'key' | null;
-
-/** What `SQL_ENQUEUE_INSERT` answers for a row it inserted (its wake's outcome aside). */
-interface InsertRecord {
-  readonly id: string;
-  readonly run_id: string;
-}
 
 interface EnqueueRecord {
   readonly id: string | null;
@@ -47,40 +44,24 @@ function resultOf(request: EnqueueRequest, record: EnqueueRecord): EnqueueResult
 }
 
 /**
- * Inserts one row, or answers the row that holds its id or live key. The insert alone goes first
- * (`SQL_ENQUEUE_INSERT`: a created job pays for one small statement); when it met a stored row, `SQL_ENQUEUE` judges
- * the request and answers which row it met. With `memory`, an insert that met a stored row sends the next
- * {@link CAUTIOUS_SINGLES} enqueues straight to `SQL_ENQUEUE`, so a caller that mostly dedupes pays one statement a
- * call, not two.
+ * Inserts one row, or answers the row that holds its id or live key. The insert alone goes first (`insertOne`:
+ * `SQL_ENQUEUE_INSERT`, or `SQL_ENQUEUE_QUIET` where the memory's {@link WakeMemo} knows the wake is settled — a
+ * created job pays for one small statement); when it met a stored row, `SQL_ENQUEUE` judges the request and answers
+ * which row it met. With `memory`, an insert that met a stored row sends the next {@link CAUTIOUS_SINGLES} enqueues
+ * straight to `SQL_ENQUEUE`, so a caller that mostly dedupes pays one statement a call, not two.
  */
 export async function enqueueOne(
   ctx: PgContext,
   request: EnqueueRequest,
   memory?: BatchMemory,
 ): Promise<EnqueueResult> {
-  const values = [
-    ctx.now(),
-    request.id,
-    request.runId,
-    request.name,
-    request.queue,
-    inputJsonOf(request),
-    request.idempotencyKey,
-    request.tenantId,
-    request.enqueuedBy,
-    iso(request.runAt),
-    request.maxAttempts,
-    request.priority,
-    request.concurrencyKey,
-    request.traceparent,
-    request.crossTenantReason ?? null,
-  ];
+  const values = singleEnqueueParams(request, ctx.now());
   if (memory !== undefined && memory.singles > 0) {
     memory.singles--;
   } else {
-    const { rows } = await ctx.executor.query<InsertRecord>(ctx.sql.enqueueInsert, values);
-    const created = rows[0];
-    if (created !== undefined) return { id: created.id, runId: created.run_id, deduped: false };
+    if (await insertOne(ctx, request, values, memory?.wake)) {
+      return { id: request.id, runId: request.runId, deduped: false };
+    }
     if (memory !== undefined) memory.singles = CAUTIOUS_SINGLES;
   }
   for (let run = 0; run <= RACE_RETRIES; run++) {
@@ -144,10 +125,6 @@ function repeats(requests: readonly EnqueueRequest[]): boolean {
 /** Whether a batch may take the fast path: no strict request, and no id or live key named twice in it. */
 const isFresh = (requests: readonly EnqueueRequest[]): boolean =>
   !requests.some((r) => r.onConflict === 'error') && !repeats(requests);
-
-/** PostgreSQL's unique_violation: a row holds an id or a live key the statement would write. */
-const isUniqueViolation = (error: unknown): boolean =>
-  (error as { code?: unknown } | null)?.code === '23505';
 
 /**
  * The optimistic path (see `SQL_ENQUEUE_BATCH`): every request inserted by one plain insert and answered `created`,
@@ -237,16 +214,18 @@ export const CAUTIOUS_BATCHES = 8;
 export const CAUTIOUS_SINGLES = 8;
 
 /**
- * What one driver's enqueues remember of meeting stored rows: how many more batches skip the optimistic path
- * (`cautious`), and how many more single enqueues skip the fast insert (`singles`).
+ * What one driver's enqueues remember: how many more batches skip the optimistic path (`cautious`) and how many more
+ * single enqueues skip the fast insert (`singles`), after meeting stored rows; and which wake slots its own single
+ * enqueues settled (`wake`).
  */
 export interface BatchMemory {
   cautious: number;
   singles: number;
+  readonly wake: WakeMemo;
 }
 
 /** A fresh {@link BatchMemory}: the next batch tries the optimistic path, the next single enqueue the fast insert. */
-export const batchMemory = (): BatchMemory => ({ cautious: 0, singles: 0 });
+export const batchMemory = (): BatchMemory => ({ cautious: 0, singles: 0, wake: new WakeMemo() });
 
 /**
  * Inserts a batch, answering one result per request in order, each what enqueuing the requests one after another

@@ -11,6 +11,7 @@ import { SQL_ENQUEUE_BATCH } from '../sql/enqueue-batch.sql';
 import { SQL_ENQUEUE_FRESH } from '../sql/enqueue-fresh.sql';
 import { SQL_ENQUEUE_INSERT } from '../sql/enqueue-insert.sql';
 import { SQL_ENQUEUE_MANY } from '../sql/enqueue-many.sql';
+import { SQL_ENQUEUE_QUIET } from '../sql/enqueue-quiet.sql';
 import { SQL_ENQUEUE } from '../sql/enqueue.sql';
 import { SQL_GET } from '../sql/get.sql';
 import { SQL_HEARTBEAT } from '../sql/heartbeat.sql';
@@ -67,6 +68,7 @@ const STATEMENTS = {
   enqueueFresh: SQL_ENQUEUE_FRESH,
   enqueueInsert: SQL_ENQUEUE_INSERT,
   enqueueMany: SQL_ENQUEUE_MANY,
+  enqueueQuiet: SQL_ENQUEUE_QUIET,
   get: SQL_GET,
   heartbeat: SQL_HEARTBEAT,
   jobCancel: SQL_JOB_CANCEL,

@@ -1,3 +1,5 @@
+import { uuidv7 } from '@ultimat3/jobs';
+import { frozenClock } from '@ultimat3/jobs/testing';
 import type { PoolClient } from 'pg';
 import { JOB_TABLES } from '../../test/test-database';
 import { pgJobsSpec } from '../../test/pg-jobs-spec';
@@ -17,7 +19,7 @@ import { pgPoolExecutor } from '../executor/pg-pool-executor';
 describe('the enqueue statements settle on a generic plan over a table with statistics', () => {
   const db = pgJobsSpec({ emptyBeforeEach: JOB_TABLES });
 
-  it('plans each of SQL_ENQUEUE_INSERT, SQL_ENQUEUE and the batch statements 5 times, then reuses its generic plan', async () => {
+  it('plans each of SQL_ENQUEUE_INSERT, SQL_ENQUEUE_QUIET, SQL_ENQUEUE and the batch statements 5 times, then reuses its generic plan', async () => {
     // 200,000 finished rows of one name and queue, analyzed: the statistics a busy queue's table has
     await db.executor.query(
       `insert into x_jobs (id, run_id, name, queue, input, idempotency_key, state, max_attempts, run_at, created_at,
@@ -47,11 +49,27 @@ describe('the enqueue statements settle on a generic plan over a table with stat
           request({ name: 'busy', idempotencyKey: 'held' }),
         ]);
       }
+      // a frozen clock and ids minted at it: the first SQL_ENQUEUE_INSERT, then SQL_ENQUEUE_QUIET (the slot is known)
+      const T = Date.UTC(2026, 0, 1);
+      const frozen = postgresJobDriver({
+        executor: pgPoolExecutor(client, { shared: true }),
+        clock: frozenClock(T),
+      });
+      for (let i = 0; i < 9; i++) {
+        await frozen.enqueue(request({ name: 'busy', id: uuidv7(T), runAt: T }));
+      }
       const sql = statementsFor();
       const names = new Map<string, keyof Statements>(
-        (['enqueueInsert', 'enqueue', 'enqueueBatch', 'enqueueFresh', 'enqueueMany'] as const).map(
-          (key) => [sql[key].trim(), key],
-        ),
+        (
+          [
+            'enqueueInsert',
+            'enqueueQuiet',
+            'enqueue',
+            'enqueueBatch',
+            'enqueueFresh',
+            'enqueueMany',
+          ] as const
+        ).map((key) => [sql[key].trim(), key]),
       );
       const { rows } = await client.query<{
         statement: string;
@@ -69,6 +87,7 @@ describe('the enqueue statements settle on a generic plan over a table with stat
       // each ran at least 6 times: 5 custom plans, then the generic one kept
       expect(plans).toEqual({
         enqueueInsert: { generic: true, custom: 5 },
+        enqueueQuiet: { generic: true, custom: 5 },
         enqueue: { generic: true, custom: 5 },
         enqueueBatch: { generic: true, custom: 5 },
         enqueueFresh: { generic: true, custom: 5 },

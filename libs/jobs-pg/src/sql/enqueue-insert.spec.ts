@@ -1,4 +1,5 @@
 import { uuidv7, type EnqueueRequest } from '@ultimat3/jobs';
+import { singleEnqueueParams } from '../driver/pg-enqueue-params';
 import { JOB_TABLES } from '../../test/test-database';
 import { pgJobsSpec } from '../../test/pg-jobs-spec';
 import { request } from '../../test/requests';
@@ -8,23 +9,10 @@ import { SQL_ENQUEUE } from './enqueue.sql';
 import { SQL_ENQUEUE_INSERT } from './enqueue-insert.sql';
 
 /** The 15 parameters both single-enqueue statements take, with `now` (ms) as the statement's clock. */
-const paramsOf = (r: EnqueueRequest, now: number): unknown[] => [
-  new Date(now).toISOString(),
-  r.id,
-  r.runId,
-  r.name,
-  r.queue,
-  JSON.stringify(r.input),
-  r.idempotencyKey,
-  r.tenantId,
-  r.enqueuedBy,
-  new Date(r.runAt).toISOString(),
-  r.maxAttempts,
-  r.priority,
-  r.concurrencyKey,
-  r.traceparent,
-  null,
-];
+const paramsOf = (r: EnqueueRequest, now: number): unknown[] =>
+  singleEnqueueParams(r, new Date(now).toISOString());
+/** Epoch ms as the statement answers `created_s`: epoch seconds, six decimals. */
+const seconds = (ms: number): string => (ms / 1000).toFixed(6);
 
 describe('SQL_ENQUEUE_INSERT', () => {
   const db = pgJobsSpec({ emptyBeforeEach: JOB_TABLES, beforeDrop: () => listener.end() });
@@ -33,8 +21,12 @@ describe('SQL_ENQUEUE_INSERT', () => {
   const T = Date.UTC(2026, 0, 1);
 
   const insert = async (r: EnqueueRequest, now = T) =>
-    (await db.executor.query<{ id: string; run_id: string }>(SQL_ENQUEUE_INSERT, paramsOf(r, now)))
-      .rows;
+    (
+      await db.executor.query<{ created_s: string; announced: boolean }>(
+        SQL_ENQUEUE_INSERT,
+        paramsOf(r, now),
+      )
+    ).rows;
   const judge = async (r: EnqueueRequest, now = T) =>
     (await db.executor.query<{ id: string; outcome: string }>(SQL_ENQUEUE, paramsOf(r, now))).rows;
   const at = (overrides: Partial<EnqueueRequest> = {}, now = T): EnqueueRequest =>
@@ -54,9 +46,10 @@ describe('SQL_ENQUEUE_INSERT', () => {
     expect(SQL_ENQUEUE_INSERT).toContain(`pg_try_advisory_xact_lock(${WAKE_LOCK_CLASS},`);
   });
 
-  it('inserts the row and answers its ids; the first of a slot announces its queue, the next ones do not', async () => {
+  it('inserts the row and answers its creation time; the first of a slot announces its queue, the next ones do not', async () => {
     const first = at({ queue: 'q' });
-    expect(await insert(first)).toEqual([{ id: first.id, run_id: first.runId, announced: true }]);
+    // created_at as epoch seconds, exact to the microsecond
+    expect(await insert(first)).toEqual([{ created_s: seconds(T), announced: true }]);
     const { rows } = await db.executor.query<{ state: string; created_at: Date }>(
       'select state, created_at from x_jobs where id = $1',
       [first.id],
@@ -107,8 +100,11 @@ describe('SQL_ENQUEUE_INSERT', () => {
       holder.id,
     ]);
     expect(await insert(again, T + 2 * WAKE_SLOT_MS)).toEqual([
-      expect.objectContaining({ id: again.id }),
+      { created_s: seconds(T + 2 * WAKE_SLOT_MS), announced: false },
     ]);
+    await expect(
+      db.executor.query('select 1 from x_jobs where id = $1', [again.id]),
+    ).resolves.toEqual(expect.objectContaining({ rowCount: 1 }));
     // a deduped attempt announced nothing; the two created rows share one slot, announced once
     expect(await announced()).toEqual(['pg-q']);
   });

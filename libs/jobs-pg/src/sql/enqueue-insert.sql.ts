@@ -5,9 +5,11 @@
  * $4 name, $5 queue, $6 input (JSON text), $7 idempotency_key, $8 tenant_id, $9 enqueued_by, $10 run_at,
  * $11 max_attempts, $12 priority, $13 concurrency_key, $14 traceparent, $15 cross_tenant_reason).
  *
- * Returns one row `(id, run_id)` when it inserted the job, and NO row when it met a row holding the id or the live
- * key (committed, or committed meanwhile by a concurrent enqueue): the caller then judges the request with
- * `SQL_ENQUEUE`, which answers which row it met. `on conflict do nothing` without a target covers both the primary
+ * Returns one row `(created_s, announced)` when it inserted the job — its `created_at` as epoch seconds (a numeric,
+ * exact to the microsecond: the caller learns the database clock and the wake slot the row holds from it, see
+ * `SQL_ENQUEUE_QUIET`) and whether it announced its queue — and NO row when it met a row holding
+ * the id or the live key (committed, or committed meanwhile by a concurrent enqueue): the caller then judges the
+ * request with `SQL_ENQUEUE`, which answers which row it met. The ids are the caller's own ($2, $3). `on conflict do nothing` without a target covers both the primary
  * key and the live-key index, exactly the two tests `SQL_ENQUEUE` probes before its own insert.
  *
  * Why a second statement rather than `SQL_ENQUEUE` alone: PostgreSQL initialises every node of a plan on each
@@ -37,7 +39,7 @@ values (
   $13::text, $14::text, $15::text
 )
 on conflict do nothing
-returning j.id, j.run_id,
+returning extract(epoch from j.created_at) as created_s,
   case when j.run_at <= j.created_at + interval '1 second' then (
     -- the slot's number n, its first instant, and the UUIDv7 ids minted inside it [lo, hi)
     select case

@@ -21,6 +21,7 @@ export { SQL_ENQUEUE_BATCH } from './enqueue-batch.sql';
 export { SQL_ENQUEUE_FRESH } from './enqueue-fresh.sql';
 export { SQL_ENQUEUE_INSERT } from './enqueue-insert.sql';
 export { SQL_ENQUEUE_MANY } from './enqueue-many.sql';
+export { SQL_ENQUEUE_QUIET } from './enqueue-quiet.sql';
 export { SQL_ENQUEUE } from './enqueue.sql';
 export { SQL_GET } from './get.sql';
 export { SQL_HEARTBEAT } from './heartbeat.sql';
