@@ -1,4 +1,4 @@
-import type { AckOptions, JobDriver } from '../driver/job-driver';
+import type { AckManyItem, JobDriver } from '../driver/job-driver';
 import type { ClaimedJob } from '../driver/job-row';
 import { JobDrainedError } from '../errors/runtime-errors';
 import type { EventBus } from '../events/event-bus';
@@ -8,7 +8,12 @@ import type { JobMetrics } from '../runtime/metrics';
 import type { JobExecution } from '../runtime/outcome';
 import type { Clock } from '../util/clock';
 import type { JobsLogger } from '../util/logger';
-import { ACK_BATCH_MAX, ACK_BATCHES_IN_FLIGHT, type AckBatcher } from './ack-batcher';
+import {
+  ACK_BATCH_MAX,
+  ACK_BATCHES_IN_FLIGHT,
+  type AckBatcher,
+  type AckReceiver,
+} from './ack-batcher';
 import type { DueTimers } from './due-timers';
 import type { HandBacks } from './hand-backs';
 import type { Heartbeats } from './heartbeat';
@@ -62,6 +67,10 @@ export class WorkerRuns implements RunAcks {
   private readonly jobs = new Map<string, RegisteredJob>();
   /** What every run's attempt reads: made once per worker. */
   private readonly env: AttemptEnv;
+  /** The queue {@link WorkerRuns.startHeld} is starting runs of, while it is. */
+  private starting: string | undefined = undefined;
+  /** Other queues whose held rows were asked to start meanwhile. */
+  private readonly startNext: string[] = [];
 
   constructor(private readonly o: WorkerRunsOptions) {
     this.env = {
@@ -103,8 +112,34 @@ export class WorkerRuns implements RunAcks {
       run.abort.abort(new JobDrainedError(this.o.workerId, signal));
   }
 
-  /** Starts held rows of `queue` while it has free slots; stale ones go back to the queue. */
+  /**
+   * Starts held rows of `queue` while it has free slots. A run whose input parses synchronously runs its body at once,
+   * and a body that answers at once acks (giving its slot back) before {@link WorkerRuns.start} returns: the queues
+   * asked for meanwhile are started by the loop already under way, after it, rather than from inside the run — a
+   * buffer of held no-op runs is a loop, not a recursion as deep as the buffer.
+   */
   private startHeld(queue: string): void {
+    if (this.starting !== undefined) {
+      if (queue !== this.starting && !this.startNext.includes(queue)) this.startNext.push(queue);
+      return;
+    }
+    try {
+      for (
+        let next: string | undefined = queue;
+        next !== undefined;
+        next = this.startNext.shift()
+      ) {
+        this.starting = next;
+        this.startHeldOf(next);
+      }
+    } finally {
+      this.starting = undefined;
+      this.startNext.length = 0;
+    }
+  }
+
+  /** Starts held rows of `queue` while it has free slots; stale ones go back to the queue. */
+  private startHeldOf(queue: string): void {
     const { o } = this;
     const stale: ClaimedJob[] = [];
     while (o.running() && o.ledger.free(queue) > 0) {
@@ -133,7 +168,14 @@ export class WorkerRuns implements RunAcks {
     if (this.drainSignal !== undefined)
       run.abort.abort(new JobDrainedError(o.workerId, this.drainSignal));
     this.runs.set(claimed.id, run);
-    run.done = run.run().then(
+    let running: Promise<JobExecution>;
+    try {
+      running = run.run();
+    } catch (error) {
+      // the attempt runs synchronously up to its first wait: a throw there ends the run like a rejection
+      running = Promise.reject(error);
+    }
+    run.done = running.then(
       (execution) => {
         try {
           run.deferred = execution.outcome === 'deferred';
@@ -153,14 +195,13 @@ export class WorkerRuns implements RunAcks {
   }
 
   /** The body completed: its ack rides the next batch, and its slot goes to the next run while the ack is out. */
-  ackRun(run: WorkerRun, jobId: string, ack: AckOptions): Promise<boolean> {
+  ackRun(run: WorkerRun, item: AckManyItem, to: AckReceiver): void {
     const { acks } = this.o;
-    const landed = acks.ack(jobId, ack);
+    acks.send(item, to);
     if (acks.pending() <= ACK_BACKLOG_MAX) {
       this.freeSlot(run);
       this.o.kick();
     }
-    return landed;
   }
 
   /** The registered job of a name, looked up once per worker (a registry lookup builds a fresh entry each time). */
