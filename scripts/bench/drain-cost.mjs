@@ -80,7 +80,9 @@ function serialClaims(executor) {
   const serial = Object.create(executor);
   let last = Promise.resolve();
   serial.query = (text, values) => {
-    if (!text.includes('claimed as (')) return executor.query(text, values);
+    // SQL_CLAIM's CTE, or SQL_CLAIM_WOKEN's one UPDATE (a one-queue drain's claims)
+    if (!text.includes('claimed as (') && !text.includes("'claimed' as arm"))
+      return executor.query(text, values);
     const run = last.then(() => executor.query(text, values));
     last = run.catch(() => undefined);
     return run;
