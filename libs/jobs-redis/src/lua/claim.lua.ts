@@ -65,8 +65,9 @@ local function promote(q)
   end
 end
 
--- the first 'want' due rows of one name's set in claim order, excluded tenants stepped over; their priorities read
--- only when 'scored' (rows of several names to merge: one name's set is in claim order already)
+-- the first 'want' due rows of one name's set in claim order, excluded tenants stepped over: each its member (runAt
+-- .. id) alone, or — when 'scored' (rows of several names to merge: one name's set is in claim order already) — a
+-- table of its priority, member and id for the merge
 local function firstOf(q, name, want, into, scored)
   local key = Q(q) .. ':r:' .. name
   local page = math.max(want, 32)
@@ -80,9 +81,9 @@ local function firstOf(q, name, want, into, scored)
       items = redis.call('ZRANGE', key, offset, offset + page - 1)
     end
     for i = 1, #items, step do
-      local id = string.sub(items[i], 16)
-      if ne == 0 or not excluded[redis.call('HGET', rowKey(id), 'ten') or ''] then
-        into[#into + 1] = { pri = scored and tonumber(items[i + 1]) or 0, m = items[i], id = id }
+      if ne == 0 or not excluded[redis.call('HGET', rowKey(string.sub(items[i], 16)), 'ten') or ''] then
+        into[#into + 1] = scored and { pri = tonumber(items[i + 1]), m = items[i], id = string.sub(items[i], 16) }
+          or items[i]
         got = got + 1
         if got >= want then break end
       end
@@ -201,7 +202,8 @@ for s = 1, ns do
     -- one name's due set is already in claim order: the merge sort is for rows of several names
     if sources > 1 then table.sort(picked, before) end
     for i = 1, math.min(want, #picked) do
-      local id = picked[i].id
+      local m, id = picked[i], nil
+      if scored then m, id = m.m, m.id else id = string.sub(m, 16) end
       local rk = rowKey(id)
       local v = redis.call('HGETALL', rk)
       if #v > 0 then
@@ -209,7 +211,7 @@ for s = 1, ns do
         local packed, st, name, rq, att, max = packRow(v, id)
         if i <= limit or tonumber(att) + 1 < tonumber(max) then
           seq = seq + 1
-          take(packed, id, rk, picked[i].m, base .. ':' .. fmt(seq), rq, name, st, att)
+          take(packed, id, rk, m, base .. ':' .. fmt(seq), rq, name, st, att)
           taken[q] = true
         end
       end
