@@ -105,41 +105,44 @@ local function attemptAfter(att)
   return t
 end
 local le, ua = fmt(NOW + vt), NOW_TEXT
--- per queue, its key names built once: K.k = Q(q), K.r / K.w per name, and the counts its taken rows moved
+-- per queue, its key names built once and its taken rows' index moves pending: K.k = Q(q), K.l its lease set and
+-- K.ll the score/member pairs to add there; per name (K.by[name]), its due and oldest-age sets' keys (r, w), the
+-- members to take out of each (rl, wl) and the counts its taken rows moved, by the state they left
 local KEYS_OF = {}
 local function keysOf(q)
   local K = KEYS_OF[q]
   if K == nil then
     local k = Q(q)
-    K = { k = k, l = k .. ':l', n = k .. ':n', r = {}, w = {}, moved = {} }
+    K = { k = k, l = k .. ':l', n = k .. ':n', ll = {}, by = {} }
     KEYS_OF[q] = K
   end
   return K
 end
--- index moves of the slot's taken rows, by key: ZREM members, and the lease set's ZADD score/member pairs
-local zrem, zadd = {}, {}
-local function pend(into, key, a, b)
-  local list = into[key]
-  if list == nil then
-    list = {}
-    into[key] = list
-  end
-  list[#list + 1] = a
-  if b ~= nil then list[#list + 1] = b end
+local function namedOf(K, name)
+  local N = { r = K.k .. ':r:' .. name, w = K.k .. ':w:' .. name, rl = {}, wl = {}, moved = {} }
+  K.by[name] = N
+  return N
 end
 local function chunked(cmd, key, list)
   for i = 1, #list, ${CHUNK} do redis.call(cmd, key, unpack(list, i, math.min(i + ${CHUNK - 1}, #list))) end
 end
+-- sends the index moves pending (once per key, in chunks) and empties them
 local function flushMoves()
-  for key, list in pairs(zrem) do chunked('ZREM', key, list) end
-  for key, list in pairs(zadd) do chunked('ZADD', key, list) end
-  zrem, zadd = {}, {}
+  for _, K in pairs(KEYS_OF) do
+    for _, N in pairs(K.by) do
+      chunked('ZREM', N.r, N.rl)
+      chunked('ZREM', N.w, N.wl)
+      N.rl, N.wl = {}, {}
+    end
+    chunked('ZADD', K.l, K.ll)
+    K.ll = {}
+  end
 end
 -- the (name, state) counts of the waiting rows taken: per queue, name and state left, summed, then one bump per field
 local function flushMoved()
   for _, K in pairs(KEYS_OF) do
-    for name, states in pairs(K.moved) do
-      for st, n in pairs(states) do
+    for name, N in pairs(K.by) do
+      for st, n in pairs(N.moved) do
         bump(K.n, name .. '|' .. st, -n)
         bump(K.n, name .. '|running', n)
       end
@@ -152,19 +155,18 @@ local function take(packed, id, rk, m, c, q, name, st, att)
   att = attemptAfter(att)
   if WAITING[st] then
     redis.call('HSET', rk, 'st', 'running', 'att', att, 'w', worker, 'c', c, 'le', le, 'ua', ua)
-    local K = keysOf(q)
-    local r = K.r[name]
-    if r == nil then
-      r = K.k .. ':r:' .. name
-      K.r[name] = r
-      K.w[name] = K.k .. ':w:' .. name
-      K.moved[name] = {}
+    local K = KEYS_OF[q] or keysOf(q)
+    local N = K.by[name] or namedOf(K, name)
+    local list = N.rl
+    list[#list + 1] = m
+    if st ~= 'suspended' then
+      list = N.wl
+      list[#list + 1] = id
     end
-    pend(zrem, r, m)
-    if st ~= 'suspended' then pend(zrem, K.w[name], id) end
-    pend(zadd, K.l, le, id)
-    local moved = K.moved[name]
-    moved[st] = (moved[st] or 0) + 1
+    list = K.ll
+    list[#list + 1] = le
+    list[#list + 1] = id
+    N.moved[st] = (N.moved[st] or 0) + 1
   else
     move(load(id), { st = 'running', att = att, w = worker, c = c, le = le, ua = ua })
   end
