@@ -71,6 +71,8 @@ export function startHandOff(
   const popCtx = redisContext(conn, ctx.prefix, ctx.clock);
   let stopping = false;
   let idleWake: (() => void) | undefined;
+  /** Whether the pop's connection has run the registration script (then it is sent with the pop, in one write). */
+  let proven = false;
   /** How many times the worker went idle: a turn waits only if it did not since the turn read the offers. */
   let idles = 0;
   const wakeLoop = (): void => {
@@ -160,15 +162,20 @@ export function startHandOff(
     }
     let popped: Promise<[string, string] | null> | undefined;
     try {
-      // the registration is answered before the pop is sent: a script re-sent whole (NOSCRIPT after a restart) would
-      // otherwise run only after the pop it should precede
-      await register(offers);
+      // the registration goes right before the pop, in one write once the connection has run it: on a fresh one (or
+      // after a failure) it is answered first, since a script re-sent whole (NOSCRIPT after a restart) would otherwise
+      // run only after the pop it should precede
+      const registering = register(offers);
+      if (!proven) await registering;
       popped = conn.blpop(list, HAND_OFF_BLOCK_S);
+      await registering;
+      proven = true;
       const reply = await popped;
       if (reply === null || reply[1] === HAND_OFF_STOP) return;
       await deliver([reply[1]]);
     } catch (error) {
       await popped?.catch(() => undefined);
+      proven = false;
       if (stopping) return;
       registered = new Set(queues);
       log('jobs.hand-off.pop-failed', error);

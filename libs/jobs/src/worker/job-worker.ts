@@ -125,6 +125,7 @@ export function jobWorker(
     running: () => state === 'running',
     place: (claimed) => work.place(claimed),
     idle: () => sides.idle(),
+    returned: () => sides.returned(),
   });
   const kick = (): void => loop.kick();
 

@@ -38,6 +38,8 @@ export interface PassLoopOptions {
   readonly place: (claimed: readonly ClaimedJob[]) => void;
   /** Told when a claim answered nothing: the worker is idle (a backend's hand-off registers it then). */
   readonly idle?: () => void;
+  /** Told when a claim came back, answered or not (its rows placed, no longer counted as on their way). */
+  readonly returned?: () => void;
 }
 
 /**
@@ -92,6 +94,7 @@ export class PassLoop {
     const sent = this.claimAndPlace(plan, claim).finally(() => {
       this.passes.delete(sent);
       plan.returned(claim);
+      this.o.returned?.();
       // the pass asked for behind this claim runs now
       if (this.again && this.o.running()) {
         this.again = false;

@@ -33,14 +33,20 @@ export interface WorkerHandOffOptions {
  *   the rows' tenants are not known yet), and nothing while a claim of its own is on the wire;
  * - a registration is renewed only between the backend's pops, so it can be older than a claim of the worker's own
  *   that filled the slots meanwhile: a handed row is taken only into a slot no held row nor claim on the wire covers,
- *   within the caps, and any other is handed back at once (uncounted, its run time kept: first in line again).
+ *   within the caps. One that meets a claim of the worker's own on the wire waits for the claims out to come back
+ *   (their rows placed) and is judged again; any other is handed back at once (uncounted, its run time kept: first in
+ *   line again).
  */
 export function workerHandOff(o: WorkerHandOffOptions): {
   handOff: WakeHandOff;
   /** Tells every listener the worker went idle (a pass found nothing). */
   idle(): void;
+  /** A claim of the worker's own came back: the handed rows that waited for it are judged again. */
+  returned(): void;
 } {
   const listeners = new Set<() => void>();
+  /** Handed rows that met a claim of the worker's own on the wire, waiting for the claims out to come back. */
+  let waiting: ClaimedJob[] = [];
   /** Slots of `queue` nothing covers: free, less the held rows and what claims on the wire asked for. */
   const open = (queue: string): number =>
     Math.min(
@@ -77,7 +83,9 @@ export function workerHandOff(o: WorkerHandOffOptions): {
         room.set(row.queue, left - 1);
         shared--;
       } else {
-        back.push(row);
+        // the slot may be a claim's on the wire that comes back short: judged again once the claims out are back
+        if ((o.planner()?.asking(row.queue) ?? 0) > 0) waiting.push(row);
+        else back.push(row);
         room.set(row.queue, left);
       }
     }
@@ -98,6 +106,12 @@ export function workerHandOff(o: WorkerHandOffOptions): {
     },
     idle() {
       for (const listener of listeners) listener();
+    },
+    returned() {
+      if (waiting.length === 0) return;
+      const rows = waiting;
+      waiting = [];
+      takeClaimed(rows);
     },
   };
 }

@@ -1,0 +1,127 @@
+import type { WakeHandOff } from '../driver/backend';
+import { job } from '../declare/job';
+import type { JobDriver } from '../driver/job-driver';
+import { memoryJobDriver } from '../driver/memory';
+import { t } from '../schema';
+import { enqueueRequest } from '../testing/enqueue-request';
+import { frozenClock } from '../testing/frozen-clock';
+import { runJobs, type JobsHarness } from '../testing/run-jobs';
+import type { JobWorker } from './worker-options';
+
+const QUEUE = 'hand-off-side';
+const NAME = 'hand-off-side.noop';
+const ran: number[] = [];
+/** Input 2's run holds its slot until this is called. */
+let finishTwo: () => void = () => undefined;
+const noop = job({
+  name: NAME,
+  queue: QUEUE,
+  input: t.object({ n: t.number }),
+  idempotencyKey: ({ n }) => `n:${n}`,
+  tenant: 'none',
+  run: async ({ input }) => {
+    ran.push(input.n);
+    if (input.n === 2) await new Promise<void>((resolve) => (finishTwo = resolve));
+  },
+});
+
+/** Lets promise chains and immediate callbacks run. */
+const settle = async (): Promise<void> => {
+  for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+};
+
+describe("a worker's hand-off side meeting a claim of its own on the wire", () => {
+  let h: JobsHarness | undefined;
+  afterEach(async () => {
+    finishTwo();
+    await h?.close();
+    h = undefined;
+    ran.length = 0;
+  });
+
+  /**
+   * A worker at concurrency 1 whose claims can be held on the wire (`hold()`; `release()` lets them reach the memory
+   * driver), the memory driver under it, and a row claimed for it as a backend's hand-off claims one.
+   */
+  async function start() {
+    const clock = frozenClock();
+    const inner = memoryJobDriver({ clock });
+    let gate: Promise<void> | undefined;
+    let open: () => void = () => undefined;
+    const driver: JobDriver = {
+      ...inner,
+      claim: async (o) => {
+        await gate;
+        return inner.claim(o);
+      },
+      claimRescuing: async (o, r) => {
+        await gate;
+        return inner.claimRescuing(o, r);
+      },
+    };
+    h = await runJobs({ jobs: [noop], clock, driver, concurrency: 1, installFacade: false });
+    await settle();
+    const worker = h.worker as JobWorker & { readonly handOff: WakeHandOff };
+    const enqueue = async (n: number): Promise<string> =>
+      (
+        await inner.enqueue(
+          enqueueRequest({ name: NAME, queue: QUEUE, input: { n }, runAt: clock.now() }),
+        )
+      ).id;
+    return {
+      inner,
+      worker,
+      enqueue,
+      hold: () => (gate = new Promise<void>((resolve) => (open = resolve))),
+      release: () => {
+        gate = undefined;
+        open();
+      },
+      handed: async (id: string) => {
+        const [row] = await inner.claim({
+          workerId: worker.id,
+          visibilityTimeoutMs: 30_000,
+          slots: [{ queue: QUEUE, limit: 1 }],
+        });
+        expect(row?.id).toBe(id);
+        return row!;
+      },
+    };
+  }
+
+  it('waits for that claim, and runs once the claim came back without a row', async () => {
+    const s = await start();
+    s.hold();
+    s.worker.signalEnqueued(QUEUE);
+    await settle();
+    const id = await s.enqueue(1);
+    s.worker.handOff.takeClaimed([await s.handed(id)]);
+    await settle();
+    // its slot is the claim's on the wire until that claim answers: neither started nor given back yet
+    expect(ran).toEqual([]);
+    expect(await s.inner.get(id)).toMatchObject({ state: 'running', attempt: 1 });
+    s.release();
+    await settle();
+    expect(ran).toEqual([1]);
+    expect((await s.inner.get(id))?.state).toBe('done');
+  });
+
+  it('is handed back uncounted when that claim filled the slot', async () => {
+    const s = await start();
+    s.hold();
+    s.worker.signalEnqueued(QUEUE);
+    await settle();
+    const handedId = await s.enqueue(1);
+    const row = await s.handed(handedId);
+    const claimedId = await s.enqueue(2);
+    s.worker.handOff.takeClaimed([row]);
+    s.release();
+    await settle();
+    // the claim's row holds the one slot: the handed row goes back, first in line again, and runs after
+    expect(ran).toEqual([2]);
+    expect(await s.inner.get(handedId)).toMatchObject({ state: 'ready', attempt: 0 });
+    finishTwo();
+    await settle();
+    expect((await s.inner.get(claimedId))?.state).toBe('done');
+  });
+});
