@@ -104,6 +104,23 @@ local function attemptAfter(att)
   end
   return t
 end
+-- whether a row of stored attempt att and max attempts max may be taken ahead (this claim would not put it on its
+-- final attempt), decided once per (att, max) text pair in a call: most rows of a claim share one, and each text read
+-- as a number is a strtod
+local AHEAD = {}
+local function aheadAllowed(att, max)
+  local byMax = AHEAD[att]
+  if byMax == nil then
+    byMax = {}
+    AHEAD[att] = byMax
+  end
+  local allowed = byMax[max]
+  if allowed == nil then
+    allowed = tonumber(att) + 1 < tonumber(max)
+    byMax[max] = allowed
+  end
+  return allowed
+end
 local le, ua = fmt(NOW + vt), NOW_TEXT
 -- per queue, its key names built once and its taken rows' index moves pending: K.k = Q(q), K.l its lease set and
 -- K.ll the score/member pairs to add there; per name (K.by[name]), its due and oldest-age sets' keys (r, w), the
@@ -211,7 +228,7 @@ for s = 1, ns do
       if #v > 0 then
         -- packed in the walk that picks out the fields the claim decides on
         local packed, st, name, rq, att, max = packRow(v, id)
-        if i <= limit or tonumber(att) + 1 < tonumber(max) then
+        if i <= limit or aheadAllowed(att, max) then
           seq = seq + 1
           take(packed, id, rk, m, base .. ':' .. fmt(seq), rq, name, st, att)
           taken[q] = true
