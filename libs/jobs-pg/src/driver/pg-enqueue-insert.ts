@@ -1,8 +1,8 @@
-import type { EnqueueRequest } from '@ultimat3/jobs';
+import { InvariantError, type EnqueueRequest } from '@ultimat3/jobs';
 import type { PgContext } from './pg-context';
 import type { WakeMemo } from './pg-enqueue-wake-memo';
 
-/** What `SQL_ENQUEUE_INSERT` and `SQL_ENQUEUE_QUIET` answer for a row they created. */
+/** What `SQL_ENQUEUE_INSERT`, `SQL_ENQUEUE_INSERT_PLAIN` and `SQL_ENQUEUE_QUIET` answer for a row they created. */
 interface CreatedRecord {
   /** Its `created_at`, epoch seconds (numeric text). */
   readonly created_s: string | number;
@@ -13,19 +13,17 @@ export const isUniqueViolation = (error: unknown): boolean =>
   (error as { code?: unknown } | null)?.code === '23505';
 
 /**
- * `SQL_ENQUEUE_QUIET` with the memo's guard: the created row's answer, or undefined when it created nothing — its
- * guess of the slot was wrong (send `SQL_ENQUEUE_INSERT`), or (`held`) a stored row holds the id or the live key.
+ * One of the plain inserts (`SQL_ENQUEUE_QUIET`, `SQL_ENQUEUE_INSERT_PLAIN`): the created row's answer, undefined when
+ * it created nothing (the quiet statement's guess of the slot was wrong), or `held` when it failed because a stored row
+ * holds the id or the live key.
  */
-async function insertQuiet(
+async function insertPlain(
   ctx: PgContext,
+  text: string,
   values: readonly unknown[],
-  guard: string | null,
 ): Promise<CreatedRecord | 'held' | undefined> {
   try {
-    const { rows } = await ctx.executor.query<CreatedRecord>(ctx.sql.enqueueQuiet, [
-      ...values,
-      guard,
-    ]);
+    const { rows } = await ctx.executor.query<CreatedRecord>(text, values);
     return rows[0];
   } catch (error) {
     if (isUniqueViolation(error)) return 'held';
@@ -40,9 +38,10 @@ async function insertQuiet(
  *
  * With `memo`, over a shared executor, a job whose announcement is settled — due past the wake's window, or in a slot
  * one of this driver's committed enqueues already holds (see {@link WakeMemo}) — goes as `SQL_ENQUEUE_QUIET`, without
- * the wake's sub-select; the rest, and any the quiet statement turned back, as `SQL_ENQUEUE_INSERT`, which announces
- * its queue as it always did. Each created row's answer teaches the memo. Without it (an executor inside the caller's
- * transaction) every job goes as `SQL_ENQUEUE_INSERT`.
+ * the wake's sub-select; the rest, and any the quiet statement turned back, as `SQL_ENQUEUE_INSERT_PLAIN`, which
+ * announces its queue as `SQL_ENQUEUE_INSERT` does. Neither inserts speculatively: a held id or key fails them with
+ * 23505, in a transaction of their own. Each created row's answer teaches the memo. Without it (an executor inside the
+ * caller's transaction) every job goes as `SQL_ENQUEUE_INSERT`, whose `on conflict do nothing` answers no row instead.
  */
 export async function insertOne(
   ctx: PgContext,
@@ -58,7 +57,7 @@ export async function insertOne(
   let sentAt = memo.now();
   const guard = memo.guard(request, typeof now === 'string' ? Date.parse(now) : undefined, sentAt);
   if (guard !== undefined) {
-    const quiet = await insertQuiet(ctx, values, guard);
+    const quiet = await insertPlain(ctx, ctx.sql.enqueueQuiet, [...values, guard]);
     if (quiet === 'held') return false;
     if (quiet !== undefined) {
       memo.learn(request, quiet.created_s, sentAt, memo.now());
@@ -66,9 +65,11 @@ export async function insertOne(
     }
     sentAt = memo.now();
   }
-  const { rows } = await ctx.executor.query<CreatedRecord>(ctx.sql.enqueueInsert, values);
-  const created = rows[0];
-  if (created === undefined) return false;
+  const created = await insertPlain(ctx, ctx.sql.enqueueInsertPlain, values);
+  if (created === 'held') return false;
+  if (created === undefined) {
+    throw new InvariantError(`jobs-pg: the insert of job ${request.id} answered no row.`);
+  }
   memo.learn(request, created.created_s, sentAt, memo.now());
   return true;
 }

@@ -13,13 +13,15 @@ import { statementsFor } from './statements';
 /** What the named statements are called in `names`. */
 const NAMES: Record<string, string> = {
   enqueueInsert: 'insert',
+  enqueueInsertPlain: 'plain',
   enqueueQuiet: 'quiet',
   enqueue: 'judge',
 };
 
 /**
- * An executor that names the statements it runs: `insert` (the fast path), `quiet` (the fast path without the wake's
- * sub-select), `judge` (`SQL_ENQUEUE`) or `other`; `shared` as the executor it wraps, unless told.
+ * An executor that names the statements it runs: `insert` (the fast path, `SQL_ENQUEUE_INSERT`), `plain` (the same
+ * without `on conflict`, over a shared executor), `quiet` (the fast path without the wake's sub-select), `judge`
+ * (`SQL_ENQUEUE`) or `other`; `shared` as the executor it wraps, unless told.
  */
 function naming(executor: PgExecutor, shared = executor.shared): PgExecutor & { names: string[] } {
   const sql = statementsFor();
@@ -38,7 +40,7 @@ function naming(executor: PgExecutor, shared = executor.shared): PgExecutor & { 
 }
 
 /** The fast path's first statement: the quiet one where the driver's wake memo knows the slot (real clock: timing). */
-const fastPath = expect.stringMatching(/^(insert|quiet)$/);
+const fastPath = expect.stringMatching(/^(plain|quiet)$/);
 
 const created = (r: EnqueueRequest) => ({ id: r.id, runId: r.runId, deduped: false });
 
@@ -54,7 +56,7 @@ describe('a single PostgreSQL enqueue: the fast insert, then the judging stateme
     const { executor, ctx, memory } = setup();
     const r = request();
     expect(await enqueueOne(ctx, r, memory)).toEqual(created(r));
-    expect(executor.names).toEqual(['insert']);
+    expect(executor.names).toEqual(['plain']);
     expect(memory.singles).toBe(0);
   });
 
@@ -117,7 +119,7 @@ describe('a single PostgreSQL enqueue: the fast insert, then the judging stateme
     for (const r of [at(), at(), at({ runAt: T + 10 * WAKE_DUE_WITHIN_MS })]) {
       expect(await enqueueOne(ctx, r, memory)).toEqual(created(r));
     }
-    expect(executor.names).toEqual(['insert', 'quiet', 'quiet', 'quiet']);
+    expect(executor.names).toEqual(['plain', 'quiet', 'quiet', 'quiet']);
     // the slot was announced once, by the first
     expect((await listener.sinceMarker()).heard.slice(0, -1)).toEqual(['memo-q']);
 
@@ -133,7 +135,7 @@ describe('a single PostgreSQL enqueue: the fast insert, then the judging stateme
       runId: first.runId,
       deduped: true,
     });
-    expect(executor.names).toEqual(['insert', 'quiet', 'judge']);
+    expect(executor.names).toEqual(['plain', 'quiet', 'judge']);
     expect((await listener.sinceMarker()).heard.slice(0, -1)).toEqual(['memo-q']);
   });
 

@@ -10,6 +10,7 @@ import { SQL_COUNTERS } from '../sql/counters.sql';
 import { SQL_ENQUEUE_BATCH } from '../sql/enqueue-batch.sql';
 import { SQL_ENQUEUE_FRESH } from '../sql/enqueue-fresh.sql';
 import { SQL_ENQUEUE_INSERT } from '../sql/enqueue-insert.sql';
+import { SQL_ENQUEUE_INSERT_PLAIN } from '../sql/enqueue-insert-plain.sql';
 import { SQL_ENQUEUE_MANY } from '../sql/enqueue-many.sql';
 import { SQL_ENQUEUE_QUIET } from '../sql/enqueue-quiet.sql';
 import { SQL_ENQUEUE } from '../sql/enqueue.sql';
@@ -67,6 +68,7 @@ const STATEMENTS = {
   enqueueBatch: SQL_ENQUEUE_BATCH,
   enqueueFresh: SQL_ENQUEUE_FRESH,
   enqueueInsert: SQL_ENQUEUE_INSERT,
+  enqueueInsertPlain: SQL_ENQUEUE_INSERT_PLAIN,
   enqueueMany: SQL_ENQUEUE_MANY,
   enqueueQuiet: SQL_ENQUEUE_QUIET,
   get: SQL_GET,

@@ -7,6 +7,7 @@ import { request } from '../../test/requests';
 import { postgresJobDriver } from '../driver/pg-driver';
 import { statementsFor, type Statements } from '../driver/statements';
 import { pgPoolExecutor } from '../executor/pg-pool-executor';
+import { WAKE_SLOT_MS } from '../wake/wake-session';
 
 /**
  * The enqueue statements are prepared once per connection, and the plan cache must settle on their generic plan: a
@@ -19,7 +20,7 @@ import { pgPoolExecutor } from '../executor/pg-pool-executor';
 describe('the enqueue statements settle on a generic plan over a table with statistics', () => {
   const db = pgJobsSpec({ emptyBeforeEach: JOB_TABLES });
 
-  it('plans each of SQL_ENQUEUE_INSERT, SQL_ENQUEUE_QUIET, SQL_ENQUEUE and the batch statements 5 times, then reuses its generic plan', async () => {
+  it('plans each of SQL_ENQUEUE_INSERT(_PLAIN), SQL_ENQUEUE_QUIET, SQL_ENQUEUE and the batch statements 5 times, then reuses its generic plan', async () => {
     // 200,000 finished rows of one name and queue, analyzed: the statistics a busy queue's table has
     await db.executor.query(
       `insert into x_jobs (id, run_id, name, queue, input, idempotency_key, state, max_attempts, run_at, created_at,
@@ -38,7 +39,7 @@ describe('the enqueue statements settle on a generic plan over a table with stat
       const held = request({ name: 'busy', idempotencyKey: 'held' });
       await driver.enqueue(held);
       for (let i = 0; i < 8; i++) {
-        await driver.enqueue(request({ name: 'busy' })); // SQL_ENQUEUE_INSERT
+        await driver.enqueue(request({ name: 'busy' })); // SQL_ENQUEUE_INSERT_PLAIN or _QUIET
         await driver.enqueueMany([request({ name: 'busy' }), request({ name: 'busy' })]); // SQL_ENQUEUE_BATCH
       }
       for (let i = 0; i < 8; i++) {
@@ -49,20 +50,30 @@ describe('the enqueue statements settle on a generic plan over a table with stat
           request({ name: 'busy', idempotencyKey: 'held' }),
         ]);
       }
-      // a frozen clock and ids minted at it: the first SQL_ENQUEUE_INSERT, then SQL_ENQUEUE_QUIET (the slot is known)
-      const T = Date.UTC(2026, 0, 1);
+      // a frozen clock and ids minted at it: a slot each, SQL_ENQUEUE_INSERT_PLAIN (the wake's statement over a pool);
+      // then one slot, SQL_ENQUEUE_QUIET after its first (the slot is known)
+      const clock = frozenClock(Date.UTC(2026, 0, 1));
       const frozen = postgresJobDriver({
         executor: pgPoolExecutor(client, { shared: true }),
-        clock: frozenClock(T),
+        clock,
       });
-      for (let i = 0; i < 9; i++) {
-        await frozen.enqueue(request({ name: 'busy', id: uuidv7(T), runAt: T }));
+      const due = () => request({ name: 'busy', id: uuidv7(clock.now()), runAt: clock.now() });
+      for (let i = 0; i < 8; i++) {
+        await frozen.enqueue(due());
+        await clock.advance(WAKE_SLOT_MS);
       }
+      for (let i = 0; i < 9; i++) await frozen.enqueue(due());
+      // SQL_ENQUEUE_INSERT: the fast insert inside a caller's transaction
+      const inside = postgresJobDriver({ executor: pgPoolExecutor(client, { shared: false }) });
+      await client.query('begin');
+      for (let i = 0; i < 8; i++) await inside.enqueue(request({ name: 'busy' }));
+      await client.query('commit');
       const sql = statementsFor();
       const names = new Map<string, keyof Statements>(
         (
           [
             'enqueueInsert',
+            'enqueueInsertPlain',
             'enqueueQuiet',
             'enqueue',
             'enqueueBatch',
@@ -87,6 +98,7 @@ describe('the enqueue statements settle on a generic plan over a table with stat
       // each ran at least 6 times: 5 custom plans, then the generic one kept
       expect(plans).toEqual({
         enqueueInsert: { generic: true, custom: 5 },
+        enqueueInsertPlain: { generic: true, custom: 5 },
         enqueueQuiet: { generic: true, custom: 5 },
         enqueue: { generic: true, custom: 5 },
         enqueueBatch: { generic: true, custom: 5 },

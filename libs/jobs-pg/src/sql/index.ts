@@ -20,6 +20,7 @@ export { SQL_COUNTERS } from './counters.sql';
 export { SQL_ENQUEUE_BATCH } from './enqueue-batch.sql';
 export { SQL_ENQUEUE_FRESH } from './enqueue-fresh.sql';
 export { SQL_ENQUEUE_INSERT } from './enqueue-insert.sql';
+export { SQL_ENQUEUE_INSERT_PLAIN } from './enqueue-insert-plain.sql';
 export { SQL_ENQUEUE_MANY } from './enqueue-many.sql';
 export { SQL_ENQUEUE_QUIET } from './enqueue-quiet.sql';
 export { SQL_ENQUEUE } from './enqueue.sql';
