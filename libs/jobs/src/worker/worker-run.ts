@@ -37,7 +37,7 @@ export class WorkerRun extends Attempt implements DrainedRun {
     private readonly acks: RunAcks,
   ) {
     super(env, claimed, job, new RunAbort());
-    this.beat = beats.start(claimed, this.abort);
+    this.beat = beats.start(claimed, this.abort, this.started);
   }
 
   /** A completed run's ack is answered by the worker's batch to the run itself ({@link WorkerRun.deliverAck}). */

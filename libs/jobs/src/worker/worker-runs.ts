@@ -20,6 +20,7 @@ import type { Heartbeats } from './heartbeat';
 import type { PrefetchBuffer } from './prefetch';
 import type { SlotLedger } from './slot-ledger';
 import { countOutcome, type MutableWorkerStats } from './worker-stats';
+import { RunsInFlight } from './runs-in-flight';
 import { WorkerRun, type RunAcks } from './worker-run';
 
 /** Acks queued past this many keep their slot until they land, so a slow database cannot pile up settles. */
@@ -60,8 +61,8 @@ export interface WorkerRunsOptions {
  * attempt under its heartbeat, and when one ends (or its ack is sent) gives its slot to the next held row.
  */
 export class WorkerRuns implements RunAcks {
-  /** The runs in flight, by job id. */
-  readonly runs = new Map<string, WorkerRun>();
+  /** The runs in flight. */
+  readonly runs = new RunsInFlight<WorkerRun>();
   /** The drain's signal once a drain began; a manual stop sets none, because it aborts nothing. */
   private drainSignal: string | undefined;
   private readonly jobs = new Map<string, RegisteredJob>();
@@ -167,7 +168,7 @@ export class WorkerRuns implements RunAcks {
     // A row a claim on the wire hands back after the drain began is aborted like the rest; after a manual stop() it runs.
     if (this.drainSignal !== undefined)
       run.abort.abort(new JobDrainedError(o.workerId, this.drainSignal));
-    this.runs.set(claimed.id, run);
+    this.runs.add(run);
     let running: Promise<JobExecution>;
     try {
       running = run.run();
@@ -231,7 +232,7 @@ export class WorkerRuns implements RunAcks {
   /** The run is over (one `then` for both outcomes: a `finally` would cost two more promises per run). */
   private ended(run: WorkerRun): void {
     run.beat.stop();
-    if (this.runs.get(run.claimed.id) === run) this.runs.delete(run.claimed.id);
+    this.runs.delete(run);
     if (run.freed) return;
     this.freeSlot(run);
     // A slot came free: refill it at once — unless a cap handed this run back, where an immediate pass would
