@@ -14,12 +14,7 @@ export interface DrainedRun {
 export interface DrainWork {
   readonly passes: ReadonlySet<Promise<void>>;
   readonly handingBack: ReadonlySet<Promise<void>>;
-  /** The runs under way: their ids (`keys`) and themselves (`values`). */
-  readonly runs: {
-    readonly size: number;
-    keys(): Iterable<string>;
-    values(): Iterable<DrainedRun>;
-  };
+  readonly runs: ReadonlyMap<string, DrainedRun>;
 }
 
 /**
