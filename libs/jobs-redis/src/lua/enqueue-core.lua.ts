@@ -2,26 +2,23 @@
 export const ENQUEUE_FIELDS = 15;
 
 /**
- * Not a script: the enqueue logic shared by {@link LUA_ENQUEUE} and {@link LUA_SCHEDULER_FIRE} (a fire enqueues its
- * rows in the same atomic step that moves its watermark). Follows `LUA_PRELUDE_CORE` (the enqueue takes it alone; the
- * fire, the whole prelude, which opens with it): it calls `P`, `NOW`, `NOW_TEXT`, `fmt`, `OFFSET`, `Q`, `rowKey` and
- * `announce`. Its batch half, `planEnqueue` and `insertRows`, is {@link LUA_ENQUEUE_PLAN}, which a script places after
- * it.
+ * Not a script: the batch enqueue logic shared by {@link LUA_ENQUEUE} and {@link LUA_SCHEDULER_FIRE} (a fire enqueues
+ * its rows in the same atomic step that moves its watermark). Follows `LUA_PRELUDE_CORE` (the enqueue takes it alone;
+ * the fire, the whole prelude, which opens with it): it calls `P`, `NOW`, `NOW_TEXT`, `fmt`, `OFFSET`, `Q`, `rowKey`
+ * and `announce`. Its batch half, `planEnqueue` and `insertRows`, is {@link LUA_ENQUEUE_PLAN}, which a script places
+ * after it. A batch of one is {@link LUA_ENQUEUE_ONE}'s, which writes the same row and indexes straight, before any of
+ * these closures is built.
  *
  * A request is read where it lies in ARGV (`a` = the index before its first field; the layout is {@link LUA_ENQUEUE}'s)
  * rather than copied into a table: the row hash's arguments are built straight from ARGV, the optional fields left out
  * when null (NUL), and a fresh row is indexed by the waiting-row half of the prelude's `index` written out — ZADDs into
  * its due (or delayed) set and its oldest-due index, its (name, state) count by HINCRBY, the queue and name added to their sets
  * only when its (queue, name, state) count was untouched before — so an enqueue allocates little and sends only the
- * commands a waiting row needs (a serial enqueue into a queue that held such a row: 9 inside its script).
+ * commands a waiting row needs.
  *
  * `planEnqueue(n, base)` reads n requests from ARGV[base + 1] on and decides each before anything is written: answers
  * { 'ok', id, run, deduped, … } and the rows to insert, or { 'conflict', index, holder id, holder run, holder state }
- * and none. `insertRows` writes them. `enqueueOne(base, atNum)` is the same for ONE request, deciding and writing at once:
- * its id is taken by `ZADD all NX` (P..'all' lists exactly the ids that name a row: a stored id answers 0, and only
- * then is the row read) and its live key by HSETNX — a write that is also the check, where a plan's read and a later
- * write are two commands each; a live key found held takes the id back out of P..'all' (ZREM) before answering, so a
- * dedupe or conflict leaves nothing written.
+ * and none. `insertRows` writes them.
  */
 export const LUA_ENQUEUE_CORE = `
 -- (a number argument of redis.call is formatted by the server with a sprintf each call: constants are sent as text)
@@ -40,9 +37,8 @@ local function stored(id)
   return { id, s[1], s[2] }
 end
 -- writes the row of the request at a in state st (ready or delayed) — its fields in the order claim-pack's packRow
--- reads by place first — and indexes it as a waiting row; 'taken': its id is in P..'all' and its live key written
--- already (enqueueOne); atNum: its run time as a number, when the caller read it already
-local function insertAt(a, st, taken, atNum)
+-- reads by place first — and indexes it as a waiting row
+local function insertAt(a, st)
   local id, name, q, at, pri = ARGV[a + 1], ARGV[a + 3], ARGV[a + 4], ARGV[a + 9], ARGV[a + 11]
   local now = NOW_TEXT
   local optional = false
@@ -65,10 +61,8 @@ local function insertAt(a, st, taken, atNum)
     end
     redis.call('HSET', rowKey(id), unpack(h))
   end
-  if not taken then
-    redis.call('ZADD', P .. 'all', '0', id)
-    redis.call('HSET', P .. 'live', liveKeyAt(a), id)
-  end
+  redis.call('ZADD', P .. 'all', '0', id)
+  redis.call('HSET', P .. 'live', liveKeyAt(a), id)
   announce(q)
   local k = Q(q)
   local counts = k .. ':n'
@@ -80,38 +74,21 @@ local function insertAt(a, st, taken, atNum)
     redis.call('SADD', k .. ':names', name)
   end
   if st == 'ready' then
-    redis.call('ZADD', k .. ':r:' .. name, pri, string.format('%015d', (atNum or tonumber(at)) + OFFSET) .. id)
+    redis.call('ZADD', k .. ':r:' .. name, pri, string.format('%015d', tonumber(at) + OFFSET) .. id)
   else
     redis.call('ZADD', k .. ':d', at, id)
   end
   redis.call('ZADD', k .. ':w:' .. name, at, id)
 end
 -- the state a fresh row of the request at a starts in: delayed when its run time is after now
-local function freshState(a, atNum)
-  return ((atNum or tonumber(ARGV[a + 9])) > NOW) and 'delayed' or 'ready'
-end
--- atNum: the request's run time as a number, when the caller read it already
-local function enqueueOne(a, atNum)
-  local id = ARGV[a + 1]
-  if redis.call('ZADD', P .. 'all', 'NX', '0', id) == 0 then return { 'ok', id, stored(id)[2], '1' } end
-  local lk = liveKeyAt(a)
-  if redis.call('HSETNX', P .. 'live', lk, id) == 0 then
-    redis.call('ZREM', P .. 'all', id)
-    local held = stored(redis.call('HGET', P .. 'live', lk))
-    if ARGV[a + 12] == 'error' then return { 'conflict', '1', held[1], held[2], held[3] } end
-    return { 'ok', held[1], held[2], '1' }
-  end
-  atNum = atNum or tonumber(ARGV[a + 9])
-  insertAt(a, freshState(a, atNum), true, atNum)
-  -- the common answer, a fresh row, is the integer 1: the client knows the ids it sent
-  return 1
+local function freshState(a)
+  return (tonumber(ARGV[a + 9]) > NOW) and 'delayed' or 'ready'
 end
 `;
 
 /**
  * Not a script: the batch half of the enqueue logic, `planEnqueue` and `insertRows` (see {@link LUA_ENQUEUE_CORE}),
- * placed after it. Apart, so that a script whose single request returns before this text ({@link LUA_ENQUEUE}'s
- * batch of one) never builds their closures.
+ * placed after it.
  */
 export const LUA_ENQUEUE_PLAN = `
 local function planEnqueue(n, base)
@@ -154,6 +131,6 @@ local function planEnqueue(n, base)
   return out, fresh
 end
 local function insertRows(fresh)
-  for i = 1, #fresh, 2 do insertAt(fresh[i], fresh[i + 1], false) end
+  for i = 1, #fresh, 2 do insertAt(fresh[i], fresh[i + 1]) end
 end
 `;

@@ -1,6 +1,6 @@
 import { LUA_ENQUEUE_CORE, LUA_ENQUEUE_PLAN } from './enqueue-core.lua';
-import { LUA_HAND_OFF } from './hand-off.lua';
-import { LUA_PRELUDE_CORE } from './prelude-core.lua';
+import { LUA_ENQUEUE_ONE } from './enqueue-one.lua';
+import { LUA_PRELUDE_CLOCK, LUA_PRELUDE_HELPERS } from './prelude-core.lua';
 
 /**
  * Inserts a batch of rows (one request is a batch of one), all or nothing.
@@ -14,28 +14,18 @@ import { LUA_PRELUDE_CORE } from './prelude-core.lua';
  * else a live row holding (name, tenant, key) — stored or earlier in the batch — answers that row, unless
  * onConflict is 'error'; else the row is inserted (state delayed when runAt is after now, else ready). Decisions are
  * made for the whole batch before anything is written, so a conflict writes nothing. A batch of one decides and writes
- * in one go (`enqueueOne`: its id taken by ZADD NX on P..'all' and its live key by HSETNX; a held key takes the id back
- * out, so a dedupe or conflict writes nothing). A batch of one inserted fresh and due now is handed to an idle worker
- * registered for its queue when it would be the next row claimed there ({@link LUA_HAND_OFF}): claimed for that worker
- * in this script and pushed onto its list instead of announced.
+ * in one go, on a straight path run before any helper is built ({@link LUA_ENQUEUE_ONE}: its id taken by ZADD NX on
+ * P..'all' and its live key by HSETNX; a held key takes the id back out, so a dedupe or conflict writes nothing). A
+ * batch of one inserted fresh and due now is handed to an idle worker registered for its queue when it would be the
+ * next row claimed there (`LUA_HAND_OFF`): claimed for that worker in this script and pushed onto its list instead of
+ * announced.
  *
  * Returns { 'ok', id1, run1, deduped1 ('1'|'0'), … } or { 'conflict', index (1-based), holder id, holder run id,
  * holder state } when a request under onConflict 'error' met a live key — except a batch of one inserted fresh, which
  * answers the integer 1 (the request's own ids, not deduped: the client has them, and a one-integer reply is the
  * cheapest one to write and to read).
  */
-export const LUA_ENQUEUE = `${LUA_PRELUDE_CORE}${LUA_HAND_OFF}${LUA_ENQUEUE_CORE}
-if ARGV[2] == '1' then
-  -- a row due now may go straight to an idle worker (LUA_HAND_OFF): then it is never announced, as it never waits
-  local at = tonumber(ARGV[11])
-  local to = (at <= NOW) and handOffTarget(ARGV[6], ARGV[5]) or nil
-  if to == nil then return enqueueOne(2, at) end
-  ANNOUNCED[ARGV[6]] = true
-  local fresh = enqueueOne(2, at)
-  if fresh == 1 then handOff(to, 2) end
-  return fresh
-end
-${LUA_ENQUEUE_PLAN}
+export const LUA_ENQUEUE = `${LUA_PRELUDE_CLOCK}${LUA_ENQUEUE_ONE}${LUA_PRELUDE_HELPERS}${LUA_ENQUEUE_CORE}${LUA_ENQUEUE_PLAN}
 local out, fresh = planEnqueue(tonumber(ARGV[2]), 2)
 if out[1] == 'conflict' then return out end
 insertRows(fresh)

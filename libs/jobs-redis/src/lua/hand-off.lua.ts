@@ -1,10 +1,10 @@
 import { LUA_CLAIM_PACK } from './claim-pack.lua';
 
 /**
- * The enqueue's hand-off (spliced into {@link LUA_ENQUEUE} between the prelude's head and the enqueue core, whose
- * `enqueueOne` calls it): a fresh row due now goes straight to an idle worker registered for its queue, claimed for it
- * inside the enqueue and pushed onto the list that worker blocks on — one hop instead of an announcement heard and
- * then a claim sent.
+ * The enqueue's hand-off (spliced into `LUA_ENQUEUE_ONE`, the enqueue's batch of one, after the prelude's helpers,
+ * and built only by a call whose row is due now in a queue with registrations): a fresh row due now goes straight to
+ * an idle worker registered for its queue, claimed for it inside the enqueue and pushed onto the list that worker
+ * blocks on — one hop instead of an announcement heard and then a claim sent.
  *
  * Keys (P = the prefix, Q(q) as in the prelude), written by the worker (`redis-hand-off.ts`) right before each blocking
  * pop, so a registration lives only while its pops keep coming:
