@@ -1,7 +1,9 @@
 import { claimOf, JobDuplicateError, type EnqueueRequest } from '@ultimat3/jobs';
 import { orderedRequests } from '../../jobs/test/requests';
 import { createTestRedis, type TestRedis } from '../test/test-redis';
+import { ENQUEUE_ONE_PLAIN, ENQUEUE_ONE_PLAIN_FIELDS } from './lua/enqueue-one.lua';
 import { redisJobDriver } from './redis-driver';
+import { enqueueArgs, enqueueOneArgs } from './redis-enqueue';
 import { redisKeyPrefix } from './redis-keys';
 
 let redis: TestRedis;
@@ -28,6 +30,7 @@ function deployment() {
     driver,
     listed: () => redis.client.zrange(`${prefix}all`, 0, -1),
     rowExists: async (id: string) => (await redis.client.exists(`${prefix}j:${id}`)) === 1,
+    row: (id: string) => redis.client.hgetall(`${prefix}j:${id}`),
   };
 }
 
@@ -94,5 +97,47 @@ describe('redis enqueue of one request: the id index', () => {
     const again = request('k');
     expect((await d.driver.enqueue(again)).deduped).toBe(false);
     expect(await d.listed()).toEqual([first.id, again.id]);
+  });
+});
+
+// One request is written by its own straight path (LUA_ENQUEUE_ONE), a batch by insertAt: both must store the same row.
+describe('redis enqueue of one request: the layouts', () => {
+  const OPTIONAL: Partial<EnqueueRequest>[] = [
+    { tenantId: '' },
+    { tenantId: 'org-1' },
+    { enqueuedBy: 'user-1' },
+    { concurrencyKey: 'acct-1' },
+    { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' },
+    { crossTenantReason: 'support' },
+    { onConflict: 'error' },
+  ];
+
+  it('sends a request with no optional field that dedupes in the plain layout, any other in the batch layout', () => {
+    const plain = request('k');
+    const args = enqueueOneArgs(plain);
+    expect(args).toHaveLength(1 + ENQUEUE_ONE_PLAIN_FIELDS);
+    expect(args[0]).toBe(ENQUEUE_ONE_PLAIN);
+    for (const overrides of OPTIONAL) {
+      const full = request('k', overrides);
+      expect(enqueueOneArgs(full)).toEqual(enqueueArgs([full]));
+    }
+  });
+
+  it("stores a single request's row field for field, in order, as a batch stores the same request", async () => {
+    const d = deployment();
+    // the ids, the key and the times are the request's own
+    const OWN = new Set(['id', 'run', 'key', 'ca', 'ua']);
+    const shared = (row: Record<string, string>) =>
+      Object.entries(row).filter(([field]) => !OWN.has(field));
+    for (const [i, overrides] of [{}, ...OPTIONAL, { runAt: Date.now() + 3_600_000 }].entries()) {
+      const single = request(`single-${i}`, overrides);
+      const batched = request(`batched-${i}`, overrides);
+      await d.driver.enqueue(single);
+      await d.driver.enqueueMany([batched, request(`other-${i}`)]);
+      const [a, b] = [await d.row(single.id), await d.row(batched.id)];
+      expect(Object.keys(a)).toEqual(Object.keys(b));
+      expect(shared(a)).toEqual(shared(b));
+      expect([a.id, a.run, a.key]).toEqual([single.id, single.runId, single.idempotencyKey]);
+    }
   });
 });

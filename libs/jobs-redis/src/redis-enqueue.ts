@@ -6,6 +6,7 @@ import {
   type EnqueueResult,
 } from '@ultimat3/jobs';
 import { ENQUEUE_FIELDS } from './lua/enqueue-core.lua';
+import { ENQUEUE_ONE_PLAIN, ENQUEUE_ONE_PLAIN_FIELDS } from './lua/enqueue-one.lua';
 import type { RedisContext } from './redis-context';
 import { NULL_ARG } from './redis-rows';
 import type { ScriptArg, ScriptReply } from './redis-scripts';
@@ -43,6 +44,39 @@ function pushRequestArgs(args: ScriptArg[], r: EnqueueRequest): void {
 export function enqueueArgs(requests: readonly EnqueueRequest[]): ScriptArg[] {
   const args: ScriptArg[] = [String(requests.length)];
   for (const r of requests) pushRequestArgs(args, r);
+  return args;
+}
+
+const absent = (value: string | null | undefined): boolean => value === null || value === undefined;
+
+/**
+ * The arguments of ONE request: the plain layout ({@link ENQUEUE_ONE_PLAIN}: its nine fields alone) when its optional
+ * fields are all null and it dedupes on conflict — an app's common enqueue — else the batch layout of a batch of one.
+ */
+export function enqueueOneArgs(r: EnqueueRequest): ScriptArg[] {
+  if (
+    r.onConflict !== 'dedupe' ||
+    !absent(r.tenantId) ||
+    !absent(r.enqueuedBy) ||
+    !absent(r.concurrencyKey) ||
+    !absent(r.traceparent) ||
+    !absent(r.crossTenantReason)
+  )
+    return enqueueArgs([r]);
+  const args: ScriptArg[] = [
+    ENQUEUE_ONE_PLAIN,
+    r.id,
+    r.runId,
+    r.name,
+    r.queue,
+    inputJsonOf(r) ?? 'null',
+    r.idempotencyKey,
+    String(r.runAt),
+    String(r.maxAttempts),
+    String(r.priority),
+  ];
+  if (args.length - 1 !== ENQUEUE_ONE_PLAIN_FIELDS)
+    throw new InvariantError('redis enqueue: plain argument layout drifted.');
   return args;
 }
 
@@ -89,5 +123,6 @@ export async function enqueueRows(
   requests: readonly EnqueueRequest[],
 ): Promise<EnqueueResult[]> {
   if (requests.length === 0) return [];
-  return enqueueAnswer(requests, await ctx.run('enqueue', enqueueArgs(requests)));
+  const args = requests.length === 1 ? enqueueOneArgs(requests[0]!) : enqueueArgs(requests);
+  return enqueueAnswer(requests, await ctx.run('enqueue', args));
 }

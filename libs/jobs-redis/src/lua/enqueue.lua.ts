@@ -9,6 +9,9 @@ import { LUA_PRELUDE_CLOCK, LUA_PRELUDE_HELPERS } from './prelude-core.lua';
  * `ENQUEUE_FIELDS` (enqueue-core): id, runId, name, queue, input (JSON text), idempotencyKey, tenant ('\0' = null; a null
  * tenant and '' are one tenant in the live key), enqueuedBy ('\0' = null), runAt, maxAttempts, priority, onConflict ('dedupe' |
  * 'error'), concurrencyKey ('\0' = null), traceparent ('\0' = null), crossTenantReason ('\0' = null).
+ * Or, for one request whose tenant, enqueuedBy, concurrencyKey, traceparent and crossTenantReason are null and whose
+ * onConflict is 'dedupe': ARGV[2] `ENQUEUE_ONE_PLAIN` ('1p'), then id, runId, name, queue, input, idempotencyKey, runAt,
+ * maxAttempts, priority.
  *
  * Each request in order: an id already naming a row (live or finished, or earlier in the batch) answers that row;
  * else a live row holding (name, tenant, key) — stored or earlier in the batch — answers that row, unless

@@ -22,7 +22,7 @@ import { LUA_CLAIM_PACK } from './claim-pack.lua';
  * with no free slot is never chosen: a hand-off takes one, and the registration whose last one went is removed. Fleet
  * concurrency and per-key caps are the run's, as for a claimed row.
  *
- * `handOff(to, a)` makes the request at ARGV offset a (just inserted as ready by `insertAt`) running for that worker
+ * `handOff(to, id, name, q, atNum)` makes the row just inserted as ready (its id, name, queue and run time) running for that worker
  * with a claim's writes: attempt 1, the worker, a claim token, a lease of NOW + vt, the update time, out of its due and
  * oldest-age sets into the queue's lease set, its count moved name|ready → name|running. It then pushes onto the
  * worker's list one entry: the token base, NUL, NOW, NUL, the lease expiry, NUL, then the row packed as the claim packs
@@ -56,15 +56,14 @@ local function handOffTarget(q, name)
   end
   return nil
 end
-local function handOff(to, a)
-  local id, name, q = ARGV[a + 1], ARGV[a + 3], ARGV[a + 4]
+local function handOff(to, id, name, q, atNum)
   local k, w = Q(q), to[1]
   local rk = rowKey(id)
   local v = redis.call('HGETALL', rk)
   local base = 'h' .. fmt(NOW) .. ':' .. id
   local le, ua = fmt(NOW + to[2]), fmt(NOW)
   redis.call('HSET', rk, 'st', 'running', 'att', '1', 'w', w, 'c', base .. ':1', 'le', le, 'ua', ua)
-  redis.call('ZREM', k .. ':r:' .. name, string.format('%015d', tonumber(ARGV[a + 9]) + OFFSET) .. id)
+  redis.call('ZREM', k .. ':r:' .. name, string.format('%015d', atNum + OFFSET) .. id)
   redis.call('ZREM', k .. ':w:' .. name, id)
   redis.call('ZADD', k .. ':l', le, id)
   redis.call('HINCRBY', k .. ':n', name .. '|ready', -1)
