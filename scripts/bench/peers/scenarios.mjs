@@ -110,9 +110,9 @@ export async function bulkEnqueue(producer, queue, batches) {
 /**
  * Enqueues a second of `total` `enqueue()` calls into `queue`, each awaited before the next — after `warm` untimed
  * ones, so every peer is measured as a long-lived app meets it (JIT-compiled, pools and scripts loaded), not in its
- * process's first thousand calls, which cost several times a warm call for every peer alike.
+ * process's first few thousand calls, which cost several times a warm call for every peer alike (ioredis for ~2,500).
  */
-export async function serialEnqueue(producer, queue, total, warm = 500) {
+export async function serialEnqueue(producer, queue, total, warm = 3_000) {
   for (let i = 0; i < warm; i++) await producer.enqueue(queue, { n: 30_000_000 + i, t: 0 });
   const started = now();
   for (let i = 0; i < total; i++) await producer.enqueue(queue, { n: 20_000_000 + i, t: 0 });
