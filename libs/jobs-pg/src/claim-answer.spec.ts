@@ -1,10 +1,12 @@
 import type { ClaimedJob, ClaimOptions, Clock } from '@ultimat3/jobs';
 import { frozenClock } from '@ultimat3/jobs/testing';
+import { Pool, type PoolClient } from 'pg';
 import { request } from '../test/requests';
 import { JOB_TABLES } from '../test/test-database';
 import { pgJobsSpec } from '../test/pg-jobs-spec';
 import { postgresJobDriver, type PostgresJobDriver } from './driver/pg-driver';
 import type { PgExecutor } from './executor/pg-executor';
+import { pgPoolExecutor } from './executor/pg-pool-executor';
 import { SQL_CLAIM_WAITING } from './sql/claim-waiting.sql';
 import { SQL_CLAIM_WOKEN } from './sql/claim-woken.sql';
 
@@ -107,24 +109,49 @@ describe('the busy claims answer what they stored (PostgreSQL)', () => {
     },
   );
 
-  it('a row claimed again carries a fresh token', async () => {
-    const { driver } = busyDriver(frozenClock(START));
-    await driver.enqueueMany([
-      request({ runAt: START - 1_000 }),
-      request({ runAt: START - 1_000 }),
-    ]);
-    const options: ClaimOptions = { workerId: 'w', slots: [slot('pg-q')], visibilityTimeoutMs: VT };
-    const first = await driver.claim(options);
-    expect(first).toHaveLength(2);
-    // handed back as it was, so the same rows are claimed again
-    await db.executor.query(
-      `update x_jobs set state = 'ready', worker_id = null, claim = null, lease_expires_at = null`,
-      [],
-    );
-    const again = await driver.claim(options);
-    expect(again.map((c) => c.id).sort()).toEqual(first.map((c) => c.id).sort());
-    await expectStored(driver, again);
-    const before = new Set(first.map((c) => c.claim));
-    expect(again.filter((c) => before.has(c.claim))).toEqual([]);
+  it('a row claimed again carries a fresh token, on the custom plans and on the generic one', async () => {
+    // a connection of its own, so every claim runs the one statement prepared on it
+    const pool = new Pool({ connectionString: db.url, max: 1 });
+    pool.on('error', () => undefined);
+    const client: PoolClient = await pool.connect();
+    try {
+      const driver = postgresJobDriver({
+        executor: pgPoolExecutor(client, { shared: true }),
+        clock: frozenClock(START),
+      });
+      driver.lowWater.learn('pg-q', START - 60_000, START);
+      await driver.enqueueMany([
+        request({ runAt: START - 1_000 }),
+        request({ runAt: START - 1_000 }),
+      ]);
+      const options: ClaimOptions = {
+        workerId: 'w',
+        slots: [slot('pg-q')],
+        visibilityTimeoutMs: VT,
+      };
+      const seen = new Set<string>();
+      for (let i = 0; i < 8; i++) {
+        const claimed = await driver.claim(options);
+        expect(claimed).toHaveLength(2);
+        await expectStored(driver, claimed);
+        for (const c of claimed) {
+          expect(seen.has(c.claim)).toBe(false);
+          seen.add(c.claim);
+        }
+        // handed back as it was, so the same rows are claimed again
+        await client.query(
+          `update x_jobs set state = 'ready', worker_id = null, claim = null, lease_expires_at = null`,
+        );
+      }
+      const { rows } = await client.query<{ statement: string; generic_plans: string }>(
+        'select statement, generic_plans from pg_prepared_statements',
+      );
+      const woken = rows.find((r) => r.statement.trim() === SQL_CLAIM_WOKEN.trim());
+      // past the 5 custom plans a prepared statement starts with, the claims ran on the generic plan
+      expect(Number(woken?.generic_plans)).toBeGreaterThan(0);
+    } finally {
+      client.release();
+      await pool.end();
+    }
   });
 });
