@@ -2,7 +2,7 @@
  * Server cost of the claim and ack statements of checkouts side by side, one session per (checkout, statement),
  * interleaved: `BENCH_CHECKOUTS=/a,/b node scripts/bench/drain-claim-variants.mjs` (default: this checkout), each
  * read from its built `dist/`. Fills one queue with BENCH_ROWS no-op jobs, then claims them BENCH_CLAIM at a time
- * through each checkout's `SQL_CLAIM_WOKEN` in turn, each claim acked at once by that checkout's `SQL_ACK` (so every
+ * through each checkout's `SQL_CLAIM_WOKEN` (`BENCH_STATEMENT=waiting`: `SQL_CLAIM_WAITING`, one slot) in turn, each claim acked at once by that checkout's `SQL_ACK` (so every
  * checkout meets the same table). Prints per checkout the backend CPU of its claims and of its acks per row (µs,
  * /proc/<pid>/schedstat, median of the rounds) and each session's backend pid: run the server under
  * `valgrind --tool=callgrind` (DATABASE_URL) and read each pid's instruction count for a counted figure, less the
@@ -17,13 +17,14 @@ import { ROOT, jobs, jobsPg, pg, withDatabase, median } from './lib.mjs';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 60_000);
 const CLAIM = Number(process.env.BENCH_CLAIM ?? 100);
+const WAITING = process.env.BENCH_STATEMENT === 'waiting';
 /** checkout -> [claim sql, ack sql] */
 const variants = {};
 for (const root of (process.env.BENCH_CHECKOUTS ?? ROOT).split(',')) {
   const sql = createRequire(join(root, 'package.json'))(
     join(root, 'libs', 'jobs-pg', 'dist', 'index.js'),
   );
-  variants[root] = [sql.SQL_CLAIM_WOKEN, sql.SQL_ACK];
+  variants[root] = [WAITING ? sql.SQL_CLAIM_WAITING : sql.SQL_CLAIM_WOKEN, sql.SQL_ACK];
 }
 
 const cpuNs = (pid) => {
@@ -78,7 +79,9 @@ for (let round = 0, done = 0; done + CLAIM * names.length <= ROWS; round++) {
     const c = await timed(claim, {
       name: 'claim',
       text: claimSql,
-      values: [null, 'w1', 'q', 'n', CLAIM, 0, null, [], 30000, true],
+      values: WAITING
+        ? [null, 'w1', ['q'], ['n'], [CLAIM], [0], [null], [], 30000, true]
+        : [null, 'w1', 'q', 'n', CLAIM, 0, null, [], 30000, true],
     });
     const rows = c.result.rows;
     done += rows.length;
