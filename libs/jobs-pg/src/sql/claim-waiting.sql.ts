@@ -24,6 +24,10 @@
  * ahead` due rows the first `lim` are taken whatever their attempt and the rest only if not on their final attempt;
  * paused queues are skipped; the update reaches its rows by primary key.
  *
+ * The claim token and the answer's statement-wide times are computed as in `SQL_CLAIM_WOKEN` (why, there): the token
+ * is `sha224` over one random uuid drawn for the statement and the row's id, `updated_at` and `lease_expires_at` are
+ * the statement's clock converted once, and every epoch ms passes through `int8`.
+ *
  * Why the scan names its (queue, name) as a range of `(queue, name, priority)` row values rather than two equalities
  * (the same rows: priority is a non-null integer), and orders by the index's whole key: so that the claim index is the
  * only one that can bound it, and its order is the one asked for. With the equalities, two other indexes lead with the
@@ -73,7 +77,7 @@ claimed as (
     state = 'running',
     attempt = j.attempt + 1,
     worker_id = $2::text,
-    claim = gen_random_uuid(),
+    claim = encode(substring(sha224(uuid_send((select gen_random_uuid())) || uuid_send(j.id)) for 16), 'hex')::uuid,
     lease_expires_at = k.now + $9::float8 * interval '1 millisecond',
     updated_at = k.now
   from clock k
@@ -84,10 +88,11 @@ select 'claimed' as arm,
   r.id, r.run_id, r.name, r.queue, r.input, r.idempotency_key, r.tenant_id, r.enqueued_by, r.state,
   r.attempt, r.max_attempts, r.priority, r.worker_id, r.claim, r.last_error, r.progress, r.concurrency_key,
   r.traceparent,
-  floor(extract(epoch from r.run_at) * 1000)::float8 as run_at,
-  floor(extract(epoch from r.created_at) * 1000)::float8 as created_at,
-  floor(extract(epoch from r.updated_at) * 1000)::float8 as updated_at,
-  floor(extract(epoch from r.lease_expires_at) * 1000)::float8 as lease_expires_at,
-  floor(extract(epoch from r.finished_at) * 1000)::float8 as finished_at
+  floor(extract(epoch from r.run_at) * 1000)::int8::float8 as run_at,
+  floor(extract(epoch from r.created_at) * 1000)::int8::float8 as created_at,
+  (select floor(extract(epoch from k.now) * 1000)::int8::float8 from clock k) as updated_at,
+  (select floor(extract(epoch from k.now + $9::float8 * interval '1 millisecond') * 1000)::int8::float8 from clock k)
+    as lease_expires_at,
+  floor(extract(epoch from r.finished_at) * 1000)::int8::float8 as finished_at
 from claimed r
 `;
