@@ -123,17 +123,20 @@ describe('the one-slot woken claim (PostgreSQL, driven clock)', () => {
       slots: [{ queue: 'pg-q', limit: 3, ahead: 4, names: ['pg.job'] }],
       visibilityTimeoutMs: VT,
     });
-    const drain = async (w: (typeof workers)[number]): Promise<string[]> => {
-      const ids: string[] = [];
-      for (;;) {
-        const claimed = await w.driver.claim(claims(w.workerId));
+    // both claim at once, round after round (a round's claims race each other; the next waits for both), so neither
+    // can drain the backlog before the other's first claim returns, however loaded the machine
+    const taken: string[][] = [[], []];
+    const done = [false, false];
+    while (!done.every(Boolean)) {
+      const rounds = await Promise.all(workers.map((w) => w.driver.claim(claims(w.workerId))));
+      rounds.forEach((claimed, i) => {
         // the first claim of each driver computes the queue's low water (SQL_CLAIM) and may take none of a backlog
-        // the other drained meanwhile: stop only once a woken claim came back empty
-        if (claimed.length === 0 && w.counted.woken() > 0) return ids;
-        ids.push(...claimed.map((c) => c.id));
-      }
-    };
-    const [one, two] = await Promise.all(workers.map(drain));
+        // the other drained meanwhile: a worker is done only once a woken claim came back empty
+        if (claimed.length === 0 && workers[i]!.counted.woken() > 0) done[i] = true;
+        taken[i]!.push(...claimed.map((c) => c.id));
+      });
+    }
+    const [one, two] = taken;
     const all = [...(one ?? []), ...(two ?? [])];
     expect(new Set(all).size).toBe(all.length);
     expect(all).toHaveLength(300);
