@@ -64,7 +64,7 @@ export async function listRows(ctx: PgContext, filter: JobListFilter = {}): Prom
 
 /**
  * How far a row's `created_at` may be from its id's time and still be reached by the id walk of a created window:
- * the margin of `x_jobs_created_stray2_idx` (migrations 0010, 0012; 10 s), plus 1 ms for the float rounding of its
+ * the margin of `x_jobs_created_stray3_idx` (migrations 0010, 0012, 0016; 10 s), plus 1 ms for the float rounding of its
  * predicate. A row further away is a stray, read through that index.
  */
 const STRAY_MARGIN_MS = 10_001;

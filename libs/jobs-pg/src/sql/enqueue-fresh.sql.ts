@@ -20,7 +20,21 @@
  * same `slot` and `woke` CTEs; see there for the worst case).
  */
 export const SQL_ENQUEUE_FRESH = `
-with clock as not materialized (
+with one as materialized (
+  -- a column holding one value throughout comes as that one value: read once, here, as in SQL_ENQUEUE_BATCH
+  select
+    cardinality($4::text[]) = 1 as one_name, ($4::text[])[1] as name,
+    cardinality($5::text[]) = 1 as one_queue, ($5::text[])[1] as queue,
+    cardinality($8::text[]) = 1 as one_tenant_id, ($8::text[])[1] as tenant_id,
+    cardinality($9::text[]) = 1 as one_enqueued_by, ($9::text[])[1] as enqueued_by,
+    cardinality($10::timestamptz[]) = 1 as one_run_at, ($10::timestamptz[])[1] as run_at,
+    cardinality($11::int[]) = 1 as one_max_attempts, ($11::int[])[1] as max_attempts,
+    cardinality($12::int[]) = 1 as one_priority, ($12::int[])[1] as priority,
+    cardinality($13::text[]) = 1 as one_concurrency_key, ($13::text[])[1] as concurrency_key,
+    cardinality($14::text[]) = 1 as one_traceparent, ($14::text[])[1] as traceparent,
+    cardinality($15::text[]) = 1 as one_cross_tenant_reason, ($15::text[])[1] as cross_tenant_reason
+),
+clock as not materialized (
   select coalesce($1::timestamptz, now()) as now
 ),
 inserted as (
@@ -54,20 +68,7 @@ inserted as (
       id, run_id, name, queue, input, idempotency_key, tenant_id, enqueued_by,
       run_at, max_attempts, priority, concurrency_key, traceparent, cross_tenant_reason, ord
     )
-    cross join (
-      -- a column holding one value throughout comes as that one value: read once, here
-      select
-        cardinality($4::text[]) = 1 as one_name, ($4::text[])[1] as name,
-        cardinality($5::text[]) = 1 as one_queue, ($5::text[])[1] as queue,
-        cardinality($8::text[]) = 1 as one_tenant_id, ($8::text[])[1] as tenant_id,
-        cardinality($9::text[]) = 1 as one_enqueued_by, ($9::text[])[1] as enqueued_by,
-        cardinality($10::timestamptz[]) = 1 as one_run_at, ($10::timestamptz[])[1] as run_at,
-        cardinality($11::int[]) = 1 as one_max_attempts, ($11::int[])[1] as max_attempts,
-        cardinality($12::int[]) = 1 as one_priority, ($12::int[])[1] as priority,
-        cardinality($13::text[]) = 1 as one_concurrency_key, ($13::text[])[1] as concurrency_key,
-        cardinality($14::text[]) = 1 as one_traceparent, ($14::text[])[1] as traceparent,
-        cardinality($15::text[]) = 1 as one_cross_tenant_reason, ($15::text[])[1] as cross_tenant_reason
-    ) u
+    cross join one u
   ) b
   cross join clock k
   order by b.ord

@@ -25,8 +25,7 @@ with near as (
 ),
 strays as (
   select j.* from x_jobs j
-  where (j.created_at < to_timestamp((('x' || encode(substring(uuid_send(j.id) from 1 for 6), 'hex'))::bit(48)::bigint - 10000)::float8 / 1000)
-      or j.created_at > to_timestamp((('x' || encode(substring(uuid_send(j.id) from 1 for 6), 'hex'))::bit(48)::bigint + 10000)::float8 / 1000))
+  where abs(date_part('epoch', j.created_at - to_timestamp((('x' || encode(substring(uuid_send(j.id) from 1 for 6), 'hex'))::bit(48)::bigint)::float8 / 1000))) > 10
     and j.created_at >= coalesce($9::timestamptz, '-infinity') and j.created_at < coalesce($10::timestamptz, 'infinity')
     and not (j.id between $11::uuid and $12::uuid)
     and ($1::text is null or j.queue = $1::text)

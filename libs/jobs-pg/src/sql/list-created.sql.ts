@@ -14,7 +14,7 @@
  *   time is within 10 s of its `created_at` (nearly every row) and whose `created_at` is in the window has its id
  *   there, so the walk reads the window's ids plus at most 10 s of ids either side — not the table.
  * - `strays`: the rows in the window whose id is outside `[$11, $12]`, hence more than 10 s from their `created_at`,
- *   read from `x_jobs_created_stray2_idx` (migration 0012), whose predicate is repeated verbatim so the planner may use
+ *   read from `x_jobs_created_stray3_idx` (migration 0016), whose predicate is repeated verbatim so the planner may use
  *   it. Few rows are in it: jobs published late from an outbox, enqueues in long transactions, hand-written ids.
  * Together they hold every row in the window once. The bounds are `coalesce`d rather than `$n is null or …` so a
  * generic plan of the prepared statement still scans the stray index by range.
@@ -35,8 +35,7 @@ with near as (
 ),
 strays as (
   select j.* from x_jobs j
-  where (j.created_at < to_timestamp((('x' || encode(substring(uuid_send(j.id) from 1 for 6), 'hex'))::bit(48)::bigint - 10000)::float8 / 1000)
-      or j.created_at > to_timestamp((('x' || encode(substring(uuid_send(j.id) from 1 for 6), 'hex'))::bit(48)::bigint + 10000)::float8 / 1000))
+  where abs(date_part('epoch', j.created_at - to_timestamp((('x' || encode(substring(uuid_send(j.id) from 1 for 6), 'hex'))::bit(48)::bigint)::float8 / 1000))) > 10
     and j.created_at >= coalesce($9::timestamptz, '-infinity') and j.created_at < coalesce($10::timestamptz, 'infinity')
     and not (j.id between $11::uuid and $12::uuid)
     and ($1::text is null or j.queue = $1::text)
