@@ -1,6 +1,6 @@
 import type { JobRunContext } from '../declare/run-args';
 import type { ResolvedRetryPolicy } from '../declare/retry-policy';
-import type { AckOptions } from '../driver/job-driver';
+import type { AckManyItem, AckOptions } from '../driver/job-driver';
 import type { ClaimedJob, ClaimRef } from '../driver/job-row';
 import { JobKeyBusyError } from '../errors/operator-errors';
 import { errorCodeOf } from '../errors/jobs-error';
@@ -12,12 +12,21 @@ import { jobsTotalOutcome, type JobExecution, type JobOutcome } from './outcome'
 import { renderError, renderFailure } from './render-error';
 import { resendSettle } from './settle-retry';
 
+/** A completed attempt's ack on its way, and what its answer settles. */
+interface Completing {
+  readonly item: AckManyItem;
+  readonly result: unknown;
+  readonly input: unknown;
+  readonly resolve: (execution: JobExecution | Promise<JobExecution>) => void;
+  readonly reject: (error: unknown) => void;
+}
+
 /**
  * One attempt's settles — ack, park, interrupt, retry or stop, hand back, refuse — each fenced on the claim, sent again
  * if the driver throws ({@link resendSettle}), and counted once it lands. The base of `Attempt`, which runs the body
  * and picks the settle: a settle is a method, so an attempt that completes allocates none of the failure paths'
- * closures. A runner adapts it through two methods rather than callbacks made per run: {@link AttemptSettle.sendAck}
- * and {@link AttemptSettle.settled}.
+ * closures. A runner adapts it through methods rather than callbacks made per run: {@link AttemptSettle.sendAck} (or
+ * {@link AttemptSettle.deliverAck}, for a runner that batches its acks) and {@link AttemptSettle.settled}.
  */
 export class AttemptSettle {
   readonly started: number;
@@ -25,6 +34,8 @@ export class AttemptSettle {
   readonly final: boolean;
   readonly retry: ResolvedRetryPolicy | undefined;
   #claim: ClaimRef | undefined;
+  /** A completed attempt's ack on its way: what its answer settles. */
+  #completing: Completing | undefined = undefined;
 
   constructor(
     /** What every attempt of the runner shares. */
@@ -45,9 +56,28 @@ export class AttemptSettle {
     return (this.#claim ??= { workerId: this.claimed.workerId, claim: this.claimed.claim });
   }
 
-  /** Sends a completed attempt's ack (the driver's `ack`; a worker sends it through its batcher). */
+  /** Sends a completed attempt's ack (the driver's `ack`); also what an ack the driver threw on is sent again by. */
   protected sendAck(jobId: string, ack: AckOptions): Promise<boolean> {
     return this.o.driver.ack(jobId, ack);
+  }
+
+  /**
+   * Whether a completed attempt's ack goes through {@link AttemptSettle.deliverAck} — a runner's batch that answers the
+   * attempt itself ({@link AttemptSettle.acked}) — rather than through {@link AttemptSettle.sendAck}'s promise.
+   */
+  protected get acksDelivered(): boolean {
+    return false;
+  }
+
+  /**
+   * Hands a completed attempt's ack to the runner's batch, which tells the attempt its answer once:
+   * {@link AttemptSettle.acked} or {@link AttemptSettle.ackFailed}. Used when {@link AttemptSettle.acksDelivered}.
+   */
+  protected deliverAck(item: AckManyItem): void {
+    this.sendAck(item.jobId, item).then(
+      (landed) => this.acked(landed),
+      (error: unknown) => this.ackFailed(error),
+    );
   }
 
   /**
@@ -70,28 +100,65 @@ export class AttemptSettle {
   }
 
   /**
-   * The body returned: ack (through {@link AttemptSettle.sendAck}), then onSettled. Not `async`, and the ack is sent
-   * here rather than through {@link answered}: every completed run takes this path, and each would add promises to it.
+   * The body returned: ack, then onSettled. Not `async`: every completed run takes this path. The ack goes through
+   * {@link AttemptSettle.sendAck} chained, or — for a runner that batches its acks ({@link AttemptSettle.acksDelivered})
+   * — through {@link AttemptSettle.deliverAck}, whose answer comes back to {@link AttemptSettle.acked}: ONE promise per
+   * run, the attempt's answer, however the ack travels.
    */
   protected complete(result: unknown, input: unknown): Promise<JobExecution> {
     const { o, claimed } = this;
-    const ack: AckOptions = {
+    const item: AckManyItem = {
+      jobId: claimed.id,
       workerId: claimed.workerId,
       claim: claimed.claim,
       durationMs: o.clock.now() - this.started,
     };
+    if (this.acksDelivered)
+      return new Promise<JobExecution>((resolve, reject) => {
+        this.#completing = { item, result, input, resolve, reject };
+        try {
+          this.deliverAck(item);
+        } catch (error) {
+          this.ackFailed(error);
+        }
+      });
     let sent: Promise<boolean>;
     try {
-      sent = this.sendAck(claimed.id, ack);
+      sent = this.sendAck(claimed.id, item);
     } catch (error) {
       sent = Promise.reject(error);
     }
     return sent.then(
       (landed) => this.#acked(landed, result, input),
       (error: unknown) =>
-        resendSettle(o, claimed, error, 'ack', () => this.sendAck(claimed.id, ack)).then((landed) =>
-          this.#acked(landed, result, input),
+        resendSettle(o, claimed, error, 'ack', () => this.sendAck(claimed.id, item)).then(
+          (landed) => this.#acked(landed, result, input),
         ),
+    );
+  }
+
+  /** The completed attempt's ack was answered: whether its fenced settle landed. */
+  acked(landed: boolean): void {
+    const c = this.#completing;
+    if (c === undefined) return;
+    this.#completing = undefined;
+    try {
+      c.resolve(this.#acked(landed, c.result, c.input));
+    } catch (error) {
+      c.reject(error);
+    }
+  }
+
+  /** The driver threw on the completed attempt's ack: sent again while the lease may still be this run's. */
+  ackFailed(error: unknown): void {
+    const c = this.#completing;
+    if (c === undefined) return;
+    this.#completing = undefined;
+    const { o, claimed } = this;
+    c.resolve(
+      resendSettle(o, claimed, error, 'ack', () => this.sendAck(claimed.id, c.item)).then(
+        (landed) => this.#acked(landed, c.result, c.input),
+      ),
     );
   }
 
