@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
  * What one run costs the worker's process: CPU microseconds and promises per no-op run, on the memory driver — through
- * the attempt alone (`Attempt.run()` over rows claimed up front) and through a real `jobWorker` at concurrency 10.
+ * the attempt alone (`Attempt.run()` over rows claimed up front) and through a real `jobWorker` at concurrency 10 —
+ * with the memory driver's acks (`worker`), and with acks answered at once (`bare`: the worker's own cost alone).
  * CPU time (`process.cpuUsage()`), not wall time: on a shared, loaded machine the CPU a run burns is the figure that
  * holds still; promises are counted with an async hook, and the bytes a run allocates (young garbage included, the
  * work each scavenge is paid for) with V8's sampling heap profiler, each on a separate, smaller pass (both are slow).
@@ -142,7 +143,19 @@ async function attempts({ jobs }, handle, total) {
  * handed out by the worker's claims in the order asked: the memory driver's claim walks its whole queue, which would
  * measure the driver (PostgreSQL does that walk in its own process), not the worker.
  */
-async function drain({ jobs }, handle, total) {
+async function drain(lib, handle, total) {
+  return replayedDrain(lib, handle, total, false);
+}
+
+/**
+ * {@link drain} with the acks answered at once, every one landed (`ack` and `ackMany` return without touching the
+ * memory store): what is left is the worker's own cost per run — the attempt, the bookkeeping, the batching.
+ */
+async function bareDrain(lib, handle, total) {
+  return replayedDrain(lib, handle, total, true);
+}
+
+async function replayedDrain({ jobs }, handle, total, bare) {
   const driver = jobs.memoryJobDriver();
   const registry = new jobs.JobRegistry();
   registry.register(handle);
@@ -154,11 +167,17 @@ async function drain({ jobs }, handle, total) {
     visibilityTimeoutMs: 600_000,
   });
   const replay = Object.create(driver);
-  replay.claim = async ({ slots }) =>
-    rows.splice(
-      0,
-      slots.reduce((n, s) => n + s.limit + (s.ahead ?? 0), 0),
-    );
+  // handed out by position: a splice off the front would move the whole array on every claim
+  let next = 0;
+  replay.claim = async ({ slots }) => {
+    const size = slots.reduce((n, s) => n + s.limit + (s.ahead ?? 0), 0);
+    next += size;
+    return rows.slice(next - size, next);
+  };
+  if (bare) {
+    replay.ack = async () => true;
+    replay.ackMany = async (items) => items.map(() => true);
+  }
   // the worker's rescuing claims (its first, and every idle one) are replayed alike: nothing lapses here
   replay.claimRescuing = async (options) => ({
     claimed: await replay.claim(options),
@@ -231,6 +250,7 @@ async function child(root) {
   const sections = [
     ['attempt', attempts],
     ['worker', drain],
+    ['bare', bareDrain],
   ];
   if (process.env.BENCH_COST_PG !== undefined) {
     const require = createRequire(join(root, 'package.json'));
@@ -277,7 +297,7 @@ function parent(variants, env) {
   console.log(
     `\n${JOBS.toLocaleString('en-US')} no-op runs per pass, medians of ${PAIRS} (load ${loadavg()})`,
   );
-  for (const section of ['attempt', 'worker', 'pg']) {
+  for (const section of ['attempt', 'worker', 'bare', 'pg']) {
     for (const [name] of variants) {
       const rs = results.get(name).filter((r) => r[section] !== undefined);
       if (rs.length === 0) continue;

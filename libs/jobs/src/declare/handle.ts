@@ -78,6 +78,11 @@ export interface JobHandle<In, Out = In, R = unknown> {
   /** Parses a raw input through the declared schema. */
   parseInput(raw: unknown): Promise<ParseResult<Out>>;
   /**
+   * {@link JobHandle.parseInput} without a promise for a validator that answers synchronously: its result as it is,
+   * a promise of it for an asynchronous one; a validator's throw is thrown. What a worker parses a claimed row through.
+   */
+  parseInputNow(raw: unknown): ParseResult<Out> | Promise<ParseResult<Out>>;
+  /**
    * The JSON a parsed input is stored as: the value itself for a schema; for a DTO class, the instance turned back
    * into plain JSON (`instanceToPlain`).
    */

@@ -8,6 +8,7 @@ import {
 import { DtoSchema, isDtoClass } from '../schema/dto/dto-schema';
 import {
   isStandardSchema,
+  parseNow,
   parseWith,
   type ParseResult,
   type StandardSchemaV1,
@@ -141,6 +142,10 @@ class JobHandleImpl<In, Out, R> implements JobHandle<In, Out, R> {
 
   parseInput(raw: unknown): Promise<ParseResult<Out>> {
     return parseWith(this.#schema, raw);
+  }
+
+  parseInputNow(raw: unknown): ParseResult<Out> | Promise<ParseResult<Out>> {
+    return parseNow(this.#schema, raw);
   }
 
   storedInput(input: Out): unknown {

@@ -1,115 +1,18 @@
-import type { JobRunContext } from '../declare/run-args';
-import type { ResolvedRetryPolicy } from '../declare/retry-policy';
-import type { AckOptions } from '../driver/job-driver';
-import type { ClaimedJob, ClaimRef } from '../driver/job-row';
 import { JobKeyBusyError } from '../errors/operator-errors';
 import { errorCodeOf } from '../errors/jobs-error';
-import type { RegisteredJob } from '../registry/job-registry';
-import type { AttemptEnv } from './attempt-options';
-import { isFinal, planFailure } from './failure-plan';
+import { AttemptAck } from './attempt-ack';
+import { planFailure } from './failure-plan';
 import { notifyOnSettled } from './on-settled';
-import { jobsTotalOutcome, type JobExecution, type JobOutcome } from './outcome';
+import type { JobExecution, JobOutcome } from './outcome';
 import { renderError, renderFailure } from './render-error';
-import { resendSettle } from './settle-retry';
 
 /**
- * One attempt's settles — ack, park, interrupt, retry or stop, hand back, refuse — each fenced on the claim, sent again
- * if the driver throws ({@link resendSettle}), and counted once it lands. The base of `Attempt`, which runs the body
- * and picks the settle: a settle is a method, so an attempt that completes allocates none of the failure paths'
- * closures. A runner adapts it through two methods rather than callbacks made per run: {@link AttemptSettle.sendAck}
- * and {@link AttemptSettle.settled}.
+ * One attempt's settles past its ack — park, interrupt, retry or stop, hand back, refuse — each fenced on the claim,
+ * sent again if the driver throws, and counted once it lands ({@link AttemptAck}: the ack and what they share). The
+ * base of `Attempt`, which runs the body and picks the settle: a settle is a method, so an attempt that completes
+ * allocates none of the failure paths' closures.
  */
-export class AttemptSettle {
-  readonly started: number;
-  /** Whether this is the job's last attempt: a failure stops it for good. */
-  readonly final: boolean;
-  readonly retry: ResolvedRetryPolicy | undefined;
-  #claim: ClaimRef | undefined;
-
-  constructor(
-    /** What every attempt of the runner shares. */
-    readonly o: AttemptEnv,
-    readonly claimed: ClaimedJob,
-    /** The registered job for the row's name; undefined when this process does not know it. */
-    readonly job: RegisteredJob | undefined,
-    /** The context the body and onSettled see: replaced once the input names a tenant. */
-    protected ctx: JobRunContext,
-  ) {
-    this.started = o.clock.now();
-    this.retry = job?.handle.retry;
-    this.final = isFinal(claimed, this.retry);
-  }
-
-  /** What every settle is fenced on (made on first use: a completed run's ack reads the claim's fields itself). */
-  get claim(): ClaimRef {
-    return (this.#claim ??= { workerId: this.claimed.workerId, claim: this.claimed.claim });
-  }
-
-  /** Sends a completed attempt's ack (the driver's `ack`; a worker sends it through its batcher). */
-  protected sendAck(jobId: string, ack: AckOptions): Promise<boolean> {
-    return this.o.driver.ack(jobId, ack);
-  }
-
-  /**
-   * Told once the attempt's settle was answered, before onSettled runs: from there the run holds no lease (a worker
-   * stops renewing it). Nothing by default.
-   */
-  protected settled(_landed: boolean): void {}
-
-  /** The fields every log line of an attempt carries (a text line prints `attempt=2/5`). */
-  logFields(): Record<string, unknown> {
-    const c = this.claimed;
-    return {
-      job: c.name,
-      jobId: c.id,
-      runId: c.runId,
-      attempt: c.attempt,
-      maxAttempts: c.maxAttempts,
-      queue: c.queue,
-    };
-  }
-
-  /**
-   * The body returned: ack (through {@link AttemptSettle.sendAck}), then onSettled. Not `async`, and the ack is sent
-   * here rather than through {@link answered}: every completed run takes this path, and each would add promises to it.
-   */
-  protected complete(result: unknown, input: unknown): Promise<JobExecution> {
-    const { o, claimed } = this;
-    const ack: AckOptions = {
-      workerId: claimed.workerId,
-      claim: claimed.claim,
-      durationMs: o.clock.now() - this.started,
-    };
-    let sent: Promise<boolean>;
-    try {
-      sent = this.sendAck(claimed.id, ack);
-    } catch (error) {
-      sent = Promise.reject(error);
-    }
-    return sent.then(
-      (landed) => this.#acked(landed, result, input),
-      (error: unknown) =>
-        resendSettle(o, claimed, error, 'ack', () => this.sendAck(claimed.id, ack)).then((landed) =>
-          this.#acked(landed, result, input),
-        ),
-    );
-  }
-
-  /** The ack was answered: a completed run (onSettled told, when the job has one), or a lost one. */
-  #acked(landed: boolean, result: unknown, input: unknown): JobExecution | Promise<JobExecution> {
-    const { o, claimed, ctx, job } = this;
-    this.settled(landed);
-    if (!landed) return this.lost('ack');
-    if (job === undefined || job.handle.hasOnSettled === false)
-      return this.finish('completed', { result });
-    return notifyOnSettled(
-      job.handle,
-      { outcome: 'completed', jobId: claimed.id, runId: claimed.runId, input, result, ctx },
-      ctx,
-      o.logger,
-    ).then(() => this.finish('completed', { result }));
-  }
-
+export class AttemptSettle extends AttemptAck {
   /** A step suspended the run: parked until `resumeAt`, the attempt uncounted. */
   protected async park(resumeAt: number): Promise<JobExecution> {
     const landed = await this.answered('park', () =>
@@ -253,38 +156,5 @@ export class AttemptSettle {
       );
     }
     return this.finish('refused', { error });
-  }
-
-  /** A settle that did not land: the claim that holds the row now decides. */
-  protected lost(why: string): JobExecution {
-    this.o.logger.log('warn', 'jobs.settle.unowned', { ...this.logFields(), why });
-    return this.finish('lost');
-  }
-
-  /**
-   * Sends a settle — again, if the driver throws on it ({@link resendSettle}) — and tells the caller it was answered
-   * (the run holds no lease from here).
-   */
-  protected async answered(settle: string, send: () => Promise<boolean>): Promise<boolean> {
-    let landed: boolean;
-    try {
-      landed = await send();
-    } catch (error) {
-      landed = await resendSettle(this.o, this.claimed, error, settle, send);
-    }
-    this.settled(landed);
-    return landed;
-  }
-
-  /** The attempt's execution record, counted in `jobs_total`. */
-  protected finish(outcome: JobOutcome, extra?: Partial<JobExecution>): JobExecution {
-    const { o, claimed } = this;
-    const total = jobsTotalOutcome(outcome);
-    if (total !== undefined) o.metrics?.jobsTotal(claimed.queue, total);
-    const durationMs = o.clock.now() - this.started;
-    o.metrics?.jobDuration?.(claimed.queue, durationMs / 1_000);
-    return extra === undefined
-      ? { jobId: claimed.id, outcome, durationMs }
-      : { jobId: claimed.id, outcome, durationMs, ...extra };
   }
 }

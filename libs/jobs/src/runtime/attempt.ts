@@ -78,7 +78,17 @@ export class Attempt extends AttemptSettle {
     if (job === undefined) return this.fail(new JobUnknownError(claimed.name), undefined);
     const { handle, body } = job;
     if (body === undefined) return this.fail(new JobUnboundError(claimed.name), undefined);
-    return handle.parseInput(claimed.input).then((parsed) => this.#parsed(parsed, handle, body));
+    // a synchronous validator's answer is used at once: no promise, no turn of the microtask queue before the body
+    let parsed: ParseResult<unknown> | Promise<ParseResult<unknown>>;
+    try {
+      parsed = handle.parseInputNow(claimed.input);
+    } catch (error) {
+      // a validator that throws rejects the attempt, as it always did
+      return Promise.reject(error);
+    }
+    return parsed instanceof Promise
+      ? parsed.then((p) => this.#parsed(p, handle, body))
+      : this.#parsed(parsed, handle, body);
   }
 
   /** The input parsed: its tenant, then the body — straight away for a job with no fleet cap and no deadline (most). */

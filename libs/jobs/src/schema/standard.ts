@@ -33,17 +33,33 @@ export function parseWith<S extends StandardSchemaV1>(
   schema: S,
   value: unknown,
 ): Promise<ParseResult<StandardSchemaV1.InferOutput<S>>> {
-  type Out = StandardSchemaV1.InferOutput<S>;
-  let result: StandardSchemaV1.Result<Out> | PromiseLike<StandardSchemaV1.Result<Out>>;
   try {
-    result = schema['~standard'].validate(value) as typeof result;
+    const result = parseNow(schema, value);
+    return result instanceof Promise ? result : Promise.resolve(result);
   } catch (error) {
     return Promise.reject(error);
   }
-  // a thenable answer (an async refinement) is awaited as before; a plain one is not wrapped twice
+}
+
+/**
+ * {@link parseWith} without the promise a synchronous validator does not need: its answer as it is, or a promise of
+ * it for a validator that answers a thenable (an async refinement). A validator's throw is thrown. A worker runs a
+ * claimed row's body as soon as its input parsed, through here: no promise and no turn of the microtask queue before
+ * the body (zod, valibot and this package's `t` all answer synchronously).
+ */
+export function parseNow<S extends StandardSchemaV1>(
+  schema: S,
+  value: unknown,
+):
+  | ParseResult<StandardSchemaV1.InferOutput<S>>
+  | Promise<ParseResult<StandardSchemaV1.InferOutput<S>>> {
+  type Out = StandardSchemaV1.InferOutput<S>;
+  const result = schema['~standard'].validate(value) as
+    StandardSchemaV1.Result<Out> | PromiseLike<StandardSchemaV1.Result<Out>>;
+  // a thenable answer is awaited as before; a plain one is answered as it is
   return 'then' in result && typeof result.then === 'function'
     ? Promise.resolve(result).then((r) => parsed<Out>(r))
-    : Promise.resolve(parsed<Out>(result as StandardSchemaV1.Result<Out>));
+    : parsed<Out>(result as StandardSchemaV1.Result<Out>);
 }
 
 /** A validator's answer as a {@link ParseResult}. */

@@ -6,18 +6,30 @@ export const ACK_BATCH_MAX = 500;
 /** How many batches may be on the wire at once; acks that arrive meanwhile wait for the next one. */
 export const ACK_BATCHES_IN_FLIGHT = 2;
 
-interface PendingAck {
-  readonly item: AckManyItem;
-  readonly resolve: (landed: boolean) => void;
-  readonly reject: (error: unknown) => void;
+/** Who is told an ack's answer: a worker's run itself (no promise per ack), or a promise's resolve and reject. */
+export interface AckReceiver {
+  /** The fenced settle was answered: whether it landed. */
+  acked(landed: boolean): void;
+  /** The driver threw on it (the batch, then the ack sent alone). */
+  ackFailed(error: unknown): void;
 }
 
 /** Coalesces a worker's acks into `driver.ackMany` batches. */
 export interface AckBatcher {
   /** Settles one run done through the next batch: answers whether its fenced settle landed. */
   ack(jobId: string, options: AckOptions): Promise<boolean>;
+  /** {@link AckBatcher.ack} answered to `to` rather than through a promise: what a worker's completed run is sent by. */
+  send(item: AckManyItem, to: AckReceiver): void;
   /** Acks queued or on the wire. */
   pending(): number;
+}
+
+/** An ack's answer as a promise's: for {@link AckBatcher.ack}. */
+class PromisedAck implements AckReceiver {
+  constructor(
+    readonly acked: (landed: boolean) => void,
+    readonly ackFailed: (error: unknown) => void,
+  ) {}
 }
 
 /**
@@ -31,30 +43,45 @@ export interface AckBatcher {
  */
 export function ackBatcher(driver: JobDriver): AckBatcher {
   const ackMany = driver.ackMany?.bind(driver);
-  const queue: PendingAck[] = [];
+  // the queued acks and who is told each answer, side by side: no wrapper object per ack
+  const items: AckManyItem[] = [];
+  const receivers: AckReceiver[] = [];
   let inFlight = 0;
   let onWire = 0;
 
+  /** One ack sent alone: its answer, or the error it alone met. */
+  const sendAlone = (item: AckManyItem, to: AckReceiver): Promise<void> =>
+    driver.ack(item.jobId, item).then(
+      (landed) => to.acked(landed),
+      (error: unknown) => to.ackFailed(error),
+    );
+
+  const answered = (to: readonly AckReceiver[], answers: readonly boolean[]): void => {
+    to.forEach((r, i) => r.acked(answers[i] === true));
+  };
+
   const send = (): void => {
     if (ackMany === undefined) return;
-    while (queue.length > 0 && inFlight < ACK_BATCHES_IN_FLIGHT) {
-      const batch = queue.splice(0, ACK_BATCH_MAX);
+    while (items.length > 0 && inFlight < ACK_BATCHES_IN_FLIGHT) {
+      const batch = items.splice(0, ACK_BATCH_MAX);
+      const to = receivers.splice(0, ACK_BATCH_MAX);
       inFlight++;
       onWire += batch.length;
-      ackMany(batch.map((p) => p.item))
+      ackMany(batch)
         .then(
-          (answers) => {
-            batch.forEach((p, i) => p.resolve(answers[i] === true));
-          },
+          (answers) => answered(to, answers),
           (error: unknown) => {
             // One item the statement cannot take must not fail the others: a batch that threw is sent again one ack
             // at a time, so the bad one fails alone. The database out of reach fails them all at once instead.
             if (batch.length === 1 || errorCodeOf(error) === 'X_DRIVER_UNAVAILABLE') {
-              for (const p of batch) p.reject(error);
+              for (const r of to) r.ackFailed(error);
               return undefined;
             }
             return Promise.all(
-              batch.map((p) => driver.ack(p.item.jobId, p.item).then(p.resolve, p.reject)),
+              to.flatMap((r, i) => {
+                const item = batch[i];
+                return item === undefined ? [] : [sendAlone(item, r)];
+              }),
             );
           },
         )
@@ -64,6 +91,12 @@ export function ackBatcher(driver: JobDriver): AckBatcher {
           send();
         });
     }
+  };
+
+  const enqueue = (item: AckManyItem, to: AckReceiver): void => {
+    items.push(item);
+    receivers.push(to);
+    send();
   };
 
   return {
@@ -79,10 +112,13 @@ export function ackBatcher(driver: JobDriver): AckBatcher {
                 claim: options.claim,
                 durationMs: options.durationMs,
               };
-        queue.push({ item, resolve, reject });
-        send();
+        enqueue(item, new PromisedAck(resolve, reject));
       });
     },
-    pending: () => queue.length + onWire,
+    send(item, to) {
+      if (ackMany === undefined) void sendAlone(item, to);
+      else enqueue(item, to);
+    },
+    pending: () => items.length + onWire,
   };
 }

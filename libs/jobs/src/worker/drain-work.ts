@@ -14,7 +14,12 @@ export interface DrainedRun {
 export interface DrainWork {
   readonly passes: ReadonlySet<Promise<void>>;
   readonly handingBack: ReadonlySet<Promise<void>>;
-  readonly runs: ReadonlyMap<string, DrainedRun>;
+  /** The runs under way: their ids (`keys`) and themselves (`values`). */
+  readonly runs: {
+    readonly size: number;
+    keys(): Iterable<string>;
+    values(): Iterable<DrainedRun>;
+  };
 }
 
 /**

@@ -26,8 +26,11 @@ export interface Heartbeat {
 
 /** Renews the leases of a worker's held runs. */
 export interface Heartbeats {
-  /** Starts renewing `claimed`'s lease every interval; a lost lease aborts `run`. */
-  start(claimed: ClaimedJob, run: RunAbort): Heartbeat;
+  /**
+   * Starts renewing `claimed`'s lease every interval from `now` (the clock's now when not given: a run passes the time
+   * its attempt started, read once); a lost lease aborts `run`.
+   */
+  start(claimed: ClaimedJob, run: RunAbort, now?: number): Heartbeat;
   /** Runs being renewed. */
   size(): number;
 }
@@ -73,8 +76,8 @@ class HeartbeatSet implements Heartbeats {
 
   constructor(readonly o: HeartbeatOptions) {}
 
-  start(claimed: ClaimedJob, run: RunAbort): Heartbeat {
-    const beat = new Beat(this, claimed, run, this.o.clock.now());
+  start(claimed: ClaimedJob, run: RunAbort, now = this.o.clock.now()): Heartbeat {
+    const beat = new Beat(this, claimed, run, now);
     beat.due += this.o.intervalMs;
     this.#beats.add(beat);
     if (this.#timer === undefined) this.#arm(beat.due);

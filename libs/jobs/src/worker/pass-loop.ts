@@ -36,7 +36,10 @@ export interface PassLoopOptions {
   readonly running: () => boolean;
   /** Places the rows a claim answered (the worker's runs). */
   readonly place: (claimed: readonly ClaimedJob[]) => void;
-  /** Told when a claim answered nothing: the worker is idle (a backend's hand-off registers it then). */
+  /**
+   * Told when a claim answered nothing, once it is no longer counted on the wire: the worker is idle (a backend's
+   * hand-off reads its offers and registers it then).
+   */
   readonly idle?: () => void;
   /** Told when a claim came back, answered or not (its rows placed, no longer counted as on their way). */
   readonly returned?: () => void;
@@ -91,20 +94,35 @@ export class PassLoop {
       else if (held.size() > 0) timers.pollLater();
       return;
     }
-    const sent = this.claimAndPlace(plan, claim).finally(() => {
-      this.passes.delete(sent);
-      plan.returned(claim);
-      this.o.returned?.();
-      // the pass asked for behind this claim runs now
-      if (this.again && this.o.running()) {
-        this.again = false;
-        this.kick();
-      }
-    });
+    const sent: Promise<void> = this.claimAndPlace(plan, claim).then(
+      (empty) => this.back(plan, claim, sent, empty),
+      (error: unknown) => {
+        this.back(plan, claim, sent, false);
+        throw error;
+      },
+    );
     this.passes.add(sent);
   }
 
-  private async claimAndPlace(plan: ClaimPlanner, claim: PlannedClaim): Promise<void> {
+  /**
+   * A claim came back (its rows placed): no longer on the wire. Only then is an empty one told as idle — a listener
+   * reads the worker's offers at once, and a claim still counted on the wire makes them none (a backend's hand-off
+   * would then wait for the next empty poll, missing the rows meanwhile).
+   */
+  private back(plan: ClaimPlanner, claim: PlannedClaim, sent: Promise<void>, empty: boolean): void {
+    this.passes.delete(sent);
+    plan.returned(claim);
+    this.o.returned?.();
+    if (empty) this.o.idle?.();
+    // the pass asked for behind this claim runs now
+    if (this.again && this.o.running()) {
+      this.again = false;
+      this.kick();
+    }
+  }
+
+  /** Sends the claim and places its rows; answers whether it found nothing (false when it threw: not idle, failing). */
+  private async claimAndPlace(plan: ClaimPlanner, claim: PlannedClaim): Promise<boolean> {
     const { driver, stats, timers, logger } = this.o;
     let claimed: readonly ClaimedJob[];
     try {
@@ -118,14 +136,12 @@ export class PassLoop {
         error: error instanceof Error ? error.message : String(error),
       });
       timers.failed();
-      return;
+      return false;
     }
     announceExhaustedInBackground(claim.exhausted, this.o.registry, logger, this.o.metrics);
     this.o.place(claimed);
     if (claimed.length > 0) timers.found();
-    else {
-      timers.empty();
-      this.o.idle?.();
-    }
+    else timers.empty();
+    return claimed.length === 0;
   }
 }

@@ -125,3 +125,23 @@ describe("a worker's hand-off side meeting a claim of its own on the wire", () =
     expect((await s.inner.get(claimedId))?.state).toBe('done');
   });
 });
+
+describe("a worker's idle, as its hand-off side hears it", () => {
+  it('is told once the empty claim is off the wire: what the listener reads then offers every free slot', async () => {
+    const clock = frozenClock();
+    const h = await runJobs({ jobs: [noop], clock, concurrency: 3, installFacade: false });
+    try {
+      await settle();
+      const { handOff } = h.worker as JobWorker & { readonly handOff: WakeHandOff };
+      // a backend's hand-off reads the offers when it hears the worker went idle, and registers what they say
+      const heard: unknown[] = [];
+      const off = handOff.onIdle(() => heard.push(handOff.offers()));
+      h.worker.signalEnqueued(QUEUE);
+      await settle();
+      off();
+      expect(heard).toEqual([[{ queue: QUEUE, free: 3, names: [NAME] }]]);
+    } finally {
+      await h.close();
+    }
+  });
+});

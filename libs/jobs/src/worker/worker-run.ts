@@ -1,4 +1,5 @@
-import type { AckOptions } from '../driver/job-driver';
+import type { AckManyItem, AckOptions } from '../driver/job-driver';
+import type { AckReceiver } from './ack-batcher';
 import type { ClaimedJob } from '../driver/job-row';
 import type { RegisteredJob } from '../registry/job-registry';
 import { Attempt } from '../runtime/attempt';
@@ -9,8 +10,8 @@ import type { Heartbeat, Heartbeats } from './heartbeat';
 
 /** Where a worker's run sends its ack: the worker's batch, which also gives the run's slot on. */
 export interface RunAcks {
-  /** Sends `run`'s ack with the next batch; answers whether its fenced settle landed. */
-  ackRun(run: WorkerRun, jobId: string, ack: AckOptions): Promise<boolean>;
+  /** Sends `run`'s ack with the next batch; its answer goes to `to`. */
+  ackRun(run: WorkerRun, item: AckManyItem, to: AckReceiver): void;
 }
 
 /**
@@ -36,12 +37,24 @@ export class WorkerRun extends Attempt implements DrainedRun {
     private readonly acks: RunAcks,
   ) {
     super(env, claimed, job, new RunAbort());
-    this.beat = beats.start(claimed, this.abort);
+    this.beat = beats.start(claimed, this.abort, this.started);
+  }
+
+  /** A completed run's ack is answered by the worker's batch to the run itself ({@link WorkerRun.deliverAck}). */
+  protected override get acksDelivered(): boolean {
+    return true;
   }
 
   /** The body completed: its ack rides the worker's next batch, and its slot goes to the next run meanwhile. */
+  protected override deliverAck(item: AckManyItem): void {
+    this.acks.ackRun(this, item, this);
+  }
+
+  /** An ack the driver threw on, sent again: through the batch too. */
   protected override sendAck(jobId: string, ack: AckOptions): Promise<boolean> {
-    return this.acks.ackRun(this, jobId, ack);
+    return new Promise<boolean>((acked, ackFailed) =>
+      this.acks.ackRun(this, { ...ack, jobId }, { acked, ackFailed }),
+    );
   }
 
   /** Once the settle is answered the row is no longer this run's: renewing it would read as a lost lease. */

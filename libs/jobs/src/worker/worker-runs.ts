@@ -1,4 +1,4 @@
-import type { AckOptions, JobDriver } from '../driver/job-driver';
+import type { AckManyItem, JobDriver } from '../driver/job-driver';
 import type { ClaimedJob } from '../driver/job-row';
 import { JobDrainedError } from '../errors/runtime-errors';
 import type { EventBus } from '../events/event-bus';
@@ -8,13 +8,19 @@ import type { JobMetrics } from '../runtime/metrics';
 import type { JobExecution } from '../runtime/outcome';
 import type { Clock } from '../util/clock';
 import type { JobsLogger } from '../util/logger';
-import { ACK_BATCH_MAX, ACK_BATCHES_IN_FLIGHT, type AckBatcher } from './ack-batcher';
+import {
+  ACK_BATCH_MAX,
+  ACK_BATCHES_IN_FLIGHT,
+  type AckBatcher,
+  type AckReceiver,
+} from './ack-batcher';
 import type { DueTimers } from './due-timers';
 import type { HandBacks } from './hand-backs';
 import type { Heartbeats } from './heartbeat';
 import type { PrefetchBuffer } from './prefetch';
 import type { SlotLedger } from './slot-ledger';
 import { countOutcome, type MutableWorkerStats } from './worker-stats';
+import { RunsInFlight } from './runs-in-flight';
 import { WorkerRun, type RunAcks } from './worker-run';
 
 /** Acks queued past this many keep their slot until they land, so a slow database cannot pile up settles. */
@@ -55,13 +61,17 @@ export interface WorkerRunsOptions {
  * attempt under its heartbeat, and when one ends (or its ack is sent) gives its slot to the next held row.
  */
 export class WorkerRuns implements RunAcks {
-  /** The runs in flight, by job id. */
-  readonly runs = new Map<string, WorkerRun>();
+  /** The runs in flight. */
+  readonly runs = new RunsInFlight<WorkerRun>();
   /** The drain's signal once a drain began; a manual stop sets none, because it aborts nothing. */
   private drainSignal: string | undefined;
   private readonly jobs = new Map<string, RegisteredJob>();
   /** What every run's attempt reads: made once per worker. */
   private readonly env: AttemptEnv;
+  /** The queue {@link WorkerRuns.startHeld} is starting runs of, while it is. */
+  private starting: string | undefined = undefined;
+  /** Other queues whose held rows were asked to start meanwhile. */
+  private readonly startNext: string[] = [];
 
   constructor(private readonly o: WorkerRunsOptions) {
     this.env = {
@@ -103,8 +113,34 @@ export class WorkerRuns implements RunAcks {
       run.abort.abort(new JobDrainedError(this.o.workerId, signal));
   }
 
-  /** Starts held rows of `queue` while it has free slots; stale ones go back to the queue. */
+  /**
+   * Starts held rows of `queue` while it has free slots. A run whose input parses synchronously runs its body at once,
+   * and a body that answers at once acks (giving its slot back) before {@link WorkerRuns.start} returns: the queues
+   * asked for meanwhile are started by the loop already under way, after it, rather than from inside the run — a
+   * buffer of held no-op runs is a loop, not a recursion as deep as the buffer.
+   */
   private startHeld(queue: string): void {
+    if (this.starting !== undefined) {
+      if (queue !== this.starting && !this.startNext.includes(queue)) this.startNext.push(queue);
+      return;
+    }
+    try {
+      for (
+        let next: string | undefined = queue;
+        next !== undefined;
+        next = this.startNext.shift()
+      ) {
+        this.starting = next;
+        this.startHeldOf(next);
+      }
+    } finally {
+      this.starting = undefined;
+      this.startNext.length = 0;
+    }
+  }
+
+  /** Starts held rows of `queue` while it has free slots; stale ones go back to the queue. */
+  private startHeldOf(queue: string): void {
     const { o } = this;
     const stale: ClaimedJob[] = [];
     while (o.running() && o.ledger.free(queue) > 0) {
@@ -132,8 +168,15 @@ export class WorkerRuns implements RunAcks {
     // A row a claim on the wire hands back after the drain began is aborted like the rest; after a manual stop() it runs.
     if (this.drainSignal !== undefined)
       run.abort.abort(new JobDrainedError(o.workerId, this.drainSignal));
-    this.runs.set(claimed.id, run);
-    run.done = run.run().then(
+    this.runs.add(run);
+    let running: Promise<JobExecution>;
+    try {
+      running = run.run();
+    } catch (error) {
+      // the attempt runs synchronously up to its first wait: a throw there ends the run like a rejection
+      running = Promise.reject(error);
+    }
+    run.done = running.then(
       (execution) => {
         try {
           run.deferred = execution.outcome === 'deferred';
@@ -153,14 +196,13 @@ export class WorkerRuns implements RunAcks {
   }
 
   /** The body completed: its ack rides the next batch, and its slot goes to the next run while the ack is out. */
-  ackRun(run: WorkerRun, jobId: string, ack: AckOptions): Promise<boolean> {
+  ackRun(run: WorkerRun, item: AckManyItem, to: AckReceiver): void {
     const { acks } = this.o;
-    const landed = acks.ack(jobId, ack);
+    acks.send(item, to);
     if (acks.pending() <= ACK_BACKLOG_MAX) {
       this.freeSlot(run);
       this.o.kick();
     }
-    return landed;
   }
 
   /** The registered job of a name, looked up once per worker (a registry lookup builds a fresh entry each time). */
@@ -190,7 +232,7 @@ export class WorkerRuns implements RunAcks {
   /** The run is over (one `then` for both outcomes: a `finally` would cost two more promises per run). */
   private ended(run: WorkerRun): void {
     run.beat.stop();
-    if (this.runs.get(run.claimed.id) === run) this.runs.delete(run.claimed.id);
+    this.runs.delete(run);
     if (run.freed) return;
     this.freeSlot(run);
     // A slot came free: refill it at once — unless a cap handed this run back, where an immediate pass would
