@@ -9,7 +9,8 @@
  * tuple as speculative, then confirm it in a WAL record of its own (48 bytes a row, `Heap/HEAP_CONFIRM`) — which a
  * created job pays for every time (callgrind: ~31,000 backend instructions a row) and only a deduped one needs. Over an
  * executor inside the caller's transaction the driver keeps `SQL_ENQUEUE_INSERT`: a failed statement would abort the
- * caller's transaction.
+ * caller's transaction. Its slot's id range is built as `SQL_ENQUEUE_INSERT`'s (hex digits read by `uuid` without
+ * hyphens; see there).
  */
 export const SQL_ENQUEUE_INSERT_PLAIN = `
 insert into x_jobs as j (
@@ -40,12 +41,9 @@ returning extract(epoch from j.created_at) as created_s,
     end
     from (
       select a.n, timestamptz 'epoch' + a.n * interval '5 milliseconds' as starts,
-        (substr(b.lo, 1, 8) || '-' || substr(b.lo, 9, 4) || '-0000-0000-000000000000')::uuid as lo,
-        (substr(b.hi, 1, 8) || '-' || substr(b.hi, 9, 4) || '-0000-0000-000000000000')::uuid as hi
+        (lpad(to_hex(a.n * 5), 12, '0') || '00000000000000000000')::uuid as lo,
+        (lpad(to_hex(a.n * 5 + 5), 12, '0') || '00000000000000000000')::uuid as hi
       from (select floor(extract(epoch from j.created_at) * 1000 / 5)::bigint as n) a
-      cross join lateral (
-        select lpad(to_hex(a.n * 5), 12, '0') as lo, lpad(to_hex(a.n * 5 + 5), 12, '0') as hi
-      ) b
       offset 0 -- computed once, not inlined into every test of a row of the slot
     ) w
   ) else false end as announced
