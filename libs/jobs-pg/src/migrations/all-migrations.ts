@@ -14,6 +14,7 @@ import { MIGRATION_0013_JOBS_FILLFACTOR } from './0013_jobs_fillfactor.sql';
 import { MIGRATION_0014_CLAIM_INDEX_CARRIES_STATE } from './0014_claim_index_carries_state.sql';
 import { MIGRATION_0015_STATE_CHECK_CONSTANT } from './0015_state_check_constant.sql';
 import { MIGRATION_0016_ONE_ARM_STRAY_PREDICATE } from './0016_one_arm_stray_predicate.sql';
+import { MIGRATION_0017_LIVE_KEY_INDEX_LEADS_WITH_KEY } from './0017_live_key_index_leads_with_key.sql';
 
 /** One numbered, append-only migration. */
 export interface JobsMigration {
@@ -46,4 +47,9 @@ export const JOBS_MIGRATIONS: readonly JobsMigration[] = [
   },
   { id: 15, name: '0015_state_check_constant', sql: MIGRATION_0015_STATE_CHECK_CONSTANT },
   { id: 16, name: '0016_one_arm_stray_predicate', sql: MIGRATION_0016_ONE_ARM_STRAY_PREDICATE },
+  {
+    id: 17,
+    name: '0017_live_key_index_leads_with_key',
+    sql: MIGRATION_0017_LIVE_KEY_INDEX_LEADS_WITH_KEY,
+  },
 ];
