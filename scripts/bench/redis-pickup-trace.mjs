@@ -17,13 +17,18 @@
  * at least). A pickup that claims after its wake is bounded below by their sum; a hand-off (the enqueue claiming for
  * an idle worker) by the first alone. A checkout with the hand-off (`jobWorker().handOff`) has the enqueue claim the
  * row for the idle worker and push it onto the list it blocks on: such a pickup is split as enqueue → pop answered and
- * pop → body instead.
+ * pop → body instead, and the first further into what each side spends: enqueue() → the producer's first socket write
+ * (its JavaScript before the script goes out), that write → the worker's socket hearing data (the wire, the server
+ * and the worker waking: compare the bare SPUBLISH floor) and that data → pop answered (the client parsing the reply,
+ * the driver decoding the rows). The socket stamps come from wrapping `net.Socket`'s `write` and `emit('data')` in
+ * the child processes.
  *
  * Reads the checkout's TypeScript sources (like `redis-cost.mjs`), so it needs no build:
  *
  *   node scripts/bench/redis-pickup-trace.mjs [checkout]
  */
 import { fork } from 'node:child_process';
+import net from 'node:net';
 import { loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -37,6 +42,20 @@ const now = () => performance.timeOrigin + performance.now();
 const sleep = (ms) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
 
 const load = loadCheckout;
+
+/** This process's socket traffic: when the first write since it was zeroed began, and when data last came in. */
+const sockets = { firstWrite: 0, lastData: 0 };
+function stampSockets() {
+  const { write, emit } = net.Socket.prototype;
+  net.Socket.prototype.write = function (...args) {
+    if (sockets.firstWrite === 0) sockets.firstWrite = now();
+    return write.apply(this, args);
+  };
+  net.Socket.prototype.emit = function (event, ...args) {
+    if (event === 'data') sockets.lastData = now();
+    return emit.call(this, event, ...args);
+  };
+}
 
 /** The no-op job both sides declare: input `{ n, t }`, keyed by `n`. */
 const declare = (jobs, run) =>
@@ -82,7 +101,7 @@ async function worker(lib, url) {
     ...own,
     takeClaimed: (rows) => {
       const handed = now();
-      for (const row of rows) stamps.set(row.input.n, { handed });
+      for (const row of rows) stamps.set(row.input.n, { handed, data: sockets.lastData });
       own.takeClaimed(rows);
     },
   };
@@ -130,8 +149,9 @@ async function producer(lib, url) {
   const answered = new Map();
   for (let n = -20; n < JOBS; n++) {
     const t = now();
+    sockets.firstWrite = 0;
     await handle.enqueue({ n, t });
-    answered.set(n, { t, back: now() });
+    answered.set(n, { t, back: now(), wrote: sockets.firstWrite });
     await sleep(GAP_MS / 2 - (now() - t));
     const p = now();
     await bare.spublish('{trace}:bare', String(p));
@@ -185,7 +205,7 @@ async function parent(root) {
   await server.stop();
   const sent = new Map(answered);
   const legs = { wake: [], claimSent: [], claimTrip: [], body: [], total: [], answered: [] };
-  const handed = { pop: [], body: [] };
+  const handed = { pop: [], js: [], wire: [], parse: [], body: [] };
   for (const [n, s] of stamps) {
     const a = sent.get(n);
     if (n < 0 || !a || s.body === undefined) continue;
@@ -193,6 +213,9 @@ async function parent(root) {
     legs.answered.push(a.back - a.t);
     if (s.handed !== undefined) {
       handed.pop.push(s.handed - a.t);
+      handed.js.push(a.wrote - a.t);
+      handed.wire.push(s.data - a.wrote);
+      handed.parse.push(s.handed - s.data);
       handed.body.push(s.body - s.handed);
       continue;
     }
@@ -208,6 +231,9 @@ async function parent(root) {
   row('claim round trip', legs.claimTrip);
   row('reply -> body', legs.body);
   row('handed: enqueue -> pop answered', handed.pop);
+  row('  enqueue() -> first write', handed.js);
+  row('  write -> worker hears data', handed.wire);
+  row('  data -> pop answered', handed.parse);
   row('handed: pop -> body', handed.body);
   row('total (the pickup)', legs.total);
   row('(enqueue answered)', legs.answered);
@@ -231,6 +257,6 @@ async function parent(root) {
 }
 
 const [mode, root, url] = process.argv.slice(2);
-if (mode === '--worker') await worker(load(root), url);
-else if (mode === '--producer') await producer(load(root), url);
+if (mode === '--worker') (stampSockets(), await worker(load(root), url));
+else if (mode === '--producer') (stampSockets(), await producer(load(root), url));
 else await parent(resolve(mode ?? join(dirname(HERE), '..', '..')));

@@ -34,10 +34,32 @@ export function armDeadline(
   return () => timer.cancel();
 }
 
-/** A promise that rejects with the signal's reason once it aborts (never settles otherwise). */
-export function abortedPromise(signal: AbortSignal): Promise<never> {
-  return new Promise<never>((_, reject) => {
-    if (signal.aborted) reject(signal.reason);
-    else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+/**
+ * What `work` answers, or a rejection with the signal's reason once `signal` aborts first. A value that is not a
+ * promise is answered as it is (a synchronous step cannot be overtaken); the listener goes as soon as `work` settles,
+ * so many steps under one attempt's signal leave none behind.
+ */
+export function raceAbort<T>(work: T | PromiseLike<T>, signal: AbortSignal): T | Promise<T> {
+  if (!isPromiseLike(work)) return work;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    // subscribed to `work` whatever happens, so its later rejection is never unhandled
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
   });
 }
+
+const isPromiseLike = <T>(value: T | PromiseLike<T>): value is PromiseLike<T> =>
+  (typeof value === 'object' || typeof value === 'function') &&
+  value !== null &&
+  typeof (value as { then?: unknown }).then === 'function';

@@ -22,7 +22,7 @@ import { jsonProblem, type JsonValue } from '../util/json';
 import { MAX_DURATION_MS, MAX_STEP_NAME_LENGTH } from '../values/bounds';
 import { eventNameProblem } from '../values/event';
 import { identifierProblem } from '../values/text';
-import { abortedPromise, armDeadline, childController } from './deadlines';
+import { armDeadline, childController, raceAbort } from './deadlines';
 import { StepSuspension } from './step-suspension';
 import { tracingOn } from '../tracing/run-span';
 import { traceReplayedStep, traceStep, tracedStepApi } from '../tracing/step-spans';
@@ -118,27 +118,36 @@ export function createStepApi(rt: StepRuntime): StepApi {
   ): Promise<T> => {
     refuseIfAborted(name);
     const startedAt = rt.clock.now();
+    const value =
+      rt.stepTimeoutMs === undefined
+        ? await raceAbort(fn(rt.signal), rt.signal)
+        : await withinDeadline(name, rt.stepTimeoutMs, fn);
+    if (value !== undefined) {
+      const problem = jsonProblem(value);
+      if (problem !== undefined) throw new StepOutputInvalidError(name, problem);
+    }
+    // the body gets the stored form, as every replay will: the same value, whatever the driver
+    const output =
+      value === undefined ? undefined : (JSON.parse(JSON.stringify(value)) as JsonValue);
+    await write(name, output, startedAt);
+    return output as T;
+  };
+
+  /** Runs a step's function under its own deadline: its signal aborts at `ms`, or with the attempt's. */
+  const withinDeadline = async <T>(
+    name: string,
+    ms: number,
+    fn: (signal: AbortSignal) => T | Promise<T>,
+  ): Promise<T> => {
     const { controller, dispose } = childController(rt.signal);
     const disarm = armDeadline(
       rt.clock,
-      rt.stepTimeoutMs,
+      ms,
       controller,
-      () => new JobTimeoutError(`Step "${name}"`, rt.stepTimeoutMs ?? 0),
+      () => new JobTimeoutError(`Step "${name}"`, ms),
     );
     try {
-      const value = await Promise.race([
-        Promise.resolve().then(() => fn(controller.signal)),
-        abortedPromise(controller.signal),
-      ]);
-      if (value !== undefined) {
-        const problem = jsonProblem(value);
-        if (problem !== undefined) throw new StepOutputInvalidError(name, problem);
-      }
-      // the body gets the stored form, as every replay will: the same value, whatever the driver
-      const output =
-        value === undefined ? undefined : (JSON.parse(JSON.stringify(value)) as JsonValue);
-      await write(name, output, startedAt);
-      return output as T;
+      return await raceAbort(fn(controller.signal), controller.signal);
     } finally {
       disarm();
       dispose();
