@@ -5,11 +5,12 @@
  * node scripts/bench/drain-instructions.mjs`. Wall-clock and CPU figures on this loaded 2-core VM cannot tell a few
  * per cent from noise; instruction counts can.
  *
- * Per variant three sessions — one enqueues (`driver.enqueueMany`), one claims (`SQL_CLAIM_WOKEN`, prepared, as a busy
- * one-queue worker sends it), one acks (`SQL_ACK`, prepared, each row fenced on its claim) — run warm-up rounds of 20
- * rows (so the prepared statements reach their generic plans), then BENCH_ROUNDS (5) rounds of BENCH_BATCH (300: about
- * what a drain's claims and acks carry) rows, the variants interleaved round by round, and close. A second set of
- * sessions does the same with twice the rounds. Each backend's count is written as it exits (a backend cannot be
+ * Per variant three sessions — one enqueues (`driver.enqueueMany`, batches of 1,000), one claims (`SQL_CLAIM_WOKEN`,
+ * prepared, as a busy one-queue worker sends it), one acks (`SQL_ACK`, prepared, each row fenced on its claim) — run
+ * warm-up rounds of 20 rows (so the prepared statements reach their generic plans), then a drain's shape: BENCH_ROWS
+ * (3,000) rows enqueued, `vacuum analyze` and a checkpoint, then claimed BENCH_BATCH (300: about what a drain's claims
+ * and acks carry) at a time and each claim acked, the variants' claims interleaved; then the sessions close. A second
+ * set of sessions does the same with twice the rows. Each backend's count is written as it exits (a backend cannot be
  * asked for a dump: `vgdb` finds no pipe for a forked process); the two sets' difference over the extra rows is
  * printed per variant and session, so connection, warm-up and exit cancel out. The dumps a run leaves with
  * BENCH_KEEP=1 (their directory is printed) can be read with `callgrind_annotate`. Needs `valgrind`; at the end it
@@ -23,7 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { enqueueRequest } from './requests.mjs';
 import { jobs, jobsPg, pg, sleep, withDatabase } from './lib.mjs';
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const ROWS = Number(process.env.BENCH_ROWS ?? 3_000);
 const BATCH = Number(process.env.BENCH_BATCH ?? 300);
 const WARM = 7;
 const VARIANTS = (process.env.BENCH_VARIANTS ?? 'base').split(',');
@@ -77,7 +78,7 @@ async function startCounted() {
       `unix_socket_directories=${dir}`,
       '-c',
       'autovacuum=off',
-      // no checkpoint inside a run: the full-page images after one would land on whichever variant came next
+      // no timed checkpoint inside a run: the full-page images after one would land on whichever variant came next
       '-c',
       'checkpoint_timeout=1h',
       '-c',
@@ -143,12 +144,17 @@ async function variant(serverUrl, name) {
 }
 
 let seq = 0;
-async function round(v, rows) {
-  await v.driver.enqueueMany(
-    Array.from({ length: rows }, () =>
-      enqueueRequest(jobs.uuidv7, { queue: 'q', name: 'n', input: { n: seq++ } }),
-    ),
-  );
+async function enqueue(v, rows) {
+  for (let i = 0; i < rows; i += 1_000)
+    await v.driver.enqueueMany(
+      Array.from({ length: Math.min(1_000, rows - i) }, () =>
+        enqueueRequest(jobs.uuidv7, { queue: 'q', name: 'n', input: { n: seq++ } }),
+      ),
+    );
+}
+
+/** One claim of up to `rows` rows and the ack of every row it claimed: answers how many. */
+async function claimAndAck(v, rows) {
   const claimed = (
     await v.claim.c.query({
       name: 'claim',
@@ -156,7 +162,7 @@ async function round(v, rows) {
       values: [null, 'w', 'q', 'n', rows, 0, null, [], 60_000, true],
     })
   ).rows;
-  if (claimed.length !== rows) throw new Error(`${v.name}: claimed ${claimed.length} of ${rows}`);
+  if (claimed.length === 0) return 0;
   const fences = {};
   for (const r of claimed) fences[r.id] = r.claim;
   const left = await v.ack.c.query({
@@ -165,17 +171,35 @@ async function round(v, rows) {
     values: [null, claimed.map((r) => r.id), ['w'], JSON.stringify(fences), claimed.map(() => 1)],
   });
   if (left.rows.length !== 0) throw new Error(`${v.name}: ${left.rows.length} acks did not land`);
+  return claimed.length;
 }
 
-/** Opens a variant's three sessions, runs the warm-up and `rounds` rounds, closes them: answers their pids. */
-async function phase(variants, rounds) {
+/**
+ * A drain's shape: opens a variant's three sessions, warms them up, enqueues `rows` rows into every variant (then
+ * `vacuum analyze` and a checkpoint, as drain-cost.mjs does before its drain), claims and acks them all in claims of
+ * BENCH_BATCH interleaved across variants, and closes the sessions: answers their pids.
+ */
+async function phase(variants, rows) {
   for (const v of variants) {
     v.enq = await session(v.url);
     v.claim = await session(v.url);
     v.ack = await session(v.url);
   }
-  for (let i = 0; i < WARM; i++) for (const v of variants) await round(v, 20);
-  for (let i = 0; i < rounds; i++) for (const v of variants) await round(v, BATCH);
+  for (let i = 0; i < WARM; i++)
+    for (const v of variants) {
+      await enqueue(v, 20);
+      if ((await claimAndAck(v, 20)) !== 20) throw new Error(`${v.name}: warm-up claim`);
+    }
+  for (const v of variants) {
+    await enqueue(v, rows);
+    await v.pool.query('vacuum analyze x_jobs');
+  }
+  await variants[0].pool.query('checkpoint');
+  const left = new Map(variants.map((v) => [v.name, rows]));
+  while ([...left.values()].some((n) => n > 0))
+    for (const v of variants) {
+      if (left.get(v.name) > 0) left.set(v.name, left.get(v.name) - (await claimAndAck(v, BATCH)));
+    }
   const pids = new Map();
   for (const v of variants) {
     pids.set(v.name, [v.enq.pid, v.claim.pid, v.ack.pid]);
@@ -189,8 +213,8 @@ console.log(`callgrind dumps in ${server.dumps}`);
 try {
   const variants = [];
   for (const name of VARIANTS) variants.push(await variant(server.url, name));
-  const short = await phase(variants, ROUNDS);
-  const long = await phase(variants, 2 * ROUNDS);
+  const short = await phase(variants, ROWS);
+  const long = await phase(variants, 2 * ROWS);
   for (const v of variants) {
     v.sizes = (
       await v.pool.query(
@@ -202,9 +226,9 @@ try {
   }
   await sleep(3000); // each backend writes its dump as it exits
   const counts = readDumps(server.dumps);
-  const rows = ROUNDS * BATCH;
+  const rows = ROWS;
   console.log(
-    `server instructions per row (callgrind; sessions of ${ROUNDS} and ${2 * ROUNDS} rounds of ${BATCH} rows differenced)`,
+    `server instructions per row (callgrind; drains of ${ROWS} and ${2 * ROWS} rows, claims of ${BATCH}, differenced)`,
   );
   console.log('  variant      enqueue      claim        ack   claim+ack');
   for (const v of variants) {
