@@ -2,7 +2,8 @@
  * Server instructions a drained job costs, counted by valgrind's callgrind: PostgreSQL (the embedded server's own
  * binaries) runs under callgrind, and each schema variant gets a database of its own, migrated by this checkout, then
  * `BENCH_VARIANT_<name>` (SQL, optional) run over it: `BENCH_VARIANTS=base,merged BENCH_VARIANT_merged='drop index …'
- * node scripts/bench/drain-instructions.mjs`. Wall-clock and CPU figures on this loaded 2-core VM cannot tell a few
+ * node scripts/bench/drain-instructions.mjs`; `BENCH_SQL_<name>=<checkout>` gives a variant the claim and ack statements
+ * of another checkout's built `dist/` (statement variants side by side). Wall-clock and CPU figures on this loaded 2-core VM cannot tell a few
  * per cent from noise; instruction counts can.
  *
  * Per variant three sessions — one enqueues (`driver.enqueueMany`, batches of 1,000), one claims (`SQL_CLAIM_WOKEN`,
@@ -18,6 +19,7 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { chownSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -136,11 +138,19 @@ async function variant(serverUrl, name) {
   await jobsPg.migrate(executor);
   const extra = process.env[`BENCH_VARIANT_${name}`];
   if (extra) await pool.query(extra);
-  const v = { name, url, pool };
+  const v = { name, url, pool, sql: sqlOf(process.env[`BENCH_SQL_${name}`]) };
   v.driver = jobsPg.postgresJobDriver({
     executor: { query: (text, values) => v.enq.c.query(text, values) },
   });
   return v;
+}
+
+/** The claim and ack statements of a checkout's built `dist/` (`BENCH_SQL_<name>=<dir>`), or of this one. */
+function sqlOf(root) {
+  const from = root
+    ? createRequire(join(root, 'package.json'))(join(root, 'libs', 'jobs-pg', 'dist', 'index.js'))
+    : jobsPg;
+  return { claim: from.SQL_CLAIM_WOKEN, ack: from.SQL_ACK };
 }
 
 let seq = 0;
@@ -158,7 +168,7 @@ async function claimAndAck(v, rows) {
   const claimed = (
     await v.claim.c.query({
       name: 'claim',
-      text: jobsPg.SQL_CLAIM_WOKEN,
+      text: v.sql.claim,
       values: [null, 'w', 'q', 'n', rows, 0, null, [], 60_000, true],
     })
   ).rows;
@@ -167,7 +177,7 @@ async function claimAndAck(v, rows) {
   for (const r of claimed) fences[r.id] = r.claim;
   const left = await v.ack.c.query({
     name: 'ack',
-    text: jobsPg.SQL_ACK,
+    text: v.sql.ack,
     values: [null, claimed.map((r) => r.id), ['w'], JSON.stringify(fences), claimed.map(() => 1)],
   });
   if (left.rows.length !== 0) throw new Error(`${v.name}: ${left.rows.length} acks did not land`);
