@@ -11,7 +11,9 @@
  * Returns the `id` of every item of $2 whose row did NOT move: a settle that did not land (the lease lapsed and the row
  * was re-claimed, or it was cancelled). A batch that landed whole — nearly every batch — answers no row, so the client
  * decodes nothing per run: answering the ids that moved was a result row per settled run (50,000 rows decoded in a
- * drain of 50,000 jobs).
+ * drain of 50,000 jobs). Nor does the server look for them then: the rows that moved are counted first (a one-time
+ * filter, as $2 holds each id once), and only a batch that landed short unnests $2 and anti-joins it to them — the
+ * whole-batch ack skipped a hash of its rows and a probe per item.
  *
  * The counters move in this statement (`counted`): per job name of the rows that moved, `done` and the summed
  * duration are added to the name's current 1-minute bucket of `x_job_counters`, so a count never disagrees with the
@@ -64,5 +66,6 @@ counted as (
     duration_ms = c.duration_ms + excluded.duration_ms
 )
 select u.id from unnest($2::uuid[]) as u(id)
-where not exists (select 1 from settled s where s.id = u.id)
+where (select count(*) from settled) < cardinality($2::uuid[])
+  and not exists (select 1 from settled s where s.id = u.id)
 `;
