@@ -31,15 +31,15 @@
  * Why the scan names its (queue, name) as a range of `(queue, name, priority)` row values rather than two equalities
  * (the same rows: priority is a non-null integer), and orders by the index's whole key: so that the claim index is the
  * only one that can bound it, and its order is the one asked for. With the equalities, two other indexes lead with the
- * same columns (`x_jobs_name_tenant_idempotency_live_idx` with name; 0011's `x_jobs_waiting_count_idx` with queue and
- * name), and when the table's statistics say almost nothing waits — a queue's usual state when ANALYZE ran, and a
- * fresh table's — the planner costs a sort of "one row" as free and picks either of them: the scan then reads EVERY
- * waiting row of the name, sorts them all and locks the first `lim + ahead`, on every claim until the statistics
- * catch up. Measured (EXPLAIN ANALYZE, generic and custom plans, 5,000 finished rows analysed, then 1,000 waiting):
- * 1,000 index entries read and sorted for a claim of 110 rows, 101 buffers, 1.1–4 ms; at 20,000 waiting, 20,000
- * entries and 19.5 ms a claim — a burst drained in O(backlog²). Over the row-value range only the claim index gives an
- * index condition and the order, so the plan is the ordered scan that stops at the limit whatever the statistics:
- * a scan of 110 entries, 0.2 ms, in the same two cases (spec: `claim-plan.spec.ts`).
+ * same columns (`x_jobs_name_tenant_idempotency_live_idx` with name, until 0017 led it with the key; 0011's
+ * `x_jobs_waiting_count_idx` with queue and name), and when the table's statistics say almost nothing waits — a queue's
+ * usual state when ANALYZE ran, and a fresh table's — the planner costs a sort of "one row" as free and picks either of
+ * them: the scan then reads EVERY waiting row of the name, sorts them all and locks the first `lim + ahead`, on every
+ * claim until the statistics catch up. Measured (EXPLAIN ANALYZE, generic and custom plans, 5,000 finished rows
+ * analysed, then 1,000 waiting): 1,000 index entries read and sorted for a claim of 110 rows, 101 buffers, 1.1–4 ms; at
+ * 20,000 waiting, 20,000 entries and 19.5 ms a claim — a burst drained in O(backlog²). Over the row-value range only
+ * the claim index gives an index condition and the order, so the plan is the ordered scan that stops at the limit
+ * whatever the statistics: a scan of 110 entries, 0.2 ms, in the same two cases (spec: `claim-plan.spec.ts`).
  */
 export const SQL_CLAIM_WAITING = `
 with clock as not materialized (
