@@ -26,6 +26,7 @@ import {
   noopJob,
   preciseNow,
   registryOf,
+  request,
   sleep,
 } from './lib.mjs';
 
@@ -110,23 +111,7 @@ try {
   };
   const worker = jobs.jobWorker({ driver, registry: registryOf(stepJob), concurrency: 1 });
   await worker.start();
-  await driver.enqueue({
-    id: crypto.randomUUID(),
-    runId: crypto.randomUUID(),
-    name: 'bench.steps',
-    queue: 'steps',
-    input: { n: 1 },
-    idempotencyKey: 'one',
-    tenantId: null,
-    enqueuedBy: null,
-    runAt: Date.now(),
-    maxAttempts: 3,
-    priority: 0,
-    onConflict: 'dedupe',
-    concurrencyKey: null,
-    crossTenantReason: null,
-    traceparent: null,
-  });
+  await driver.enqueue(request('steps', 'bench.steps', { n: 1 }));
   worker.signalEnqueued('steps');
   while (!bench.done) await sleep(5);
   await worker.stop();

@@ -4,6 +4,7 @@ import { SQL_STATS } from '../sql/stats.sql';
 import { pgJobsSpec } from '../../test/pg-jobs-spec';
 import { request } from '../../test/requests';
 import { JOBS_MIGRATIONS } from './all-migrations';
+import { EVERY_STATE, populateJobsSql } from '../../test/populate-jobs';
 
 interface PlanNode {
   readonly 'Node Type': string;
@@ -19,20 +20,7 @@ function nodesOf(node: PlanNode, out: PlanNode[] = []): PlanNode[] {
   return out;
 }
 
-/** $1 rows of the states $3 (in turn), keyed $2 || n, over two queues and two names, written in one statement. */
-const POPULATE = `
-insert into x_jobs (id, run_id, name, queue, input, idempotency_key, state, attempt, max_attempts, priority, run_at,
-  created_at, updated_at, finished_at)
-select gen_random_uuid(), gen_random_uuid(), case when g % 2 = 0 then 'm.even' else 'm.odd' end,
-  case when g % 3 = 0 then 'm-b' else 'm-a' end, json_build_object('n', g), $2::text || g, s.state, 0, 3, g % 5,
-  timestamptz '2026-01-01' + (g % 7) * interval '1 minute', timestamptz '2026-01-01', timestamptz '2026-01-01',
-  case when s.state in ('done', 'dead', 'failed') then timestamptz '2026-01-01' end
-from generate_series(1, $1::int) g
-cross join lateral (
-  select ($3::text[])[1 + g % cardinality($3::text[])] as state
-) s`;
-
-const EVERY_STATE = ['ready', 'ready', 'delayed', 'suspended', 'done', 'done', 'dead', 'failed'];
+const POPULATE = populateJobsSql({ tenants: false });
 
 const indexesOf = async (db: ReturnType<typeof pgJobsSpec>): Promise<Map<string, string>> => {
   const { rows } = await db.pool.query<{ indexname: string; indexdef: string }>(
