@@ -48,6 +48,8 @@ async function popper(url) {
     }
     process.send('ok');
   });
+  // a message sent before this process listens would be lost: the parent waits for this one first
+  process.send('ready');
   for (;;) {
     if (!on) {
       await sleep(5);
@@ -76,6 +78,7 @@ async function main() {
   const other = fork(HERE, ['--popper', redis.url], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
+  await new Promise((r) => other.once('message', r));
   const tell = (m) => new Promise((r) => (other.once('message', r), other.send(m)));
   const plain = new lib.IORedis(redis.url);
   const modes = ['no registration', 'registered, popped elsewhere', 'registered, never popped'];
