@@ -2,7 +2,9 @@
 /**
  * The instructions `redis-server` executes for the Redis driver's hot scripts, counted by valgrind's callgrind: a
  * serial enqueue (`driver.enqueue`, each awaited), a claim (`driver.claim`, 100 rows a call) and an ack
- * (`driver.ackMany`, 100 rows a call), each per row. Unlike CPU time these counts barely move with the machine's load
+ * (`driver.ackMany`, 100 rows a call), each per row, and a handed enqueue (`driver.enqueue` of a row due now into a queue
+ * where an idle worker is registered for the hand-off, so the script claims the row for it and pushes it onto its list;
+ * the worker is a registration alone, nobody pops). Unlike CPU time these counts barely move with the machine's load
  * (±2% between runs on a box at load 10), so a change of a few per cent in a script shows up where `redis-cost.mjs`'s
  * CPU figures cannot tell it from noise. The server runs under callgrind (about 50× slower), so the passes are small.
  *
@@ -103,6 +105,13 @@ async function child(root) {
         rows.slice(i, i + 100).map((r) => ({ jobId: r.id, ...lib.jobs.claimOf(r), durationMs: 1 })),
       );
   };
+  // an idle worker registered for the hand-off on queue 'handed' with room for every row (as redis-hand-off.ts writes it)
+  const handedQ = `{instr}:q:6:handed`;
+  const register = async (client) => {
+    await client.set(`${handedQ}:ho:ghost`, `${ROWS + 100}|60000|*`, 'PX', 600_000);
+    await client.zadd(`${handedQ}:ho`, 0, 'ghost');
+  };
+  const plain = new lib.IORedis(server.url);
   try {
     // every script loaded and every key in place first: a script's first call compiles it
     for (let i = 0; i < 200; i++) await driver.enqueue(request('serial'));
@@ -111,6 +120,9 @@ async function child(root) {
     await claimAll('warm', warm);
     await ackAll(warm);
     await driver.enqueueMany(Array.from({ length: ROWS }, () => request('drain')));
+    await register(plain);
+    for (let i = 0; i < 20; i++) await driver.enqueue(request('handed'));
+    await register(plain);
     dump('setup');
     for (let i = 0; i < ROWS; i++) await driver.enqueue(request('serial'));
     dump('serial');
@@ -119,8 +131,13 @@ async function child(root) {
     dump('claim');
     await ackAll(claimed);
     dump('ack');
+    for (let i = 0; i < ROWS; i++) await driver.enqueue(request('handed'));
+    dump('handed');
+    const handed = await plain.llen('{instr}:hl:ghost');
+    if (handed !== ROWS + 20) throw new Error(`handed ${handed} of ${ROWS + 20}`);
     if (claimed.length !== ROWS) throw new Error(`claimed ${claimed.length} of ${ROWS}`);
   } finally {
+    plain.disconnect();
     await backend.close();
     await server.stop();
   }
@@ -128,7 +145,7 @@ async function child(root) {
   rmSync(server.dir, { recursive: true, force: true });
   const per = (name) => Math.round(counts[name] / ROWS);
   process.stdout.write(
-    `${JSON.stringify({ serial: per('serial'), claim: per('claim'), ack: per('ack') })}\n`,
+    `${JSON.stringify({ serial: per('serial'), claim: per('claim'), ack: per('ack'), handed: per('handed') })}\n`,
   );
 }
 
@@ -136,7 +153,7 @@ function parent(variants) {
   console.log(
     `server instructions per row (callgrind; ${ROWS.toLocaleString('en-US')} rows a pass)`,
   );
-  console.log('  checkout  serial enqueue      claim        ack');
+  console.log('  checkout  serial enqueue      claim        ack    handed enqueue');
   for (const [name, root] of variants) {
     const out = execFileSync(process.execPath, [HERE, '--child', root], {
       encoding: 'utf8',
@@ -144,7 +161,9 @@ function parent(variants) {
     });
     const r = JSON.parse(out.trim().split('\n').pop());
     const n = (v) => v.toLocaleString('en-US').padStart(10);
-    console.log(`  ${name.padEnd(8)}  ${n(r.serial)}     ${n(r.claim)} ${n(r.ack)}`);
+    console.log(
+      `  ${name.padEnd(8)}  ${n(r.serial)}     ${n(r.claim)} ${n(r.ack)}        ${n(r.handed)}`,
+    );
   }
 }
 

@@ -64,6 +64,97 @@ const packedValues = CLAIM_REPLY_FIELDS.map((f) =>
 const at = (f: ClaimReplyField): number => CLAIM_REPLY_FIELDS.indexOf(f) + 4;
 
 /**
+ * Not a script: `packText(n)`, a number as text, cached per script call (the cache `PACK_TEXT`): a number turned into
+ * text is a sprintf, so each length or mask is formatted once a call, not once a row.
+ */
+export const LUA_PACK_TEXT = `
+local PACK_TEXT = {}
+local function packText(n)
+  local t = PACK_TEXT[n]
+  if t == nil then
+    t = tostring(n)
+    PACK_TEXT[n] = t
+  end
+  return t
+end
+`;
+
+/** The fields a fresh row may hold or not (an enqueue's optional ones): `packFresh`'s NUL-or-value arguments. */
+const FRESH_OPTIONAL: readonly ClaimReplyField[] = ['ten', 'by', 'ck', 'tp', 'xr'];
+/**
+ * Where `packFresh` takes each reply field of a fresh row from: a local of its (an argument, or the prelude's
+ * `NOW_TEXT`), a constant's text (`{ text }`), or absent (null: packed as '', its bit off).
+ */
+const FRESH_SOURCE: Readonly<Record<ClaimReplyField, string | { text: string } | null>> = {
+  run: 'run',
+  name: 'name',
+  q: 'q',
+  input: 'input',
+  key: 'key',
+  ten: 'ten',
+  by: 'by',
+  att: { text: '0' },
+  max: 'max',
+  pri: 'pri',
+  at: 'at',
+  ca: 'NOW_TEXT',
+  err: null,
+  pg: null,
+  ck: 'ck',
+  tp: 'tp',
+  fin: null,
+  xr: 'xr',
+};
+/** The presence mask of the fields every fresh row holds. */
+const freshMask = CLAIM_REPLY_FIELDS.reduce(
+  (m, f, i) => (FRESH_SOURCE[f] !== null && !FRESH_OPTIONAL.includes(f) ? m + 2 ** i : m),
+  0,
+);
+/** Each optional field: absent (NUL) packs as '', present adds its bit to the mask. */
+const freshOptional = FRESH_OPTIONAL.map(
+  (f) =>
+    `if ${f} == '\\0' then ${f} = '' else mask = mask + ${2 ** CLAIM_REPLY_FIELDS.indexOf(f)} end`,
+).join('\n  ');
+/**
+ * The packed values of a fresh row in reply order as one concatenation, the separators and constants between two
+ * locals written as one literal (Lua's `..` folds nothing).
+ */
+const freshValues = ((): string => {
+  const parts: string[] = [];
+  let literal = '';
+  CLAIM_REPLY_FIELDS.forEach((f, i) => {
+    const source = FRESH_SOURCE[f];
+    // three digits: a NUL written '\\0' before a digit (the attempt's '0') would swallow it
+    if (i > 0) literal += '\\000';
+    if (source === null || typeof source === 'object') {
+      literal += source?.text ?? '';
+      return;
+    }
+    if (literal !== '') parts.push(`'${literal}'`);
+    parts.push(source);
+    literal = '';
+  });
+  if (literal !== '') parts.push(`'${literal}'`);
+  return parts.join(' .. ');
+})();
+
+/**
+ * Not a script: `packFresh(id, run, name, q, input, key, ten, by, max, pri, at, ck, tp, xr)`, a row the calling
+ * script is inserting (an enqueue's fields, the optional ones NUL when null) packed exactly as `packRow` packs it once
+ * stored — attempt 0, created at `NOW_TEXT` (the prelude's), no error, progress or finish time — without writing it
+ * first and reading it back. Needs `NOW_TEXT` and {@link LUA_PACK_TEXT}.
+ */
+export const LUA_PACK_FRESH = `
+local function packFresh(id, run, name, q, input, key, ten, by, max, pri, at, ck, tp, xr)
+  local mask = ${freshMask}
+  ${freshOptional}
+  -- the common row's mask is written as its text: a number turned into text is a sprintf
+  local maskText = (mask == ${freshMask}) and '${freshMask}' or packText(mask)
+  return packText(#id) .. '\\0' .. id .. '\\0' .. maskText .. '\\0' .. ${freshValues}
+end
+`;
+
+/**
  * Not a script: `packRow(v, id)`, how a claimed row leaves a script (the claim's, and any script that claims a row
  * the same way). Needs nothing of the prelude.
  *
@@ -83,17 +174,8 @@ const at = (f: ClaimReplyField): number => CLAIM_REPLY_FIELDS.indexOf(f) + 4;
  * value holding a NUL (written around the driver: the value contract refuses it) adds a separator; the client tells
  * so by the count and reads that row whole.
  */
-export const LUA_CLAIM_PACK = `
+export const LUA_CLAIM_PACK = `${LUA_PACK_TEXT}
 local PACK_AT, PACK_BIT
-local PACK_TEXT = {}
-local function packText(n)
-  local t = PACK_TEXT[n]
-  if t == nil then
-    t = tostring(n)
-    PACK_TEXT[n] = t
-  end
-  return t
-end
 -- any list: walked whole into a table of the reply's places
 local function packWhole(v, id)
   if PACK_AT == nil then

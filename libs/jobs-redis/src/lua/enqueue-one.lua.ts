@@ -29,8 +29,9 @@ export const ENQUEUE_ONE_PLAIN_FIELDS = 9;
  * sets when that count was untouched before, and the queue announced on P..'wake'.
  *
  * A row due now whose queue has hand-off registrations (`Q(q)..':ho'` exists) defines the prelude's helpers and
- * {@link LUA_HAND_OFF} there, and goes to an idle worker when `handOffTarget` names one: claimed for it by `handOff`
- * after the insert, and not announced, as it never waits.
+ * {@link LUA_HAND_OFF} there, and goes to an idle worker when `handOffTarget` names one: inserted straight as
+ * running for it by `handOff` once its id and live key are taken (never indexed as waiting), and not announced, as it
+ * never waits.
  *
  * Answers the integer 1 for a row inserted fresh (the client knows the ids it sent), { 'ok', id, run, '1' } for the
  * row the request deduped to, or { 'conflict', '1', holder id, holder run id, holder state } under onConflict 'error'.
@@ -71,6 +72,10 @@ if ARGV[2] == '1' or ARGV[2] == '${ENQUEUE_ONE_PLAIN}' then
     if onConflict == 'error' then return { 'conflict', '1', holder, s[1], s[2] } end
     return { 'ok', holder, s[1], '1' }
   end
+  if to ~= nil then
+    giveTo(to, id, ARGV[4], name, q, ARGV[7], ARGV[8], ten, by, at, max, pri, ck, tp, xr)
+    return 1
+  end
   local st = (atNum > NOW) and 'delayed' or 'ready'
   if ten == '\\0' and by == '\\0' and ck == '\\0' and tp == '\\0' and xr == '\\0' then
     -- the common row, no optional field: its arguments straight into the call, no table built
@@ -88,7 +93,7 @@ if ARGV[2] == '1' or ARGV[2] == '${ENQUEUE_ONE_PLAIN}' then
     end
     redis.call('HSET', P .. 'j:' .. id, unpack(h))
   end
-  if to == nil then redis.call('SPUBLISH', P .. 'wake', q) end
+  redis.call('SPUBLISH', P .. 'wake', q)
   -- the sets of queues and of a queue's names only grow: a (queue, name, state) count touched before this row means
   -- an earlier row of the same queue and name put both members there already
   if redis.call('HINCRBY', k .. ':n', name .. '|' .. st, '1') == 1 then
@@ -101,7 +106,6 @@ if ARGV[2] == '1' or ARGV[2] == '${ENQUEUE_ONE_PLAIN}' then
     redis.call('ZADD', k .. ':d', at, id)
   end
   redis.call('ZADD', k .. ':w:' .. name, at, id)
-  if to ~= nil then giveTo(to, id, name, q, atNum) end
   return 1
 end
 `;
