@@ -2,7 +2,8 @@
 /**
  * `npm run bench:peers`: ours beside graphile-worker 0.17 (batched), BullMQ (on a local redis-server) and pg-boss 10,
  * through the same scenarios in the same run, interleaved (ours, graphile-worker, BullMQ, pg-boss, then again), each
- * on a fresh database or a flushed Redis; one table of medians with each figure's ratio to the best peer.
+ * on a fresh database or a flushed Redis; one table of medians with each figure's ratio to the best peer. Each peer's
+ * pickup starts after a CHECKPOINT and a second's pause, so no peer's latencies carry the previous peer's writes.
  *
  * Beside them, in the same rotation, the floors (`floor-pg.mjs`, `floor-pg-wake.mjs`, `floor-redis.mjs`): pseudo-peers
  * doing the least any library must on this machine (a bare committed INSERT, INSERT + NOTIFY → LISTEN, a bare EVALSHA,
@@ -140,6 +141,10 @@ async function pgCounts(database) {
 
 /** The pickup scenarios for `peer`: records their figures and answers the run line's part. */
 async function runPickup(peer, adapter, context) {
+  // every peer's latencies on a settled server: the previous peer's writes (its drain, a dropped database) flushed by a
+  // checkpoint now rather than by one that lands in this peer's timed window, then a second for the disk to quiet
+  await admin.query('checkpoint');
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
   const pickup = await pickupScenarios(peer, context, { bodies: adapter.bodies !== false });
   for (const p of [50, 99, 100]) record(peer, `steady p${p}`, percentile(pickup.steady, p));
   record(peer, 'rate500 p99', percentile(pickup.rate500, 99));
