@@ -164,7 +164,7 @@ export class WorkerRuns implements RunAcks {
       return;
     }
     // The run owns its abort; its heartbeat (a lost lease) and a drain abort it through `run.abort`.
-    const run = new WorkerRun(this.env, claimed, this.jobOf(claimed.name), o.beats, this);
+    const run = new WorkerRun(this.env, claimed, this.jobOf(claimed.name), this);
     // A row a claim on the wire hands back after the drain began is aborted like the rest; after a manual stop() it runs.
     if (this.drainSignal !== undefined)
       run.abort.abort(new JobDrainedError(o.workerId, this.drainSignal));
@@ -176,6 +176,8 @@ export class WorkerRuns implements RunAcks {
       // the attempt runs synchronously up to its first wait: a throw there ends the run like a rejection
       running = Promise.reject(error);
     }
+    // the lease is renewed from here: the body is under way, the beat due as if made before it
+    run.beatFrom(o.beats);
     run.done = running.then(
       (execution) => {
         try {
