@@ -92,6 +92,19 @@ export class WorkerRuns implements RunAcks {
    */
   place(claimed: readonly ClaimedJob[]): void {
     const { o } = this;
+    if (o.running()) {
+      // a lone row (a hand-off's) that nothing held is ahead of, with a slot free: started without being held first
+      const lone = claimed.length === 1 ? claimed[0] : undefined;
+      if (
+        lone !== undefined &&
+        this.starting === undefined &&
+        o.held.held(lone.queue) === 0 &&
+        o.ledger.free(lone.queue) > 0
+      ) {
+        this.startHeld(lone.queue, lone);
+        return;
+      }
+    }
     const rows = [...claimed].sort(claimOrder);
     if (o.running()) {
       o.held.hold(rows, o.clock.now());
@@ -114,12 +127,13 @@ export class WorkerRuns implements RunAcks {
   }
 
   /**
-   * Starts held rows of `queue` while it has free slots. A run whose input parses synchronously runs its body at once,
-   * and a body that answers at once acks (giving its slot back) before {@link WorkerRuns.start} returns: the queues
+   * Starts held rows of `queue` while it has free slots, after `first` (a lone row {@link WorkerRuns.place} found a
+   * free slot for, nothing held ahead of it). A run whose input parses synchronously runs its body at once, and a
+   * body that answers at once acks (giving its slot back) before {@link WorkerRuns.start} returns: the queues
    * asked for meanwhile are started by the loop already under way, after it, rather than from inside the run — a
    * buffer of held no-op runs is a loop, not a recursion as deep as the buffer.
    */
-  private startHeld(queue: string): void {
+  private startHeld(queue: string, first?: ClaimedJob): void {
     if (this.starting !== undefined) {
       if (queue !== this.starting && !this.startNext.includes(queue)) this.startNext.push(queue);
       return;
@@ -131,6 +145,11 @@ export class WorkerRuns implements RunAcks {
         next = this.startNext.shift()
       ) {
         this.starting = next;
+        if (first !== undefined) {
+          const row = first;
+          first = undefined;
+          this.start(row);
+        }
         this.startHeldOf(next);
       }
     } finally {
