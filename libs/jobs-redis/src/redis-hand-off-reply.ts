@@ -37,9 +37,39 @@ function headsOf(entry: string): [string, number, number, string] | undefined {
 /**
  * Reads the entries `LUA_HAND_OFF` pushed for `workerId` (see its header): each is a row that script claimed for the
  * worker, decoded as the claim's own reply is (`packedClaimedRow`, token `${base}:1`). The stop marker and anything
- * unreadable as an entry are passed over.
+ * unreadable as an entry are passed over. Answered at once, with no promise, unless a row must be read whole from its
+ * hash (a stored value holding a NUL): a handed row reaches the worker in the turn its pop was answered in.
  */
-export async function handedRows(
+export function handedRows(
+  ctx: RedisContext,
+  workerId: string,
+  entries: readonly unknown[],
+): HandedRows | Promise<HandedRows> {
+  const rows: ClaimedJob[] = [];
+  const unreadable: ClaimedJob[] = [];
+  for (const entry of entries) {
+    const read = entryRead(workerId, entry);
+    if (read === undefined) continue;
+    if ('whole' in read) return handedRowsRead(ctx, workerId, entries);
+    (read.unreadable ? unreadable : rows).push(read.row);
+  }
+  return { rows, unreadable };
+}
+
+/** One handed entry decoded; undefined for the stop marker and anything not shaped as an entry. */
+function entryRead(
+  workerId: string,
+  entry: unknown,
+): ReadClaimedRow | { readonly whole: string } | undefined {
+  if (typeof entry !== 'string' || entry === HAND_OFF_STOP) return undefined;
+  const heads = headsOf(entry);
+  if (heads === undefined) return undefined;
+  const [base, now, leaseExpiresAt, packed] = heads;
+  return packedClaimedRow(packed, 1, { workerId, base, now, leaseExpiresAt });
+}
+
+/** {@link handedRows} for entries of which some row is read whole from its hash: in the entries' order. */
+async function handedRowsRead(
   ctx: RedisContext,
   workerId: string,
   entries: readonly unknown[],
@@ -47,11 +77,7 @@ export async function handedRows(
   const rows: ClaimedJob[] = [];
   const unreadable: ClaimedJob[] = [];
   for (const entry of entries) {
-    if (typeof entry !== 'string' || entry === HAND_OFF_STOP) continue;
-    const heads = headsOf(entry);
-    if (heads === undefined) continue;
-    const [base, now, leaseExpiresAt, packed] = heads;
-    let read = packedClaimedRow(packed, 1, { workerId, base, now, leaseExpiresAt });
+    let read = entryRead(workerId, entry);
     if (read !== undefined && 'whole' in read) read = await wholeRow(ctx, read.whole);
     if (read !== undefined) (read.unreadable ? unreadable : rows).push(read.row);
   }

@@ -7,7 +7,7 @@ import {
 } from '@ultimat3/jobs';
 import { Redis, type Cluster } from 'ioredis';
 import { redisContext, type RedisContext } from './redis-context';
-import { handedRows, HAND_OFF_STOP } from './redis-hand-off-reply';
+import { handedRows, HAND_OFF_STOP, type HandedRows } from './redis-hand-off-reply';
 import { nackRow } from './redis-settle';
 
 /**
@@ -91,9 +91,11 @@ export function startHandOff(
       error: error instanceof Error ? error.message : String(error),
     });
 
-  /** Gives rows claimed for this worker to it; buries (dead, fenced) rows whose stored input is not JSON text. */
-  const deliver = async (entries: readonly unknown[]): Promise<void> => {
-    const { rows, unreadable } = await handedRows(ctx, workerId, entries);
+  /** Buries (dead, fenced) rows whose stored input is not JSON text, then gives the others to the worker. */
+  const buryThenGive = async (
+    rows: readonly ClaimedJob[],
+    unreadable: readonly ClaimedJob[],
+  ): Promise<void> => {
     for (const row of unreadable) {
       await nackRow(ctx, row.id, {
         workerId,
@@ -103,6 +105,20 @@ export function startHandOff(
       });
     }
     if (rows.length > 0) target.takeClaimed(rows);
+  };
+  const given = ({ rows, unreadable }: HandedRows): Promise<void> | undefined => {
+    if (unreadable.length > 0) return buryThenGive(rows, unreadable);
+    if (rows.length > 0) target.takeClaimed(rows);
+    return undefined;
+  };
+  /**
+   * Gives rows claimed for this worker to it; buries (dead, fenced) rows whose stored input is not JSON text first.
+   * Rows read from the entries alone, with none to bury, are given at once: undefined, no promise, and the worker
+   * starts them in the turn the pop was answered in.
+   */
+  const deliver = (entries: readonly unknown[]): Promise<void> | undefined => {
+    const read = handedRows(ctx, workerId, entries);
+    return read instanceof Promise ? read.then(given) : given(read);
   };
   const handBack = async (rows: readonly ClaimedJob[]): Promise<void> => {
     for (const row of rows) {
@@ -172,7 +188,8 @@ export function startHandOff(
       proven = true;
       const reply = await popped;
       if (reply === null || reply[1] === HAND_OFF_STOP) return;
-      await deliver([reply[1]]);
+      const delivering = deliver([reply[1]]);
+      if (delivering !== undefined) await delivering;
     } catch (error) {
       await popped?.catch(() => undefined);
       proven = false;

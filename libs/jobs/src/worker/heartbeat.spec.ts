@@ -86,6 +86,39 @@ describe('the lease heartbeat', () => {
     expect(h.logger.named('jobs.lease.lost')).toHaveLength(0);
   });
 
+  it('the first renewal is due one interval after the attempt started: the beat made once the body ran is not late', async () => {
+    const renewedAt: number[] = [];
+    const startedAt: number[] = [];
+    const release = gate();
+    const ref: { clock?: FrozenClock } = {};
+    const handle = job({
+      name: 'heartbeat.first-due',
+      input,
+      idempotencyKey: ({ n }) => `n:${n}`,
+      tenant: 'none',
+      async run() {
+        startedAt.push(ref.clock?.now() ?? Number.NaN);
+        await release.promise;
+      },
+    });
+    const h = await start([handle], (inner) => (id, claim, ms) => {
+      renewedAt.push(ref.clock?.now() ?? Number.NaN);
+      return inner.heartbeat(id, claim, ms);
+    });
+    ref.clock = h.clock;
+    await handle.enqueue({ n: 1 });
+    await h.settle();
+    expect(startedAt).toHaveLength(1);
+    const interval = Math.floor(VISIBILITY / 3);
+    await h.advance(interval - 1);
+    expect(renewedAt).toEqual([]);
+    await h.advance(1);
+    expect(renewedAt).toEqual([(startedAt[0] ?? 0) + interval]);
+    release.open();
+    await h.settle();
+    expect(h.worker.stats()).toMatchObject({ completed: 1, leasesLost: 0 });
+  });
+
   it('a cancelled running job loses its lease at the next heartbeat: the signal aborts and the row stays cancelled', async () => {
     const { handle, reasons } = abortRecording('heartbeat.cancelled');
     const h = await start([handle]);

@@ -89,6 +89,16 @@ describe("a worker's hand-off side meeting a claim of its own on the wire", () =
     };
   }
 
+  it('starts a lone row handed to an idle worker inside the takeClaimed call: its body runs before it returns', async () => {
+    const s = await start();
+    const id = await s.enqueue(1);
+    s.worker.handOff.takeClaimed([await s.handed(id)]);
+    expect(ran).toEqual([1]);
+    await settle();
+    expect(await s.inner.get(id)).toMatchObject({ state: 'done', attempt: 1 });
+    expect(s.worker.stats()).toMatchObject({ claimed: 1, completed: 1 });
+  });
+
   it('waits for that claim, and runs once the claim came back without a row', async () => {
     const s = await start();
     s.hold();

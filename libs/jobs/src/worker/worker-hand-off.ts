@@ -72,8 +72,14 @@ export function workerHandOff(o: WorkerHandOffOptions): {
       o.place(rows);
       return;
     }
-    const room = new Map<string, number>();
     let shared = o.limits?.sharedRoom() ?? Infinity;
+    // one row (a pop answers one) with room for it: placed as it came, with no tally of the room it leaves
+    const lone = rows.length === 1 ? rows[0] : undefined;
+    if (lone !== undefined && shared > 0 && open(lone.queue) > 0) {
+      o.place(rows);
+      return;
+    }
+    const room = new Map<string, number>();
     const taken: ClaimedJob[] = [];
     const back: ClaimedJob[] = [];
     for (const row of rows) {

@@ -8,6 +8,9 @@ import { RunAbort } from '../runtime/run-abort';
 import type { DrainedRun } from './drain-work';
 import type { Heartbeat, Heartbeats } from './heartbeat';
 
+/** A run's heartbeat before it started: nothing to stop. */
+const NOT_BEATING: Heartbeat = { stop: () => undefined };
+
 /** Where a worker's run sends its ack: the worker's batch, which also gives the run's slot on. */
 export interface RunAcks {
   /** Sends `run`'s ack with the next batch; its answer goes to `to`. */
@@ -22,8 +25,13 @@ export interface RunAcks {
 export class WorkerRun extends Attempt implements DrainedRun {
   /** The run's end, set once the attempt is under way. */
   done: Promise<void> | undefined = undefined;
-  /** Renews the run's lease (a lost one aborts the run) until the settle is answered or the run ends. */
-  readonly beat: Heartbeat;
+  /**
+   * Renews the run's lease (a lost one aborts the run) until the settle is answered or the run ends: started by
+   * {@link WorkerRun.beatFrom} once the body is under way, none before.
+   */
+  beat: Heartbeat = NOT_BEATING;
+  /** Whether the settle was answered: from there no heartbeat starts. */
+  #settled = false;
   /** Whether its slot was given back. */
   freed = false;
   /** Whether a cap handed it back. */
@@ -33,11 +41,20 @@ export class WorkerRun extends Attempt implements DrainedRun {
     env: AttemptEnv,
     claimed: ClaimedJob,
     job: RegisteredJob | undefined,
-    beats: Heartbeats,
     private readonly acks: RunAcks,
   ) {
     super(env, claimed, job, new RunAbort());
-    this.beat = beats.start(claimed, this.abort, this.started);
+  }
+
+  /**
+   * Starts renewing the run's lease, due one interval after the attempt started — what a beat started before the body
+   * would be due at: called once {@link Attempt.run} returned (the body started, or the attempt ended before it), so
+   * a pickup's body does not wait for the beat to be made and its timer armed. Nothing once the settle was answered.
+   * A run started inside another's `run()` (a body that answered at once gave its slot on) beats ahead of it, though
+   * due the same ms or one later: that one is renewed at most that late.
+   */
+  beatFrom(beats: Heartbeats): void {
+    if (!this.#settled) this.beat = beats.start(this.claimed, this.abort, this.started);
   }
 
   /** A completed run's ack is answered by the worker's batch to the run itself ({@link WorkerRun.deliverAck}). */
@@ -59,6 +76,7 @@ export class WorkerRun extends Attempt implements DrainedRun {
 
   /** Once the settle is answered the row is no longer this run's: renewing it would read as a lost lease. */
   protected override settled(): void {
+    this.#settled = true;
     this.beat.stop();
   }
 }

@@ -92,6 +92,19 @@ export class WorkerRuns implements RunAcks {
    */
   place(claimed: readonly ClaimedJob[]): void {
     const { o } = this;
+    if (o.running()) {
+      // a lone row (a hand-off's) that nothing held is ahead of, with a slot free: started without being held first
+      const lone = claimed.length === 1 ? claimed[0] : undefined;
+      if (
+        lone !== undefined &&
+        this.starting === undefined &&
+        o.held.held(lone.queue) === 0 &&
+        o.ledger.free(lone.queue) > 0
+      ) {
+        this.startHeld(lone.queue, lone);
+        return;
+      }
+    }
     const rows = [...claimed].sort(claimOrder);
     if (o.running()) {
       o.held.hold(rows, o.clock.now());
@@ -114,12 +127,13 @@ export class WorkerRuns implements RunAcks {
   }
 
   /**
-   * Starts held rows of `queue` while it has free slots. A run whose input parses synchronously runs its body at once,
-   * and a body that answers at once acks (giving its slot back) before {@link WorkerRuns.start} returns: the queues
+   * Starts held rows of `queue` while it has free slots, after `first` (a lone row {@link WorkerRuns.place} found a
+   * free slot for, nothing held ahead of it). A run whose input parses synchronously runs its body at once, and a
+   * body that answers at once acks (giving its slot back) before {@link WorkerRuns.start} returns: the queues
    * asked for meanwhile are started by the loop already under way, after it, rather than from inside the run — a
    * buffer of held no-op runs is a loop, not a recursion as deep as the buffer.
    */
-  private startHeld(queue: string): void {
+  private startHeld(queue: string, first?: ClaimedJob): void {
     if (this.starting !== undefined) {
       if (queue !== this.starting && !this.startNext.includes(queue)) this.startNext.push(queue);
       return;
@@ -131,6 +145,11 @@ export class WorkerRuns implements RunAcks {
         next = this.startNext.shift()
       ) {
         this.starting = next;
+        if (first !== undefined) {
+          const row = first;
+          first = undefined;
+          this.start(row);
+        }
         this.startHeldOf(next);
       }
     } finally {
@@ -164,7 +183,7 @@ export class WorkerRuns implements RunAcks {
       return;
     }
     // The run owns its abort; its heartbeat (a lost lease) and a drain abort it through `run.abort`.
-    const run = new WorkerRun(this.env, claimed, this.jobOf(claimed.name), o.beats, this);
+    const run = new WorkerRun(this.env, claimed, this.jobOf(claimed.name), this);
     // A row a claim on the wire hands back after the drain began is aborted like the rest; after a manual stop() it runs.
     if (this.drainSignal !== undefined)
       run.abort.abort(new JobDrainedError(o.workerId, this.drainSignal));
@@ -176,6 +195,8 @@ export class WorkerRuns implements RunAcks {
       // the attempt runs synchronously up to its first wait: a throw there ends the run like a rejection
       running = Promise.reject(error);
     }
+    // the lease is renewed from here: the body is under way, the beat due as if made before it
+    run.beatFrom(o.beats);
     run.done = running.then(
       (execution) => {
         try {
