@@ -42,7 +42,7 @@ export function redisContext(
     ));
   const send = (name: ScriptName, argv: readonly ScriptArg[]): Promise<ScriptReply> => {
     onRun?.(name);
-    return call(name, prefix, [clock ? String(clock.now()) : '', ...argv]);
+    return call(name, prefix, clock ? String(clock.now()) : '', argv);
   };
   return {
     client,

@@ -16,7 +16,7 @@ import { claimRows, rescueLapsed } from './redis-claim';
 import { clientOf, closeOwnedClient, type RedisConnectionOptions } from './redis-client';
 import { redisContext } from './redis-context';
 import { redisWorkerRegistry } from './redis-counters';
-import { enqueueRows } from './redis-enqueue';
+import { enqueueRow, enqueueRows } from './redis-enqueue';
 import { mapConnectionFailures } from './redis-failures';
 import { redisIntrospection } from './redis-introspect';
 import { redisLeases } from './redis-leases';
@@ -91,15 +91,22 @@ export function redisJobDriver(options: RedisJobDriverOptions): RedisJobDriver {
   const enqueue = mapConnectionFailures(client, (requests: readonly EnqueueRequest[]) =>
     enqueueRows(ctx, requests),
   );
+  const enqueueOne = mapConnectionFailures(client, (request: EnqueueRequest) =>
+    enqueueRow(ctx, request),
+  );
   let closing: Promise<void> | undefined;
 
   return {
     kind: 'redis',
     // the value contract before any script: refused alike on every driver
-    async enqueue(request) {
-      assertEnqueueRequest(request);
-      const [result] = await enqueue([request]);
-      return result!;
+    enqueue(request) {
+      try {
+        assertEnqueueRequest(request);
+      } catch (error) {
+        return Promise.reject(error as Error);
+      }
+      // one request, no batch around it: no array, no async frame of its own between the check and the script
+      return enqueueOne(request);
     },
     async enqueueMany(requests) {
       assertEnqueueRequests(requests);

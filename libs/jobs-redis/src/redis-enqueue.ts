@@ -126,3 +126,16 @@ export async function enqueueRows(
   const args = requests.length === 1 ? enqueueOneArgs(requests[0]!) : enqueueArgs(requests);
   return enqueueAnswer(requests, await ctx.run('enqueue', args));
 }
+
+/**
+ * Inserts the row of ONE request ({@link enqueueRows} of a batch of one, without the batch): its result, or
+ * X_JOB_DUPLICATE (writing nothing) when it is under `onConflict: 'error'` and meets a live key.
+ */
+export function enqueueRow(ctx: RedisContext, request: EnqueueRequest): Promise<EnqueueResult> {
+  return ctx.run('enqueue', enqueueOneArgs(request)).then((reply) =>
+    // inserted fresh: its own ids
+    reply === 1
+      ? { id: request.id, runId: request.runId, deduped: false }
+      : enqueueAnswer([request], reply)[0]!,
+  );
+}

@@ -1,4 +1,8 @@
-import type { Cluster, Redis } from 'ioredis';
+import { createHash } from 'node:crypto';
+import { Command, type Cluster, type Redis } from 'ioredis';
+
+/** The options of one command, as ioredis' `Command` takes them. */
+type CommandOptions = ConstructorParameters<typeof Command>[2];
 import { LUA_ACK } from './lua/ack.lua';
 import { LUA_CANCEL } from './lua/cancel.lua';
 import { LUA_CLAIM } from './lua/claim.lua';
@@ -77,22 +81,94 @@ export type ScriptArg = string | number;
 /** What a script answers, as ioredis decodes a Lua reply: bulk strings, integers, nested arrays, or null. */
 export type ScriptReply = string | number | null | ScriptReply[];
 
-type ScriptCommand = (prefix: string, ...argv: ScriptArg[]) => Promise<ScriptReply>;
+/** Whether the server answered that it does not hold the script (a restarted or flushed server). */
+const noScript = (error: unknown): boolean =>
+  error instanceof Error && error.message.includes('NOSCRIPT');
 
-/** ioredis's command name for one script: prefixed, so it never clashes with a command the app defined. */
-const commandName = (name: ScriptName): string => `ultimat3Jobs_${name}`;
+/** The command class of one script, and how to forget which connections hold it. */
+interface ScriptCommandClass {
+  readonly Sent: new (args: ScriptArg[], options: CommandOptions) => Command;
+  forget(): void;
+}
 
 /**
- * Defines every script on `client` (ioredis `defineCommand`: sent by EVALSHA, re-sent whole once when the server
- * answers NOSCRIPT — a restarted or flushed server) and answers the caller that runs one. Each call declares one key,
- * the deployment's prefix, so a Cluster client routes it to the slot of the prefix's hash tag.
+ * The command class of one script, sent as EVALSHA (its first argument the script's SHA1) — except on a connection
+ * that has not run it yet (a new client, a reconnect to a restarted server), where it goes as EVAL with the whole script,
+ * which loads it: the scripts a caller sends back to back run in that order even then, none of them answered NOSCRIPT
+ * and re-sent after the next. `forget()` (after a NOSCRIPT: the server was flushed) makes every connection load it
+ * again.
+ */
+function scriptCommand(lua: string): ScriptCommandClass {
+  const sha = createHash('sha1').update(lua).digest('hex');
+  let ran = new WeakSet<object>();
+  class Sent extends Command {
+    constructor(args: ScriptArg[], options: CommandOptions) {
+      args[0] = sha;
+      super('evalsha', args, options);
+    }
+
+    override toWritable(socket: object): string | Buffer {
+      if (!ran.has(socket)) {
+        ran.add(socket);
+        this.name = 'eval';
+        this.args[0] = lua;
+      }
+      return super.toWritable(socket);
+    }
+  }
+  return {
+    Sent,
+    forget: () => {
+      ran = new WeakSet();
+    },
+  };
+}
+
+/**
+ * Answers the caller that runs one of {@link SCRIPTS} on `client`: EVALSHA (EVAL on a connection's first run of it),
+ * and once more, whole, when the server answers NOSCRIPT (a flushed server). Each run declares one key, the
+ * deployment's prefix, so a Cluster client routes it to the slot of the prefix's hash tag; the client's own
+ * `keyPrefix` and `showFriendlyErrorStack` apply as to any of its commands, and the reply is decoded as UTF-8 text.
+ * Each run builds one command (an ioredis `Command` subclass per script, made here once) and hands it to the client's
+ * `sendCommand`: none of `defineCommand`'s wrapping (argument copies, a callback adapter, a closure a call) before the
+ * write.
  */
 export function defineScripts(
   client: Redis | Cluster,
-): (name: ScriptName, prefix: string, argv: readonly ScriptArg[]) => Promise<ScriptReply> {
-  for (const [name, lua] of Object.entries(SCRIPTS) as [ScriptName, string][]) {
-    client.defineCommand(commandName(name), { numberOfKeys: 1, lua });
-  }
-  const commands = client as unknown as Record<string, ScriptCommand>;
-  return (name, prefix, argv) => commands[commandName(name)]!(prefix, ...argv);
+): (
+  name: ScriptName,
+  prefix: string,
+  clock: string,
+  argv: readonly ScriptArg[],
+) => Promise<ScriptReply> {
+  const classes = Object.fromEntries(
+    Object.entries(SCRIPTS).map(([name, lua]) => [name, scriptCommand(lua)]),
+  ) as Record<ScriptName, ScriptCommandClass>;
+  const { keyPrefix, showFriendlyErrorStack } = client.options;
+  const options: CommandOptions = keyPrefix
+    ? { replyEncoding: 'utf8', keyPrefix }
+    : { replyEncoding: 'utf8' };
+  const send = (
+    { Sent }: ScriptCommandClass,
+    prefix: string,
+    clock: string,
+    argv: readonly ScriptArg[],
+  ): Promise<ScriptReply> => {
+    // the head is the script's SHA1 (set by the class); one array, the command's own
+    const args: ScriptArg[] = ['', '1', prefix, clock];
+    for (let i = 0; i < argv.length; i++) args.push(argv[i]!);
+    const sent = new Sent(
+      args,
+      showFriendlyErrorStack ? { ...options, errorStack: new Error() } : options,
+    );
+    return client.sendCommand(sent) as Promise<ScriptReply>;
+  };
+  return (name, prefix, clock, argv) => {
+    const script = classes[name];
+    return send(script, prefix, clock, argv).catch((error: unknown) => {
+      if (!noScript(error)) throw error;
+      script.forget();
+      return send(script, prefix, clock, argv);
+    });
+  };
 }

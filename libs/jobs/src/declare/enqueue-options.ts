@@ -25,6 +25,12 @@ export interface ResolvedOptions {
   readonly onConflict: 'dedupe' | 'error';
 }
 
+/**
+ * The options of an enqueue given none (`handle.enqueue(input)`): one frozen object, which {@link resolveOptions}
+ * resolves without reading a field.
+ */
+export const NO_OPTIONS: EnqueueOptions = Object.freeze({});
+
 const optionsInvalid = (job: string, field: string, reason: string): Error =>
   new EnqueueOptionsInvalidError(job, field, reason);
 
@@ -38,6 +44,15 @@ export function resolveOptions(
   options: EnqueueOptions,
   nowMs: number,
 ): ResolvedOptions {
+  if (options === NO_OPTIONS) {
+    return {
+      runId: undefined,
+      queue: undefined,
+      runAt: nowMs,
+      priority: undefined,
+      onConflict: 'dedupe',
+    };
+  }
   const { runId, priority, onConflict, queue } = options;
   if (runId !== undefined && (typeof runId !== 'string' || !isUuid(runId))) {
     const got = typeof runId === 'string' ? `"${runId.slice(0, 64)}"` : typeof runId;

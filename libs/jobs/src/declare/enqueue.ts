@@ -60,20 +60,6 @@ class ThrownByParse {
 }
 
 /**
- * Builds one row from a raw input under options already checked: parses the input (a bad one is refused with the
- * schema's paths, and nothing is queued), then {@link rowOf}.
- */
-async function prepareRow<In, Out>(
-  handle: JobHandle<In, Out, unknown>,
-  raw: In,
-  resolved: ResolvedOptions,
-  actor: EnqueueActor | undefined,
-  nowMs: number,
-): Promise<EnqueueRequest> {
-  return rowOf(handle, await handle.parseInput(raw), resolved, actor, nowMs);
-}
-
-/**
  * Builds one row from its parsed input: refuses a bad or oversized one, derives the key, tenant and concurrency key,
  * and takes the ids (minted now unless the batch minted them). Answers at once, a promise only when the input is
  * stored in another form than it was parsed in (it is parsed again, see `asStored`): a batch pays no promise a row.
@@ -151,9 +137,27 @@ export async function prepareEnqueue<In, Out>(
   actor: EnqueueActor | undefined,
   nowMs: number,
 ): Promise<EnqueueRequest> {
+  return prepareEnqueueNow(handle, raw, options, actor, nowMs);
+}
+
+/**
+ * {@link prepareEnqueue} without a promise when none is needed: the row at once for a validator that answers
+ * synchronously (most do) and an input stored as parsed, so `handle.enqueue()` reaches the driver in the same turn,
+ * with no await between; a promise of it otherwise. A refusal is thrown.
+ */
+function prepareEnqueueNow<In, Out>(
+  handle: JobHandle<In, Out, unknown>,
+  raw: In,
+  options: EnqueueOptions,
+  actor: EnqueueActor | undefined,
+  nowMs: number,
+): EnqueueRequest | Promise<EnqueueRequest> {
   const resolved = resolveOptions(handle.name, options, nowMs);
   assertActor(handle.name, actor);
-  return prepareRow(handle, raw, resolved, actor, nowMs);
+  const parsed = handle.parseInputNow(raw);
+  return parsed instanceof Promise
+    ? parsed.then((p) => rowOf(handle, p, resolved, actor, nowMs))
+    : rowOf(handle, parsed, resolved, actor, nowMs);
 }
 
 /**
@@ -250,7 +254,9 @@ export async function enqueueJob<In, Out>(
   actor: EnqueueActor | undefined,
 ): Promise<EnqueueResult> {
   const facade = jobsFacade();
-  const request = await prepareEnqueue(handle, raw, options, actor, facade.now());
+  const prepared = prepareEnqueueNow(handle, raw, options, actor, facade.now());
+  // a row built at once goes to the facade in this turn: no await, no microtask, before the driver writes it
+  const request = prepared instanceof Promise ? await prepared : prepared;
   return facade.enqueue(request, txOf(options));
 }
 

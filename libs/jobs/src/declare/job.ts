@@ -16,6 +16,7 @@ import {
 import { assertConcurrencyKey, resolveConcurrency, type ResolvedConcurrency } from './concurrency';
 import type { JobDescriptor } from './descriptor';
 import { enqueueJob, enqueueJobs } from './enqueue';
+import { NO_OPTIONS } from './enqueue-options';
 import type { AnyJobHandle, EnqueueActor, EnqueueOptions, JobHandle } from './handle';
 import type { InputOf, JobDefinition, JobInputSchema, OutputOf } from './job-definition';
 import { assertName, MAX_JOB_NAME_LENGTH, MAX_QUEUE_NAME_LENGTH } from './names';
@@ -111,15 +112,15 @@ class JobHandleImpl<In, Out, R> implements JobHandle<In, Out, R> {
   }
 
   enqueue(input: In, options?: EnqueueOptions): Promise<EnqueueResult> {
-    return enqueueJob(this, input, options ?? {}, undefined);
+    return enqueueJob(this, input, options ?? NO_OPTIONS, undefined);
   }
 
   as(actor: EnqueueActor, input: In, options?: EnqueueOptions): Promise<EnqueueResult> {
-    return enqueueJob(this, input, options ?? {}, actor);
+    return enqueueJob(this, input, options ?? NO_OPTIONS, actor);
   }
 
   enqueueMany(inputs: readonly In[], options?: EnqueueOptions): Promise<EnqueueResult[]> {
-    return enqueueJobs(this, inputs, options ?? {}, undefined);
+    return enqueueJobs(this, inputs, options ?? NO_OPTIONS, undefined);
   }
 
   describe(): JobDescriptor {
