@@ -1,3 +1,4 @@
+import { packedRow } from '../test/packed-row';
 import { createTestRedis, type TestRedis } from '../test/test-redis';
 import { CLAIM_REPLY_FIELDS, LUA_CLAIM_PACK } from './lua/claim-pack.lua';
 import { packedClaimedRow, type ClaimWritten } from './redis-claim-reply';
@@ -5,19 +6,9 @@ import { packedClaimedRow, type ClaimWritten } from './redis-claim-reply';
 const written: ClaimWritten = { workerId: 'w-1', base: 'b', now: 1_000, leaseExpiresAt: 31_000 };
 const id = '01a234e2-709b-7981-bc4f-ee77d9148975';
 
-/**
- * A row packed as the claim's packRow packs it: the key id, the presence mask, then the answered fields' values in
- * their order ('' for an absent one); fields it does not answer are left out.
- */
+/** A row packed as the claim's packRow packs it; fields it does not answer are left out. */
 function packed(values: Partial<Record<string, string>>): string {
-  let mask = 0;
-  const out = CLAIM_REPLY_FIELDS.map((field, i) => {
-    const v = values[field];
-    if (v === undefined) return '';
-    mask += 2 ** i;
-    return v;
-  });
-  return `${id.length}\u0000${id}\u0000${mask}\u0000${out.join('\u0000')}`;
+  return packedRow(id, values);
 }
 
 const plain = {

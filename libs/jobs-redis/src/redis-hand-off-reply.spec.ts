@@ -1,5 +1,5 @@
+import { packedRow } from '../test/packed-row';
 import { createTestRedis, type TestRedis } from '../test/test-redis';
-import { CLAIM_REPLY_FIELDS } from './lua/claim-pack.lua';
 import { redisContext, type RedisContext } from './redis-context';
 import { handedRows, HAND_OFF_STOP, type HandedRows } from './redis-hand-off-reply';
 import { redisKeyPrefix } from './redis-keys';
@@ -28,15 +28,7 @@ const stored = (id: string, extra: Record<string, string> = {}): Record<string, 
 
 /** A handed entry as `LUA_HAND_OFF` pushes it: token base, server now, lease expiry, then the row packed. */
 function entry(values: Record<string, string>): string {
-  const id = values.id ?? '';
-  let mask = 0;
-  const out = CLAIM_REPLY_FIELDS.map((field, i) => {
-    const v = values[field];
-    if (v === undefined) return '';
-    mask += 2 ** i;
-    return v;
-  });
-  return `base\u00001000\u000031000\u0000${id.length}\u0000${id}\u0000${mask}\u0000${out.join('\u0000')}`;
+  return `base\u00001000\u000031000\u0000${packedRow(values.id ?? '', values)}`;
 }
 
 describe('handedRows', () => {
