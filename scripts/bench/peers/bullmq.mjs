@@ -52,15 +52,23 @@ export async function worker({ redisUrl }, { queue, concurrency, onJob }) {
   };
 }
 
-/** Jobs of `queue` not finished yet. */
-export async function outstanding({ redisUrl }, queue) {
-  const connection = connect(redisUrl);
-  const counting = new Queue(queue, { connection });
-  try {
-    const counts = await counting.getJobCounts('wait', 'active', 'delayed', 'prioritized');
-    return Object.values(counts).reduce((sum, n) => sum + n, 0);
-  } finally {
-    await counting.close();
-    connection.disconnect();
-  }
+/**
+ * Jobs of `queue` not finished yet, on one connection and `Queue` opened at the first call and kept for the drain's
+ * polls (as the PostgreSQL peers count on the runner's one connection). `release` closes them.
+ */
+export async function outstanding(ctx, queue) {
+  ctx.counting ??= { connection: connect(ctx.redisUrl), queues: new Map() };
+  const { connection, queues } = ctx.counting;
+  if (!queues.has(queue)) queues.set(queue, new Queue(queue, { connection }));
+  const counts = await queues.get(queue).getJobCounts('wait', 'active', 'delayed', 'prioritized');
+  return Object.values(counts).reduce((sum, n) => sum + n, 0);
+}
+
+/** Closes what `outstanding` kept open. */
+export async function release(ctx) {
+  const counting = ctx.counting;
+  ctx.counting = undefined;
+  if (!counting) return;
+  for (const queue of counting.queues.values()) await queue.close();
+  counting.connection.disconnect();
 }

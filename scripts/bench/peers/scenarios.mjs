@@ -134,5 +134,6 @@ export async function drain(peer, adapter, context, queue, total, sql) {
     return { perSecond: ((total - 1) * 1_000) / (finished - first), memory };
   } finally {
     await worker.stop();
+    await adapter.release?.(context);
   }
 }
