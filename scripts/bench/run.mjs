@@ -5,7 +5,8 @@
  * Needs `npm run build` first (it reads libs/*\/dist). Uses DATABASE_URL when set; otherwise starts an embedded
  * PostgreSQL with its defaults — fsync and synchronous_commit ON — in a temporary directory it removes afterwards.
  * BENCH_RUNS (default 3) runs of each throughput figure, reported as their median.
- * BENCH_ONLY=enqueue,drain,pickup,arrival picks sections; `endurance` (a million finished rows, a held snapshot for 90 s), `purge` (a million finished
+ * BENCH_ONLY=enqueue,drain,pickup,arrival,redis picks sections (`redis`: ours on a throwaway redis-server, skipped
+ * without one on the PATH); `endurance` (a million finished rows, a held snapshot for 90 s), `purge` (a million finished
  * rows purged under a drain) and `counters` (the drain with and without counters, interleaved) run only when named.
  */
 import { cpus, loadavg } from 'node:os';
@@ -18,9 +19,10 @@ import { benchEnqueue } from './enqueue.mjs';
 import { pg } from './lib.mjs';
 import { benchPurge } from './purge.mjs';
 import { benchPickup } from './pickup.mjs';
+import { benchRedis } from './redis.mjs';
 
 const runs = Number(process.env.BENCH_RUNS ?? 3);
-const only = new Set((process.env.BENCH_ONLY ?? 'enqueue,drain,pickup,arrival').split(','));
+const only = new Set((process.env.BENCH_ONLY ?? 'enqueue,drain,pickup,arrival,redis').split(','));
 
 /** What one WAL flush cost over the whole run: the floor under every committed statement above. */
 async function reportWalFlushes(url) {
@@ -59,6 +61,7 @@ try {
   if (only.has('drain')) await benchDrain(server.url, runs);
   if (only.has('pickup')) await benchPickup(server.url);
   if (only.has('arrival')) await benchArrival(server.url);
+  if (only.has('redis')) await benchRedis(runs);
   if (only.has('endurance')) await benchEndurance(server.url);
   if (only.has('purge')) await benchPurge(server.url);
   if (only.has('counters')) await benchCounterCost(server.url);
