@@ -6,16 +6,20 @@
  * untimed — `runs` times on a flushed server, then the medians beside the targets they are held to. Skipped, with a
  * line saying why, when `redis-server` is not on the PATH.
  */
-import { spawnSync } from 'node:child_process';
 import IORedis from 'ioredis';
 import { median, percentile } from './lib.mjs';
 import * as oursRedis from './peers/ours-redis.mjs';
-import { startRedis } from './peers/redis.mjs';
-import { bulkEnqueue, drain, pickupScenarios, serialEnqueue } from './peers/scenarios.mjs';
+import { redisServerVersion, startRedis } from './peers/redis.mjs';
+import {
+  bulkEnqueue,
+  drain,
+  DRAIN_JOBS,
+  pickupScenarios,
+  SERIAL_JOBS,
+  SERIAL_WARM,
+  serialEnqueue,
+} from './peers/scenarios.mjs';
 
-const DRAIN_JOBS = 50_000;
-const SERIAL_JOBS = 2_000;
-const SERIAL_WARM = 3_000;
 // queues of their own: the PostgreSQL sections declare `bench.drain` and `bench.serial` in this process already
 const DRAIN_QUEUE = 'redis-drain';
 const SERIAL_QUEUE = 'redis-serial';
@@ -62,7 +66,7 @@ export async function benchRedis(runs) {
   console.log(
     '\nRedis (ours on a throwaway redis-server, no persistence; the scenarios of bench:peers)',
   );
-  if (spawnSync('redis-server', ['--version']).error) {
+  if (redisServerVersion() === null) {
     console.log('  skipped: redis-server is not on the PATH (apt-get install -y redis-server)');
     return;
   }

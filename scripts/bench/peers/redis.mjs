@@ -17,10 +17,16 @@ function freePort() {
   });
 }
 
+/** The version of the `redis-server` on the PATH (`?` when it does not say), or null when there is none. */
+export function redisServerVersion() {
+  const probe = spawnSync('redis-server', ['--version'], { encoding: 'utf8' });
+  return probe.error ? null : (probe.stdout.trim().split(' ')[2] ?? '?');
+}
+
 /** Answers `{ url, version, stop }`; throws with the install hint when `redis-server` is not on the PATH. */
 export async function startRedis() {
-  const probe = spawnSync('redis-server', ['--version'], { encoding: 'utf8' });
-  if (probe.error)
+  const version = redisServerVersion();
+  if (version === null)
     throw new Error(
       'redis-server not found: install it (`apt-get install -y redis-server`) or leave BullMQ out (BENCH_PEERS)',
     );
@@ -54,7 +60,7 @@ export async function startRedis() {
   process.once('exit', () => child.kill('SIGTERM'));
   return {
     url: `redis://127.0.0.1:${port}`,
-    version: probe.stdout.trim().split(' ')[2] ?? '?',
+    version,
     stop: () =>
       new Promise((resolve) => {
         if (child.exitCode !== null) return resolve();

@@ -23,7 +23,15 @@ import { startPostgres } from '../embedded-pg.mjs';
 import { percentile, pg, withDatabase } from '../lib.mjs';
 import { idleCosts, pgCount } from './idle.mjs';
 import { startRedis } from './redis.mjs';
-import { bulkEnqueue, drain, pickupScenarios, serialEnqueue } from './scenarios.mjs';
+import {
+  bulkEnqueue,
+  drain,
+  DRAIN_JOBS,
+  pickupScenarios,
+  SERIAL_JOBS,
+  SERIAL_WARM,
+  serialEnqueue,
+} from './scenarios.mjs';
 import { printFloors } from './floor-table.mjs';
 import { printTable } from './table.mjs';
 
@@ -36,10 +44,6 @@ const DEFAULT_PEERS = PEERS.filter((peer) => peer !== 'ours-redis');
 const peers = selectPeers(process.env.BENCH_PEERS, process.env.BENCH_FLOOR !== 'off');
 const only = new Set((process.env.BENCH_ONLY ?? 'pickup,bulk,drain,serial,idle').split(','));
 const runs = Number(process.env.BENCH_RUNS ?? 3);
-const DRAIN_JOBS = 50_000;
-const SERIAL_JOBS = 2_000;
-// a client library warms up over its first few thousand calls (ioredis: ~2,500), so the window starts after them
-const SERIAL_WARM = 3_000;
 
 /**
  * The peers to run, in rotation order. `floor` names every floor whose column of ours runs (both when neither does);

@@ -13,6 +13,12 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const spawnChild = (script, args) => spawnChildAt(join(HERE, script), args);
 
+/** The sizes of the bulk / drain and serial scenarios, shared by `bench:peers` and `npm run bench`'s Redis section. */
+export const DRAIN_JOBS = 50_000;
+export const SERIAL_JOBS = 2_000;
+// a client library warms up over its first few thousand calls (ioredis: ~2,500), so the window starts after them
+export const SERIAL_WARM = 3_000;
+
 export const spawnWorker = (peer, context, queue, mode = 'serve', expected = 0) =>
   spawnChild('worker-child.mjs', [peer, JSON.stringify(context), queue, mode, String(expected)]);
 
