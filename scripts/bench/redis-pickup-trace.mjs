@@ -26,6 +26,9 @@
  * Reads the checkout's TypeScript sources (like `redis-cost.mjs`), so it needs no build:
  *
  *   node scripts/bench/redis-pickup-trace.mjs [checkout]
+ *
+ * BENCH_TRACE_WARM=<n> first sends n untimed jobs 2 ms apart, so both processes run the path JIT-compiled, as a
+ * long-lived app does (`bench:peers` warms its pickup so): the legs then read what a warm process pays after 50 ms idle.
  */
 import { fork } from 'node:child_process';
 import net from 'node:net';
@@ -38,6 +41,8 @@ import { loadCheckout } from './redis-checkout.mjs';
 const HERE = fileURLToPath(import.meta.url);
 const JOBS = Number(process.env.BENCH_TRACE_JOBS ?? 200);
 const GAP_MS = 50;
+const WARM = Number(process.env.BENCH_TRACE_WARM ?? 0);
+const WARM_GAP_MS = 2;
 const now = () => performance.timeOrigin + performance.now();
 const sleep = (ms) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
 
@@ -135,8 +140,9 @@ async function worker(lib, url) {
     await backend.close();
     sub.disconnect();
     bare.disconnect();
-    process.send({ stamps: [...stamps], floors });
-    process.exit(0);
+    // the warm-up's jobs (n below -1,000,000) are not sent; exit once the message is out (a send is asynchronous)
+    const traced = [...stamps].filter(([n]) => n > -1_000_000);
+    process.send({ stamps: traced, floors }, () => process.exit(0));
   });
 }
 
@@ -147,6 +153,10 @@ async function producer(lib, url) {
   const handle = declare(lib.jobs, () => undefined);
   const bare = new lib.IORedis(url);
   const answered = new Map();
+  for (let i = 0; i < WARM; i++) {
+    await handle.enqueue({ n: -1_000_000 - i, t: now() });
+    await sleep(WARM_GAP_MS);
+  }
   for (let n = -20; n < JOBS; n++) {
     const t = now();
     sockets.firstWrite = 0;
@@ -160,8 +170,7 @@ async function producer(lib, url) {
   await sleep(200);
   bare.disconnect();
   await backend.close();
-  process.send({ answered: [...answered] });
-  process.exit(0);
+  process.send({ answered: [...answered] }, () => process.exit(0));
 }
 
 function spawn(mode, root, url) {
