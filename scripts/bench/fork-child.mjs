@@ -31,7 +31,8 @@ export async function spawnChild(path, args) {
     },
     async stop() {
       const exited = new Promise((resolve) => child.once('exit', resolve));
-      await this.ask({ type: 'stop' });
+      // a child that exits is stopped, whether or not its answer came through first
+      await Promise.race([this.ask({ type: 'stop' }), exited]);
       await exited;
     },
   };

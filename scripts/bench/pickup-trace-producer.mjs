@@ -104,8 +104,7 @@ process.on('message', async (message) => {
   if (message.type === 'stop') {
     await pool.end();
     await floorPool.end();
-    process.send({ id: message.id });
-    process.exit(0);
+    process.send({ id: message.id }, () => process.exit(0)); // exit once the answer is out
   }
 });
 

@@ -124,8 +124,7 @@ process.on('message', async (message) => {
     await worker.stop();
     await wake.stop();
     await pool.end();
-    process.send({ id: message.id });
-    process.exit(0);
+    process.send({ id: message.id }, () => process.exit(0)); // exit once the answer is out
   }
 });
 

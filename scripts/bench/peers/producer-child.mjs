@@ -33,8 +33,7 @@ process.on('message', async (message) => {
   if (message.type === 'run') process.send({ id: message.id, ...(await run(message)) });
   if (message.type === 'stop') {
     await producer.close();
-    process.send({ id: message.id });
-    process.exit(0);
+    process.send({ id: message.id }, () => process.exit(0)); // exit once the answer is out
   }
 });
 

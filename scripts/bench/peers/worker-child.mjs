@@ -31,7 +31,8 @@ function onJob(data) {
   }
 }
 
-const reply = (id, body) => process.send({ id, memory: process.memoryUsage(), ...body });
+const reply = (id, body, sent) =>
+  process.send({ id, memory: process.memoryUsage(), ...body }, sent);
 
 let running;
 process.on('message', async (message) => {
@@ -47,8 +48,7 @@ process.on('message', async (message) => {
   }
   if (message.type === 'stop') {
     await running?.stop();
-    reply(message.id, {});
-    process.exit(0);
+    reply(message.id, {}, () => process.exit(0)); // exit once the answer is out
   }
 });
 
