@@ -43,6 +43,8 @@ const JOBS = Number(process.env.BENCH_TRACE_JOBS ?? 200);
 const GAP_MS = 50;
 const WARM = Number(process.env.BENCH_TRACE_WARM ?? 0);
 const WARM_GAP_MS = 2;
+/** The warm-up's job numbers count down from here, below every traced job's. */
+const WARM_FROM = -1_000_000;
 const now = () => performance.timeOrigin + performance.now();
 const sleep = (ms) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
 
@@ -140,8 +142,8 @@ async function worker(lib, url) {
     await backend.close();
     sub.disconnect();
     bare.disconnect();
-    // the warm-up's jobs (n below -1,000,000) are not sent; exit once the message is out (a send is asynchronous)
-    const traced = [...stamps].filter(([n]) => n > -1_000_000);
+    // the warm-up's jobs are not sent; exit once the message is out (a send is asynchronous)
+    const traced = [...stamps].filter(([n]) => n > WARM_FROM);
     process.send({ stamps: traced, floors }, () => process.exit(0));
   });
 }
@@ -154,7 +156,7 @@ async function producer(lib, url) {
   const bare = new lib.IORedis(url);
   const answered = new Map();
   for (let i = 0; i < WARM; i++) {
-    await handle.enqueue({ n: -1_000_000 - i, t: now() });
+    await handle.enqueue({ n: WARM_FROM - i, t: now() });
     await sleep(WARM_GAP_MS);
   }
   for (let n = -20; n < JOBS; n++) {
