@@ -29,7 +29,7 @@ import {
   DRAIN_JOBS,
   pickupScenarios,
   SERIAL_JOBS,
-  SERIAL_WARM,
+  WARM_CALLS,
   serialEnqueue,
 } from './scenarios.mjs';
 import { printFloors } from './floor-table.mjs';
@@ -190,12 +190,12 @@ async function runPeer(peer) {
       }
       if (selected('serial')) {
         const before = store.database && (await pgCounts(store.database));
-        const serial = await serialEnqueue(producer, 'serial', SERIAL_JOBS, SERIAL_WARM);
+        const serial = await serialEnqueue(producer, 'serial', SERIAL_JOBS, WARM_CALLS);
         record(peer, 'serial', serial);
         parts.push(`serial ${Math.round(serial)}/s`);
         if (store.database) {
           const after = await pgCounts(store.database);
-          const calls = SERIAL_JOBS + SERIAL_WARM;
+          const calls = SERIAL_JOBS + WARM_CALLS;
           record(peer, 'serial statements', (after.statements - before.statements) / calls);
           record(peer, 'serial wal', (after.walBytes - before.walBytes) / calls);
         }

@@ -16,16 +16,16 @@ const spawnChild = (script, args) => spawnChildAt(join(HERE, script), args);
 /** The sizes of the bulk / drain and serial scenarios, shared by `bench:peers` and `npm run bench`'s Redis section. */
 export const DRAIN_JOBS = 50_000;
 export const SERIAL_JOBS = 2_000;
-// a client library warms up over its first few thousand calls (ioredis: ~2,500), so the window starts after them
-export const SERIAL_WARM = 3_000;
 /**
- * The untimed jobs each of the pickup's four producers enqueues first, 4 ms apart (1,000/s in all, one at a time at the
- * worker): a fresh process runs its first few thousand calls in V8's interpreter and baseline tiers, at 1.5-2.5x a
- * warm call's time on both sides of a pickup (ours on Redis: p50 1.14 ms cold, 0.81 warm in
- * `BENCH_TRACE_WARM=3000 node scripts/bench/redis-pickup-trace.mjs`), which is a process's first seconds, not the
- * long-lived app the figure stands for. Every peer gets the same.
+ * The untimed calls a process makes before its timed ones, in the serial row and on each producer of the pickup's (its
+ * jobs 4 ms apart, 1,000/s from the four, one at a time at the worker): a fresh process runs its first few thousand
+ * calls in V8's interpreter and baseline tiers, at 1.5-2.5x a warm call's time (a client library for ~2,500 of them:
+ * ioredis), which is a process's first seconds, not the long-lived app the figures stand for. Every peer gets the same.
+ * 1,000 a producer (the pickup's count before 2026-12-03 12:30 UTC) left the path short of warm: interleaved in
+ * `node scripts/bench/redis-pickup-trace.mjs`, five pairs, ours on Redis read pickup p50 0.80-1.02 ms after
+ * `BENCH_TRACE_WARM=1000` and 0.57-0.99 after 3000 (enqueue() to its first socket write 0.18-0.23 against 0.09-0.16).
  */
-export const PICKUP_WARM = 1_000;
+export const WARM_CALLS = 3_000;
 
 export const spawnWorker = (peer, context, queue, mode = 'serve', expected = 0) =>
   spawnChild('worker-child.mjs', [peer, JSON.stringify(context), queue, mode, String(expected)]);
@@ -85,8 +85,8 @@ export async function pickupScenarios(peer, context, { bodies = true } = {}) {
     bodies ? collect(worker, expected, timeoutMs) : { latencies: arrived.acked, memory: undefined };
   try {
     // a long-lived app's producer and worker: every connection open and the path JIT-compiled on both sides
-    const warm = await arrive(producers, PICKUP_WARM, 4);
-    await bodiesOf(PICKUP_WARM * producers.length, warm, 60_000);
+    const warm = await arrive(producers, WARM_CALLS, 4);
+    await bodiesOf(WARM_CALLS * producers.length, warm, 60_000);
     await sleep(500);
     const result = {};
     const late = {};
@@ -127,7 +127,7 @@ export async function bulkEnqueue(producer, queue, batches) {
  * ones, so every peer is measured as a long-lived app meets it (JIT-compiled, pools and scripts loaded), not in its
  * process's first few thousand calls, which cost several times a warm call for every peer alike (ioredis for ~2,500).
  */
-export async function serialEnqueue(producer, queue, total, warm = 3_000) {
+export async function serialEnqueue(producer, queue, total, warm = WARM_CALLS) {
   for (let i = 0; i < warm; i++) await producer.enqueue(queue, { n: 30_000_000 + i, t: 0 });
   const started = now();
   for (let i = 0; i < total; i++) await producer.enqueue(queue, { n: 20_000_000 + i, t: 0 });
