@@ -16,7 +16,6 @@ import {
   DRAIN_JOBS,
   pickupScenarios,
   SERIAL_JOBS,
-  WARM_CALLS,
   serialEnqueue,
 } from './peers/scenarios.mjs';
 
@@ -33,7 +32,7 @@ async function runOnce(url, flush) {
   try {
     const bulk = await bulkEnqueue(producer, DRAIN_QUEUE, DRAIN_JOBS / 1_000);
     const drained = await drain('ours-redis', oursRedis, context, DRAIN_QUEUE, DRAIN_JOBS);
-    const serial = await serialEnqueue(producer, SERIAL_QUEUE, SERIAL_JOBS, WARM_CALLS);
+    const serial = await serialEnqueue(producer, SERIAL_QUEUE, SERIAL_JOBS);
     return {
       'pickup 20/s p50': percentile(pickup.steady, 50),
       'pickup 20/s p99': percentile(pickup.steady, 99),

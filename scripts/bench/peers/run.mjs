@@ -190,7 +190,7 @@ async function runPeer(peer) {
       }
       if (selected('serial')) {
         const before = store.database && (await pgCounts(store.database));
-        const serial = await serialEnqueue(producer, 'serial', SERIAL_JOBS, WARM_CALLS);
+        const serial = await serialEnqueue(producer, 'serial', SERIAL_JOBS);
         record(peer, 'serial', serial);
         parts.push(`serial ${Math.round(serial)}/s`);
         if (store.database) {
