@@ -21,8 +21,9 @@ function lastAtOrBefore(times, at) {
  * wake a job is measured to is the latest notification the worker heard before the claim that took it was sent, when it
  * came after the job's INSERT was sent (a commit notifies no earlier): the wake that claim answered. A job a claim took
  * with no such wake (a poll, a sweep, a pass a freed slot ran) has no wake legs; `commit answered → wake heard` is
- * negative when the worker heard the wake before the producer read its commit's answer. Answers
- * `{ legs, total, rows, counts }` (`rows`: per job, its legs and total).
+ * negative when the worker heard the wake before the producer read its commit's answer. A job handed to the worker by
+ * its enqueue goes to `handed` instead (its own legs and total). Answers `{ legs, total, rows, counts, handed }`
+ * (`rows`: per job a claim took, its legs and total).
  */
 export function traceLegs(produced, seen) {
   const bodies = new Map(seen.bodies.map((b) => [b.n, b]));
@@ -36,12 +37,31 @@ export function traceLegs(produced, seen) {
     'claim answered → body': [],
   };
   const names = Object.keys(legs);
+  /** The legs of a job handed to the worker by its enqueue: no wake, no claim of the worker's own. */
+  const handed = {
+    'call → INSERT sent': [],
+    'INSERT sent → commit answered': [],
+    'commit answered → row heard': [],
+    'row heard → body': [],
+    'call → body (handed)': [],
+  };
   const total = [];
   const rows = [];
   let afterWake = 0;
   let beforeWake = 0;
   for (const job of produced) {
     const body = bodies.get(job.n);
+    if (body !== undefined && job.sent !== undefined && body.handed !== undefined) {
+      const values = [
+        job.sent - job.call,
+        job.back - job.sent,
+        body.handed - job.back,
+        body.body - body.handed,
+        body.body - job.call,
+      ];
+      Object.values(handed).forEach((xs, i) => xs.push(values[i]));
+      continue;
+    }
     if (body === undefined || job.sent === undefined || body.claimSent === undefined) continue;
     const latest = lastAtOrBefore(wakes, body.claimSent);
     const heard = latest !== undefined && latest >= job.sent ? latest : Number.NaN;
@@ -72,7 +92,7 @@ export function traceLegs(produced, seen) {
     beforeWake,
     busy,
   };
-  return { legs, total, rows, counts, names };
+  return { legs, total, rows, counts, names, handed };
 }
 
 /** For the jobs at or above the `p`-th percentile of total wait: the mean of each leg, and that threshold. */

@@ -1,11 +1,12 @@
 /**
  * The worker process of `pickup-trace.mjs`, spawned with an IPC channel. argv: <database url>.
  *
- * One `jobWorker` at concurrency 10 on queue `trace` with the cross-process wake, as `postgresBackend({ url })` runs
- * it (a pool of 10, `startQueueWake` on a session of its own), over an executor that notes every claim: when it was
- * sent and answered, how many rows it took and which jobs. It also notes when each wake notification was heard and
+ * One `jobWorker` at concurrency 10 on queue `trace` with the cross-process wake and the hand-off, as
+ * `postgresBackend({ url })` runs it (a pool of 10, `startWorkerWake` on a session of its own; BENCH_TRACE_HAND_OFF=0:
+ * `startQueueWake`, the wake alone), over an executor that notes every claim: when it was sent and answered, how many
+ * rows it took and which jobs. It also notes when each wake notification was heard, when each handed row was heard and
  * when each body started. Messages in: `{ type: 'collect' }` answers `{ bodies, wakes, claims }` and empties them
- * (`bodies`: per job `{ n, body, claimSent, claimBack, claimRows }`; `wakes`: epoch ms of each notification heard;
+ * (`bodies`: per job `{ n, body, claimSent, claimBack, claimRows, handed }`; `wakes`: epoch ms of each notification heard;
  * `claims`: per claim `{ sent, back, rows, full }`, full: `SQL_CLAIM` rather than `SQL_CLAIM_WAITING`);
  * `{ type: 'peek' }` answers `{ count }`; `{ type: 'stop' }` drains and exits.
  */
@@ -78,12 +79,15 @@ const handle = jobs.job({
     if (input.n < 0) return; // a producer's warm-up call
     const claim = claimOf.get(input.n);
     claimOf.delete(input.n);
+    const handed = handedAt.get(input.n);
+    handedAt.delete(input.n);
     bodies.push({
       n: input.n,
       body,
       claimSent: claim?.sent,
       claimBack: claim?.back,
       claimRows: claim?.rows,
+      handed,
     });
   },
 });
@@ -95,15 +99,29 @@ const worker = jobs.jobWorker({
   concurrency: 10,
   events: backend.events,
 });
-const wake = jobsPg.startQueueWake({
-  listener: () => new pg.Client({ connectionString: url, application_name: 'trace-wake' }),
-  executor,
-  onWake: (queue, sweepAfterMs) => {
+/** Per job `n` handed to the worker by its enqueue: when its row was heard. */
+const handedAt = new Map();
+const listener = () => new pg.Client({ connectionString: url, application_name: 'trace-wake' });
+const target = {
+  signalEnqueued(queue, sweepAfterMs) {
     if (queue === 'trace') wakes.push(preciseNow());
     worker.signalEnqueued(queue, sweepAfterMs);
   },
-  onLive: (live) => worker.setWakeLive(live),
-});
+  setWakeLive: (live) => worker.setWakeLive(live),
+  handOff: {
+    ...worker.handOff,
+    takeClaimed(rows) {
+      const at = preciseNow();
+      for (const row of rows) if (typeof row.input?.n === 'number') handedAt.set(row.input.n, at);
+      worker.handOff.takeClaimed(rows);
+    },
+  },
+};
+// as postgresBackend({ url }).startWake runs it: the wake and the hand-off (BENCH_TRACE_HAND_OFF=0: the wake alone)
+const wake =
+  process.env.BENCH_TRACE_HAND_OFF === '0'
+    ? jobsPg.startQueueWake({ listener, executor, target })
+    : jobsPg.startWorkerWake({ listener, executor, target });
 
 process.on('message', async (message) => {
   if (message.type === 'peek') process.send({ id: message.id, count: bodies.length });

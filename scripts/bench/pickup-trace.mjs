@@ -166,6 +166,12 @@ async function scenario(ctx, { label, producers, count, intervalMs }) {
         .map((ms, i) => `${SHORT[i]} ${fmt(ms)}`)
         .join(', '),
   );
+  const handedCount = legs.handed['call → body (handed)'].length;
+  if (handedCount > 0) {
+    console.log(`    handed to the worker by their enqueue: ${handedCount} jobs`);
+    for (const [leg, xs] of Object.entries(legs.handed))
+      console.log(`      ${leg.padEnd(32)} ${pq(xs)}`);
+  }
   const c = legs.counts;
   console.log(
     `    worker: ${c.wakes} wakes heard, ${c.claims} claims (${c.fullClaims} SQL_CLAIM), ${fmt(c.rowsPerClaim)} rows ` +

@@ -8,6 +8,7 @@ import { postgresJobDriver } from './driver/pg-driver';
 import type { PgExecutor } from './executor/pg-executor';
 import { SQL_CLAIM } from './sql/claim.sql';
 import { startQueueWake, type QueueWake } from './wake/queue-wake';
+import { startWorkerWake } from './wake/worker-wake';
 
 const MINUTE = 60_000;
 const VT = 30_000;
@@ -106,6 +107,40 @@ describe('worker idle statements on PostgreSQL', () => {
       'select heartbeat_at from x_workers',
     );
     expect(clock.now() - rows[0]!.heartbeat_at.getTime()).toBeLessThanOrEqual(VT / 3 + VT / 6);
+  });
+
+  it('12 with the hand-off too: its registration is written once on the LISTEN session, never renewed', async () => {
+    const clock = frozenClock();
+    const counted = countingExecutor();
+    const w = await start(clock, counted.executor);
+    const session: string[] = [];
+    wake = startWorkerWake({
+      listener: () => {
+        const client = new Client({ connectionString: db.url });
+        const query = client.query.bind(client) as (
+          text: string,
+          values?: unknown[],
+        ) => Promise<unknown>;
+        return Object.assign(client, {
+          query: (text: string, values?: unknown[]) => {
+            session.push(text);
+            return query(text, values);
+          },
+        });
+      },
+      executor: db.executor,
+      target: w,
+    });
+    expect(await wake.ready()).toBe(true);
+    await w.start();
+    await drive(clock, counted.busy, 30_000);
+    const { rows } = await db.pool.query<{ free: number }>('select free from x_job_hand_offs');
+    expect(rows).toEqual([{ free: 8 }]); // the worker's default concurrency, all free
+    const [pool, own] = [counted.texts.length, session.length];
+    await drive(clock, counted.busy, MINUTE);
+    expect(counted.texts.slice(pool)).toHaveLength(12);
+    expect(counted.texts.slice(pool).every((text) => text === SQL_CLAIM)).toBe(true);
+    expect(session.slice(own)).toEqual([]);
   });
 
   it('30 statements per idle minute without one', async () => {

@@ -31,9 +31,24 @@ export {
   WAKE_REDIAL_MAX_MS,
   WAKE_REDIAL_MS,
   type QueueWake,
+  type OwnChannel,
   type StartQueueWakeOptions,
   type WakeTarget,
 } from './wake/queue-wake';
+export {
+  startWorkerWake,
+  type StartWorkerWakeOptions,
+  type WorkerWakeTarget,
+} from './wake/worker-wake';
+export {
+  handOffChannel,
+  HAND_OFF_FLUSH_MS,
+  HAND_OFF_LOCK_CLASS,
+  pgHandOff,
+  type PgHandOff,
+  type PgHandOffOptions,
+} from './wake/pg-hand-off';
+export { HAND_OFF_RETRY_MS } from './driver/pg-enqueue-hand-off-memo';
 export {
   WAKE_CHANNEL,
   WAKE_COMMIT_MARGIN_MS,

@@ -16,6 +16,7 @@ export const JOBS_TABLES = [
   'x_task_pauses',
   'x_webhook_attempts',
   'x_webhook_endpoints',
+  'x_job_hand_offs',
   'x_migrations',
 ] as const;
 

@@ -1,6 +1,6 @@
 /**
  * One worker process of the two-worker spec (`two-workers.spec.ts`), run from source through `swc-register.js` with
- * an IPC channel. argv: <database url> <worker name>.
+ * an IPC channel. argv: <database url> <worker name> [visibility timeout ms].
  *
  * It serves queue `fleet` at concurrency 10 with a proven wake; each run of `fleet.record` writes one row to
  * `fleet_done` — no unique constraint, so a job completed twice shows up as two rows. Sends `{ type: 'ready' }` once
@@ -11,7 +11,7 @@ import { job, JobRegistry, jobWorker, t } from '@ultimat3/jobs';
 import { pgPoolExecutor, postgresJobDriver } from '@ultimat3/jobs-pg';
 import { serveWorker } from './worker-process';
 
-const [url, name] = process.argv.slice(2);
+const [url, name, vt] = process.argv.slice(2);
 const pool = new Pool({ connectionString: url, max: 12 });
 pool.on('error', () => undefined);
 const executor = pgPoolExecutor(pool);
@@ -39,6 +39,7 @@ async function main(): Promise<void> {
     registry,
     concurrency: 10,
     workerId: `fleet-${name}`,
+    ...(vt === undefined ? {} : { visibilityTimeoutMs: Number(vt) }),
   });
   await serveWorker({ url, pool, executor, worker, stopped: () => ({ stats: worker.stats() }) });
 }

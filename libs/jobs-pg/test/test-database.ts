@@ -71,6 +71,7 @@ export const JOB_TABLES: readonly string[] = [
   'x_queue_pauses',
   'x_job_counters',
   'x_workers',
+  'x_job_hand_offs',
 ];
 
 /** Empties the tables one driver test touches: faster than a database per test, and as isolating. */

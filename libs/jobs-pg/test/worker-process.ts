@@ -7,7 +7,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { Client, type Pool } from 'pg';
 import type { JobWorker } from '@ultimat3/jobs';
-import { startQueueWake, type PgExecutor } from '@ultimat3/jobs-pg';
+import { startWorkerWake, type PgExecutor } from '@ultimat3/jobs-pg';
 
 /** A forked worker process and the messages it is expected to send. */
 export interface Spawned<Ready, Stopped> {
@@ -65,12 +65,13 @@ export interface ServeWorkerOptions {
 }
 
 /**
- * In the worker process: starts `worker` with a proven wake, then sends `ready`. On SIGTERM it drains, closes the
- * wake and the pool, and sends `{ type: 'stopped', ...stopped() }`.
+ * In the worker process: starts `worker` with a proven wake and its hand-off, then sends `ready`. On SIGTERM it stops
+ * the wake and drains, closes the pool, and sends `{ type: 'stopped', ...stopped() }`.
  */
 export async function serveWorker(options: ServeWorkerOptions): Promise<void> {
   const { url, pool, executor, worker, stopped } = options;
-  const wake = startQueueWake({
+  // the worker's wake with its hand-off: other processes' enqueues claim rows for it while it is idle
+  const wake = startWorkerWake({
     listener: () => new Client({ connectionString: url }),
     executor,
     target: worker,
@@ -78,10 +79,11 @@ export async function serveWorker(options: ServeWorkerOptions): Promise<void> {
   await wake.ready();
   await worker.start();
   process.once('SIGTERM', () => {
+    // as the Nest host stops: the wake (and the hand-off's registration) first, the drain begun beside it
+    const wakeStopped = wake.stop();
     worker.beginDrain('SIGTERM');
-    void worker
-      .stop()
-      .then(() => wake.stop())
+    void wakeStopped
+      .then(() => worker.stop())
       .then(() => pool.end())
       .then(() => {
         process.send?.({ type: 'stopped', ...stopped() });

@@ -8,7 +8,9 @@ import type {
   SchedulerState,
 } from '@ultimat3/jobs';
 import { OUTBOX_WAKE_CHANNEL } from '../outbox/wake-channel';
-import { startQueueWake, type QueueWake, type WakeTarget } from '../wake/queue-wake';
+import { startQueueWake, type QueueWake } from '../wake/queue-wake';
+import { startWorkerWake, type WorkerWakeTarget } from '../wake/worker-wake';
+import { statementsFor } from '../driver/statements';
 import { postgresJobDriver, type PostgresJobDriver } from '../driver/pg-driver';
 import { postgresEventBus } from '../events/pg-event-bus';
 import type { PgExecutor } from '../executor/pg-executor';
@@ -73,7 +75,7 @@ export interface PostgresBackend extends JobsBackend {
    * Starts the cross-process wake for a worker: one LISTEN session dialled from the backend's connection string
    * (absent when the backend was handed an executor, or a DataSource with no `url`).
    */
-  readonly startWake?: (target: WakeTarget, logger: JobsLogger) => QueueWake;
+  readonly startWake?: (target: WorkerWakeTarget, logger: JobsLogger) => QueueWake;
   /**
    * Starts the outbox relay's wake: a proven LISTEN on `x_outbox_wake` calling `onWake` per committed staging, and
    * `onLive` when it is proven and when it is lost.
@@ -135,6 +137,7 @@ export async function postgresBackend(
   let closed: Promise<void> | undefined;
   const close = (): Promise<void> => (closed ??= pool ? pool.end() : Promise.resolve());
   const backend = postgresBackendOver(executor, options);
+  const sql = statementsFor(options.schema);
   const url = connectionStringOf(source);
   if (url === undefined) return { ...backend, close };
   const listener = (): Client =>
@@ -145,10 +148,10 @@ export async function postgresBackend(
     });
   return {
     ...backend,
-    capabilities: { ...backend.capabilities, wake: true },
+    capabilities: { ...backend.capabilities, wake: true, handOff: true },
     close,
-    startWake: (target: WakeTarget, logger: JobsLogger): QueueWake =>
-      startQueueWake({ listener, executor, target, logger }),
+    startWake: (target: WorkerWakeTarget, logger: JobsLogger): QueueWake =>
+      startWorkerWake({ listener, executor, target, logger, driver: backend.driver, sql }),
     startOutboxWake: (
       onWake: () => void,
       logger: JobsLogger,

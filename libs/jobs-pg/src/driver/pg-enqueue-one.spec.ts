@@ -15,13 +15,15 @@ const NAMES: Record<string, string> = {
   enqueueInsert: 'insert',
   enqueueInsertPlain: 'plain',
   enqueueQuiet: 'quiet',
+  enqueueHandOff: 'hand-off',
   enqueue: 'judge',
 };
 
 /**
  * An executor that names the statements it runs: `insert` (the fast path, `SQL_ENQUEUE_INSERT`), `plain` (the same
- * without `on conflict`, over a shared executor), `quiet` (the fast path without the wake's sub-select), `judge`
- * (`SQL_ENQUEUE`) or `other`; `shared` as the executor it wraps, unless told.
+ * without `on conflict`, over a shared executor), `quiet` (the fast path without the wake's sub-select), `hand-off`
+ * (`plain` that may hand the row to an idle worker), `judge` (`SQL_ENQUEUE`) or `other`; `shared` as the executor it
+ * wraps, unless told.
  */
 function naming(executor: PgExecutor, shared = executor.shared): PgExecutor & { names: string[] } {
   const sql = statementsFor();
@@ -39,8 +41,13 @@ function naming(executor: PgExecutor, shared = executor.shared): PgExecutor & { 
   return named;
 }
 
-/** The fast path's first statement: the quiet one where the driver's wake memo knows the slot (real clock: timing). */
-const fastPath = expect.stringMatching(/^(plain|quiet)$/);
+/**
+ * The fast path's first statement: the quiet one where the driver's wake memo knows the slot, the hand-off where its
+ * hand-off memo tries the queue again (real clock: timing).
+ */
+const fastPath = expect.stringMatching(/^(plain|quiet|hand-off)$/);
+/** A statement that announces: the plain insert, or the hand-off once the queue's miss is older than its retry wait. */
+const announcing = expect.stringMatching(/^(plain|hand-off)$/);
 
 const created = (r: EnqueueRequest) => ({ id: r.id, runId: r.runId, deduped: false });
 
@@ -52,12 +59,16 @@ describe('a single PostgreSQL enqueue: the fast insert, then the judging stateme
     return { executor, ctx: pgContext(executor, statementsFor()), memory: batchMemory() };
   };
 
-  it('creates a job in ONE statement, the fast insert', async () => {
+  it('creates a job in ONE statement: the hand-off insert for a job due now, the fast insert for one due later', async () => {
     const { executor, ctx, memory } = setup();
     const r = request();
     expect(await enqueueOne(ctx, r, memory)).toEqual(created(r));
-    expect(executor.names).toEqual(['plain']);
+    expect(executor.names).toEqual(['hand-off']);
     expect(memory.singles).toBe(0);
+    expect(memory.handOff.tries(r.queue)).toBe(false);
+    const again = request({ runAt: Date.now() + 60_000 });
+    expect(await enqueueOne(ctx, again, memory)).toEqual(created(again));
+    expect(executor.names).toEqual(['hand-off', fastPath]);
   });
 
   it('answers a held id or live key from the judging statement, then skips the fast insert for a while', async () => {
@@ -119,7 +130,7 @@ describe('a single PostgreSQL enqueue: the fast insert, then the judging stateme
     for (const r of [at(), at(), at({ runAt: T + 10 * WAKE_DUE_WITHIN_MS })]) {
       expect(await enqueueOne(ctx, r, memory)).toEqual(created(r));
     }
-    expect(executor.names).toEqual(['plain', 'quiet', 'quiet', 'quiet']);
+    expect(executor.names).toEqual(['hand-off', 'quiet', 'quiet', 'quiet']);
     // the slot was announced once, by the first
     expect((await listener.sinceMarker()).heard.slice(0, -1)).toEqual(['memo-q']);
 
@@ -135,7 +146,7 @@ describe('a single PostgreSQL enqueue: the fast insert, then the judging stateme
       runId: first.runId,
       deduped: true,
     });
-    expect(executor.names).toEqual(['plain', 'quiet', 'judge']);
+    expect(executor.names).toEqual([announcing, 'quiet', 'judge']);
     expect((await listener.sinceMarker()).heard.slice(0, -1)).toEqual(['memo-q']);
   });
 

@@ -9,6 +9,7 @@ import { batchParams } from './pg-batch-params';
 import { iso, type PgContext } from './pg-context';
 import { insertOne, isUniqueViolation } from './pg-enqueue-insert';
 import { singleEnqueueParams } from './pg-enqueue-params';
+import { HandOffMemo } from './pg-enqueue-hand-off-memo';
 import { WakeMemo } from './pg-enqueue-wake-memo';
 
 /** How an enqueue statement answered one request; null: it met a row committed after its snapshot. */
@@ -59,7 +60,7 @@ export async function enqueueOne(
   if (memory !== undefined && memory.singles > 0) {
     memory.singles--;
   } else {
-    if (await insertOne(ctx, request, values, memory?.wake)) {
+    if (await insertOne(ctx, request, values, memory?.wake, memory?.handOff)) {
       return { id: request.id, runId: request.runId, deduped: false };
     }
     if (memory !== undefined) memory.singles = CAUTIOUS_SINGLES;
@@ -215,17 +216,23 @@ export const CAUTIOUS_SINGLES = 8;
 
 /**
  * What one driver's enqueues remember: how many more batches skip the optimistic path (`cautious`) and how many more
- * single enqueues skip the fast insert (`singles`), after meeting stored rows; and which wake slots its own single
- * enqueues settled (`wake`).
+ * single enqueues skip the fast insert (`singles`), after meeting stored rows; which wake slots its own single
+ * enqueues settled (`wake`); and which queues' last hand-off missed lately (`handOff`).
  */
 export interface BatchMemory {
   cautious: number;
   singles: number;
   readonly wake: WakeMemo;
+  readonly handOff: HandOffMemo;
 }
 
 /** A fresh {@link BatchMemory}: the next batch tries the optimistic path, the next single enqueue the fast insert. */
-export const batchMemory = (): BatchMemory => ({ cautious: 0, singles: 0, wake: new WakeMemo() });
+export const batchMemory = (): BatchMemory => ({
+  cautious: 0,
+  singles: 0,
+  wake: new WakeMemo(),
+  handOff: new HandOffMemo(),
+});
 
 /**
  * Inserts a batch, answering one result per request in order, each what enqueuing the requests one after another

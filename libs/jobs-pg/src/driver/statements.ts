@@ -9,12 +9,15 @@ import { SQL_COUNTERS_ROLLUP } from '../sql/counters-rollup.sql';
 import { SQL_COUNTERS } from '../sql/counters.sql';
 import { SQL_ENQUEUE_BATCH } from '../sql/enqueue-batch.sql';
 import { SQL_ENQUEUE_FRESH } from '../sql/enqueue-fresh.sql';
+import { SQL_ENQUEUE_HAND_OFF } from '../sql/enqueue-hand-off.sql';
 import { SQL_ENQUEUE_INSERT } from '../sql/enqueue-insert.sql';
 import { SQL_ENQUEUE_INSERT_PLAIN } from '../sql/enqueue-insert-plain.sql';
 import { SQL_ENQUEUE_MANY } from '../sql/enqueue-many.sql';
 import { SQL_ENQUEUE_QUIET } from '../sql/enqueue-quiet.sql';
 import { SQL_ENQUEUE } from '../sql/enqueue.sql';
 import { SQL_GET } from '../sql/get.sql';
+import { SQL_HAND_OFF_LEAVE } from '../sql/hand-off-leave.sql';
+import { SQL_HAND_OFF_REGISTER } from '../sql/hand-off-register.sql';
 import { SQL_HEARTBEAT } from '../sql/heartbeat.sql';
 import { SQL_JOB_CANCEL } from '../sql/job-cancel.sql';
 import { SQL_JOB_PROMOTE_MANY } from '../sql/job-promote-many.sql';
@@ -67,11 +70,14 @@ const STATEMENTS = {
   enqueue: SQL_ENQUEUE,
   enqueueBatch: SQL_ENQUEUE_BATCH,
   enqueueFresh: SQL_ENQUEUE_FRESH,
+  enqueueHandOff: SQL_ENQUEUE_HAND_OFF,
   enqueueInsert: SQL_ENQUEUE_INSERT,
   enqueueInsertPlain: SQL_ENQUEUE_INSERT_PLAIN,
   enqueueMany: SQL_ENQUEUE_MANY,
   enqueueQuiet: SQL_ENQUEUE_QUIET,
   get: SQL_GET,
+  handOffLeave: SQL_HAND_OFF_LEAVE,
+  handOffRegister: SQL_HAND_OFF_REGISTER,
   heartbeat: SQL_HEARTBEAT,
   jobCancel: SQL_JOB_CANCEL,
   jobPromote: SQL_JOB_PROMOTE,

@@ -15,6 +15,7 @@ import { MIGRATION_0014_CLAIM_INDEX_CARRIES_STATE } from './0014_claim_index_car
 import { MIGRATION_0015_STATE_CHECK_CONSTANT } from './0015_state_check_constant.sql';
 import { MIGRATION_0016_ONE_ARM_STRAY_PREDICATE } from './0016_one_arm_stray_predicate.sql';
 import { MIGRATION_0017_LIVE_KEY_INDEX_LEADS_WITH_KEY } from './0017_live_key_index_leads_with_key.sql';
+import { MIGRATION_0018_HAND_OFFS } from './0018_hand_offs.sql';
 
 /** One numbered, append-only migration. */
 export interface JobsMigration {
@@ -52,4 +53,5 @@ export const JOBS_MIGRATIONS: readonly JobsMigration[] = [
     name: '0017_live_key_index_leads_with_key',
     sql: MIGRATION_0017_LIVE_KEY_INDEX_LEADS_WITH_KEY,
   },
+  { id: 18, name: '0018_hand_offs', sql: MIGRATION_0018_HAND_OFFS },
 ];

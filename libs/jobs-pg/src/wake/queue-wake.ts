@@ -62,6 +62,21 @@ export interface StartQueueWakeOptions {
   readonly channel?: string;
   /** The first re-dial wait (default 500 ms, doubling to 30 s). */
   readonly redialMs?: number;
+  /** A second channel the same session listens on, for a worker's own notifications (the hand-off's). */
+  readonly own?: OwnChannel;
+}
+
+/**
+ * A channel of one worker's own on the wake's session ({@link StartQueueWakeOptions.own}): listened on right after the
+ * wake's, each time a session opens; `opened` runs on the session once its probe came back (the hand-off takes its
+ * lock and registers there — never on a session that hears nothing; a failure is logged, the wake stays), `heard` is
+ * told each payload, and `lost` each time the session drops.
+ */
+export interface OwnChannel {
+  readonly channel: string;
+  opened(session: WakeSession): Promise<void>;
+  heard(payload: string): void;
+  lost(): void;
 }
 
 /** A running wake. */
@@ -120,7 +135,13 @@ export function startQueueWake(options: StartQueueWakeOptions): QueueWake {
     onLive(next);
   };
 
+  const own = options.own;
+  if (own !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(own.channel))
+    throw new TypeError(`startQueueWake: bad channel ${own.channel}`);
+
   const onNotification = (message: WakeNotification): void => {
+    if (own !== undefined && message.channel === own.channel)
+      return own.heard(message.payload ?? '');
     if (message.channel !== channel) return;
     const payload = message.payload ?? '';
     if (probe !== undefined && payload === probe.token) return probe.settle(true);
@@ -135,6 +156,7 @@ export function startQueueWake(options: StartQueueWakeOptions): QueueWake {
     probe?.settle(false);
     current.removeAllListeners('notification');
     current.end().catch(() => undefined);
+    own?.lost();
     if (stopped) return;
     setLive(false);
     logger.log('warn', 'jobs.wake.lost', {
@@ -192,6 +214,7 @@ export function startQueueWake(options: StartQueueWakeOptions): QueueWake {
       mine.on('end', () => drop(mine, undefined));
       await connectSession(mine);
       await mine.query(`listen ${channel}`);
+      if (own !== undefined) await mine.query(`listen ${own.channel}`);
     } catch (error) {
       const reason = error instanceof Error ? error : new Error(String(error));
       if (current === undefined) {
@@ -213,6 +236,13 @@ export function startQueueWake(options: StartQueueWakeOptions): QueueWake {
       redialMs = firstRedialMs;
       logger.log('info', 'jobs.wake.live', { channel });
       setLive(true);
+      // only on a proven session: a LISTEN that hears nothing (a transaction-pooling proxy) must register nothing
+      await own?.opened(current).catch((error: unknown) =>
+        logger.log('warn', 'jobs.wake.own-open-failed', {
+          channel: own.channel,
+          error: error instanceof Error ? error.message : String(error),
+        }),
+      );
     } else if (!warnedUnverified) {
       warnedUnverified = true;
       logger.log('warn', 'jobs.wake.unverified', {

@@ -39,7 +39,7 @@ export interface WakeNotification {
  */
 export interface WakeSession {
   connect(): Promise<unknown>;
-  query(text: string): Promise<unknown>;
+  query(text: string, values?: readonly unknown[]): Promise<unknown>;
   on(event: 'notification', listener: (message: WakeNotification) => void): unknown;
   on(event: 'error', listener: (error: Error) => void): unknown;
   on(event: 'end', listener: () => void): unknown;

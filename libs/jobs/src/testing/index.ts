@@ -10,6 +10,7 @@ export {
   type JobDriverConformanceOptions,
   type MakeConformanceDriver,
 } from './conformance';
+export { handOffConformance } from './conformance/hand-off.suite';
 export { enqueueRequest, type EnqueueRequestOptions } from './enqueue-request';
 export { frozenClock, type FrozenClock } from './frozen-clock';
 export * from './run-jobs';

@@ -1,0 +1,66 @@
+import type { JobDriver, JobsLogger, WakeHandOff } from '@ultimat3/jobs';
+import type { PgExecutor } from '../executor/pg-executor';
+import { postgresJobDriver } from '../driver/pg-driver';
+import { statementsFor } from '../driver/statements';
+import { pgHandOff } from './pg-hand-off';
+import { startQueueWake, type QueueWake, type WakeTarget } from './queue-wake';
+import type { WakeListener } from './wake-session';
+
+/** A worker's wake target, with its hand-off side when it takes rows claimed for it. */
+export interface WorkerWakeTarget extends WakeTarget {
+  readonly handOff?: WakeHandOff;
+}
+
+/** Options of {@link startWorkerWake}. */
+export interface StartWorkerWakeOptions {
+  readonly listener: WakeListener;
+  readonly executor: PgExecutor;
+  readonly target: WorkerWakeTarget;
+  /** The schema the tables live in (default: found through `search_path`). */
+  readonly schema?: string;
+  /** The driver rows handed while the worker stops are handed back through (default: one over `executor`, `schema`). */
+  readonly driver?: Pick<JobDriver, 'nack'>;
+  /** The hand-off's statements (default: qualified for `schema`). */
+  readonly sql?: { readonly handOffRegister: string; readonly handOffLeave: string };
+  readonly logger?: JobsLogger;
+}
+
+/**
+ * A worker's wake on PostgreSQL: the proven LISTEN session of {@link startQueueWake}, and — when the target has a
+ * hand-off side — the hand-off riding that session ({@link pgHandOff}): the worker registered while idle, rows claimed
+ * for it by other processes' enqueues delivered on its own channel. Its stop removes the registration and takes in
+ * what was handed until then before the session ends.
+ */
+export function startWorkerWake(options: StartWorkerWakeOptions): QueueWake {
+  const { target } = options;
+  const handOff =
+    target.handOff === undefined
+      ? undefined
+      : pgHandOff({
+          target: target.handOff,
+          executor: options.executor,
+          driver:
+            options.driver ??
+            postgresJobDriver({
+              executor: options.executor,
+              ...(options.schema === undefined ? {} : { schema: options.schema }),
+            }),
+          sql: options.sql ?? statementsFor(options.schema),
+          ...(options.logger === undefined ? {} : { logger: options.logger }),
+        });
+  const wake = startQueueWake({
+    listener: options.listener,
+    executor: options.executor,
+    target,
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
+    ...(handOff === undefined ? {} : { own: handOff.own }),
+  });
+  return {
+    live: () => wake.live(),
+    ready: () => wake.ready(),
+    async stop() {
+      await handOff?.leave();
+      await wake.stop();
+    },
+  };
+}
