@@ -42,7 +42,7 @@ export {
 } from './wake/worker-wake';
 export {
   handOffChannel,
-  HAND_OFF_FLUSH_MS,
+  HAND_OFF_LEAVE_MS,
   HAND_OFF_LOCK_CLASS,
   pgHandOff,
   type PgHandOff,

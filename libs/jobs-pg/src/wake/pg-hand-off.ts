@@ -1,10 +1,13 @@
 import { createHash, randomUUID } from 'node:crypto';
 import {
   silentLogger,
+  systemClock,
   type ClaimedJob,
+  type Clock,
   type HandOffOffer,
   type JobDriver,
   type JobsLogger,
+  type TimerHandle,
   type WakeHandOff,
 } from '@ultimat3/jobs';
 import type { PgExecutor } from '../executor/pg-executor';
@@ -18,8 +21,13 @@ import type { WakeSession } from './wake-session';
  * two-int key space is shared with the application: keep this class out of your own advisory locks. ('xjho' in ASCII.)
  */
 export const HAND_OFF_LOCK_CLASS = 2_020_239_471;
-/** How long a stop waits for the rows handed before its leave to come in, before it lets the session go (ms). */
-export const HAND_OFF_FLUSH_MS = 2_000;
+/**
+ * The longest a stop's leave takes (ms): the removal of the registration, the wait for the rows handed before it, and
+ * their hand-backs. Past it the stop goes on (a database out of reach must not hold a shutdown): the session's end
+ * lets the worker's lock go, so its registration is passed by from then, and a row handed to it and never heard is
+ * rescued when its lease lapses.
+ */
+export const HAND_OFF_LEAVE_MS = 2_000;
 /** The payload of a stop's flush marker: what follows it is the marker's own id. */
 const FLUSH = 'flush/';
 
@@ -38,16 +46,17 @@ export interface PgHandOffOptions {
   /** The statements, qualified for the driver's schema. */
   readonly sql: { readonly handOffRegister: string; readonly handOffLeave: string };
   readonly logger?: JobsLogger;
+  /** The clock the leave's bound runs on (default: the system clock). */
+  readonly clock?: Clock;
 }
 
 /** A started hand-off: the wake's own channel, and `leave()`, which a stop runs before the session ends. */
 export interface PgHandOff {
   readonly own: OwnChannel;
   /**
-   * Removes the worker's registrations, then waits (at most {@link HAND_OFF_FLUSH_MS}) until every row handed to it
-   * before that has come in: a marker sent through the pool after the removal arrives after them, as notifications
+   * Removes the worker's registrations, then waits until every row handed to it before that has come in: a marker sent through the pool after the removal arrives after them, as notifications
    * arrive in commit order. Rows that come in from here on are handed back, uncounted, and the leave answers once those
-   * hand-backs are.
+   * hand-backs are — or after {@link HAND_OFF_LEAVE_MS}, whichever comes first.
    */
   leave(): Promise<void>;
 }
@@ -70,6 +79,7 @@ const namesText = (names: readonly string[]): string => JSON.stringify([...names
 export function pgHandOff(options: PgHandOffOptions): PgHandOff {
   const { target, sql } = options;
   const logger = options.logger ?? silentLogger;
+  const clock = options.clock ?? systemClock;
   const channel = handOffChannel(target.workerId);
   let session: WakeSession | undefined;
   /** Per queue registered on the current session: the names and free count written, and the rows handed since. */
@@ -174,6 +184,26 @@ export function pgHandOff(options: PgHandOffOptions): PgHandOff {
     target.takeClaimed([row]);
   };
 
+  /** The leave's steps, unbounded ({@link PgHandOff.leave} bounds them). */
+  const leaveNow = async (): Promise<void> => {
+    await writing;
+    const current = session;
+    if (current === undefined) return;
+    try {
+      await current.query(sql.handOffLeave, [target.workerId]);
+      const token = `${FLUSH}${randomUUID()}`;
+      await new Promise<void>((resolve) => {
+        flushed = { token, done: resolve };
+        options.executor
+          .query('select pg_notify($1::text, $2::text)', [channel, token])
+          .catch(resolve);
+      });
+    } catch (error) {
+      log('jobs.hand-off.leave-failed', error);
+    }
+    await Promise.all([...backs]);
+  };
+
   return {
     own: {
       channel,
@@ -197,27 +227,12 @@ export function pgHandOff(options: PgHandOffOptions): PgHandOff {
       if (leaving) return;
       leaving = true;
       offIdle();
-      await writing;
-      const current = session;
-      if (current === undefined) return;
-      try {
-        await current.query(sql.handOffLeave, [target.workerId]);
-        const token = `${FLUSH}${randomUUID()}`;
-        let timer: NodeJS.Timeout | undefined;
-        await Promise.race([
-          new Promise<void>((resolve) => {
-            flushed = { token, done: resolve };
-            options.executor
-              .query('select pg_notify($1::text, $2::text)', [channel, token])
-              .catch(resolve);
-          }),
-          new Promise<void>((resolve) => (timer = setTimeout(resolve, HAND_OFF_FLUSH_MS))),
-        ]);
-        clearTimeout(timer);
-      } catch (error) {
-        log('jobs.hand-off.leave-failed', error);
-      }
-      await Promise.all([...backs]);
+      let timer: TimerHandle | undefined;
+      await Promise.race([
+        leaveNow(),
+        new Promise<void>((resolve) => (timer = clock.setTimeout(resolve, HAND_OFF_LEAVE_MS))),
+      ]);
+      timer?.cancel();
     },
   };
 }

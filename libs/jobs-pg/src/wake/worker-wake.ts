@@ -1,4 +1,4 @@
-import type { JobDriver, JobsLogger, WakeHandOff } from '@ultimat3/jobs';
+import type { Clock, JobDriver, JobsLogger, WakeHandOff } from '@ultimat3/jobs';
 import type { PgExecutor } from '../executor/pg-executor';
 import { postgresJobDriver } from '../driver/pg-driver';
 import { statementsFor } from '../driver/statements';
@@ -23,6 +23,8 @@ export interface StartWorkerWakeOptions {
   /** The hand-off's statements (default: qualified for `schema`). */
   readonly sql?: { readonly handOffRegister: string; readonly handOffLeave: string };
   readonly logger?: JobsLogger;
+  /** The clock the wake's timers and the hand-off's leave bound run on (default: the system clock). */
+  readonly clock?: Clock;
 }
 
 /**
@@ -47,12 +49,14 @@ export function startWorkerWake(options: StartWorkerWakeOptions): QueueWake {
             }),
           sql: options.sql ?? statementsFor(options.schema),
           ...(options.logger === undefined ? {} : { logger: options.logger }),
+          ...(options.clock === undefined ? {} : { clock: options.clock }),
         });
   const wake = startQueueWake({
     listener: options.listener,
     executor: options.executor,
     target,
     ...(options.logger === undefined ? {} : { logger: options.logger }),
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(handOff === undefined ? {} : { own: handOff.own }),
   });
   return {
