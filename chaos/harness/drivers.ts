@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { Pool } from 'pg';
 import { Cluster } from 'ioredis';
 import type { Clock, JobDriver } from '@ultimat3/jobs';
-import { migrate, pgPoolExecutor, postgresJobDriver } from '@ultimat3/jobs-pg';
+import { migrate, pgPoolExecutor, postgresJobDriver, type PgExecutor } from '@ultimat3/jobs-pg';
 import { redisJobDriver } from '@ultimat3/jobs-redis';
 import { pgJobsSpec, type SpecDatabase } from '../../libs/jobs-pg/test/pg-jobs-spec';
 import { deleteRedisKeys, testRedisUrl } from '../../libs/jobs-redis/test/test-redis';
@@ -87,6 +87,8 @@ export async function createChaosRun(driver: ChaosDriverName, db: SpecDatabase):
 /** A driver over a run's storage and how to release it. */
 export interface OpenedChaosDriver {
   readonly driver: JobDriver;
+  /** PostgreSQL: the pool's executor (what a worker's wake probes and flushes through). */
+  readonly executor?: PgExecutor;
   /** Closes the driver and its connections. */
   close(): Promise<void>;
 }
@@ -115,6 +117,7 @@ export function openChaosDriver(
     });
     return {
       driver,
+      executor: pgPoolExecutor(pool),
       async close() {
         await driver.close();
         await pool.end();

@@ -27,12 +27,21 @@ export interface RecordingDriverOptions {
   readonly awaitRecords?: boolean;
 }
 
+/** What {@link recordingDriver} adds to the driver it wraps. */
+export interface RecordedHandOffs {
+  /**
+   * Records rows a backend claimed for the worker inside an enqueue (the hand-off) as the claims they are, `step`
+   * `hand-off`: the worker takes them without a claim of its own, so the wrapper would otherwise never see their tokens.
+   */
+  handed(rows: readonly ClaimedJob[]): Promise<void>;
+}
+
 /** Wraps `inner` (spread: its members stay, e.g. a Redis driver's `wake`) so each claim and fenced write it answers is recorded by `truth`. */
 export function recordingDriver<D extends JobDriver>(
   inner: D,
   truth: TruthWriter,
   options: RecordingDriverOptions = {},
-): D {
+): D & RecordedHandOffs {
   const keep = (recorded: Promise<void>): Promise<void> =>
     options.awaitRecords === true ? recorded : (recorded.catch(() => undefined), Promise.resolve());
   /** Attempt of each claim token this worker holds (a write carries only the token). */
@@ -64,12 +73,22 @@ export function recordingDriver<D extends JobDriver>(
     return landed;
   };
 
-  const claimed = async (rows: readonly ClaimedJob[]): Promise<void> => {
+  /** Records claimed rows; `step` tells how they were claimed (null: a claim of the worker's own, `hand-off`). */
+  const claimed = async (
+    rows: readonly ClaimedJob[],
+    step: string | null = null,
+  ): Promise<void> => {
     for (const row of rows) attempts.set(row.claim, row.attempt);
     await keep(
       Promise.all(
         rows.map((row) =>
-          truth.record({ kind: 'claim', jobId: row.id, attempt: row.attempt, claim: row.claim }),
+          truth.record({
+            kind: 'claim',
+            jobId: row.id,
+            attempt: row.attempt,
+            claim: row.claim,
+            step,
+          }),
         ),
       ).then(() => undefined),
     );
@@ -107,6 +126,7 @@ export function recordingDriver<D extends JobDriver>(
 
   return {
     ...inner,
+    handed: (rows: readonly ClaimedJob[]) => claimed(rows, 'hand-off'),
     async claim(options) {
       const rows = await inner.claim(options);
       await claimed(rows);

@@ -4,13 +4,20 @@
  * truth), starts claiming and says `ready`. It answers `stats` (the worker's counters and the log events it saw, by
  * name) and drains on SIGTERM. A scenario's entry file is a few lines: `serveChaosWorker(config, register)`.
  */
-import { Pool } from 'pg';
-import { JobRegistry, jobWorker, type JobsLogger } from '@ultimat3/jobs';
+import { Client, Pool } from 'pg';
+import {
+  JobRegistry,
+  jobWorker,
+  type ClaimedJob,
+  type JobDriver,
+  type JobsLogger,
+} from '@ultimat3/jobs';
+import { startWorkerWake } from '@ultimat3/jobs-pg';
 import type { RedisJobDriver } from '@ultimat3/jobs-redis';
 import { serveChaosChild } from './child';
-import { openChaosDriver, type ChaosTarget } from './drivers';
+import { openChaosDriver, type ChaosTarget, type OpenedChaosDriver } from './drivers';
 import { truthWriter, type TruthWriter } from './ground-truth';
-import { recordingDriver } from './recording-driver';
+import { recordingDriver, type RecordedHandOffs } from './recording-driver';
 
 /** The JSON config a spec hands a chaos worker process. */
 export interface ChaosWorkerConfig {
@@ -31,7 +38,11 @@ export interface ChaosWorkerConfig {
   readonly pollIntervalMs?: number;
   readonly idlePollMaxMs?: number;
   readonly claimAhead?: boolean;
-  /** Redis: start the driver's cross-process wake (its sharded-channel subscription) for this worker. */
+  /**
+   * Start a cross-process wake for this worker — Redis: the driver's sharded-channel subscription (the wake alone);
+   * PostgreSQL: `startWorkerWake`, the LISTEN session with the hand-off (the worker registered while idle, rows claimed
+   * for it inside other processes' enqueues), whose handed rows are recorded as the claims they are.
+   */
   readonly wake?: boolean;
 }
 
@@ -53,8 +64,9 @@ export async function serveChaosWorker(
   };
   const registry = new JobRegistry();
   register(registry, truth);
+  const recorded = recordingDriver(opened.driver, truth);
   const worker = jobWorker({
-    driver: recordingDriver(opened.driver, truth),
+    driver: recorded,
     registry,
     logger,
     workerId: config.workerId ?? `${config.name}-${process.pid}`,
@@ -62,8 +74,8 @@ export async function serveChaosWorker(
   });
   await worker.start();
   const stopWake =
-    config.wake === true && 'wake' in opened.driver
-      ? (opened.driver as RedisJobDriver).wake.listen(worker)
+    config.wake === true
+      ? await startChaosWake(config, opened, worker, recorded, logger)
       : undefined;
   serveChaosChild({
     ready: { workerId: worker.id },
@@ -80,6 +92,45 @@ export async function serveChaosWorker(
       await truthPool.end();
     },
   });
+}
+
+/**
+ * Starts `worker`'s wake on the run's backend (see {@link ChaosWorkerConfig.wake}); on PostgreSQL the rows handed to
+ * it are recorded as claims before the worker takes them. Answers its stop.
+ */
+async function startChaosWake(
+  config: ChaosWorkerConfig,
+  opened: OpenedChaosDriver,
+  worker: ReturnType<typeof jobWorker>,
+  recorded: JobDriver & RecordedHandOffs,
+  logger: JobsLogger,
+): Promise<() => Promise<void>> {
+  const handOff = {
+    ...worker.handOff,
+    takeClaimed(rows: readonly ClaimedJob[]) {
+      void recorded.handed(rows);
+      worker.handOff.takeClaimed(rows);
+    },
+  };
+  const target = {
+    signalEnqueued: (queue: string, sweepAfterMs?: number) =>
+      worker.signalEnqueued(queue, sweepAfterMs),
+    setWakeLive: (live: boolean) => worker.setWakeLive(live),
+    handOff,
+  };
+  if (config.target.driver === 'redis')
+    return (opened.driver as RedisJobDriver).wake.listen(target);
+  const { url, schema } = config.target;
+  const wake = startWorkerWake({
+    listener: () => new Client({ connectionString: url }),
+    executor: opened.executor!,
+    target,
+    driver: recorded,
+    logger,
+    ...(schema === undefined ? {} : { schema }),
+  });
+  await wake.ready();
+  return () => wake.stop();
 }
 
 function pick(config: ChaosWorkerConfig): Record<string, number | boolean> {

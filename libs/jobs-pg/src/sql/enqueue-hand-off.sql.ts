@@ -4,7 +4,9 @@
  * registered for its queue and name can take it (`x_job_hand_offs`, written by `SQL_HAND_OFF_REGISTER`), is inserted
  * already claimed for that worker — running, attempt 1, the worker's id, a fresh claim token, leased for the worker's
  * visibility timeout — and announced to it alone: `pg_notify` on its channel (`x_jobs_ho_` and the first 16 hex
- * digits of md5(worker id)) with the row as the claim answers it, as JSON. The notification is delivered when the
+ * digits of md5(worker id)) with the row as the claim answers it, as JSON, and `free_left`: the registration's free
+ * slots after this hand-off (how the worker knows when to register again, whatever order its writes and these
+ * notifications cross in). The notification is delivered when the
  * enqueue commits and never if it rolls back, so the worker starts the job one delivery after the commit instead of
  * hearing a wake and sending a claim.
  *
@@ -57,7 +59,7 @@ with h as (
     limit 1
     for update skip locked
   )
-  returning r.worker_id, r.vt_ms
+  returning r.worker_id, r.vt_ms, r.free
 )
 insert into x_jobs as j (
   id, run_id, name, queue, input, idempotency_key, tenant_id, enqueued_by, state, attempt,
@@ -90,7 +92,8 @@ returning extract(epoch from j.created_at) as created_s,
       'created_at', floor(extract(epoch from j.created_at) * 1000)::int8,
       'updated_at', floor(extract(epoch from j.updated_at) * 1000)::int8,
       'lease_expires_at', floor(extract(epoch from j.lease_expires_at) * 1000)::int8,
-      'finished_at', null
+      'finished_at', null,
+      'free_left', (select h.free from h)
     )::text
   ) is not null as handed,
   exists (select 1 from x_job_hand_offs r where r.queue = j.queue) as registered,

@@ -36,6 +36,36 @@ function fakeTarget(): WakeHandOff & { taken: ClaimedJob[]; idle: () => void } {
   };
 }
 
+/** A handed row's notification payload, as `SQL_ENQUEUE_HAND_OFF` sends it, with the registration's `free_left`. */
+const handed = (id: string, freeLeft: number): string =>
+  JSON.stringify({
+    id,
+    run_id: id,
+    name: 'n',
+    queue: 'q',
+    input: {},
+    idempotency_key: id,
+    tenant_id: null,
+    enqueued_by: null,
+    state: 'running',
+    attempt: 1,
+    max_attempts: 3,
+    priority: 0,
+    worker_id: 'w-1',
+    claim: '11111111-1111-4111-8111-111111111111',
+    last_error: null,
+    progress: null,
+    concurrency_key: null,
+    traceparent: null,
+    cross_tenant_reason: null,
+    run_at: 0,
+    created_at: 0,
+    updated_at: 0,
+    lease_expires_at: 30_000,
+    finished_at: null,
+    free_left: freeLeft,
+  });
+
 const executor: PgExecutor = { query: () => Promise.resolve({ rows: [], rowCount: 0 }) };
 const driver: Pick<JobDriver, 'nack'> = { nack: () => Promise.resolve(true) };
 
@@ -49,6 +79,26 @@ describe('pgHandOff, its session faked', () => {
     target.idle();
     await Promise.resolve();
     expect(sent.filter((text) => text === 'register')).toHaveLength(1);
+  });
+
+  it("registers again once a handed row's free_left is half its registration or less, and the worker can take more", async () => {
+    const { session, sent } = fakeSession();
+    const target = fakeTarget();
+    const side = pgHandOff({ target, executor, driver, sql: SQL, clock: frozenClock() });
+    await side.own.opened(session);
+    const writes = (): number => sent.filter((text) => text === 'register').length;
+    side.own.heard(handed('00000000-0000-7000-8000-000000000001', 3));
+    target.idle();
+    await Promise.resolve();
+    expect(writes()).toBe(1);
+    side.own.heard(handed('00000000-0000-7000-8000-000000000002', 2));
+    target.idle();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(writes()).toBe(2);
+    expect(target.taken.map((row) => row.id)).toEqual([
+      '00000000-0000-7000-8000-000000000001',
+      '00000000-0000-7000-8000-000000000002',
+    ]);
   });
 
   it('bounds its leave when the database stops answering: the stop goes on after HAND_OFF_LEAVE_MS', async () => {

@@ -72,8 +72,8 @@ const namesText = (names: readonly string[]): string => JSON.stringify([...names
  *
  * The registration costs no statement while the worker stays idle: it is written when the session opens, and again
  * when the worker goes idle (a pass found nothing) offering a queue it is not registered for, or once half of a
- * queue's registered slots were handed since — each hand-off takes one slot off the registered count, and the worker
- * renews it as it frees them. A registration outlives no session: the enqueue hands only to a worker whose lock is
+ * queue's registered slots were handed — each hand-off takes one slot off the registered count and tells the worker
+ * how many are left (`free_left`), and the worker renews it as it frees them. A registration outlives no session: the enqueue hands only to a worker whose lock is
  * held, which its session's end lets go; a stop removes it first ({@link PgHandOff.leave}).
  */
 export function pgHandOff(options: PgHandOffOptions): PgHandOff {
@@ -82,8 +82,11 @@ export function pgHandOff(options: PgHandOffOptions): PgHandOff {
   const clock = options.clock ?? systemClock;
   const channel = handOffChannel(target.workerId);
   let session: WakeSession | undefined;
-  /** Per queue registered on the current session: the names and free count written, and the rows handed since. */
-  const counts = new Map<string, { names: string; free: number; handed: number }>();
+  /**
+   * Per queue registered on the current session: the names and free count last written, and the free count the
+   * registration was last known to have left (a handed row's `free_left`, or the count written).
+   */
+  const counts = new Map<string, { names: string; free: number; left: number }>();
   let writing: Promise<void> | undefined;
   let again = false;
   let leaving = false;
@@ -96,8 +99,8 @@ export function pgHandOff(options: PgHandOffOptions): PgHandOff {
     });
 
   /**
-   * Whether the registration is worth writing: a queue offered is not registered, or for other names, or half of its
-   * registered slots were handed since and the worker can take more than are left. Nothing else moves it: each write
+   * Whether the registration is worth writing: a queue offered is not registered, or for other names, or at most half
+   * of its registered slots are left and the worker can take more than that. Nothing else moves it: each write
    * locks the rows enqueues hand through (they pass it by), a worker with no slot free offers nothing (and hands back
    * what it cannot start), and a free count a little high costs a hand-back, never a job.
    */
@@ -105,7 +108,7 @@ export function pgHandOff(options: PgHandOffOptions): PgHandOff {
     offers.some((o) => {
       const c = counts.get(o.queue);
       if (c === undefined || c.names !== namesText(o.names)) return true;
-      return c.handed * 2 >= c.free && o.free > c.free - c.handed;
+      return c.left * 2 <= c.free && o.free > c.left;
     });
 
   /** Set when the schema has no `x_job_hand_offs` (predates migration 0018): nothing is registered until a re-dial. */
@@ -114,13 +117,20 @@ export function pgHandOff(options: PgHandOffOptions): PgHandOff {
     if (absent) return;
     const offers = target.offers();
     if (!stale(offers)) return;
-    await current.query(sql.handOffRegister, [
-      target.workerId,
-      JSON.stringify(offers.map((o) => ({ queue: o.queue, free: o.free, names: o.names }))),
-      target.visibilityTimeoutMs,
-    ]);
+    // counted before the write is sent: a row handed once it commits tells its own count, one handed before it an
+    // older (lower) one — so what is known never stays above what is left, and a registration never sits at 0 unnoticed
     for (const o of offers)
-      counts.set(o.queue, { names: namesText(o.names), free: o.free, handed: 0 });
+      counts.set(o.queue, { names: namesText(o.names), free: o.free, left: o.free });
+    try {
+      await current.query(sql.handOffRegister, [
+        target.workerId,
+        JSON.stringify(offers.map((o) => ({ queue: o.queue, free: o.free, names: o.names }))),
+        target.visibilityTimeoutMs,
+      ]);
+    } catch (error) {
+      for (const o of offers) counts.delete(o.queue);
+      throw error;
+    }
   };
 
   /** A write that failed: logged, and on a schema without the table, no write more until the session re-opens. */
@@ -171,8 +181,11 @@ export function pgHandOff(options: PgHandOffOptions): PgHandOff {
       return;
     }
     let row: ClaimedJob;
+    let left: unknown;
     try {
-      row = toClaimedJob(JSON.parse(payload) as JobRecord);
+      const record = JSON.parse(payload) as JobRecord & { free_left?: unknown };
+      row = toClaimedJob(record);
+      left = record.free_left;
     } catch (error) {
       // nothing of ours writes such a payload: the row, if there is one, is rescued when its lease lapses
       log('jobs.hand-off.unreadable', error);
@@ -180,7 +193,8 @@ export function pgHandOff(options: PgHandOffOptions): PgHandOff {
     }
     if (leaving) return handBack(row);
     const c = counts.get(row.queue);
-    if (c !== undefined) c.handed++;
+    // a row handed before the last write can arrive after it: its count is older, and at worst costs a write early
+    if (c !== undefined) c.left = typeof left === 'number' ? left : c.left - 1;
     target.takeClaimed([row]);
   };
 
