@@ -16,12 +16,7 @@ import {
   seedFor,
 } from '../../harness/schedule';
 import { sized } from '../../harness/size';
-import {
-  countFigures,
-  countViolations,
-  explainRerunSteps,
-  recordFinalState,
-} from '../../harness/truth-checks';
+import { killsVerdict } from '../../harness/kills-verdict';
 import { liveRows, sleep, until } from '../../harness/wait';
 import { fleetSpec } from '../../harness/truth-spec';
 import type { ChaosWorkerConfig } from '../../harness/worker-child';
@@ -113,21 +108,17 @@ describe.each(chaosDrivers)('chaos 1: worker processes SIGKILLed mid-run (%s)', 
       });
       const stats = await Promise.all(workers.map((w) => w.request('stats')));
       await fleet.shutdownAll();
-      await recordFinalState(db.pool, id, run.driver, ids, { schema: run.target.schema });
-      const violations = await countViolations(db.pool, id, STEPS);
-      const figures = await countFigures(db.pool, id);
-      const counted = await run.driver.introspect?.counters({ job: JOB });
-      const doneCounted = (counted ?? []).reduce((n, b) => n + b.done, 0);
+      const { invariants, figures, doneCounted } = await killsVerdict({
+        pool: db.pool,
+        run,
+        ids,
+        job: JOB,
+        steps: STEPS,
+      });
       const leasesLost = stats.reduce(
         (n, s) => n + ((s.stats as { leasesLost: number } | undefined)?.leasesLost ?? 0),
         0,
       );
-      const invariants = {
-        lost: violations.notDone + violations.stepsLost,
-        completedTwice: violations.completedTwice + Math.max(0, doneCounted - JOBS),
-        stepBodiesRerunAfterStored: violations.stepsRerunAfterStored,
-        staleWritesAccepted: violations.staleWritesAccepted,
-      };
       recordChaos({
         scenario: SCENARIO,
         driver,
@@ -144,11 +135,6 @@ describe.each(chaosDrivers)('chaos 1: worker processes SIGKILLed mid-run (%s)', 
           seconds: Math.round((Date.now() - started) / 1_000),
         },
       });
-      if (invariants.stepBodiesRerunAfterStored > 0) {
-        process.stdout.write(
-          `re-run steps, first jobs:\n${(await explainRerunSteps(db.pool, id)).join('\n')}\n`,
-        );
-      }
       expect(invariants).toEqual({
         lost: 0,
         completedTwice: 0,

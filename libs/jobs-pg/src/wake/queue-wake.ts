@@ -17,6 +17,9 @@ import {
   type WakeSession,
 } from './wake-session';
 
+/** A channel name a LISTEN may splice in: a plain lower-case identifier, at most 63 bytes. */
+const CHANNEL = /^[a-z_][a-z0-9_]{0,62}$/;
+
 /** How long a probe may take to come back on the session before the wake is reported unverified. */
 export const WAKE_PROBE_TIMEOUT_MS = 3_000;
 /** The first wait before re-dialling a dropped session; it doubles up to {@link WAKE_REDIAL_MAX_MS}. */
@@ -112,8 +115,7 @@ export function startQueueWake(options: StartQueueWakeOptions): QueueWake {
   const probeTimeoutMs = options.probeTimeoutMs ?? WAKE_PROBE_TIMEOUT_MS;
   const channel = options.channel ?? WAKE_CHANNEL;
   // The channel is spliced into LISTEN (it cannot be a parameter): only a plain identifier is accepted.
-  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(channel))
-    throw new TypeError(`startQueueWake: bad channel ${channel}`);
+  if (!CHANNEL.test(channel)) throw new TypeError(`startQueueWake: bad channel ${channel}`);
   const firstRedialMs = options.redialMs ?? WAKE_REDIAL_MS;
   const dial = dialler(options.listener);
 
@@ -136,7 +138,7 @@ export function startQueueWake(options: StartQueueWakeOptions): QueueWake {
   };
 
   const own = options.own;
-  if (own !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(own.channel))
+  if (own !== undefined && !CHANNEL.test(own.channel))
     throw new TypeError(`startQueueWake: bad channel ${own.channel}`);
 
   const onNotification = (message: WakeNotification): void => {
