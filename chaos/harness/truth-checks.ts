@@ -103,7 +103,10 @@ export interface TruthViolations {
   readonly stepsRerunAfterStored: number;
   /**
    * Settles and step writes that landed although sent after a later claim of the job had been handed out: a stale
-   * write accepted. (Sound: such a write's fence named a claim the row no longer held.)
+   * write accepted. (Sound: such a write's fence named a claim the row no longer held.) Claims are ordered by when
+   * each was recorded (`sent_at`: taken as the claim came back, before the worker could let the row go), and a later
+   * claim's hand-out is bounded by when its record was sent (`at`); a batch's send time does not order claims, since a
+   * claim handed back at once can be re-claimed and recorded by another process before its own record is sent.
    */
   readonly staleWritesAccepted: number;
 }
@@ -174,7 +177,7 @@ export async function countViolations(
       join chaos_truth mine on mine.run = w.run and mine.job_id = w.job_id and mine.kind = 'claim' and mine.claim = w.claim
       where w.run = $1 and w.kind in ('ack', 'nack', 'save') and w.accepted
         and exists (select 1 from chaos_truth later where later.run = w.run and later.job_id = w.job_id
-          and later.kind = 'claim' and later.claim <> w.claim and later.at > mine.at and later.at < w.sent_at)`,
+          and later.kind = 'claim' and later.claim <> w.claim and later.sent_at > mine.sent_at and later.at < w.sent_at)`,
     [run],
   );
   return {

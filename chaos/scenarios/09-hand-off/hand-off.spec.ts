@@ -19,12 +19,7 @@ import {
   seedFor,
 } from '../../harness/schedule';
 import { sized } from '../../harness/size';
-import {
-  countFigures,
-  countViolations,
-  explainRerunSteps,
-  recordFinalState,
-} from '../../harness/truth-checks';
+import { killsVerdict } from '../../harness/kills-verdict';
 import { liveRows, sleep, until } from '../../harness/wait';
 import { fleetSpec } from '../../harness/truth-spec';
 import type { ChaosWorkerConfig } from '../../harness/worker-child';
@@ -113,22 +108,18 @@ describe('chaos 9: the PostgreSQL hand-off through worker SIGKILLs (pg)', () => 
         everyMs: 250,
       });
       await fleet.shutdownAll();
-      await recordFinalState(db.pool, id, run.driver, ids, { schema: run.target.schema });
-      const violations = await countViolations(db.pool, id, STEPS);
-      const figures = await countFigures(db.pool, id);
-      const counted = await run.driver.introspect?.counters({ job: JOB });
-      const doneCounted = (counted ?? []).reduce((n, b) => n + b.done, 0);
+      const { invariants, figures, doneCounted } = await killsVerdict({
+        pool: db.pool,
+        run,
+        ids,
+        job: JOB,
+        steps: STEPS,
+      });
       const { rows: handedRows } = await db.pool.query<{ n: number }>(
         `select count(*)::int as n from chaos_truth where run = $1 and kind = 'claim' and step = 'hand-off'`,
         [id],
       );
       const handed = handedRows[0]?.n ?? 0;
-      const invariants = {
-        lost: violations.notDone + violations.stepsLost,
-        completedTwice: violations.completedTwice + Math.max(0, doneCounted - JOBS),
-        stepBodiesRerunAfterStored: violations.stepsRerunAfterStored,
-        staleWritesAccepted: violations.staleWritesAccepted,
-      };
       recordChaos({
         scenario: SCENARIO,
         driver: 'pg',
@@ -145,11 +136,6 @@ describe('chaos 9: the PostgreSQL hand-off through worker SIGKILLs (pg)', () => 
           seconds: Math.round((Date.now() - started) / 1_000),
         },
       });
-      if (invariants.stepBodiesRerunAfterStored > 0) {
-        process.stdout.write(
-          `re-run steps, first jobs:\n${(await explainRerunSteps(db.pool, id)).join('\n')}\n`,
-        );
-      }
       expect(invariants).toEqual({
         lost: 0,
         completedTwice: 0,
