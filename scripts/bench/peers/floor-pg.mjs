@@ -7,7 +7,8 @@
  *   a named statement on a pool of 10 as ours opens at its defaults. Serial, it is the floor of a serial enqueue.
  * - It has no worker and no wake: its pickup latencies are the producer processes' own, from just before the call to
  *   its commit acknowledged (`bodies = false`) — the enqueue commit's WAL flush, at 20/s from one process and at 500/s
- *   from four, which every PostgreSQL peer pays before any worker can see the row.
+ *   from four, and of 1,000 calls at once from one (a pool of 10 sends them 10 at a time), which every PostgreSQL
+ *   peer pays before any worker can see the row.
  * - `roundTrip()`: a bare `SELECT 1` round trip on the same pool, the floor of any one statement.
  */
 import { pg } from '../lib.mjs';
@@ -48,6 +49,14 @@ export const rows = [
     'that INSERT committed, 500/s',
   ],
   [
+    'burst p99',
+    'pickup, burst of 1,000: p99',
+    'ms',
+    1,
+    'burst p99',
+    'that INSERT committed, 1,000 calls at once',
+  ],
+  [
     'ack steady p50',
     'enqueue committed, 20/s: p50',
     'ms',
@@ -70,6 +79,14 @@ export const rows = [
     1,
     'rate500 p99',
     'that INSERT, 500/s',
+  ],
+  [
+    'ack burst p99',
+    'enqueue committed, burst of 1,000: p99',
+    'ms',
+    1,
+    'burst p99',
+    'that INSERT, 1,000 at once',
   ],
   [null, 'one statement', 'µs', 0, 'round trip', 'a bare SELECT 1 round trip, serial'],
 ];

@@ -15,9 +15,11 @@ const ORDER = [
   'steady p50',
   'steady p99',
   'rate500 p99',
+  'burst p99',
   'ack steady p50',
   'ack steady p99',
   'ack rate500 p99',
+  'ack burst p99',
   null,
 ];
 

@@ -17,6 +17,11 @@ const spawnChild = (script, args) => spawnChildAt(join(HERE, script), args);
 export const DRAIN_JOBS = 50_000;
 export const SERIAL_JOBS = 2_000;
 /**
+ * The jobs that must finish before a burst of 1,000's p99 job (its 990th) can start in a worker at concurrency 10:
+ * 980. At a worker's drain rate that is the least the burst's p99 can be even were every enqueue committed at once.
+ */
+export const BURST_P99_AHEAD = 980;
+/**
  * The untimed calls a process makes before its timed ones, in the serial row and on each producer of the pickup's (its
  * jobs 4 ms apart, 1,000/s from the four, one at a time at the worker): a fresh process runs its first few thousand
  * calls in V8's interpreter and baseline tiers, at 1.5-2.5x a warm call's time (a client library for ~2,500 of them:

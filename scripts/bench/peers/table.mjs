@@ -12,6 +12,13 @@ const ROWS = [
   ['steady p100', 'pickup, 20/s: max', 'ms', 'low', 1],
   ['rate500 p99', 'pickup, 500/s from 4 processes: p99', 'ms', 'low', 1],
   ['burst p99', 'pickup, burst of 1,000: p99', 'ms', 'low', 1],
+  [
+    'burst drain p99',
+    "burst of 1,000: the 990th job's start at the peer's own drain rate (its bound)",
+    'ms',
+    'low',
+    1,
+  ],
   ['bulk', 'bulk enqueue, batches of 1,000', 'jobs/s', 'high', 0],
   ['drain', 'drain 50,000 no-op jobs, one process', 'jobs/s', 'high', 0],
   ['serial', 'serial enqueue', 'jobs/s', 'high', 0],

@@ -148,7 +148,10 @@ export class ClaimPlanner {
       // Rows held (claimed, not started) by a worker that dies lapse as counted attempts: the claim takes ahead only
       // rows it does not put on their final attempt (`ahead`), at most PREFETCH_PER_SLOT per slot of the queue.
       const target = this.o.claimAhead
-        ? Math.min(held.target(queue, now), PREFETCH_PER_SLOT * ledger.size(queue))
+        ? Math.min(
+            held.target(queue, now, ledger.size(queue)),
+            PREFETCH_PER_SLOT * ledger.size(queue),
+          )
         : 0;
       const short = Math.max(0, target - Math.max(0, holding - free));
       // a second claim on the wire is for the buffer only: a slot that frees meanwhile waits for a claim to return
