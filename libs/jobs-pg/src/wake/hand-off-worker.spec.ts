@@ -5,6 +5,8 @@ import { JOB_TABLES } from '../../test/test-database';
 import { pgJobsSpec } from '../../test/pg-jobs-spec';
 import { request } from '../../test/requests';
 import { postgresJobDriver } from '../driver/pg-driver';
+import { statementsFor } from '../driver/statements';
+import { migrate } from '../migrations/migrate';
 import type { QueueWake } from './queue-wake';
 import { startWorkerWake } from './worker-wake';
 
@@ -35,14 +37,19 @@ describe('a worker taking rows handed to it on PostgreSQL', () => {
     ran.length = 0;
   });
 
-  const registrations = async (): Promise<{ queue: string; free: number; names: string[] }[]> =>
-    (await db.pool.query('select queue, free, names from x_job_hand_offs')).rows;
+  const registrations = async (
+    schema = 'public',
+  ): Promise<{ queue: string; free: number; names: string[] }[]> =>
+    (await db.pool.query(`select queue, free, names from ${schema}.x_job_hand_offs`)).rows;
 
-  async function start(): Promise<ClaimedJob[]> {
+  async function start(schema?: string): Promise<ClaimedJob[]> {
     const registry = new JobRegistry();
     registry.register(handed);
     const w = jobWorker({
-      driver: postgresJobDriver({ executor: db.executor }),
+      driver: postgresJobDriver({
+        executor: db.executor,
+        ...(schema === undefined ? {} : { schema }),
+      }),
       registry,
       concurrency: 4,
     });
@@ -59,6 +66,7 @@ describe('a worker taking rows handed to it on PostgreSQL', () => {
       listener: () => new Client({ connectionString: db.url }),
       executor: db.executor,
       target,
+      ...(schema === undefined ? {} : { schema, sql: statementsFor(schema) }),
     });
     expect(await wake.ready()).toBe(true);
     await w.start();
@@ -93,5 +101,30 @@ describe('a worker taking rows handed to it on PostgreSQL', () => {
     });
     await wake?.stop();
     expect(await registrations()).toEqual([]);
+  });
+
+  it('registers and hands rows over in a schema of its own, leaving the default one untouched', async () => {
+    await migrate(db.executor, { schema: 'jobs_ho' });
+    const given = await start('jobs_ho');
+    await until(async () => (await registrations('jobs_ho')).length === 1);
+    expect(await registrations()).toEqual([]);
+    const producer = postgresJobDriver({ executor: db.executor, schema: 'jobs_ho' });
+    for (let n = 0; n < 10; n++) {
+      await producer.enqueue(
+        request({ name: 'pg.handed', queue: 'handed-q', input: { n }, idempotencyKey: `n:${n}` }),
+      );
+      await until(() => ran.includes(n));
+    }
+    expect(given.length).toBeGreaterThanOrEqual(7);
+    const { rows } = await db.pool.query<{ at: string; n: number }>(
+      `select 'jobs_ho' as at, count(*)::int as n from jobs_ho.x_jobs
+       union all select 'public', count(*)::int from public.x_jobs`,
+    );
+    expect(rows).toEqual([
+      { at: 'jobs_ho', n: 10 },
+      { at: 'public', n: 0 },
+    ]);
+    await wake?.stop();
+    expect(await registrations('jobs_ho')).toEqual([]);
   });
 });
