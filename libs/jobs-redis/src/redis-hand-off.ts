@@ -4,6 +4,7 @@ import {
   type HandOffOffer,
   type JobsLogger,
   type WakeHandOff,
+  unstartedHandBack,
 } from '@ultimat3/jobs';
 import { Redis, type Cluster } from 'ioredis';
 import { redisContext, type RedisContext } from './redis-context';
@@ -122,13 +123,9 @@ export function startHandOff(
   };
   const handBack = async (rows: readonly ClaimedJob[]): Promise<void> => {
     for (const row of rows) {
-      await nackRow(ctx, row.id, {
-        workerId,
-        claim: row.claim,
-        kind: 'handBack',
-        error: row.lastError,
-        runAt: row.runAt,
-      }).catch((error: unknown) => log('jobs.hand-off.hand-back-failed', error));
+      await nackRow(ctx, row.id, unstartedHandBack(row)).catch((error: unknown) =>
+        log('jobs.hand-off.hand-back-failed', error),
+      );
     }
   };
   /** Deregisters every queue and answers what was on the list; `mark` ends a pop still waiting. */

@@ -9,6 +9,7 @@ import {
   type JobsLogger,
   type TimerHandle,
   type WakeHandOff,
+  unstartedHandBack,
 } from '@ultimat3/jobs';
 import type { PgExecutor } from '../executor/pg-executor';
 import { toClaimedJob, type JobRecord } from '../driver/pg-rows';
@@ -163,13 +164,7 @@ export function pgHandOff(options: PgHandOffOptions): PgHandOff {
   const backs = new Set<Promise<unknown>>();
   const handBack = (row: ClaimedJob): void => {
     const back = options.driver
-      .nack(row.id, {
-        workerId: row.workerId,
-        claim: row.claim,
-        kind: 'handBack',
-        error: row.lastError,
-        runAt: row.runAt,
-      })
+      .nack(row.id, unstartedHandBack(row))
       .catch((error: unknown) => log('jobs.hand-off.hand-back-failed', error))
       .finally(() => backs.delete(back));
     backs.add(back);

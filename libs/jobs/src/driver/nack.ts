@@ -1,4 +1,4 @@
-import type { ClaimRef, JobState } from './job-row';
+import { claimOf, type ClaimedJob, type ClaimRef, type JobState } from './job-row';
 
 /** What every nack carries, whatever its kind: the claim it is fenced on, the error text and the run's duration. */
 export interface NackBase extends ClaimRef {
@@ -20,6 +20,14 @@ export interface RetryNack extends NackBase {
 export interface HandBackNack extends NackBase {
   readonly kind: 'handBack';
   readonly runAt?: number;
+}
+
+/**
+ * The hand-back of a row claimed and never started (held too long, let go by a drain, handed to a worker that could not
+ * take it): uncounted, its run time kept (so its place in the claim order) and its last error kept.
+ */
+export function unstartedHandBack(row: ClaimedJob): HandBackNack {
+  return { ...claimOf(row), kind: 'handBack', error: row.lastError, runAt: row.runAt };
 }
 
 /** A suspension (a step.sleep, a waitForEvent): `suspended` until `runAt`, the attempt handed back uncounted. */

@@ -1,4 +1,4 @@
-import type { JobDriver } from '../driver/job-driver';
+import { unstartedHandBack, type JobDriver } from '../driver/job-driver';
 import type { ClaimedJob } from '../driver/job-row';
 import type { JobsLogger } from '../util/logger';
 
@@ -22,22 +22,14 @@ export class HandBacks {
   release(rows: readonly ClaimedJob[]): void {
     for (const row of rows) {
       this.track(
-        this.driver
-          .nack(row.id, {
-            workerId: row.workerId,
-            claim: row.claim,
-            kind: 'handBack',
-            error: row.lastError,
-            runAt: row.runAt,
-          })
-          .then(
-            () => undefined,
-            (error: unknown) =>
-              this.logger.log('error', 'jobs.worker.release-failed', {
-                jobId: row.id,
-                error: String(error),
-              }),
-          ),
+        this.driver.nack(row.id, unstartedHandBack(row)).then(
+          () => undefined,
+          (error: unknown) =>
+            this.logger.log('error', 'jobs.worker.release-failed', {
+              jobId: row.id,
+              error: String(error),
+            }),
+        ),
       );
     }
   }
