@@ -83,6 +83,7 @@ export function traceLegs(produced, seen) {
   const busy = seen.claims.filter((c) => c.wire > 0 || c.waiting > 0).length;
   const counts = {
     wakes: wakes.length,
+    sweeps: (seen.sweeps ?? []).length,
     claims: seen.claims.length,
     fullClaims: seen.claims.filter((c) => c.full).length,
     emptyClaims: seen.claims.length - took.length,

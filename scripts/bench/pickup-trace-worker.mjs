@@ -5,8 +5,9 @@
  * `postgresBackend({ url })` runs it (a pool of 10, `startWorkerWake` on a session of its own; BENCH_TRACE_HAND_OFF=0:
  * `startQueueWake`, the wake alone), over an executor that notes every claim: when it was sent and answered, how many
  * rows it took and which jobs. It also notes when each wake notification was heard, when each handed row was heard and
- * when each body started. Messages in: `{ type: 'collect' }` answers `{ bodies, wakes, claims }` and empties them
+ * when each body started. Messages in: `{ type: 'collect' }` answers `{ bodies, wakes, sweeps, claims }` and empties them
  * (`bodies`: per job `{ n, body, claimSent, claimBack, claimRows, handed }`; `wakes`: epoch ms of each notification heard;
+ * `sweeps`: of each sweep alone, a handed enqueue's announcement;
  * `claims`: per claim `{ sent, back, rows, full }`, full: `SQL_CLAIM` rather than `SQL_CLAIM_WAITING`);
  * `{ type: 'peek' }` answers `{ count }`; `{ type: 'stop' }` drains and exits.
  */
@@ -17,6 +18,8 @@ const [url] = process.argv.slice(2);
 
 let bodies = [];
 let wakes = [];
+/** Epoch ms of each sweep alone heard (a handed enqueue's announcement of its slot). */
+let sweeps = [];
 let claims = [];
 /** Per job `n` a claim took: that claim. */
 const claimOf = new Map();
@@ -107,6 +110,10 @@ const target = {
     if (queue === 'trace') wakes.push(preciseNow());
     worker.signalEnqueued(queue, sweepAfterMs);
   },
+  signalSweep(queue, sweepAfterMs) {
+    if (queue === 'trace') sweeps.push(preciseNow());
+    worker.signalSweep(queue, sweepAfterMs);
+  },
   setWakeLive: (live) => worker.setWakeLive(live),
   handOff: {
     ...worker.handOff,
@@ -131,9 +138,10 @@ process.on('message', async (message) => {
       p99: loopDelay.percentile(99) / 1e6,
       max: loopDelay.max / 1e6,
     };
-    process.send({ id: message.id, bodies, wakes, claims, kinds, delay });
+    process.send({ id: message.id, bodies, wakes, sweeps, claims, kinds, delay });
     bodies = [];
     wakes = [];
+    sweeps = [];
     claims = [];
     kinds = {};
     loopDelay.reset();

@@ -174,7 +174,7 @@ async function scenario(ctx, { label, producers, count, intervalMs }) {
   }
   const c = legs.counts;
   console.log(
-    `    worker: ${c.wakes} wakes heard, ${c.claims} claims (${c.fullClaims} SQL_CLAIM), ${fmt(c.rowsPerClaim)} rows ` +
+    `    worker: ${c.wakes} wakes and ${c.sweeps} sweeps alone heard, ${c.claims} claims (${c.fullClaims} SQL_CLAIM), ${fmt(c.rowsPerClaim)} rows ` +
       `a claim that took any (max ${c.maxRows}), ${c.emptyClaims} empty, ${c.busy} sent with other statements on ` +
       `the wire; jobs taken by a claim answering their wake ${c.afterWake}, by another pass ${c.beforeWake}`,
   );

@@ -55,6 +55,7 @@ export {
   WAKE_DUE_WITHIN_MS,
   WAKE_LOCK_CLASS,
   WAKE_SLOT_MS,
+  WAKE_SWEEP_CHANNEL,
   WAKE_SWEEP_MS,
   type WakeListener,
   type WakeNotification,

@@ -24,11 +24,14 @@
  * The registration is locked `skip locked`: two enqueues never wait on each other for it, the second one just waits
  * in the queue. Nothing chosen: the row is inserted and announced exactly as `SQL_ENQUEUE_INSERT_PLAIN` does.
  *
- * A handed row announces its slot like any other: the wake's throttle reads every row of a slot as proof the slot was
- * announced (`SQL_ENQUEUE_INSERT`), so a handed row that stayed silent would silence its slot's later rows too. Its
- * worker is told first (`handed` is computed before `announced`, and a transaction's notifications arrive in the order
- * they were sent): a wake heard first would start a claim, and a row that meets a claim of its worker's own on the
- * wire waits for it to come back before it starts.
+ * A handed row announces its slot under the same throttle as any other — the wake's throttle reads every row of a slot
+ * as proof the slot was announced (`SQL_ENQUEUE_INSERT`), so a handed row that stayed silent would silence its slot's
+ * later rows too — but on `x_jobs_wake_sweep` (`WAKE_SWEEP_CHANNEL`), not `x_jobs_wake`: its own row is already its
+ * worker's, so listeners claim nothing at once and sweep once, `WAKE_SWEEP_MS` later, for the rows of the slot that
+ * skipped their announcement. On `x_jobs_wake` each listener would claim at once and again at the sweep: at 20 jobs/s
+ * all handed, one worker sent 3.0 empty claims a job, 2.0 with this channel (`pickup-trace.mjs`). Its worker is told
+ * first (`handed` is computed before `announced`, and a transaction's notifications arrive in the order they were
+ * sent).
  *
  * Answers `(created_s, handed, registered, announced)`: whether the row was handed, whether any worker is registered
  * for its queue (handed or not: a registration locked by another enqueue or its worker, or with no slot free, still
@@ -107,7 +110,9 @@ returning extract(epoch from j.created_at) as created_s,
           and s.created_at >= w.starts and s.created_at < w.starts + interval '5 milliseconds'
       ) then false
       when pg_try_advisory_xact_lock(2020243307, hashtext(j.queue) # (w.n % 2147483647)::int)
-        then pg_notify('x_jobs_wake', j.queue) is not null
+        then pg_notify(
+          case when j.worker_id is null then 'x_jobs_wake' else 'x_jobs_wake_sweep' end, j.queue
+        ) is not null
       else false
     end
     from (

@@ -6,7 +6,7 @@ import { request } from '../../test/requests';
 import { until } from '../../../../test/until';
 import { postgresJobDriver } from '../driver/pg-driver';
 import { startQueueWake, type QueueWake } from './queue-wake';
-import { WAKE_CHANNEL } from './wake-session';
+import { WAKE_CHANNEL, WAKE_SWEEP_CHANNEL, WAKE_SWEEP_MS } from './wake-session';
 
 describe('startQueueWake (one LISTEN session per process)', () => {
   const db = pgJobsSpec({ emptyBeforeEach: JOB_TABLES });
@@ -65,6 +65,45 @@ describe('startQueueWake (one LISTEN session per process)', () => {
     expect(await wake.ready()).toBe(true);
     await db.pool.query('select pg_notify($1, $2)', [WAKE_CHANNEL, 'reports']);
     await until(() => r.woken.includes('reports'));
+  });
+
+  it('hears the sweep channel beside the wake: a sweep alone where the target takes one, else a wake', async () => {
+    const r = recorder();
+    const swept: [string, number][] = [];
+    wake = startQueueWake({
+      listener: dial(),
+      executor: db.executor,
+      target: { ...r.target, signalSweep: (queue, after) => void swept.push([queue, after]) },
+    });
+    expect(await wake.ready()).toBe(true);
+    await db.pool.query('select pg_notify($1, $2)', [WAKE_SWEEP_CHANNEL, 'mail']);
+    await db.pool.query('select pg_notify($1, $2)', [WAKE_CHANNEL, 'reports']);
+    await until(() => r.woken.includes('reports'));
+    expect(swept).toEqual([['mail', WAKE_SWEEP_MS]]);
+    expect(r.woken).toEqual(['reports']);
+    await wake.stop();
+
+    // a target with no sweep of its own is woken: a pass now as well, which costs a claim and loses nothing
+    const plain = recorder();
+    wake = startQueueWake({ listener: dial(), executor: db.executor, target: plain.target });
+    expect(await wake.ready()).toBe(true);
+    await db.pool.query('select pg_notify($1, $2)', [WAKE_SWEEP_CHANNEL, 'mail']);
+    await until(() => plain.woken.includes('mail'));
+  });
+
+  it('listens on no sweep channel beside another channel (as the outbox relay does)', async () => {
+    const heard: string[] = [];
+    wake = startQueueWake({
+      listener: dial(),
+      executor: db.executor,
+      channel: 'spec_relay_wake',
+      onWake: (payload) => void heard.push(payload),
+    });
+    expect(await wake.ready()).toBe(true);
+    await db.pool.query('select pg_notify($1, $2)', [WAKE_SWEEP_CHANNEL, 'mail']);
+    await db.pool.query('select pg_notify($1, $2)', ['spec_relay_wake', 'relay']);
+    await until(() => heard.includes('relay'));
+    expect(heard).toEqual(['relay']);
   });
 
   it('reports jobs.wake.unverified once, with the fix, when the probe never comes back', async () => {

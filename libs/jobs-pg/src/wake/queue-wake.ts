@@ -11,6 +11,7 @@ import {
   connectSession,
   dialler,
   WAKE_CHANNEL,
+  WAKE_SWEEP_CHANNEL,
   WAKE_SWEEP_MS,
   type WakeListener,
   type WakeNotification,
@@ -27,10 +28,16 @@ export const WAKE_REDIAL_MS = 500;
 /** The longest wait between two dials. */
 export const WAKE_REDIAL_MAX_MS = 30_000;
 
-/** What a wake drives: a worker (`jobWorker()`), or anything with the same two members. */
+/** What a wake drives: a worker (`jobWorker()`), or anything with the same members. */
 export interface WakeTarget {
   /** A queue was announced; `sweepAfterMs`: pass once more that long after (see {@link WAKE_SWEEP_MS}). */
   signalEnqueued(queue: string, sweepAfterMs?: number): void;
+  /**
+   * A handed row announced its queue's slot ({@link WAKE_SWEEP_CHANNEL}): nothing to claim now, one pass
+   * `sweepAfterMs` later for the rows of the slot that skipped their announcement. Optional: a target without it is
+   * told `signalEnqueued` instead (a pass now as well, which finds nothing more).
+   */
+  signalSweep?(queue: string, sweepAfterMs: number): void;
   setWakeLive(live: boolean): void;
 }
 
@@ -48,6 +55,11 @@ export interface StartQueueWakeOptions {
    * committed (default `target.signalEnqueued`, which sweeps once more then).
    */
   readonly onWake?: (queue: string, sweepAfterMs: number) => void;
+  /**
+   * Told each queue a handed enqueue announced on the sweep channel (default `target.signalSweep`, else `onWake`):
+   * pass `sweepAfterMs` later, not now.
+   */
+  readonly onSweep?: (queue: string, sweepAfterMs: number) => void;
   /** The `sweepAfterMs` each wake carries (default {@link WAKE_SWEEP_MS}: the 5 ms slot and a 10 ms commit margin). */
   readonly sweepAfterMs?: number;
   /** Told when the wake is proven live, and when it is lost (default `target.setWakeLive`). */
@@ -63,6 +75,11 @@ export interface StartQueueWakeOptions {
    * `x_outbox_wake` with the same proven, re-dialled session.
    */
   readonly channel?: string;
+  /**
+   * The channel handed enqueues announce their slot on, listened on beside `channel` (default
+   * {@link WAKE_SWEEP_CHANNEL} when `channel` is the jobs' wake, none otherwise).
+   */
+  readonly sweepChannel?: string;
   /** The first re-dial wait (default 500 ms, doubling to 30 s). */
   readonly redialMs?: number;
   /** A second channel the same session listens on, for a worker's own notifications (the hand-off's). */
@@ -96,7 +113,9 @@ export interface QueueWake {
  * Holds ONE LISTEN session on `x_jobs_wake` per worker process and turns each notification — a queue name another
  * process announced (see `SQL_ENQUEUE`) — into `onWake(queue, sweepAfterMs)`, the signal the idle loop already hears:
  * the worker passes at once, and once more `sweepAfterMs` after the latest wake, for the rows of the announced slot
- * that skipped their own announcement (the throttle) and committed just after.
+ * that skipped their own announcement (the throttle) and committed just after. A handed enqueue announces its slot on
+ * the sweep channel instead ({@link WAKE_SWEEP_CHANNEL}): its row is already its worker's, so each listener is told
+ * `onSweep(queue, sweepAfterMs)` and passes only then.
  *
  * The wake is PROVEN before the idle ceiling rises: after LISTEN, a probe is sent through the pooled `executor`; when it
  * comes back on the session the wake is `jobs.wake.live` and `onLive(true)` lets the worker idle at the 5 s ceiling.
@@ -108,6 +127,12 @@ export interface QueueWake {
 export function startQueueWake(options: StartQueueWakeOptions): QueueWake {
   const onWake = options.onWake ?? options.target?.signalEnqueued.bind(options.target);
   if (onWake === undefined) throw new TypeError('startQueueWake: pass onWake or target.');
+  const onSweep =
+    options.onSweep ??
+    (options.onWake === undefined
+      ? options.target?.signalSweep?.bind(options.target)
+      : undefined) ??
+    onWake;
   const sweepAfterMs = options.sweepAfterMs ?? WAKE_SWEEP_MS;
   const onLive = options.onLive ?? options.target?.setWakeLive.bind(options.target) ?? (() => {});
   const logger = options.logger ?? silentLogger;
@@ -116,6 +141,10 @@ export function startQueueWake(options: StartQueueWakeOptions): QueueWake {
   const channel = options.channel ?? WAKE_CHANNEL;
   // The channel is spliced into LISTEN (it cannot be a parameter): only a plain identifier is accepted.
   if (!CHANNEL.test(channel)) throw new TypeError(`startQueueWake: bad channel ${channel}`);
+  const sweepChannel =
+    options.sweepChannel ?? (channel === WAKE_CHANNEL ? WAKE_SWEEP_CHANNEL : undefined);
+  if (sweepChannel !== undefined && !CHANNEL.test(sweepChannel))
+    throw new TypeError(`startQueueWake: bad channel ${sweepChannel}`);
   const firstRedialMs = options.redialMs ?? WAKE_REDIAL_MS;
   const dial = dialler(options.listener);
 
@@ -144,6 +173,7 @@ export function startQueueWake(options: StartQueueWakeOptions): QueueWake {
   const onNotification = (message: WakeNotification): void => {
     if (own !== undefined && message.channel === own.channel)
       return own.heard(message.payload ?? '');
+    if (message.channel === sweepChannel) return onSweep(message.payload ?? '', sweepAfterMs);
     if (message.channel !== channel) return;
     const payload = message.payload ?? '';
     if (probe !== undefined && payload === probe.token) return probe.settle(true);
@@ -216,6 +246,7 @@ export function startQueueWake(options: StartQueueWakeOptions): QueueWake {
       mine.on('end', () => drop(mine, undefined));
       await connectSession(mine);
       await mine.query(`listen ${channel}`);
+      if (sweepChannel !== undefined) await mine.query(`listen ${sweepChannel}`);
       if (own !== undefined) await mine.query(`listen ${own.channel}`);
     } catch (error) {
       const reason = error instanceof Error ? error : new Error(String(error));

@@ -1,6 +1,12 @@
 /** The channel every wake notification travels on. Its payload is a queue name and nothing else. */
 export const WAKE_CHANNEL = 'x_jobs_wake';
 /**
+ * The channel a handed enqueue announces its slot on (`SQL_ENQUEUE_HAND_OFF`), its payload a queue name: the row that
+ * announces is already claimed for the worker it was handed to, so there is nothing to claim at once — only the rows of
+ * its slot that skip their own announcement, which a listener sweeps for {@link WAKE_SWEEP_MS} after it.
+ */
+export const WAKE_SWEEP_CHANNEL = 'x_jobs_wake_sweep';
+/**
  * The throttle slot: an enqueue announces its queue unless a committed row of that queue was minted and created in the
  * same slot, or a transaction in flight holds the slot's wake lock (`SQL_ENQUEUE`, `SQL_ENQUEUE_MANY`). The SQL spells
  * it as a literal; a spec holds the two equal.

@@ -93,6 +93,8 @@ export interface WakeHandOff {
 export interface BackendWakeTarget {
   /** A queue was announced; `sweepAfterMs`: pass once more that long after (a throttled wake's stragglers). */
   signalEnqueued(queue: string, sweepAfterMs?: number): void;
+  /** Rows of `queue` may commit within `sweepAfterMs` and none waits now: pass once, that long after, not now. */
+  signalSweep?(queue: string, sweepAfterMs: number): void;
   setWakeLive(live: boolean): void;
   /** The worker's hand-off side, when it takes rows a backend claimed for it (see {@link WakeHandOff}). */
   readonly handOff?: WakeHandOff;

@@ -159,6 +159,26 @@ describe('DueTimers', () => {
     expect(passes).toEqual([25, 40]);
   });
 
+  it('a sweep alone gets its own pass that long after it: a steady stream of them never pushes one out', async () => {
+    const { clock, timers: t, passes } = timers();
+    t.sweepIn(15);
+    expect(clock.pending()).toBe(0);
+    t.start();
+    // one every 10 ms: each is swept 15 ms after it, where a wake's sweep would wait for the last of them
+    for (let i = 0; i < 5; i++) {
+      t.sweepIn(15);
+      expect(passes).toEqual(Array.from({ length: Math.max(0, i - 1) }, (_, k) => 15 + k * 10));
+      await clock.advance(10);
+    }
+    await clock.advance(10);
+    expect(passes).toEqual([15, 25, 35, 45, 55]);
+    expect(clock.pending()).toBe(0);
+    t.sweepIn(15);
+    t.stop();
+    await clock.advance(100);
+    expect(passes).toHaveLength(5);
+  });
+
   it('a wake without a sweep arms nothing; no sweep before start() or after stop()', async () => {
     const { clock, timers: t, passes } = timers();
     t.woken(15);

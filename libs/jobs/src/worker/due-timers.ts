@@ -117,6 +117,16 @@ export class DueTimers {
   }
 
   /**
+   * A sweep alone (no pass now): rows may commit within `sweepAfterMs`, so a pass runs that long from now. Kept as a
+   * due time, each with its own pass: unlike {@link DueTimers.woken}'s sweep, a later signal never pushes it out —
+   * that one is safe to push only because every wake also passes at once, and a steady stream of sweeps alone would
+   * otherwise keep the first one from ever running.
+   */
+  sweepIn(sweepAfterMs: number): void {
+    this.dueAtTime(this.o.clock.now() + Math.max(0, sweepAfterMs));
+  }
+
+  /**
    * A row falls due at `at`: it gets a pass then. Every such time is kept, not only the earliest: a second retry due
    * later must not wait for the idle ceiling either. Past {@link MAX_DUE_TIMES} the latest time is dropped (its row
    * is found by a poll, as any other worker's would be).

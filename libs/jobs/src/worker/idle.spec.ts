@@ -178,6 +178,48 @@ describe('idle cost and pickup latency', () => {
     expect(claims.slice(before).map((c) => c.at - wokenAt)).toEqual([0, 10, 25]);
   });
 
+  it('a sweep alone claims nothing at once and passes once sweepAfterMs later; an unserved queue is ignored', async () => {
+    const { h, claims } = await start({ jobs: [idle], idlePollMaxMs: 60_000 });
+    h.worker.setWakeLive(true);
+    await h.advance(MINUTE);
+    const sweptAt = h.clock.now();
+    const before = claims.length;
+    h.worker.signalSweep('default', 15);
+    h.worker.signalSweep('reports', 5);
+    await h.settle();
+    expect(claims.length).toBe(before);
+    // a row of the announced slot commits 3 ms later, unannounced: the sweep starts it
+    await h.advance(3);
+    const late = await prepareEnqueue(idle, { n: 1 }, {}, undefined, h.clock.now());
+    await h.driver.enqueue(late);
+    await h.advance(11);
+    expect(claims.length).toBe(before);
+    expect((await h.driver.get(late.id))?.state).toBe('ready');
+    await h.advance(1);
+    expect(await h.driver.get(late.id)).toMatchObject({ state: 'done', updatedAt: sweptAt + 15 });
+    await h.advance(POLL_INTERVAL_MS);
+    // the sweep and its freed slot's pass at +15, then the floor: nothing for the unserved queue's 5 ms
+    expect(claims.slice(before).map((c) => c.at - sweptAt)).toEqual([
+      15,
+      15,
+      15 + POLL_INTERVAL_MS,
+    ]);
+  });
+
+  it('sweeps alone 10 ms apart each get their pass 15 ms after them, none pushed out by the next', async () => {
+    const { h, claims } = await start({ jobs: [idle], idlePollMaxMs: 60_000 });
+    h.worker.setWakeLive(true);
+    await h.advance(MINUTE);
+    const from = h.clock.now();
+    const before = claims.length;
+    for (let i = 0; i < 4; i++) {
+      h.worker.signalSweep('default', 15);
+      await h.advance(10);
+    }
+    await h.advance(20);
+    expect(claims.slice(before).map((c) => c.at - from)).toEqual([15, 25, 35, 45]);
+  });
+
   it('a wake while a claim is on the wire asks for ONE pass right after it, not a second claim beside it', async () => {
     const { h } = await start({ jobs: [idle], idlePollMaxMs: 60_000 });
     await h.advance(MINUTE);

@@ -208,6 +208,10 @@ export function jobWorker(
       timers.woken(sweepAfterMs);
       loop.woken();
     },
+    signalSweep(queue, sweepAfterMs) {
+      if (state !== 'running' || !ledger.serves(queue)) return;
+      timers.sweepIn(sweepAfterMs);
+    },
     setWakeLive(live) {
       stats.wakeLive = live;
     },

@@ -124,6 +124,12 @@ export interface JobWorker {
    * per queue per 5 ms slot) passes `sweepAfterMs`: one more pass runs that long after the latest such wake.
    */
   signalEnqueued(queue: string, sweepAfterMs?: number): void;
+  /**
+   * A sweep alone: rows of `queue` may commit within `sweepAfterMs`, and none is waiting for a pass now (the row that
+   * announced them was handed to a worker with it). One pass runs `sweepAfterMs` from now — never pushed out by later
+   * signals — and none at once; a queue this worker does not serve is ignored.
+   */
+  signalSweep(queue: string, sweepAfterMs: number): void;
   /** Tells a proven external wake is live (raises the idle ceiling) or lost. */
   setWakeLive(live: boolean): void;
   /**
