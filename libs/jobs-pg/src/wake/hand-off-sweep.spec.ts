@@ -79,7 +79,7 @@ describe('the sweep a handed row announces on PostgreSQL', () => {
     return heard.splice(0).filter((h) => h.channel !== MARKER && !h.payload.startsWith('probe/'));
   };
 
-  const worker = (served: typeof handedJob, pollMs: number): JobWorker => {
+  const worker = (served: typeof handedJob, pollMs: number): ReturnType<typeof jobWorker> => {
     const registry = new JobRegistry();
     registry.register(served);
     const w = jobWorker({

@@ -1,22 +1,22 @@
 import { randomUUID } from 'node:crypto';
-import {
-  silentLogger,
-  systemClock,
-  type Clock,
-  type JobsLogger,
-  type TimerHandle,
-} from '@ultimat3/jobs';
-import type { PgExecutor } from '../executor/pg-executor';
+import { silentLogger, systemClock, type TimerHandle } from '@ultimat3/jobs';
 import {
   connectSession,
   dialler,
   WAKE_CHANNEL,
   WAKE_SWEEP_CHANNEL,
   WAKE_SWEEP_MS,
-  type WakeListener,
   type WakeNotification,
   type WakeSession,
 } from './wake-session';
+import type { QueueWake, StartQueueWakeOptions } from './queue-wake-options';
+
+export type {
+  OwnChannel,
+  QueueWake,
+  StartQueueWakeOptions,
+  WakeTarget,
+} from './queue-wake-options';
 
 /** A channel name a LISTEN may splice in: a plain lower-case identifier, at most 63 bytes. */
 const CHANNEL = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -27,87 +27,6 @@ export const WAKE_PROBE_TIMEOUT_MS = 3_000;
 export const WAKE_REDIAL_MS = 500;
 /** The longest wait between two dials. */
 export const WAKE_REDIAL_MAX_MS = 30_000;
-
-/** What a wake drives: a worker (`jobWorker()`), or anything with the same members. */
-export interface WakeTarget {
-  /** A queue was announced; `sweepAfterMs`: pass once more that long after (see {@link WAKE_SWEEP_MS}). */
-  signalEnqueued(queue: string, sweepAfterMs?: number): void;
-  /**
-   * A handed row announced its queue's slot ({@link WAKE_SWEEP_CHANNEL}): nothing to claim now, one pass
-   * `sweepAfterMs` later for the rows of the slot that skipped their announcement. Optional: a target without it is
-   * told `signalEnqueued` instead (a pass now as well, which finds nothing more).
-   */
-  signalSweep?(queue: string, sweepAfterMs: number): void;
-  setWakeLive(live: boolean): void;
-}
-
-/** Options of {@link startQueueWake}. */
-export interface StartQueueWakeOptions {
-  /**
-   * The LISTEN session: a dedicated `pg.Client` (connected or not), or a factory dialling one. It must reach the
-   * server directly or through a session-pooling proxy — never PgBouncer in transaction mode.
-   */
-  readonly listener: WakeListener;
-  /** The pooled executor the probe is sent through: the path every enqueue takes. */
-  readonly executor: PgExecutor;
-  /**
-   * Told each queue another process announced, with how long after it the rows the announcement stands for have
-   * committed (default `target.signalEnqueued`, which sweeps once more then).
-   */
-  readonly onWake?: (queue: string, sweepAfterMs: number) => void;
-  /**
-   * Told each queue a handed enqueue announced on the sweep channel (default `target.signalSweep`, else `onWake`):
-   * pass `sweepAfterMs` later, not now.
-   */
-  readonly onSweep?: (queue: string, sweepAfterMs: number) => void;
-  /** The `sweepAfterMs` each wake carries (default {@link WAKE_SWEEP_MS}: the 5 ms slot and a 10 ms commit margin). */
-  readonly sweepAfterMs?: number;
-  /** Told when the wake is proven live, and when it is lost (default `target.setWakeLive`). */
-  readonly onLive?: (live: boolean) => void;
-  /** The worker to drive: its `signalEnqueued` and `setWakeLive` are the defaults of `onWake` and `onLive`. */
-  readonly target?: WakeTarget;
-  readonly logger?: JobsLogger;
-  readonly clock?: Clock;
-  /** How long the probe may take (default 3 s). */
-  readonly probeTimeoutMs?: number;
-  /**
-   * The channel to LISTEN on (default `x_jobs_wake`, whose payload is a queue name). The outbox relay listens on
-   * `x_outbox_wake` with the same proven, re-dialled session.
-   */
-  readonly channel?: string;
-  /**
-   * The channel handed enqueues announce their slot on, listened on beside `channel` (default
-   * {@link WAKE_SWEEP_CHANNEL} when `channel` is the jobs' wake, none otherwise).
-   */
-  readonly sweepChannel?: string;
-  /** The first re-dial wait (default 500 ms, doubling to 30 s). */
-  readonly redialMs?: number;
-  /** A second channel the same session listens on, for a worker's own notifications (the hand-off's). */
-  readonly own?: OwnChannel;
-}
-
-/**
- * A channel of one worker's own on the wake's session ({@link StartQueueWakeOptions.own}): listened on right after the
- * wake's, each time a session opens; `opened` runs on the session once its probe came back (the hand-off takes its
- * lock and registers there — never on a session that hears nothing; a failure is logged, the wake stays), `heard` is
- * told each payload, and `lost` each time the session drops.
- */
-export interface OwnChannel {
-  readonly channel: string;
-  opened(session: WakeSession): Promise<void>;
-  heard(payload: string): void;
-  lost(): void;
-}
-
-/** A running wake. */
-export interface QueueWake {
-  /** Whether the current session is proven: a probe sent through the executor came back on it. */
-  live(): boolean;
-  /** Resolves once the first probe came back (true) or timed out / the dial failed (false). */
-  ready(): Promise<boolean>;
-  /** Ends the session; no re-dial follows. Idempotent. */
-  stop(): Promise<void>;
-}
 
 /**
  * Holds ONE LISTEN session on `x_jobs_wake` per worker process and turns each notification — a queue name another
