@@ -23,23 +23,18 @@ const QUEUE = 'sweep-q';
 /** The channel the spec's markers travel on: none of the workers listens there. */
 const MARKER = 'sweep_spec_marker';
 const started: string[] = [];
-const input = t.object({ n: t.number });
-const handedJob = job({
-  name: 'sweep.handed',
-  queue: QUEUE,
-  input,
-  idempotencyKey: ({ n }) => `n:${n}`,
-  tenant: 'none',
-  run: ({ jobId }) => void started.push(jobId),
-});
-const otherJob = job({
-  name: 'sweep.other',
-  queue: QUEUE,
-  input,
-  idempotencyKey: ({ n }) => `n:${n}`,
-  tenant: 'none',
-  run: ({ jobId }) => void started.push(jobId),
-});
+/** A job of the queue that notes each run's start. */
+const noting = (name: string) =>
+  job({
+    name,
+    queue: QUEUE,
+    input: t.object({ n: t.number }),
+    idempotencyKey: ({ n }) => `n:${n}`,
+    tenant: 'none',
+    run: ({ jobId }) => void started.push(jobId),
+  });
+const handedJob = noting('sweep.handed');
+const otherJob = noting('sweep.other');
 
 /**
  * A handed enqueue announces its slot on the sweep channel, not the wake's: the worker it was handed to runs it, and

@@ -1,5 +1,12 @@
 import { Client } from 'pg';
-import { job, JobRegistry, jobWorker, recordingLogger, t } from '@ultimat3/jobs';
+import {
+  job,
+  JobRegistry,
+  jobWorker,
+  MAX_QUEUE_NAME_LENGTH,
+  recordingLogger,
+  t,
+} from '@ultimat3/jobs';
 import { createTestDatabase, JOB_TABLES, withDatabase } from '../../test/test-database';
 import { pgJobsSpec } from '../../test/pg-jobs-spec';
 import { request } from '../../test/requests';
@@ -89,6 +96,19 @@ describe('startQueueWake (one LISTEN session per process)', () => {
     expect(await wake.ready()).toBe(true);
     await db.pool.query('select pg_notify($1, $2)', [WAKE_SWEEP_CHANNEL, 'mail']);
     await until(() => plain.woken.includes('mail'));
+  });
+
+  it('wakes a queue named like a probe: only a payload longer than any queue name is one', async () => {
+    const r = recorder();
+    wake = startQueueWake({ listener: dial(), executor: db.executor, target: r.target });
+    expect(await wake.ready()).toBe(true);
+    const probeLike = `probe/${'p'.repeat(MAX_QUEUE_NAME_LENGTH - 'probe/'.length)}`;
+    // another process's probe, then a wake of each queue
+    await db.pool.query('select pg_notify($1, $2)', [WAKE_CHANNEL, `${probeLike}x`]);
+    await postgresJobDriver({ executor: db.executor }).enqueue(request({ queue: 'probe/reports' }));
+    await db.pool.query('select pg_notify($1, $2)', [WAKE_CHANNEL, probeLike]);
+    await until(() => r.woken.includes(probeLike));
+    expect(r.woken).toEqual(['probe/reports', probeLike]);
   });
 
   it('listens on no sweep channel beside another channel (as the outbox relay does)', async () => {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { silentLogger, systemClock, type TimerHandle } from '@ultimat3/jobs';
+import { MAX_QUEUE_NAME_LENGTH, silentLogger, systemClock, type TimerHandle } from '@ultimat3/jobs';
 import {
   connectSession,
   dialler,
@@ -17,6 +17,12 @@ export type {
   StartQueueWakeOptions,
   WakeTarget,
 } from './queue-wake-options';
+
+/**
+ * A fresh probe payload: `probe/` and two random UUIDs, 78 characters — longer than any queue name
+ * (`MAX_QUEUE_NAME_LENGTH`, 63), so a listener tells it from every queue's wake by its length alone.
+ */
+const probeToken = (): string => `probe/${randomUUID()}${randomUUID()}`;
 
 /** A channel name a LISTEN may splice in: a plain lower-case identifier, at most 63 bytes. */
 const CHANNEL = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -96,8 +102,9 @@ export function startQueueWake(options: StartQueueWakeOptions): QueueWake {
     if (message.channel !== channel) return;
     const payload = message.payload ?? '';
     if (probe !== undefined && payload === probe.token) return probe.settle(true);
-    // a probe of another process (or a late one of ours) names no queue
-    if (payload.startsWith('probe/')) return;
+    // a probe of another process (or a late one of ours) is longer than any queue name: a queue may be named
+    // `probe/…`, and must be woken all the same
+    if (payload.length > MAX_QUEUE_NAME_LENGTH) return;
     onWake(payload, sweepAfterMs);
   };
 
@@ -129,7 +136,7 @@ export function startQueueWake(options: StartQueueWakeOptions): QueueWake {
   /** Sends a probe through the pool and waits for it on the session: true when it came back in time. */
   const prove = (): Promise<boolean> =>
     new Promise<boolean>((resolve) => {
-      const token = `probe/${randomUUID()}`;
+      const token = probeToken();
       const settle = (ok: boolean): void => {
         if (probe?.token !== token) return;
         probe.timer.cancel();
