@@ -1,10 +1,9 @@
 import { prepareEnqueue } from '../declare/enqueue';
 import { job } from '../declare/job';
-import type { ClaimOptions, JobDriver } from '../driver/job-driver';
-import { memoryJobDriver } from '../driver/memory';
 import { t } from '../schema';
-import { frozenClock } from '../testing/frozen-clock';
-import { runJobs, type JobsHarness, type RunJobsOptions } from '../testing/run-jobs';
+import type { RunJobsOptions } from '../testing/run-jobs';
+import { claimRecordingHarness } from '../../test/claim-recorder';
+import { harnessSlot } from '../../test/harness-slot';
 import {
   IDLE_POLL_CEILING_MS,
   POLL_INTERVAL_MS,
@@ -31,33 +30,10 @@ const other = job({
 });
 
 describe('idle cost and pickup latency', () => {
-  let h: JobsHarness | undefined;
-  afterEach(async () => {
-    await h?.close();
-    h = undefined;
-  });
-
+  const slot = harnessSlot();
   /** A harness whose driver records when each claim was issued and what it asked for. */
-  async function start(
-    options: Omit<RunJobsOptions, 'clock' | 'driver'>,
-  ): Promise<{ h: JobsHarness; claims: { at: number; options: ClaimOptions }[] }> {
-    const clock = frozenClock();
-    const inner = memoryJobDriver({ clock });
-    const claims: { at: number; options: ClaimOptions }[] = [];
-    const driver: JobDriver = {
-      ...inner,
-      claimRescuing: (o, r) => {
-        claims.push({ at: clock.now(), options: o });
-        return inner.claimRescuing(o, r);
-      },
-      claim: (o) => {
-        claims.push({ at: clock.now(), options: o });
-        return inner.claim(o);
-      },
-    };
-    h = await runJobs({ ...options, clock, driver });
-    return { h, claims };
-  }
+  const start = (options: Omit<RunJobsOptions, 'clock' | 'driver'>) =>
+    claimRecordingHarness(slot, options);
 
   /** Claims issued in (from, from + ms]. */
   const within = (claims: { at: number }[], from: number, ms: number): number =>
@@ -132,133 +108,6 @@ describe('idle cost and pickup latency', () => {
       POLL_INTERVAL_MS + 3_500,
       POLL_INTERVAL_MS + 3_500 + IDLE_POLL_CEILING_MS,
     ]);
-  });
-
-  it('a throttled wake passes at once and sweeps once sweepAfterMs after the latest wake, not at the floor', async () => {
-    const { h, claims } = await start({ jobs: [idle], idlePollMaxMs: 60_000 });
-    h.worker.setWakeLive(true);
-    await h.advance(MINUTE);
-    // another process commits a row and announces it; a sibling of its slot commits 3 ms later, unannounced
-    const first = await prepareEnqueue(idle, { n: 1 }, {}, undefined, h.clock.now());
-    await h.driver.enqueue(first);
-    const wokenAt = h.clock.now();
-    const before = claims.length;
-    h.worker.signalEnqueued('default', 15);
-    await h.settle();
-    expect((await h.driver.get(first.id))?.state).toBe('done');
-    await h.advance(3);
-    const second = await prepareEnqueue(idle, { n: 2 }, {}, undefined, h.clock.now());
-    await h.driver.enqueue(second);
-    await h.advance(11);
-    expect((await h.driver.get(second.id))?.state).toBe('ready');
-    await h.advance(1);
-    expect(await h.driver.get(second.id)).toMatchObject({ state: 'done', updatedAt: wokenAt + 15 });
-    await h.advance(POLL_INTERVAL_MS);
-    // the wake's pass and the freed slot's at once, the sweep (and its freed slot) at +15, then the floor again
-    expect(claims.slice(before, before + 5).map((c) => c.at - wokenAt)).toEqual([
-      0,
-      0,
-      15,
-      15,
-      15 + POLL_INTERVAL_MS,
-    ]);
-  });
-
-  it('a wake arriving while the sweep is armed pushes it out: one sweep after the latest wake', async () => {
-    const { h, claims } = await start({ jobs: [idle], idlePollMaxMs: 60_000 });
-    h.worker.setWakeLive(true);
-    await h.advance(MINUTE);
-    const wokenAt = h.clock.now();
-    const before = claims.length;
-    h.worker.signalEnqueued('default', 15);
-    await h.advance(10);
-    h.worker.signalEnqueued('default', 15);
-    await h.advance(100);
-    // a pass per wake, and one sweep 15 ms after the second
-    expect(claims.slice(before).map((c) => c.at - wokenAt)).toEqual([0, 10, 25]);
-  });
-
-  it('a sweep alone claims nothing at once and passes once sweepAfterMs later; an unserved queue is ignored', async () => {
-    const { h, claims } = await start({ jobs: [idle], idlePollMaxMs: 60_000 });
-    h.worker.setWakeLive(true);
-    await h.advance(MINUTE);
-    const sweptAt = h.clock.now();
-    const before = claims.length;
-    h.worker.signalSweep('default', 15);
-    h.worker.signalSweep('reports', 5);
-    await h.settle();
-    expect(claims.length).toBe(before);
-    // a row of the announced slot commits 3 ms later, unannounced: the sweep starts it
-    await h.advance(3);
-    const late = await prepareEnqueue(idle, { n: 1 }, {}, undefined, h.clock.now());
-    await h.driver.enqueue(late);
-    await h.advance(11);
-    expect(claims.length).toBe(before);
-    expect((await h.driver.get(late.id))?.state).toBe('ready');
-    await h.advance(1);
-    expect(await h.driver.get(late.id)).toMatchObject({ state: 'done', updatedAt: sweptAt + 15 });
-    await h.advance(POLL_INTERVAL_MS);
-    // the sweep and its freed slot's pass at +15, then the floor: nothing for the unserved queue's 5 ms
-    expect(claims.slice(before).map((c) => c.at - sweptAt)).toEqual([
-      15,
-      15,
-      15 + POLL_INTERVAL_MS,
-    ]);
-  });
-
-  it('sweeps alone 10 ms apart each get their pass 15 ms after them, none pushed out by the next', async () => {
-    const { h, claims } = await start({ jobs: [idle], idlePollMaxMs: 60_000 });
-    h.worker.setWakeLive(true);
-    await h.advance(MINUTE);
-    const from = h.clock.now();
-    const before = claims.length;
-    for (let i = 0; i < 4; i++) {
-      h.worker.signalSweep('default', 15);
-      await h.advance(10);
-    }
-    await h.advance(20);
-    expect(claims.slice(before).map((c) => c.at - from)).toEqual([15, 25, 35, 45]);
-  });
-
-  it('a wake while a claim is on the wire asks for ONE pass right after it, not a second claim beside it', async () => {
-    const { h } = await start({ jobs: [idle], idlePollMaxMs: 60_000 });
-    await h.advance(MINUTE);
-    const held: (() => void)[] = [];
-    const inner = h.driver.claim.bind(h.driver);
-    const rescuing = h.driver.claimRescuing!.bind(h.driver);
-    h.driver.claim = async (o) => {
-      await new Promise<void>((resolve) => held.push(resolve));
-      return inner(o);
-    };
-    h.driver.claimRescuing = async (o, r) => {
-      await new Promise<void>((resolve) => held.push(resolve));
-      return rescuing(o, r);
-    };
-    const turn = () => new Promise((resolve) => setImmediate(resolve));
-    h.worker.signalEnqueued('default');
-    h.worker.signalEnqueued('default');
-    h.worker.signalEnqueued('default');
-    await turn();
-    expect(held).toHaveLength(1);
-    held.shift()?.();
-    await turn();
-    expect(held).toHaveLength(1);
-    held.shift()?.();
-    await turn();
-    expect(held).toHaveLength(0);
-  });
-
-  it('ignores a wake for a queue the worker does not serve', async () => {
-    const { h, claims } = await start({ jobs: [idle] });
-    await h.advance(10_000);
-    const before = claims.length;
-    h.worker.signalEnqueued('reports');
-    await h.settle();
-    expect(claims.length).toBe(before);
-
-    h.worker.signalEnqueued('default');
-    await h.settle();
-    expect(claims.length).toBe(before + 1);
   });
 
   it('a row handed back due in 10 s starts at +10 s, not at the next idle poll', async () => {
