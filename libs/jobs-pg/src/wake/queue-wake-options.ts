@@ -1,19 +1,13 @@
-import type { Clock, JobsLogger } from '@ultimat3/jobs';
+import type { BackendWakeTarget, Clock, JobsLogger } from '@ultimat3/jobs';
 import type { PgExecutor } from '../executor/pg-executor';
 import type { WakeListener, WakeSession } from './wake-session';
 
-/** What a wake drives: a worker (`jobWorker()`), or anything with the same members. */
-export interface WakeTarget {
-  /** A queue was announced; `sweepAfterMs`: pass once more that long after (see `WAKE_SWEEP_MS`). */
-  signalEnqueued(queue: string, sweepAfterMs?: number): void;
-  /**
-   * A handed row announced its queue's slot (`WAKE_SWEEP_CHANNEL`): nothing to claim now, one pass
-   * `sweepAfterMs` later for the rows of the slot that skipped their announcement. Optional: a target without it is
-   * told `signalEnqueued` instead (a pass now as well, which finds nothing more).
-   */
-  signalSweep?(queue: string, sweepAfterMs: number): void;
-  setWakeLive(live: boolean): void;
-}
+/**
+ * What a wake drives: a worker (`jobWorker()`), or anything with the same members — a backend's wake target
+ * (`signalEnqueued`, the optional `signalSweep`, `setWakeLive`) without its hand-off side. A target without
+ * `signalSweep` is told `signalEnqueued` for a sweep alone (a pass now as well, which finds nothing more).
+ */
+export type WakeTarget = Omit<BackendWakeTarget, 'handOff'>;
 
 /** Options of `startQueueWake`. */
 export interface StartQueueWakeOptions {
