@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
- * `npm run bench:peers`: ours beside graphile-worker 0.17 (batched), BullMQ (on a local redis-server) and pg-boss 10,
- * through the same scenarios in the same run, interleaved (ours, graphile-worker, BullMQ, pg-boss, then again), each
+ * `npm run bench:peers`: ours beside graphile-worker 0.17 (batched) and 0.16, BullMQ (on a local redis-server) and
+ * pg-boss 10, through the same scenarios in the same run, interleaved (ours, graphile-worker 0.17, 0.16, BullMQ,
+ * pg-boss, then again), each
  * on a fresh database or a flushed Redis; one table of medians with each figure's ratio to the best peer. Each peer's
  * pickup starts after a CHECKPOINT and a second's pause, so no peer's latencies carry the previous peer's writes.
  *
@@ -36,7 +37,7 @@ import {
 import { printFloors } from './floor-table.mjs';
 import { printTable } from './table.mjs';
 
-const PEERS = ['ours', 'graphile-worker', 'bullmq', 'pg-boss', 'ours-redis'];
+const PEERS = ['ours', 'graphile-worker', 'graphile-worker-016', 'bullmq', 'pg-boss', 'ours-redis'];
 /** Each floor pseudo-peer (`floor-<store>.mjs`) and the column of ours it bounds. */
 const FLOORS = { 'floor-pg': 'ours', 'floor-pg-wake': 'ours', 'floor-redis': 'ours-redis' };
 const ALL = [...PEERS, ...Object.keys(FLOORS)];
