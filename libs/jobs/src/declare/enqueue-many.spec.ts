@@ -153,6 +153,41 @@ describe('handle.enqueueMany (memory driver)', () => {
     ]);
   });
 
+  it('takes a validator that answers some items at once and others with a promise, in order, judging each', async () => {
+    const thrown = new Error('async validator exploded');
+    const mixed: StandardSchemaV1<{ n: number }> = {
+      '~standard': {
+        version: 1 as const,
+        vendor: 'test',
+        validate: (value: unknown) => {
+          const v = value as { n: number };
+          const result =
+            v.n < 0 ? { issues: [{ message: 'negative' }] } : { value: { n: v.n * 10 } };
+          if (v.n === 7) return Promise.reject(thrown);
+          return v.n % 2 === 1 ? Promise.resolve(result) : result;
+        },
+      },
+    };
+    const h = job({
+      name: unique(),
+      input: mixed,
+      idempotencyKey: ({ n }) => `n:${n}`,
+      tenant: 'none',
+    });
+    const queued = await h.enqueueMany([{ n: 1 }, { n: 2 }, { n: 3 }, { n: 4 }]);
+    expect(queued.map((r) => r.deduped)).toEqual([false, false, false, false]);
+    const rows = await Promise.all(queued.map((r) => counted.driver.get(r.id)));
+    expect(rows.map((row) => row?.input)).toEqual([{ n: 10 }, { n: 20 }, { n: 30 }, { n: 40 }]);
+    // a promised issue and a synchronous one are both reported by index; a promised throw is rethrown at its turn
+    const error = await rejection(h.enqueueMany([{ n: -2 }, { n: 2 }, { n: -1 }]));
+    expect(error['issues']).toEqual([
+      { index: 0, path: '', message: 'negative' },
+      { index: 2, path: '', message: 'negative' },
+    ]);
+    expect(await rejection(h.enqueueMany([{ n: -2 }, { n: 7 }, { n: 1 }]))).toBe(thrown);
+    expect(counted.batches).toHaveLength(1);
+  });
+
   it('holds each item to the payload size limit, reporting the item by index', async () => {
     const h = job({
       name: unique(),
