@@ -5,23 +5,21 @@
  * documented SQL function `graphile_worker.add_jobs(job_spec[])` in one statement, its specs sent as one JSON text —
  * the statement 0.17's `addJobs()` sends.
  */
-import { Logger, makeWorkerUtils, run, runMigrations } from 'graphile-worker-016';
+import * as graphile from 'graphile-worker-016';
+import { graphileAdapter } from './graphile-common.mjs';
 
 export const label = 'graphile-worker 0.16';
 export const store = 'pg';
 
-const silent = new Logger(() => () => undefined);
+const shared = graphileAdapter(graphile);
+
+export const { prepare, worker, outstanding } = shared;
 
 const ADD_JOBS = `select count(*)::int as added from graphile_worker.add_jobs(
   array(select json_populate_recordset(null::graphile_worker.job_spec, $1::json)), false)`;
 
-export async function prepare({ url }) {
-  await runMigrations({ connectionString: url, logger: silent });
-  return { url };
-}
-
 export async function producer({ url }) {
-  const utils = await makeWorkerUtils({ connectionString: url, logger: silent });
+  const utils = await graphile.makeWorkerUtils({ connectionString: url, logger: shared.silent });
   return {
     enqueue: (queue, data) => utils.addJob(queue, data),
     enqueueBatch: (queue, datas) =>
@@ -32,25 +30,4 @@ export async function producer({ url }) {
       ),
     close: () => utils.release(),
   };
-}
-
-export async function worker({ url }, { queue, concurrency, onJob }) {
-  const runner = await run({
-    connectionString: url,
-    concurrency,
-    noHandleSignals: true,
-    logger: silent,
-    taskList: { [queue]: async (payload) => onJob(payload) },
-    crontab: '',
-  });
-  return { stop: () => runner.stop() };
-}
-
-/** Jobs of `queue` not finished yet (graphile-worker deletes a job when it completes). */
-export async function outstanding(_ctx, queue, sql) {
-  const rows = await sql(
-    'select count(*)::int as n from graphile_worker.jobs where task_identifier = $1',
-    [queue],
-  );
-  return rows[0].n;
 }
