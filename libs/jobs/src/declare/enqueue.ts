@@ -14,6 +14,7 @@ import { withCheckedInput } from '../values/checked-input';
 import { jobsFacade } from './ambient';
 import type { EnqueueActor, EnqueueOptions, JobHandle } from './handle';
 import { assertActor, resolveOptions, type ResolvedOptions } from './enqueue-options';
+import { parseAll, ThrownByParse, type ItemParse } from './enqueue-parse';
 
 /** The largest input an enqueue accepts, serialised (1 MiB). Large data belongs elsewhere, referenced by id. */
 export const MAX_INPUT_BYTES = 1_048_576;
@@ -53,11 +54,6 @@ const mintIds = (resolved: ResolvedOptions, nowMs: number): RowIds => ({
   id: uuidv7(nowMs),
   runId: resolved.runId ?? uuidv7(nowMs),
 });
-
-/** A validator's throw, held until its row's turn so a batch refuses in the order its rows come. */
-class ThrownByParse {
-  constructor(readonly error: unknown) {}
-}
 
 /**
  * Builds one row from its parsed input: refuses a bad or oversized one, derives the key, tenant and concurrency key,
@@ -158,38 +154,6 @@ function prepareEnqueueNow<In, Out>(
   return parsed instanceof Promise
     ? parsed.then((p) => rowOf(handle, p, resolved, actor, nowMs))
     : rowOf(handle, parsed, resolved, actor, nowMs);
-}
-
-/** One item's parse: its result, or the validator's throw held for its row's turn. */
-type ItemParse<Out> = ParseResult<Out> | ThrownByParse;
-
-/**
- * Every input of a batch parsed first; a validator that threw is held and rethrown at its row, in order. A synchronous
- * validator's answers are taken as they are (zod, valibot and `t` answer synchronously): no promise and no reaction
- * an item — a 1,000-item batch allocated 1,000 promises and 2,000 reactions here, most of the process's garbage a
- * batch. Only when some validator answers a promise is the batch awaited, once, for all of them.
- */
-async function parseAll<In, Out>(
-  handle: JobHandle<In, Out, unknown>,
-  raws: readonly In[],
-): Promise<readonly ItemParse<Out>[]> {
-  const parses: (ItemParse<Out> | Promise<ItemParse<Out>>)[] = new Array(raws.length);
-  let pending = false;
-  for (let index = 0; index < raws.length; index++) {
-    try {
-      const parse = handle.parseInputNow(raws[index]);
-      if (parse instanceof Promise) {
-        pending = true;
-        parses[index] = parse.then(
-          (result) => result,
-          (error: unknown) => new ThrownByParse(error),
-        );
-      } else parses[index] = parse;
-    } catch (error) {
-      parses[index] = new ThrownByParse(error);
-    }
-  }
-  return pending ? Promise.all(parses) : (parses as ItemParse<Out>[]);
 }
 
 /**
