@@ -15,6 +15,7 @@ import { rowFrom, toJobRows } from './redis-rows';
 import { nackRow } from './redis-settle';
 import type { ScriptArg, ScriptReply } from './redis-scripts';
 import type { RedisWake } from './redis-wake';
+import type { RescueCursors } from './redis-rescue-cursors';
 
 /** The most rows one slot hands out in one claim, whatever it asks (an unbounded `limit` included). */
 const MAX_SLOT_ROWS = 1_000_000;
@@ -53,17 +54,29 @@ export function servedNames(
 /**
  * Rescues the lapsed leases of the slots' queues ({@link LUA_RESCUE}): buries the final attempts, returns the others
  * to waiting. Answers the buried rows. It is `JobDriver.rescue` on its own, and the rescue half of a rescuing claim.
+ * Each queue's page of lapsed leases starts where `cursors` says, which it then moves on (see {@link RescueCursors}).
  */
 export async function rescueLapsed(
   ctx: RedisContext,
   options: RescueOptions,
+  cursors: RescueCursors,
 ): Promise<RescueResult['buried']> {
   const served = servedNames(options.slots);
   const drop = [...(options.dropExhausted ?? [])];
   const argv: ScriptArg[] = [options.visibilityTimeoutMs, served.size];
-  for (const [queue, names] of served) argv.push(queue, ...namesArgs(names));
+  for (const [queue, names] of served) {
+    argv.push(queue, cursors.offset(queue, names), ...namesArgs(names));
+  }
   argv.push(drop.length, ...drop);
-  return toJobRows(await ctx.run('rescue', argv));
+  const reply = await ctx.run('rescue', argv);
+  const [buried, pages] = Array.isArray(reply) ? reply : [];
+  const counts = Array.isArray(pages) ? pages.map(Number) : [];
+  let at = 0;
+  for (const [queue, names] of served) {
+    cursors.advance(queue, names, counts[at] ?? 0, counts[at + 1] ?? 0);
+    at += 2;
+  }
+  return buried === undefined ? [] : toJobRows(buried);
 }
 
 /** What {@link LUA_CLAIM} answers: the claimed rows, the server's now, and the queues it found idle (→ due ms). */
@@ -175,7 +188,7 @@ async function claimWaitingReply(
 export async function claimRows(
   ctx: RedisContext,
   options: ClaimOptions,
-  rescue: RescueRequest | undefined,
+  rescue: { readonly request: RescueRequest; readonly cursors: RescueCursors } | undefined,
   wake?: RedisWake,
 ): Promise<ClaimAndRescueResult> {
   if (options.slots.length === 0) throw new ClaimQueuesEmptyError();
@@ -186,11 +199,15 @@ export async function claimRows(
   const rescuing =
     rescue === undefined
       ? undefined
-      : rescueLapsed(ctx, {
-          slots: options.slots,
-          visibilityTimeoutMs: options.visibilityTimeoutMs,
-          ...rescue,
-        });
+      : rescueLapsed(
+          ctx,
+          {
+            slots: options.slots,
+            visibilityTimeoutMs: options.visibilityTimeoutMs,
+            ...rescue.request,
+          },
+          rescue.cursors,
+        );
   const claiming = claimWaitingReply(ctx, options, served);
   const [rescued, claimed] = await Promise.allSettled([rescuing, claiming]);
   if (claimed.status === 'rejected') throw claimed.reason;

@@ -13,6 +13,7 @@ import {
   type SchedulerState,
 } from '@ultimat3/jobs';
 import { claimRows, rescueLapsed } from './redis-claim';
+import { RescueCursors } from './redis-rescue-cursors';
 import { clientOf, closeOwnedClient, type RedisConnectionOptions } from './redis-client';
 import { redisContext } from './redis-context';
 import { redisWorkerRegistry } from './redis-counters';
@@ -95,6 +96,8 @@ export function redisJobDriver(options: RedisJobDriverOptions): RedisJobDriver {
     enqueueRow(ctx, request),
   );
   let closing: Promise<void> | undefined;
+  // where each queue's next rescue reads its lapsed leases: past the rows of names this driver's workers do not serve
+  const cursors = new RescueCursors();
 
   return {
     kind: 'redis',
@@ -113,9 +116,10 @@ export function redisJobDriver(options: RedisJobDriverOptions): RedisJobDriver {
       return requests.length === 0 ? [] : enqueue(requests);
     },
     claim: async (claimOptions) => (await claimRows(ctx, claimOptions, undefined, wake)).claimed,
-    claimRescuing: (claimOptions, rescue) => claimRows(ctx, claimOptions, rescue, wake),
+    claimRescuing: (claimOptions, rescue) =>
+      claimRows(ctx, claimOptions, { request: rescue, cursors }, wake),
     async rescue(rescueOptions) {
-      const buried = await rescueLapsed(ctx, rescueOptions);
+      const buried = await rescueLapsed(ctx, rescueOptions, cursors);
       // the rows it made waiting are announced on the channel by the script; this driver's own idle claims must not
       // wait for that message to come back
       wake.touch();

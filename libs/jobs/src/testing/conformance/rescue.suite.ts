@@ -74,6 +74,36 @@ export function rescueSuite(h: Harness): void {
       expect(await h.driver().get(left.id)).toMatchObject({ state: 'running', claim: left.claim });
     });
 
+    it('is not held back by a page of lapsed rows it cannot rescue (River #1318): its own is re-taken within two', async () => {
+      const other = 'conformance.other';
+      const others = Array.from({ length: 1_001 }, () => h.request({ name: other }));
+      await h.driver().enqueueMany(others);
+      const held = await h.claim({ names: [other], limit: 1_001, visibilityTimeoutMs: 1_000 });
+      expect(held).toHaveLength(1_001);
+      await h.clock().advance(1);
+      // its own row lapses after all 1,001 of them: behind them, oldest lapse first
+      const own = await h.running({}, { names: ['conformance.job'], visibilityTimeoutMs: 1_000 });
+      await h.clock().advance(1_000);
+      const slots = [{ queue: Q, names: ['conformance.job'] }];
+      for (let call = 0; call < 2; call++) {
+        expect(await rescue({ slots, visibilityTimeoutMs: 1_000 })).toEqual({ buried: [] });
+      }
+      expect(await h.driver().get(own.id)).toMatchObject({
+        state: 'ready',
+        attempt: 1,
+        claim: null,
+      });
+      expect(idsOf(await h.claim({ names: ['conformance.job'] }))).toEqual([own.id]);
+      const first = held[0];
+      expect(first && (await h.driver().get(first.id))).toMatchObject({
+        state: 'running',
+        claim: first?.claim,
+      });
+      expect(await h.driver().stats()).toEqual(
+        expect.arrayContaining([expect.objectContaining({ queue: Q, running: 1_002 })]),
+      );
+    });
+
     it('a slot serving no name makes nothing claimable, and buries its final attempts a timeout later', async () => {
       const left = await h.running({}, { visibilityTimeoutMs: 1_000 });
       const final = await h.running({ maxAttempts: 1 }, { visibilityTimeoutMs: 1_000 });
