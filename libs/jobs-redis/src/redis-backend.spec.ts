@@ -3,6 +3,8 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { enqueueRequest } from '../../jobs/test/requests';
+import { silentHost } from '../../../test/silent-host';
+import { until } from '../../../test/until';
 import { testRedisUrl } from '../test/test-redis';
 import { redisBackend } from './redis-backend';
 
@@ -52,6 +54,27 @@ describe('redisBackend', () => {
       code: 'X_DRIVER_UNAVAILABLE',
       fix: expect.stringContaining('redis.url'),
     });
+  });
+
+  it('refuses, within connectTimeoutMs, a host that accepts TCP and never answers, and lets its socket go', async () => {
+    const host = await silentHost();
+    try {
+      const startedAt = Date.now();
+      await expect(
+        redisBackend({ url: `redis://127.0.0.1:${host.port}`, connectTimeoutMs: 300 }),
+      ).rejects.toMatchObject({
+        code: 'X_DRIVER_UNAVAILABLE',
+        message: expect.stringContaining('did not answer within 300 ms'),
+        fix: expect.stringContaining('connectTimeoutMs'),
+      });
+      const took = Date.now() - startedAt;
+      expect(took).toBeGreaterThanOrEqual(290);
+      expect(took).toBeLessThan(5_000);
+      expect(host.sockets).toHaveLength(1);
+      await until(() => host.closed() === 1); // the client it opened let the socket go
+    } finally {
+      await host.stop();
+    }
   });
 
   // in a process of their own, so that no other spec's timers are counted: after a failed boot, or the close of a

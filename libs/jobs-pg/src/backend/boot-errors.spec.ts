@@ -1,38 +1,14 @@
 import 'reflect-metadata';
-import { createServer, type Server, type Socket } from 'node:net';
 import { Client } from 'pg';
 import { Test } from '@nestjs/testing';
 import { errorCodeOf, JobsError, JobsModule } from '@ultimat3/jobs';
 import { testDatabaseUrl } from '../../../../test/test-env';
+import { silentHost } from '../../../../test/silent-host';
 import { until } from '../../../../test/until';
 import { withDatabase } from '../../test/test-database';
 import { pgJobsSpec } from '../../test/pg-jobs-spec';
 import { postgresBackend } from './pg-backend';
 import { freePort } from '../../../../scripts/free-port.mjs';
-
-/** A host that accepts TCP, reads, and never says a word: what hung boot forever. */
-async function silentHost(): Promise<{
-  port: number;
-  sockets: Socket[];
-  closed: () => number;
-  server: Server;
-}> {
-  const sockets: Socket[] = [];
-  let closed = 0;
-  const server = createServer((socket) => {
-    sockets.push(socket);
-    socket.on('close', () => void closed++);
-    socket.resume();
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  return {
-    port: typeof address === 'object' && address ? address.port : 0,
-    sockets,
-    closed: () => closed,
-    server,
-  };
-}
 
 /** `url` with its password swapped, its user, host or port changed. */
 function variant(
@@ -138,8 +114,7 @@ describe('postgresBackend: every way the database can be wrong at boot is a code
       expect(host.sockets).toHaveLength(1);
       await until(() => host.closed() === 1); // the client let the socket go
     } finally {
-      host.sockets.forEach((socket) => socket.destroy());
-      await new Promise((resolve) => host.server.close(resolve));
+      await host.stop();
     }
   });
 
@@ -158,8 +133,7 @@ describe('postgresBackend: every way the database can be wrong at boot is a code
       const error = await bootError(compiling, password);
       expect(error.meta).toMatchObject({ reason: 'timeout' });
     } finally {
-      host.sockets.forEach((socket) => socket.destroy());
-      await new Promise((resolve) => host.server.close(resolve));
+      await host.stop();
     }
   });
 

@@ -122,6 +122,18 @@ export function outboxStoreConformance(name: string, make: MakeOutboxStore): voi
       expect(ids(await claim('relay-b'))).toEqual([first?.id]);
     });
 
+    it('claims a transaction that commits late: staged first, committed after a later one was published', async () => {
+      // a relay that followed "after the last id I saw" would skip this row for ever
+      const late = await under.begin();
+      const [first] = await stageAll(1, late.tx);
+      const [second] = await inTx(1);
+      expect(ids(await claim('relay-a'))).toEqual([second?.id]);
+      expect(await store.markPublished([second?.id ?? ''], 'relay-a')).toBe(1);
+      expect(await claim('relay-a')).toEqual([]);
+      await late.commit();
+      expect(ids(await claim('relay-a'))).toEqual([first?.id]);
+    });
+
     it('claims in staging order, at most limit rows at a time', async () => {
       const staged = await stageAll(5);
       expect(ids(await claim('relay-a', 2))).toEqual(staged.slice(0, 2).map((r) => r.id));
