@@ -6,6 +6,7 @@ import { startThrowawayRedis } from '../../../../scripts/throwaway-redis.mjs';
 import { testRedisUrl } from '../../../jobs-redis/test/test-redis';
 import { job } from '../declare/job';
 import { t } from '../schema/t';
+import { JobsHealthIndicator, JobsHealthModule } from './health';
 import { JobsModule } from './jobs.module';
 import { JobsService } from './jobs.service';
 
@@ -94,4 +95,54 @@ describe("JobsModule.forRoot({ driver: 'redis' })", () => {
       await server.stop();
     }
   });
+});
+
+/**
+ * Readiness through a Redis outage (BullMQ #648: workers silently dead after a failover while the Nest process lived
+ * on): a throwaway `redis-server` stopped and started again on its port under a running worker. Readiness names the
+ * driver down within the ping's bound while Redis is gone, liveness stays up, and both recover by themselves — the
+ * worker then runs a job enqueued after the restart.
+ */
+describe("JobsModule.forRoot({ driver: 'redis' }) through a Redis outage", () => {
+  it('is not ready — the driver down — while Redis is stopped, and ready and working again after', async () => {
+    let server = await startThrowawayRedis({ name: 'jobs-module-outage' });
+    const app = await Test.createTestingModule({
+      imports: [
+        JobsModule.forRoot({
+          driver: 'redis',
+          redis: { url: server.url, prefix: prefix() },
+          roles: ['web', 'worker'],
+          worker: { pollIntervalMs: 20, idlePollMaxMs: 100 },
+        }),
+        JobsModule.forFeature({ jobs: [{ double }] }),
+        JobsHealthModule.forRoot({ pingTimeoutMs: 300 }),
+      ],
+    }).compile();
+    app.useLogger(false);
+    await app.init();
+    try {
+      const health = app.get(JobsHealthIndicator);
+      const ready = async () => (await health.isReady())['jobs'];
+      const live = async () => (await health.isLive())['jobs'];
+      await until(async () => (await ready())?.status !== 'down');
+
+      await server.stop({ keepDir: true });
+      expect(await ready()).toMatchObject({
+        status: 'down',
+        failing: expect.arrayContaining(['driver']) as unknown,
+      });
+      expect(await live()).toMatchObject({ status: 'up' });
+
+      server = await startThrowawayRedis({ port: server.port, dir: server.dir });
+      await until(async () => (await ready())?.status !== 'down', 10_000);
+      expect(await live()).toMatchObject({ status: 'up' });
+      const { id } = await app.get(JobsService).enqueue(double, { n: 50 });
+      const driver = app.get(JobsService).driver;
+      await until(async () => (await driver.get(id))?.state === 'done', 10_000);
+      expect(ran).toContain(100);
+    } finally {
+      await app.close();
+      await server.stop();
+    }
+  }, 30_000);
 });
