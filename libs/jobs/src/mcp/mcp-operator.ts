@@ -53,13 +53,15 @@ export function mcpOperatorOver(source: McpOperatorSource): McpOperator {
   const { driver, declarations, backfills, clock } = source;
   return {
     inspectQueues: () => inspectQueues(driver),
-    listJobs: (filter) => listJobs(driver, filter),
+    listJobs: (filter) =>
+      listJobs(driver, filter, declarations === undefined ? {} : { declarations }),
     inspectJob: (id) =>
       inspectJob(driver, id, {
         backfill: (row) => inspectBackfillOfJob(backfills, row.id),
         ...(declarations === undefined ? {} : { declarations }),
       }),
-    inspectDeadLetters: (filter) => inspectDeadLetters(driver, filter),
+    inspectDeadLetters: (filter) =>
+      inspectDeadLetters(driver, filter, declarations === undefined ? {} : { declarations }),
     inspectWorkers: () => inspectWorkers(driver),
     inspectTasks: () =>
       inspectTasks(driver, {

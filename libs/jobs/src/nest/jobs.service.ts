@@ -151,7 +151,7 @@ export class JobsService {
 
   /** One page of jobs, newest first, with the cursors around it (`x jobs list`). */
   listJobs(filter?: JobListFilter): Promise<JobPageView> {
-    return listJobs(this.driver, filter);
+    return listJobs(this.driver, filter, { declarations: this.inspectManifest() });
   }
 
   /**
@@ -169,7 +169,7 @@ export class JobsService {
 
   /** One page of the dead-letter queue (`x jobs dead`). */
   inspectDeadLetters(filter?: Omit<JobListFilter, 'state'>): Promise<JobPageView> {
-    return inspectDeadLetters(this.driver, filter);
+    return inspectDeadLetters(this.driver, filter, { declarations: this.inspectManifest() });
   }
 
   /** Re-queues a finished job, from `fromStep` when given (`x jobs retry [--from-step]`). */

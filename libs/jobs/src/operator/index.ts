@@ -2,7 +2,7 @@ export * from './job-views';
 export * from './declarations';
 export { introspectionOf } from './operator-driver';
 export { redactJson } from './redact';
-export { listJobs, inspectDeadLetters } from './list-jobs';
+export { listJobs, inspectDeadLetters, type ListJobsOptions } from './list-jobs';
 export { inspectJob, type InspectJobOptions } from './inspect-job';
 export { retryFromStep, cancelJob, removeJob, promoteJob } from './job-actions';
 export * from './bulk';

@@ -12,6 +12,7 @@ import { inspectManifest } from './declarations';
 import { inspectJob } from './inspect-job';
 import { retryFromStep } from './job-actions';
 import { failureOf } from './job-views';
+import { inspectDeadLetters, listJobs } from './list-jobs';
 
 describe('inspectJob', () => {
   let h: JobsHarness | undefined;
@@ -97,6 +98,58 @@ describe('inspectJob', () => {
     expect(view.input).toEqual(input);
     expect(view.redacted).toBeNull();
     expect(view.steps[0]).toMatchObject({ name: 'a', output: 'A' });
+  });
+
+  it('scrubs the redacted values from the failure, the progress note and the step outputs it shows', async () => {
+    const number = '4111111111111111';
+    const handle = job({
+      name: 'billing.leaky',
+      input: t.object({ orderId: t.string, card: t.object({ number: t.string, last4: t.string }) }),
+      idempotencyKey: ({ orderId }) => orderId,
+      tenant: 'none',
+      retry: { attempts: 1 },
+      redact: ['card'],
+      async run({ input: given, step, progress }) {
+        await step.run('echo', () => ({
+          sent: `card ${given.card.number}`,
+          [given.card.number]: 1,
+        }));
+        progress(1, 2, `charging ${given.card.number}`);
+        throw new Error(`card ${given.card.number} declined`);
+      },
+    });
+    h = await runJobs({ jobs: [handle] });
+    const { id } = await handle.enqueue({ orderId: 'o-9', card: { number, last4: '1111' } });
+    await h.advance(1_000);
+
+    const declarations = inspectManifest({ jobs: [handle] });
+    const view = await inspectJob(h.driver, id, { declarations, outputs: true });
+    expect(view.state).toBe('dead');
+    expect(view.input).toEqual({ orderId: 'o-9', card: '[redacted]' });
+    expect(view.failure?.message).toBe('card [redacted] declined');
+    expect(view.lastError).toContain('card [redacted] declined');
+    expect(view.progress).toEqual({ done: 1, total: 2, note: 'charging [redacted]' });
+    expect(view.steps[0]?.output).toEqual({ sent: 'card [redacted]', '[redacted]': 1 });
+    // the whole view, serialised, holds the number nowhere; its last4 (a value under the redacted path too) neither
+    expect(JSON.stringify(view)).not.toContain(number);
+    expect(JSON.stringify(view)).not.toContain('1111');
+    // the row keeps what the run wrote: scrubbing is the view's, for whoever reads it
+    expect((await h.driver.get(id))?.lastError).toContain(number);
+    // without the declaration nothing is known secret, and nothing is scrubbed
+    expect((await inspectJob(h.driver, id, { outputs: true })).failure?.message).toBe(
+      `card ${number} declined`,
+    );
+    // the lists show each row's error and progress note scrubbed alike
+    for (const page of [
+      await listJobs(h.driver, {}, { declarations }),
+      await inspectDeadLetters(h.driver, {}, { declarations }),
+    ]) {
+      expect(page.jobs.map((row) => [row.id, row.progress?.note])).toEqual([
+        [id, 'charging [redacted]'],
+      ]);
+      expect(JSON.stringify(page)).not.toContain(number);
+    }
+    expect(JSON.stringify(await listJobs(h.driver))).toContain(number);
   });
 
   it('fills the backfill slot with the ledger row of the pass the job runs, null for any other', async () => {

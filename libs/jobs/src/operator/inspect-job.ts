@@ -1,21 +1,19 @@
 import type { JobDriver, StepRecord } from '../driver/job-driver';
 import type { JobRow } from '../driver/job-row';
 import { JobNotFoundError } from '../errors/operator-errors';
-import {
-  failureOf,
-  jobSummary,
-  type JobBackfillView,
-  type JobStepView,
-  type JobView,
-} from './job-views';
+import { failureOf, type JobBackfillView, type JobStepView, type JobView } from './job-views';
 import type { OperatorDeclarations } from './declarations';
-import { redactJson } from './redact';
+import { redactJson, scrubJson } from './redact';
+import { scrubbedSummary, secretsOf } from './scrubbed-summary';
 
 /** Options of {@link inspectJob}. */
 export interface InspectJobOptions {
   /** The app's declarations: the job's `redact:` paths are read here. Without them the input is shown as stored. */
   readonly declarations?: OperatorDeclarations;
-  /** Include each step's stored output (default false: an output can carry what the input's redaction hides). */
+  /**
+   * Include each step's stored output (default false: an output can carry what the input's redaction hides; shown, it
+   * has the redacted values scrubbed as the failure has).
+   */
   readonly outputs?: boolean;
   /**
    * Reads the backfill ledger row of a run: `(row) => inspectBackfillOfJob(backend.backfills, row.id)` where the
@@ -28,6 +26,10 @@ export interface InspectJobOptions {
  * Everything about one job: its row, the input redacted by the declaration's `redact:` paths, the failure split into
  * code, message and stack, the last progress, every stored step with its duration, and the backfill ledger row when
  * there is one. An id no queue holds is `X_JOB_NOT_FOUND`. Reads the row and its steps: works on any driver.
+ *
+ * A secret leaks through what a run wrote as easily as through its input: every value the `redact:` paths reach in
+ * the stored input (4 characters or more) is also replaced by `'[redacted]'` wherever it appears in the error text,
+ * the progress note and the step outputs shown.
  */
 export async function inspectJob(
   driver: JobDriver,
@@ -38,8 +40,10 @@ export async function inspectJob(
   if (row === undefined) throw new JobNotFoundError(id);
   const steps = await driver.steps.load(id);
   const paths = options.declarations?.jobs.find((j) => j.name === row.name)?.redact;
+  const secrets = secretsOf(row, options.declarations);
+  const summary = scrubbedSummary(row, secrets);
   return {
-    ...jobSummary(row),
+    ...summary,
     idempotencyKey: row.idempotencyKey,
     enqueuedBy: row.enqueuedBy,
     workerId: row.workerId,
@@ -49,13 +53,18 @@ export async function inspectJob(
     crossTenantReason: row.crossTenantReason ?? null,
     input: paths === undefined ? row.input : redactJson(row.input, paths),
     redacted: paths === undefined ? null : [...paths],
-    failure: failureOf(row.lastError),
-    steps: steps.map((s) => stepView(s, row.attempt, options.outputs === true)),
+    failure: failureOf(summary.lastError),
+    steps: steps.map((s) => stepView(s, row.attempt, options.outputs === true, secrets)),
     backfill: options.backfill === undefined ? null : await options.backfill(row),
   };
 }
 
-function stepView(step: StepRecord, rowAttempt: number, outputs: boolean): JobStepView {
+function stepView(
+  step: StepRecord,
+  rowAttempt: number,
+  outputs: boolean,
+  secrets: readonly string[],
+): JobStepView {
   const hasOutput = step.output !== undefined;
   return {
     name: step.name,
@@ -65,6 +74,6 @@ function stepView(step: StepRecord, rowAttempt: number, outputs: boolean): JobSt
     durationMs: Math.max(0, step.completedAt - step.startedAt),
     replays: Math.max(0, rowAttempt - step.attempt),
     hasOutput,
-    ...(outputs && step.output !== undefined ? { output: step.output } : {}),
+    ...(outputs && step.output !== undefined ? { output: scrubJson(step.output, secrets) } : {}),
   };
 }
