@@ -2,6 +2,8 @@ import type { Command } from 'commander';
 import type { JobListFilter } from '../driver/introspection';
 import type { JobState } from '../driver/job-row';
 import { parseInstant, parsePositive, parseState } from './parse';
+import type { OperatorDeclarations } from '../operator/declarations';
+import type { ListJobsOptions } from '../operator/list-jobs';
 
 /** The filter flags `x jobs list` and `x jobs dead` share. */
 export interface ListFlags {
@@ -71,3 +73,8 @@ export function nextPageCommand(base: string, flags: ListFlags, cursor: string):
   parts.push(`--after ${cursor}`);
   return parts.join(' ');
 }
+
+/** The list options of the app's declarations when `--app` or `--manifest` gave them: rows then show scrubbed. */
+export const declarationsOption = (
+  declarations: OperatorDeclarations | undefined,
+): ListJobsOptions => (declarations === undefined ? {} : { declarations });

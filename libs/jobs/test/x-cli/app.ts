@@ -24,7 +24,7 @@ export const xCliSteps = job({
   tenant: 'none',
   retry: { attempts: 1 },
   redact: ['card.number'],
-  async run({ step, progress }) {
+  async run({ input, step, progress }) {
     await step.run('a', async () => {
       behaviour.calls.push('a');
       await new Promise((resolve) => setTimeout(resolve, 20));
@@ -38,7 +38,8 @@ export const xCliSteps = job({
     progress(2, 3, 'charged');
     await step.run('c', () => {
       behaviour.calls.push('c');
-      if (behaviour.failC) throw new Error('card declined by the issuer');
+      // the number in the message, as careless code writes it: the CLI shows it scrubbed (--app)
+      if (behaviour.failC) throw new Error(`card ${input.card.number} declined by the issuer`);
       return Promise.resolve('receipt');
     });
   },

@@ -76,15 +76,27 @@ export function xCliScenario(label: string, open: () => Promise<XTarget>): void 
         progress: { done: 2, total: 3, note: 'charged' },
         backfill: null,
       });
-      expect(dead.failure?.message).toContain('card declined by the issuer');
+      expect(dead.failure?.message).toBe('card [redacted] declined by the issuer');
       // the failure's stack, stored with it: its first frame is step c's body in the fixture app
       expect(dead.failure?.stack).toMatch(/^ {4}at .*x-cli[/\\]app\.ts:\d+/);
       expect(dead.steps.map((s) => s.name)).toEqual(['a', 'b']);
       expect(dead.steps[0]!.durationMs).toBeGreaterThanOrEqual(15);
       const human = await x('jobs', 'show', id, '--app', APP);
-      expect(human.stdout).toContain('card declined by the issuer');
+      expect(human.stdout).toContain('card [redacted] declined by the issuer');
       expect(human.stdout).toContain(dead.failure!.stack!.split('\n')[0]!);
       expect(human.stdout).not.toContain(card.number);
+      // the dead letters and the list scrub it alike given the app; without it they show what was written
+      for (const list of [
+        ['jobs', 'dead', '--queue', 'x-cli'],
+        ['jobs', 'list', '--queue', 'x-cli'],
+      ]) {
+        const scrubbed = await xj<JobPageView>(...list, '--app', APP);
+        expect(scrubbed.jobs.find((j) => j.id === id)?.lastError).toContain(
+          'card [redacted] declined by the issuer',
+        );
+        expect(JSON.stringify(scrubbed)).not.toContain(card.number);
+        expect(JSON.stringify(await xj<JobPageView>(...list))).toContain(card.number);
+      }
 
       behaviour.failC = false;
       const requeued = await xj<JobSummaryView>('jobs', 'retry', id, '--from-step', 'b');

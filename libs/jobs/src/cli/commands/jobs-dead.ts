@@ -2,7 +2,13 @@ import type { Command } from 'commander';
 import { inspectDeadLetters } from '../../operator/list-jobs';
 import type { CliCommand } from '.';
 import { CliExit, EXIT } from '../exit-codes';
-import { addListFlags, listFilter, nextPageCommand, type ListFlags } from '../list-options';
+import {
+  addListFlags,
+  declarationsOption,
+  listFilter,
+  nextPageCommand,
+  type ListFlags,
+} from '../list-options';
 import { renderJobPage } from '../render-jobs';
 
 /** `x jobs dead`: the dead-letter queue, newest first; `--fail-if-any` exits 3 when it is not empty. */
@@ -13,7 +19,11 @@ export const jobsDead: CliCommand = {
       .option('--fail-if-any', 'exit 3 when any dead letter matches (for a cron or a deploy check)')
       .action(async (_flags: unknown, command: Command) => {
         const flags = cli.options<ListFlags & { failIfAny?: boolean }>(command);
-        const page = await inspectDeadLetters(await cli.driver(command), listFilter(flags));
+        const page = await inspectDeadLetters(
+          await cli.driver(command),
+          listFilter(flags),
+          declarationsOption(cli.declarations(command)),
+        );
         cli.print(command, page, () =>
           renderJobPage(page, (c) => nextPageCommand('x jobs dead', flags, c)),
         );

@@ -2,7 +2,13 @@ import type { Command } from 'commander';
 import { listJobs } from '../../operator/list-jobs';
 import type { CliCommand } from '.';
 import { CliUsageError } from '../exit-codes';
-import { addListFlags, listFilter, nextPageCommand, type ListFlags } from '../list-options';
+import {
+  addListFlags,
+  declarationsOption,
+  listFilter,
+  nextPageCommand,
+  type ListFlags,
+} from '../list-options';
 import { renderJobPage } from '../render-jobs';
 
 /** `x jobs list`: one page of jobs, newest first, with every filter; `--after <next>` follows the page. */
@@ -15,7 +21,11 @@ export const jobsList: CliCommand = {
         if (flags.after !== undefined && flags.before !== undefined) {
           throw new CliUsageError('--after and --before exclude each other: pass one cursor.');
         }
-        const page = await listJobs(await cli.driver(command), listFilter(flags));
+        const page = await listJobs(
+          await cli.driver(command),
+          listFilter(flags),
+          declarationsOption(cli.declarations(command)),
+        );
         cli.print(command, page, () =>
           renderJobPage(page, (c) => nextPageCommand('x jobs list', flags, c)),
         );
