@@ -39,6 +39,8 @@ interface Member {
   readonly scheduler: JobScheduler;
   readonly pool: Pool;
   dead: boolean;
+  /** Its pool was ended by the test: its database is out of reach, its process runs on. */
+  cut: boolean;
 }
 
 /**
@@ -61,7 +63,12 @@ class PgFleet {
     pool.on('error', () => undefined);
     const executor = pgPoolExecutor(pool);
     const clock = this.clock;
-    const member: Member = { pool, dead: false, scheduler: undefined as unknown as JobScheduler };
+    const member: Member = {
+      pool,
+      dead: false,
+      cut: false,
+      scheduler: undefined as unknown as JobScheduler,
+    };
     const processClock: Clock = {
       now: () => clock.now(),
       setTimeout: (fn, ms) => clock.setTimeout(() => (member.dead ? undefined : fn()), ms),
@@ -107,7 +114,7 @@ class PgFleet {
 
   async stop(): Promise<void> {
     for (const m of this.members) if (!m.dead) await m.scheduler.stop();
-    for (const m of this.members) await m.pool.end();
+    for (const m of this.members) if (!m.cut) await m.pool.end();
   }
 
   /** Rows per occurrence, as the database holds them. */
@@ -183,6 +190,36 @@ describe('three schedulers racing on one PostgreSQL (driven clock)', () => {
       [SCHEDULER_LEASE_KEY],
     );
     expect(rows[0]?.n).toBe(1);
+  });
+
+  it('demotes a leader that loses its database, and hands over within one lease TTL with no double fire', async () => {
+    const armedAt = fleet.clock.now();
+    for (let i = 0; i < 3; i++) fleet.spawn();
+    await fleet.step(0);
+    for (let i = 0; i < 35; i++) await fleet.step(1_000);
+    const [first] = fleet.leaders();
+    // its process runs on, but every statement it sends fails: its renewal cannot say "where holder = me"
+    first!.cut = true;
+    await first!.pool.end();
+    const cutAt = fleet.clock.now();
+    let demotedAt: number | undefined;
+    let handedOverAt: number | undefined;
+    while (fleet.clock.now() < armedAt + 100_000) {
+      await fleet.step(1_000);
+      if (demotedAt === undefined && !first!.scheduler.isLeader()) demotedAt = fleet.clock.now();
+      const leading = fleet.members.filter((m) => m.scheduler.isLeader());
+      expect(leading.length).toBeLessThanOrEqual(1); // the cut one included: never two at once
+      if (handedOverAt === undefined && leading.length === 1 && leading[0] !== first) {
+        handedOverAt = fleet.clock.now();
+      }
+    }
+    expect(demotedAt).toBeDefined();
+    expect(handedOverAt).toBeDefined();
+    expect(demotedAt!).toBeLessThanOrEqual(handedOverAt!);
+    expect(handedOverAt! - cutAt).toBeLessThanOrEqual(DEFAULT_LEASE_TTL_MS);
+    expect(fleet.logger.named('jobs.scheduler.leader.lost')).toHaveLength(1);
+    expectEachSecondOnce(await fleet.occurrences(), armedAt + 1_000, armedAt + 100_000);
+    expect(fleet.logger.named('jobs.scheduler.fire.refused')).toEqual([]);
   });
 
   it('hands over within one lease TTL when the leader is killed, with no double fire', async () => {
