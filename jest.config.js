@@ -23,7 +23,9 @@ module.exports = {
     '^@ultimat3/example-jobs$': '<rootDir>/libs/example-jobs/src/index.ts',
   },
   testTimeout: 30_000,
-  testMatch: ['<rootDir>/{libs,apps,chaos}/**/*.spec.ts'],
+  testMatch: ['<rootDir>/{libs,apps,chaos,test}/**/*.spec.ts'],
+  // no test sends traffic off this machine: a connect to a non-loopback address fails the test (test/connect-jail.ts)
+  setupFilesAfterEnv: ['<rootDir>/test/jail-setup.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
   globalSetup: '<rootDir>/test/global-setup.mjs',
   globalTeardown: '<rootDir>/test/global-teardown.mjs',

@@ -1,0 +1,107 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { isIP, Socket } from 'node:net';
+
+/**
+ * A jail for the test processes: no test sends traffic off this machine. Every TCP connect a test makes — `pg`,
+ * `ioredis`, `fetch`, a webhook delivery, the S3 client — goes through `net.Socket.prototype.connect`, which is
+ * wrapped here to refuse any destination that is not a loopback address: an IP literal outside 127.0.0.0/8 and ::1
+ * at once, a host name once it resolves (through the connect's own `lookup` when it has one, as a webhook delivery's
+ * pinned resolver does). A refused connect fails the socket with `X_TEST_JAIL` and is recorded; the spec in which it
+ * happened then fails in `afterEach`, even when the code under test swallowed the socket's error. Unix-domain sockets
+ * pass. Installed by jest's `setupFilesAfterEnv` in each test file's worker.
+ */
+
+/**
+ * The jail's state, kept on the shared `Socket.prototype` under a registered symbol: jest evaluates this module afresh
+ * for every test file of a worker, but the worker has one `net` module, wrapped once.
+ */
+interface JailState {
+  /** What the jail refused since the last {@link takeRefusals}: `host:port` each. */
+  readonly refused: string[];
+}
+
+const STATE = Symbol.for('ultimat3.test-connect-jail');
+type Jailed = { [STATE]?: JailState };
+const proto = Socket.prototype as Socket & Jailed;
+
+/** Whether `address` is a loopback address (127.0.0.0/8, ::1, or an IPv4-mapped 127.x). */
+export function isLoopback(address: string): boolean {
+  const plain = address.startsWith('::ffff:') ? address.slice(7) : address;
+  if (isIP(plain) === 4) return plain.startsWith('127.');
+  return plain === '::1' || plain === '0:0:0:0:0:0:0:1';
+}
+
+/** The refusals recorded so far, emptied. */
+export function takeRefusals(): string[] {
+  const refused = proto[STATE]?.refused ?? [];
+  return refused.splice(0, refused.length);
+}
+
+/** The error a refused connect fails with. */
+function jailError(host: string, port: unknown): Error {
+  const where = `${host}:${String(port)}`;
+  proto[STATE]?.refused.push(where);
+  return Object.assign(
+    new Error(
+      `test jail: a connection to ${where} was refused (tests send no traffic off 127.0.0.1)`,
+    ),
+    { code: 'X_TEST_JAIL' },
+  );
+}
+
+type LookupCallback = (
+  error: NodeJS.ErrnoException | null,
+  address: string | LookupAddress[],
+  family?: number,
+) => void;
+type Lookup = (host: string, options: object, callback: LookupCallback) => void;
+
+/** `lookup` answering only loopback addresses: any other answer fails the connect. */
+function jailedLookup(inner: Lookup, port: unknown): Lookup {
+  return (host, options, callback) =>
+    inner(host, options, (error, address, family) => {
+      if (error) return callback(error, address, family);
+      const all = Array.isArray(address) ? address.map((a) => a.address) : [address];
+      const outside = all.find((a) => !isLoopback(a));
+      if (outside !== undefined) return callback(jailError(`${host} (${outside})`, port), '', 4);
+      callback(null, address, family);
+    });
+}
+
+interface ConnectOptions {
+  host?: string;
+  port?: unknown;
+  path?: string;
+  lookup?: Lookup;
+}
+
+/** The options object of a `connect` call in any of its forms (`net.connect` hands over a normalized array). */
+function optionsOf(args: unknown[]): ConnectOptions | undefined {
+  const first = Array.isArray(args[0]) ? (args[0] as unknown[])[0] : args[0];
+  if (typeof first === 'object' && first !== null) return first as ConnectOptions;
+  if (typeof first === 'string' && Number.isNaN(Number(first))) return { path: first };
+  if (first !== undefined)
+    return { port: first, host: typeof args[1] === 'string' ? args[1] : undefined };
+  return undefined;
+}
+
+/** Installs the jail in this process (once: a later call finds it installed). */
+export function installConnectJail(): void {
+  if (proto[STATE] !== undefined) return;
+  proto[STATE] = { refused: [] };
+  const connect = Socket.prototype.connect as (...args: unknown[]) => Socket;
+  Socket.prototype.connect = function jailedConnect(this: Socket, ...args: unknown[]): Socket {
+    const options = optionsOf(args);
+    if (options === undefined || options.path !== undefined) return connect.apply(this, args);
+    const host = options.host ?? 'localhost';
+    if (isIP(host) !== 0) {
+      if (isLoopback(host)) return connect.apply(this, args);
+      const error = jailError(host, options.port);
+      process.nextTick(() => this.destroy(error));
+      return this;
+    }
+    // a name: checked once resolved, through the connect's own lookup when it has one
+    options.lookup = jailedLookup(options.lookup ?? (dnsLookup as unknown as Lookup), options.port);
+    return connect.apply(this, args);
+  } as typeof Socket.prototype.connect;
+}
