@@ -1,5 +1,5 @@
 import { connect, createServer, type Server, Socket } from 'node:net';
-import { isLoopback, takeRefusals } from './connect-jail';
+import { configuredHosts, isLoopback, takeRefusals } from './connect-jail';
 
 /** A resolver answering `address` for every name, in the shape asked (`all`: a list, as Node 20 asks by default). */
 const resolvesTo =
@@ -86,5 +86,17 @@ describe('the connect jail every test file runs in', () => {
     expect(['10.0.0.1', '0.0.0.0', '::', '::ffff:10.0.0.1', '2001:db8::1'].map(isLoopback)).toEqual(
       [false, false, false, false, false],
     );
+  });
+
+  it('lets through the hosts of the servers the run was pointed at, and only those', () => {
+    expect(
+      configuredHosts({
+        DATABASE_URL: 'postgres://jobs:secret@db.internal:5432/jobs',
+        JOBS_TEST_DATABASE_URL: 'postgres://10.0.0.7/jobs',
+        JOBS_TEST_REDIS_URL: 'redis://[fd00::5]:6379',
+        REDIS_URL: 'redis://cache.internal:6379',
+      }),
+    ).toEqual(new Set(['db.internal', '10.0.0.7', 'fd00::5']));
+    expect(configuredHosts({ DATABASE_URL: 'not a url' })).toEqual(new Set());
   });
 });

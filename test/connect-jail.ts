@@ -8,7 +8,7 @@ import { isIP, Socket } from 'node:net';
  * at once, a host name once it resolves (through the connect's own `lookup` when it has one, as a webhook delivery's
  * pinned resolver does). A refused connect fails the socket with `X_TEST_JAIL` and is recorded; the spec in which it
  * happened then fails in `afterEach`, even when the code under test swallowed the socket's error. Unix-domain sockets
- * pass. Installed by jest's `setupFilesAfterEnv` in each test file's worker.
+ * pass, and so do the hosts of the servers the run was pointed at ({@link configuredHosts}). Installed by jest's `setupFilesAfterEnv` in each test file's worker.
  */
 
 /**
@@ -29,6 +29,28 @@ export function isLoopback(address: string): boolean {
   const plain = address.startsWith('::ffff:') ? address.slice(7) : address;
   if (isIP(plain) === 4) return plain.startsWith('127.');
   return plain === '::1' || plain === '0:0:0:0:0:0:0:1';
+}
+
+/** The environment variables naming servers a run may be pointed at on another host (see the README's tests). */
+const SERVER_URLS = ['JOBS_TEST_DATABASE_URL', 'DATABASE_URL', 'JOBS_TEST_REDIS_URL'] as const;
+
+/**
+ * The hosts of the servers `env` points the run at (`DATABASE_URL=postgres://db.internal/…` in a CI service
+ * container): the jail lets those through by name or address, and nothing else off this machine.
+ */
+export function configuredHosts(env: NodeJS.ProcessEnv): Set<string> {
+  const hosts = new Set<string>();
+  for (const name of SERVER_URLS) {
+    const url = env[name];
+    if (!url) continue;
+    try {
+      const host = new URL(url).hostname;
+      if (host) hosts.add(host.startsWith('[') ? host.slice(1, -1) : host);
+    } catch {
+      // not a URL: its client will say so; nothing is let through for it
+    }
+  }
+  return hosts;
 }
 
 /** The refusals recorded so far, emptied. */
@@ -94,6 +116,7 @@ export function installConnectJail(): void {
     const options = optionsOf(args);
     if (options === undefined || options.path !== undefined) return connect.apply(this, args);
     const host = options.host ?? 'localhost';
+    if (configuredHosts(process.env).has(host)) return connect.apply(this, args);
     if (isIP(host) !== 0) {
       if (isLoopback(host)) return connect.apply(this, args);
       const error = jailError(host, options.port);
