@@ -2,7 +2,8 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { job, JobRegistry, jobWorker, t, type JobWorker } from '@ultimat3/jobs';
+import { JobRegistry, jobWorker, type JobWorker } from '@ultimat3/jobs';
+import { hogWork } from '../test/hog-job';
 import { request } from '../test/requests';
 import { pgJobsSpec } from '../test/pg-jobs-spec';
 import { spawnWorker, type Spawned } from '../test/worker-process';
@@ -62,18 +63,11 @@ describe('a CPU-bound body that starves its heartbeat (PostgreSQL, two processes
     const runs: { attempt: number; before: string }[] = [];
     let completed!: () => void;
     const rescued = new Promise<void>((resolve) => (completed = resolve));
-    const work = job({
-      name: 'hog.work',
-      queue: 'hog',
-      input: t.object({ n: t.number }),
-      idempotencyKey: ({ n }) => `n:${n}`,
-      tenant: 'none',
-      run: async ({ step, attempt }) => {
-        const before = await step.run('before', async () => 'before, by the rescuer');
-        await step.run('after', async () => 'after, by the rescuer');
-        runs.push({ attempt, before });
-        completed();
-      },
+    const work = hogWork(async ({ step, attempt }) => {
+      const before = await step.run('before', async () => 'before, by the rescuer');
+      await step.run('after', async () => 'after, by the rescuer');
+      runs.push({ attempt, before });
+      completed();
     });
     const registry = new JobRegistry();
     registry.register(work);

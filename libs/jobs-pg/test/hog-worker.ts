@@ -11,8 +11,9 @@
  */
 import { existsSync } from 'node:fs';
 import { Pool } from 'pg';
-import { job, JobRegistry, jobWorker, t } from '@ultimat3/jobs';
+import { JobRegistry, jobWorker } from '@ultimat3/jobs';
 import { pgPoolExecutor, postgresJobDriver } from '@ultimat3/jobs-pg';
+import { hogWork } from './hog-job';
 import { serveWorker } from './worker-process';
 
 const [url, release, vt] = process.argv.slice(2);
@@ -31,25 +32,18 @@ function hogUntil(file: string): void {
   }
 }
 
-const work = job({
-  name: 'hog.work',
-  queue: 'hog',
-  input: t.object({ n: t.number }),
-  idempotencyKey: ({ n }) => `n:${n}`,
-  tenant: 'none',
-  run: async ({ step, signal }) => {
-    await step.run('before', async () => 'before, by the hog');
-    process.send?.({ type: 'hogging' });
-    hogUntil(String(release));
-    let after: string;
-    try {
-      await step.run('after', async () => 'after, by the hog');
-      after = 'written';
-    } catch (error) {
-      after = (error as { code?: string }).code ?? String(error);
-    }
-    process.send?.({ type: 'hogged', aborted: signal.aborted, after });
-  },
+const work = hogWork(async ({ step, signal }) => {
+  await step.run('before', async () => 'before, by the hog');
+  process.send?.({ type: 'hogging' });
+  hogUntil(String(release));
+  let after: string;
+  try {
+    await step.run('after', async () => 'after, by the hog');
+    after = 'written';
+  } catch (error) {
+    after = (error as { code?: string }).code ?? String(error);
+  }
+  process.send?.({ type: 'hogged', aborted: signal.aborted, after });
 });
 
 async function main(): Promise<void> {
