@@ -8,7 +8,8 @@ import { isIP, Socket } from 'node:net';
  * at once, a host name once it resolves (through the connect's own `lookup` when it has one, as a webhook delivery's
  * pinned resolver does). A refused connect fails the socket with `X_TEST_JAIL` and is recorded; the spec in which it
  * happened then fails in `afterEach`, even when the code under test swallowed the socket's error. Unix-domain sockets
- * pass, and so do the hosts of the servers the run was pointed at ({@link configuredHosts}). Installed by jest's `setupFilesAfterEnv` in each test file's worker.
+ * pass, and so do the hosts of the servers the run was pointed at ({@link configuredHosts}). Installed by jest's
+ * `setupFilesAfterEnv` in each test file's worker.
  */
 
 /**

@@ -52,14 +52,17 @@ describe('an ack racing a rescue of the same lapsed lease (PostgreSQL)', () => {
     };
   }
 
+  /** The options of a one-row claim of the queue by `workerId`. */
+  const oneRow = (workerId: string, visibilityTimeoutMs = VT) => ({
+    workerId,
+    slots: [{ queue: QUEUE, limit: 1 }],
+    visibilityTimeoutMs,
+  });
+
   /** A row claimed by worker `a` whose lease has just lapsed. */
   async function lapsed(maxAttempts: number): Promise<ClaimedJob> {
     await driver.enqueue(request({ maxAttempts, runAt: START }));
-    const [row] = await driver.claim({
-      workerId: 'a',
-      slots: [{ queue: QUEUE, limit: 1 }],
-      visibilityTimeoutMs: VT,
-    });
+    const [row] = await driver.claim(oneRow('a'));
     await clock.advance(VT);
     return row!;
   }
@@ -74,6 +77,17 @@ describe('an ack racing a rescue of the same lapsed lease (PostgreSQL)', () => {
       if (rows[0]!.n > 0) return;
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
+  }
+
+  /** Sends `row`'s stale ack behind `holder`'s lock, commits the holder, and answers what the ack answered. */
+  async function staleAckAfter(
+    row: ClaimedJob,
+    holder: { commit: () => Promise<void> },
+  ): Promise<boolean> {
+    const ack = driver.ack(row.id, claimOf(row));
+    await waitingOnLock();
+    await holder.commit();
+    return ack;
   }
 
   /** The `done` count the ack statements added for pg.job across every bucket. */
@@ -92,23 +106,14 @@ describe('an ack racing a rescue of the same lapsed lease (PostgreSQL)', () => {
       expect(await acking.driver.ack(row.id, claimOf(row))).toBe(true);
       // the held ack's row is skipped, not waited for: both complete while the ack is still uncommitted
       expect(await driver.rescue({ slots, visibilityTimeoutMs: VT })).toEqual({ buried: [] });
-      const raced = await driver.claimRescuing(
-        { workerId: 'b', slots: [{ queue: QUEUE, limit: 1 }], visibilityTimeoutMs: VT },
-        {},
-      );
+      const raced = await driver.claimRescuing(oneRow('b'), {});
       expect(raced).toEqual({ claimed: [], rescued: { buried: [] } });
       await acking.commit();
       expect(await driver.get(row.id)).toMatchObject({ state: 'done', attempt: 1, claim: null });
       expect(await doneCounted()).toBe(1);
       // nothing left to rescue or claim once the ack committed
       expect(await driver.rescue({ slots, visibilityTimeoutMs: VT })).toEqual({ buried: [] });
-      expect(
-        await driver.claim({
-          workerId: 'b',
-          slots: [{ queue: QUEUE, limit: 1 }],
-          visibilityTimeoutMs: VT,
-        }),
-      ).toEqual([]);
+      expect(await driver.claim(oneRow('b'))).toEqual([]);
     },
   );
 
@@ -118,17 +123,10 @@ describe('an ack racing a rescue of the same lapsed lease (PostgreSQL)', () => {
     expect(await rescuing.driver.rescue({ slots, visibilityTimeoutMs: VT })).toEqual({
       buried: [],
     });
-    const ack = driver.ack(row.id, claimOf(row));
-    await waitingOnLock();
-    await rescuing.commit();
-    expect(await ack).toBe(false);
+    expect(await staleAckAfter(row, rescuing)).toBe(false);
     expect(await driver.get(row.id)).toMatchObject({ state: 'ready', attempt: 1, claim: null });
     expect(await doneCounted()).toBe(0);
-    const [again] = await driver.claim({
-      workerId: 'b',
-      slots: [{ queue: QUEUE, limit: 1 }],
-      visibilityTimeoutMs: VT,
-    });
+    const [again] = await driver.claim(oneRow('b'));
     expect(again).toMatchObject({ id: row.id, attempt: 2, workerId: 'b' });
   });
 
@@ -137,10 +135,7 @@ describe('an ack racing a rescue of the same lapsed lease (PostgreSQL)', () => {
     const rescuing = await inTransaction();
     const { buried } = await rescuing.driver.rescue({ slots, visibilityTimeoutMs: VT });
     expect(buried.map((r) => r.id)).toEqual([row.id]);
-    const ack = driver.ack(row.id, claimOf(row));
-    await waitingOnLock();
-    await rescuing.commit();
-    expect(await ack).toBe(false);
+    expect(await staleAckAfter(row, rescuing)).toBe(false);
     expect(await driver.get(row.id)).toMatchObject({
       state: 'dead',
       lastError: 'LEASE_LAPSED_FINAL_ATTEMPT',
@@ -152,15 +147,9 @@ describe('an ack racing a rescue of the same lapsed lease (PostgreSQL)', () => {
   it("a worker's claim re-taking the row wins: the stale ack waits, is refused, and the new lease stands", async () => {
     const row = await lapsed(3);
     const claiming = await inTransaction();
-    const { claimed } = await claiming.driver.claimRescuing(
-      { workerId: 'b', slots: [{ queue: QUEUE, limit: 1 }], visibilityTimeoutMs: 30_000 },
-      {},
-    );
+    const { claimed } = await claiming.driver.claimRescuing(oneRow('b', 30_000), {});
     expect(claimed).toMatchObject([{ id: row.id, attempt: 2, workerId: 'b' }]);
-    const ack = driver.ack(row.id, claimOf(row));
-    await waitingOnLock();
-    await claiming.commit();
-    expect(await ack).toBe(false);
+    expect(await staleAckAfter(row, claiming)).toBe(false);
     expect(await driver.get(row.id)).toMatchObject({
       state: 'running',
       attempt: 2,
