@@ -11,10 +11,12 @@
  * finished jobs, each written ready, then running, then done (their dead versions not yet vacuumed), keyed
  * `n:1000000…` so that the bulk's keys fall between theirs in the live-key index, as keys drawn from anywhere do.
  * Each line: jobs/s, the first, second and median batch (ms, wall), the process's CPU and garbage collections over
- * the 50 batches, and what PostgreSQL counted for the batch statement (`pg_stat_statements`: execution ms, buffers
- * hit and WAL bytes a batch). BENCH_ROUNDS (default 3). DATABASE_URL as for `npm run bench` (its server must load
- * pg_stat_statements); else an embedded server.
+ * the 50 batches, the CPU all of the embedded server's processes spent a batch (backends and background processes,
+ * from /proc: bind-time parsing and WAL flushes included), and what PostgreSQL counted for the batch statement
+ * (`pg_stat_statements`: execution ms, buffers hit and WAL bytes a batch). BENCH_ROUNDS (default 3). DATABASE_URL as
+ * for `npm run bench` (its server must load pg_stat_statements; no server CPU is read then); else an embedded server.
  */
+import { readFileSync } from 'node:fs';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { startPostgres } from './embedded-pg.mjs';
 import { pg, withDatabase } from './lib.mjs';
@@ -69,6 +71,53 @@ async function statementCost(database, pattern) {
   return calls ? { ms: ms / calls, hit: hit / calls, wal: wal / calls } : undefined;
 }
 
+/**
+ * Waits (up to 5 s) until no session but the admin's is connected to `database`: a peer's `close()` may answer before
+ * its pool's last connection has gone (graphile-worker 0.16's `release()` does), and a `drop … with (force)` that
+ * terminated that connection would surface as an 'error' on a pool nobody listens to any more, ending this process.
+ */
+async function disconnected(database) {
+  for (const until = Date.now() + 5_000; Date.now() < until;) {
+    const { rows } = await admin.query(
+      'select count(*)::int as n from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
+      [database],
+    );
+    if (rows[0].n === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/**
+ * CPU ticks (1/100 s) each process of the embedded server has used, by pid: its backends and its background processes
+ * (WAL writer, checkpointer…) as `pg_stat_activity` lists them, the admin's own session left out. What the server
+ * spent on a batch counted whole — `pg_stat_statements` times the execution only, not the parameters' parsing at bind
+ * (a 1,000-element text[] literal: ~0.1 ms) nor the WAL writer's flushes. Undefined for a server elsewhere.
+ */
+async function serverTicks() {
+  if (!server.embedded) return undefined;
+  const { rows } = await admin.query(
+    'select pid from pg_stat_activity where pid <> pg_backend_pid()',
+  );
+  const ticks = new Map();
+  for (const { pid } of rows) {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      ticks.set(pid, Number(fields[11]) + Number(fields[12])); // utime + stime
+    } catch {
+      // gone since the listing
+    }
+  }
+  return ticks;
+}
+
+/** Milliseconds of server CPU between two {@link serverTicks} readings (a process born between them from 0). */
+function serverMs(before, after) {
+  if (before === undefined || after === undefined) return undefined;
+  let ticks = 0;
+  for (const [pid, t] of after) ticks += t - (before.get(pid) ?? 0);
+  return ticks * 10;
+}
+
 let made = 0;
 
 /** One session of 50 batches by `peer` into a fresh database; prints its line. */
@@ -87,6 +136,7 @@ async function session(label, peer, pattern, { prefill = false } = {}) {
       observer.observe({ entryTypes: ['gc'] });
       await admin.query('select pg_stat_statements_reset()');
       const times = [];
+      const ticks = await serverTicks();
       const cpu = process.cpuUsage();
       const started = performance.now();
       for (const batch of batches) {
@@ -96,6 +146,7 @@ async function session(label, peer, pattern, { prefill = false } = {}) {
       }
       const wall = performance.now() - started;
       const { user, system } = process.cpuUsage(cpu);
+      const serverCpu = serverMs(ticks, await serverTicks());
       await new Promise((resolve) => setTimeout(resolve, 10)); // the last GC entries are delivered on a later turn
       observer.disconnect();
       const cost = await statementCost(database, pattern);
@@ -105,14 +156,16 @@ async function session(label, peer, pattern, { prefill = false } = {}) {
         `  ${label.padEnd(30)} ${String(Math.round((BATCHES * 1_000 * 1_000) / wall)).padStart(6)}/s` +
           `  batch 1st ${times[0].toFixed(1)} 2nd ${times[1].toFixed(1)} median ${median.toFixed(1)} ms` +
           `  process ${((user + system) / 1_000 / BATCHES).toFixed(2)} ms a batch, ${gcs.length} GCs ${gcMs.toFixed(0)} ms` +
+          (serverCpu === undefined ? '' : `  server CPU ${(serverCpu / BATCHES).toFixed(1)} ms`) +
           (cost
-            ? `  server ${cost.ms.toFixed(2)} ms, ${Math.round(cost.hit)} buffers, ${Math.round(cost.wal / 1_000)} kB WAL a batch`
+            ? `  statement ${cost.ms.toFixed(2)} ms, ${Math.round(cost.hit)} buffers, ${Math.round(cost.wal / 1_000)} kB WAL a batch`
             : ''),
       );
     } finally {
       await producer.close();
     }
   } finally {
+    await disconnected(database);
     await admin.query(`drop database if exists ${database} with (force)`);
   }
 }

@@ -5,7 +5,7 @@ import { pgJobsSpec } from '../../test/pg-jobs-spec';
 import { request } from '../../test/requests';
 import { pgPoolExecutor } from '../executor/pg-pool-executor';
 import { postgresJobDriver } from './pg-driver';
-import { arrayLiteral, columnLiteral, inputLines, uuidArray } from './pg-batch-params';
+import { arrayLiteral, columnLiteral, inputLines, textArray, uuidArray } from './pg-batch-params';
 
 /** Strings an array literal must quote or escape. */
 const AWKWARD = [
@@ -103,6 +103,38 @@ describe('batch parameters as the server reads them', () => {
       );
       expect(rows[0]).toEqual({ a: batch, n: batch.length });
     }
+  });
+
+  it('sends a binary text[] the server reads back element for element, nulls and every UTF-8 length included', async () => {
+    const long = 'ü😀\u2028'.repeat(700); // 2-, 4- and 3-byte characters, 6,300 bytes
+    const values = [
+      ...AWKWARD,
+      null,
+      long,
+      'ascii, then ü😀',
+      '\u00ff',
+      '\uffff',
+      '\u{10ffff}',
+      null,
+    ];
+    for (const batch of [values, [long], [null], ['only'], []]) {
+      const { rows } = await db.executor.query<{ a: (string | null)[]; n: number }>(
+        'select $1::text[] as a, cardinality($1::text[]) as n',
+        [textArray(batch)],
+      );
+      expect(rows[0]).toEqual({ a: batch, n: batch.length });
+    }
+  });
+
+  it('refuses a text[] element holding NUL with the error a text parameter gets (the value contract refuses it before)', async () => {
+    await expect(
+      db.executor.query('select $1::text[] as a', [textArray(['ok', 'nul\u0000here'])]),
+    ).rejects.toMatchObject({ code: '22021' });
+    await expect(
+      db.executor.query('select $1::text as a', ['nul\u0000here']),
+    ).rejects.toMatchObject({
+      code: '22021',
+    });
   });
 
   it.each([

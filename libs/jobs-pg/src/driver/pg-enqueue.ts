@@ -106,17 +106,36 @@ const liveKeyOf = (r: EnqueueRequest): string =>
   `${r.name}\u0000${r.tenantId ?? ''}\u0000${r.idempotencyKey}`;
 
 /**
+ * Whether ids ascend strictly through a batch, so that none comes twice: a batch the common path built (its ids minted
+ * in ascending order, `uuidv7Ascending`) is answered by one comparison a row instead of a set of its ids.
+ */
+function idsAscend(requests: readonly EnqueueRequest[]): boolean {
+  for (let i = 1; i < requests.length; i++) {
+    if ((requests[i - 1] as EnqueueRequest).id >= (requests[i] as EnqueueRequest).id) return false;
+  }
+  return true;
+}
+
+/** Whether a batch names an id twice. Ids are lower case: the value contract refuses any other, before any statement. */
+function idTwice(requests: readonly EnqueueRequest[]): boolean {
+  if (idsAscend(requests)) return false;
+  const ids = new Set<string>();
+  for (const r of requests) {
+    if (ids.has(r.id)) return true;
+    ids.add(r.id);
+  }
+  return false;
+}
+
+/**
  * Whether a batch names an id, or a live key, twice: its later requests answer its earlier ones. The live keys are
  * composed only when an idempotency key comes twice (maybe under another name or tenant): a bulk batch seldom has one.
  */
 function repeats(requests: readonly EnqueueRequest[]): boolean {
-  const ids = new Set<string>();
+  if (idTwice(requests)) return true;
   const keys = new Set<string>();
   let keyTwice = false;
   for (const r of requests) {
-    // ids are lower case: the value contract refuses any other (assertEnqueueRequests, before any statement)
-    if (ids.has(r.id)) return true;
-    ids.add(r.id);
     if (keys.has(r.idempotencyKey)) keyTwice = true;
     else keys.add(r.idempotencyKey);
   }

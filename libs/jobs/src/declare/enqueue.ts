@@ -43,31 +43,39 @@ async function asStored<In, Out>(
 const utf8Bytes = (text: string): number =>
   text.length * 3 <= MAX_INPUT_BYTES ? text.length : Buffer.byteLength(text);
 
-/** The ids of one row: its job id and its run id. */
-interface RowIds {
-  readonly id: string;
-  readonly runId: string;
+/**
+ * What every row of one enqueue call shares: the handle, the resolved options, the actor, the clock reading the ids
+ * are minted at, and the span active at the call (an HTTP request's, say), which each run opens its own as the child
+ * of. Read once a call, so a batch's rows do not each look the span up.
+ */
+interface RowContext<In, Out> {
+  readonly handle: JobHandle<In, Out, unknown>;
+  readonly resolved: ResolvedOptions;
+  readonly actor: EnqueueActor | undefined;
+  readonly nowMs: number;
+  readonly traceparent: string | null;
 }
 
-/** Fresh ids for one row: minted now, the run id the options' when they name one. */
-const mintIds = (resolved: ResolvedOptions, nowMs: number): RowIds => ({
-  id: uuidv7(nowMs),
-  runId: resolved.runId ?? uuidv7(nowMs),
-});
-
-/**
- * Builds one row from its parsed input: refuses a bad or oversized one, derives the key, tenant and concurrency key,
- * and takes the ids (minted now unless the batch minted them). Answers at once, a promise only when the input is
- * stored in another form than it was parsed in (it is parsed again, see `asStored`): a batch pays no promise a row.
- */
-function rowOf<In, Out>(
+const rowContext = <In, Out>(
   handle: JobHandle<In, Out, unknown>,
-  parsed: ParseResult<Out>,
   resolved: ResolvedOptions,
   actor: EnqueueActor | undefined,
   nowMs: number,
-  ids?: RowIds,
+): RowContext<In, Out> => ({ handle, resolved, actor, nowMs, traceparent: activeTraceparent() });
+
+/**
+ * Builds one row from its parsed input: refuses a bad or oversized one, derives the key, tenant and concurrency key,
+ * and takes the ids (`id` and `runId` when the batch minted them, else minted now; the run id the options' when they
+ * name one). Answers at once, a promise only when the input is stored in another form than it was parsed in (it is
+ * parsed again, see `asStored`): a batch pays no promise a row.
+ */
+function rowOf<In, Out>(
+  context: RowContext<In, Out>,
+  parsed: ParseResult<Out>,
+  id?: string,
+  runId?: string,
 ): EnqueueRequest | Promise<EnqueueRequest> {
+  const { handle, resolved, nowMs } = context;
   if (!parsed.ok) throw new JobInputInvalidError(handle.name, parsed.issues);
   const input = handle.storedInput(parsed.value);
   const problem = jsonProblem(input);
@@ -80,28 +88,33 @@ function rowOf<In, Out>(
   const bytes = utf8Bytes(json);
   if (bytes > MAX_INPUT_BYTES)
     throw new JobPayloadTooLargeError(handle.name, bytes, MAX_INPUT_BYTES);
+  const rowId = id ?? uuidv7(nowMs);
+  const rowRunId = runId ?? resolved.runId ?? uuidv7(nowMs);
   // the input checked and encoded here once: the driver's request check and its write take this text
-  const row = (value: Out): EnqueueRequest =>
-    withCheckedInput(
-      rowFor(handle, input as JsonValue, value, resolved, actor, ids ?? mintIds(resolved, nowMs)),
-      json,
-    );
-  return input === parsed.value ? row(parsed.value) : asStored(handle, input).then(row);
+  if (input === parsed.value) {
+    return rowFor(context, input as JsonValue, parsed.value, rowId, rowRunId, json);
+  }
+  return asStored(handle, input).then((value) =>
+    rowFor(context, input as JsonValue, value, rowId, rowRunId, json),
+  );
 }
 
-/** The row of a stored input and the value its key, tenant and concurrency key are derived from. */
+/**
+ * The row of a stored input (`json` its checked text) and the value its key, tenant and concurrency key are derived
+ * from.
+ */
 function rowFor<In, Out>(
-  handle: JobHandle<In, Out, unknown>,
+  { handle, resolved, actor, traceparent }: RowContext<In, Out>,
   input: JsonValue,
   value: Out,
-  resolved: ResolvedOptions,
-  actor: EnqueueActor | undefined,
-  { id, runId }: RowIds,
+  id: string,
+  runId: string,
+  json: string,
 ): EnqueueRequest {
   const declaredTenant = handle.tenantOf(value);
   // inside a run: another tenant's job is X_JOB_TENANT_MISMATCH unless inside crossTenant(), whose reason the row keeps
   const crossTenantReason = enqueueTenant(handle.name, declaredTenant);
-  return {
+  const fields: EnqueueRequest = {
     id,
     runId,
     name: handle.name,
@@ -116,9 +129,9 @@ function rowFor<In, Out>(
     onConflict: resolved.onConflict,
     concurrencyKey: handle.concurrencyKeyOf(value),
     crossTenantReason,
-    // the span active at the enqueue (an HTTP request's, say): the run opens its own as that span's child
-    traceparent: activeTraceparent(),
+    traceparent,
   };
+  return withCheckedInput(fields, json);
 }
 
 /**
@@ -151,9 +164,8 @@ function prepareEnqueueNow<In, Out>(
   const resolved = resolveOptions(handle.name, options, nowMs);
   assertActor(handle.name, actor);
   const parsed = handle.parseInputNow(raw);
-  return parsed instanceof Promise
-    ? parsed.then((p) => rowOf(handle, p, resolved, actor, nowMs))
-    : rowOf(handle, parsed, resolved, actor, nowMs);
+  const context = rowContext(handle, resolved, actor, nowMs);
+  return parsed instanceof Promise ? parsed.then((p) => rowOf(context, p)) : rowOf(context, parsed);
 }
 
 /**
@@ -191,17 +203,14 @@ export async function prepareEnqueueMany<In, Out>(
   const ids = uuidv7Ascending(nowMs, raws.length);
   const runIds = resolved.runId === undefined ? uuidv7Batch(nowMs, raws.length) : undefined;
   const parses = await parseAll(handle, raws);
+  const context = rowContext(handle, resolved, actor, nowMs);
   const requests: EnqueueRequest[] = [];
   const issues: JobInputIssue[] = [];
   for (let index = 0; index < raws.length; index++) {
-    const rowIds = {
-      id: ids[index] as string,
-      runId: resolved.runId ?? (runIds?.[index] as string),
-    };
     try {
       const parsed = parses[index] as ItemParse<Out>;
       if (parsed instanceof ThrownByParse) throw parsed.error;
-      const row = rowOf(handle, parsed, resolved, actor, nowMs, rowIds);
+      const row = rowOf(context, parsed, ids[index], runIds?.[index]);
       requests.push(row instanceof Promise ? await row : row);
     } catch (error) {
       const found = itemIssues(index, error);

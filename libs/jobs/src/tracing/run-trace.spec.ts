@@ -69,6 +69,30 @@ describe('traces on the memory driver: enqueue under a span, the run and its ste
     expect(step.attributes).toEqual({ 'jobs.step.name': 'capture', 'jobs.step.kind': 'run' });
   });
 
+  it('stamps every row of a batch with the span active at enqueueMany, and no span outside one', async () => {
+    const report = job({
+      name: 'trace.report',
+      input,
+      idempotencyKey: ({ n }) => `report:${n}`,
+      tenant: ({ orgId }) => orgId,
+      run: () => undefined,
+    });
+    h = await runJobs({ jobs: [report] });
+    const inputs = [1, 2, 3].map((n) => ({ orgId: 'org_1', n }));
+    const expected = await inSpan(tracing.tracer, 'POST /reports', async (span) => {
+      const { traceId, spanId } = span.spanContext();
+      return {
+        results: await report.enqueueMany(inputs),
+        traceparent: `00-${traceId}-${spanId}-01`,
+      };
+    });
+    const rows = await Promise.all(expected.results.map((r) => h?.driver.get(r.id)));
+    expect(rows.map((row) => row?.traceparent)).toEqual([1, 2, 3].map(() => expected.traceparent));
+    const outside = await report.enqueueMany([4, 5].map((n) => ({ orgId: 'org_1', n })));
+    const untraced = await Promise.all(outside.map((r) => h?.driver.get(r.id)));
+    expect(untraced.map((row) => row?.traceparent)).toEqual([null, null]);
+  });
+
   it('a retried run: each attempt a child of the one request span, the stored step replayed, the failure ERROR', async () => {
     let attempts = 0;
     const flaky = job({

@@ -92,7 +92,9 @@ function isFlatJson(value: unknown): boolean {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   const proto = Object.getPrototypeOf(value) as unknown;
   if (proto !== Object.prototype && proto !== null) return false;
-  for (const key of Object.keys(value)) {
+  // for…in with an own-key test visits what Object.keys lists, without allocating that array on every call
+  for (const key in value) {
+    if (!Object.prototype.hasOwnProperty.call(value, key)) continue;
     const member = (value as Record<string, unknown>)[key];
     switch (typeof member) {
       case 'string':
