@@ -1,4 +1,6 @@
+import { execFile } from 'node:child_process';
 import { connect, createServer, type Server, Socket } from 'node:net';
+import { promisify } from 'node:util';
 import { configuredHosts, isLoopback, takeRefusals } from './connect-jail';
 
 /** A resolver answering `address` for every name, in the shape asked (`all`: a list, as Node 20 asks by default). */
@@ -74,6 +76,25 @@ describe('the connect jail every test file runs in', () => {
     expect(await outcome(pinned)).toBe('connected');
     expect(await outcome(new Socket().connect(port, 'localhost'))).toBe('connected');
     expect(takeRefusals()).toEqual([]);
+  });
+
+  it('jails the Node processes a test starts, and fails the test when one was refused', async () => {
+    // a child inherits NODE_OPTIONS (global-setup.mjs): its connect off this machine fails as it would here, and is
+    // logged where this worker reads it; its connect to loopback goes through
+    const child = `
+      const net = require('node:net');
+      const tryConnect = (port, host) => new Promise((resolve) => {
+        const socket = net.connect(port, host);
+        socket.once('connect', () => { socket.destroy(); resolve('connected'); });
+        socket.once('error', (error) => resolve(error.code));
+      });
+      (async () => console.log(await tryConnect(9, '192.0.2.1'), await tryConnect(${port}, '127.0.0.1')))();
+    `;
+    const { stdout } = await promisify(execFile)(process.execPath, ['-e', child, 'named-child']);
+    expect(stdout.trim()).toBe('X_TEST_JAIL connected');
+    expect(takeRefusals()).toEqual([
+      expect.stringMatching(/^192\.0\.2\.1:9 \(process \d+: named-child\)$/),
+    ]);
   });
 
   it('knows loopback from the rest', () => {

@@ -1,5 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { isIP, Socket } from 'node:net';
+import { join } from 'node:path';
 
 /**
  * A jail for the test processes: no test sends traffic off this machine. Every TCP connect a test makes — `pg`,
@@ -9,8 +11,21 @@ import { isIP, Socket } from 'node:net';
  * pinned resolver does). A refused connect fails the socket with `X_TEST_JAIL` and is recorded; the spec in which it
  * happened then fails in `afterEach`, even when the code under test swallowed the socket's error. Unix-domain sockets
  * pass, and so do the hosts of the servers the run was pointed at ({@link configuredHosts}). Installed by jest's
- * `setupFilesAfterEnv` in each test file's worker.
+ * `setupFilesAfterEnv` in each test file's worker, and in every Node process started under the run (`global-setup.mjs`
+ * compiles this file into a preload that `NODE_OPTIONS` requires): a worker process a spec forks, an example app, the
+ * CLI. Such a process appends its refusals to its jest worker's log in the directory
+ * {@link JAIL_DIR} names, which that worker reads with its own ({@link takeRefusals}).
  */
+
+/** The variable naming the directory of the refusal logs, one a jest worker (`jail-<JEST_WORKER_ID>.log`). */
+export const JAIL_DIR = 'JOBS_TEST_JAIL_DIR';
+
+/** The refusal log of the jest worker this process runs under (or is), when the run keeps logs. */
+function logFile(): string | undefined {
+  const dir = process.env[JAIL_DIR];
+  const worker = process.env.JEST_WORKER_ID;
+  return dir && worker ? join(dir, `jail-${worker}.log`) : undefined;
+}
 
 /**
  * The jail's state, kept on the shared `Socket.prototype` under a registered symbol: jest evaluates this module afresh
@@ -19,6 +34,8 @@ import { isIP, Socket } from 'node:net';
 interface JailState {
   /** What the jail refused since the last {@link takeRefusals}: `host:port` each. */
   readonly refused: string[];
+  /** A process started under the run, whose refusals go to its jest worker's log (see {@link logFile}). */
+  readonly log: string | undefined;
 }
 
 const STATE = Symbol.for('ultimat3.test-connect-jail');
@@ -54,16 +71,41 @@ export function configuredHosts(env: NodeJS.ProcessEnv): Set<string> {
   return hosts;
 }
 
-/** The refusals recorded so far, emptied. */
+/** The refusals recorded so far — this process's, then those logged by the processes under it — emptied. */
 export function takeRefusals(): string[] {
   const refused = proto[STATE]?.refused ?? [];
-  return refused.splice(0, refused.length);
+  const own = refused.splice(0, refused.length);
+  const log = logFile();
+  let logged = '';
+  try {
+    if (log !== undefined) {
+      logged = readFileSync(log, 'utf8');
+      writeFileSync(log, '');
+    }
+  } catch {
+    // nothing refused under this worker yet: no log
+  }
+  return [
+    ...own,
+    ...logged
+      .split('\n')
+      .filter((line) => line !== '')
+      .map(fromLog),
+  ];
+}
+
+/** A line of a refusal log (`pid`, `host:port`, the command line; tab-separated) as a refusal: another process named. */
+function fromLog(line: string): string {
+  const [pid, where, command] = line.split('\t');
+  return pid === String(process.pid) ? `${where}` : `${where} (process ${pid}: ${command})`;
 }
 
 /** The error a refused connect fails with. */
 function jailError(host: string, port: unknown): Error {
   const where = `${host}:${String(port)}`;
-  proto[STATE]?.refused.push(where);
+  const state = proto[STATE];
+  if (state?.log === undefined) state?.refused.push(where);
+  else appendFileSync(state.log, `${process.pid}\t${where}\t${process.argv.slice(1).join(' ')}\n`);
   return Object.assign(
     new Error(
       `test jail: a connection to ${where} was refused (tests send no traffic off 127.0.0.1)`,
@@ -108,10 +150,13 @@ function optionsOf(args: unknown[]): ConnectOptions | undefined {
   return undefined;
 }
 
-/** Installs the jail in this process (once: a later call finds it installed). */
-export function installConnectJail(): void {
+/**
+ * Installs the jail in this process (once: a later call finds it installed). `logged`: a process started under the run
+ * (the preload `global-setup.mjs` writes), whose refusals are appended to its jest worker's log rather than kept here.
+ */
+export function installConnectJail({ logged = false }: { logged?: boolean } = {}): void {
   if (proto[STATE] !== undefined) return;
-  proto[STATE] = { refused: [] };
+  proto[STATE] = { refused: [], log: logged ? logFile() : undefined };
   const connect = Socket.prototype.connect as (...args: unknown[]) => Socket;
   Socket.prototype.connect = function jailedConnect(this: Socket, ...args: unknown[]): Socket {
     const options = optionsOf(args);

@@ -5,19 +5,53 @@
  *
  * When `JOBS_TEST_DATABASE_URL` or `DATABASE_URL` is already set, that server is used and nothing is started; likewise
  * `JOBS_TEST_REDIS_URL`. The handles stay on `globalThis` for `global-teardown.mjs`.
+ *
+ * It also jails every Node process started under the run (see `jailChildren`): `NODE_OPTIONS` requires the connect
+ * jail, and `JOBS_TEST_JAIL_DIR` names a fresh directory for the jest workers' refusal logs.
  */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { startThrowawayPostgres } from '../scripts/throwaway-postgres.mjs';
 import { startThrowawayRedis } from '../scripts/throwaway-redis.mjs';
 
+const require = createRequire(import.meta.url);
+
 export default async function globalSetup() {
-  await startPostgres();
+  jailChildren();
   try {
+    await startPostgres();
     await startRedis();
   } catch (error) {
-    // no teardown runs after a failed setup: stop what was started here
+    // no teardown runs after a failed setup: stop and remove what was started here
     await globalThis.__JOBS_TEST_PG__?.stop();
+    rmSync(globalThis.__JOBS_TEST_JAIL_DIR__, { recursive: true, force: true });
     throw error;
   }
+}
+
+/**
+ * Every Node process the run starts (jest's workers first) loads the connect jail (`connect-jail.ts`) and logs what it
+ * refused: the jail is compiled once here, by the installed @swc/core, into a preload that installs itself in logged
+ * mode, kept in a fresh directory with the workers' logs; `NODE_OPTIONS` requires it. A process started with an
+ * environment of its own is not jailed.
+ */
+function jailChildren() {
+  const dir = mkdtempSync(join(tmpdir(), 'ultimat3-jail-'));
+  const source = fileURLToPath(new URL('connect-jail.ts', import.meta.url));
+  const { code } = require('@swc/core').transformSync(readFileSync(source, 'utf8'), {
+    filename: source,
+    jsc: { parser: { syntax: 'typescript' }, target: 'es2022' },
+    module: { type: 'commonjs' },
+  });
+  const preload = join(dir, 'connect-jail-preload.js');
+  writeFileSync(preload, `${code}\nmodule.exports.installConnectJail({ logged: true });\n`);
+  globalThis.__JOBS_TEST_JAIL_DIR__ = dir;
+  process.env.JOBS_TEST_JAIL_DIR = dir;
+  process.env.NODE_OPTIONS =
+    `${process.env.NODE_OPTIONS ?? ''} --require ${JSON.stringify(preload)}`.trim();
 }
 
 /** A throwaway PostgreSQL unless `JOBS_TEST_DATABASE_URL` or `DATABASE_URL` names one. */
