@@ -17,6 +17,7 @@
 import { createRequire } from 'node:module';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { jobs, jobsPg } from './lib.mjs';
+import { handleOf } from './peers/ours-common.mjs';
 
 const require = createRequire(import.meta.url);
 const { serialize } = require('pg-protocol');
@@ -40,18 +41,8 @@ const executor = {
 };
 jobs.setJobsFacade(jobs.directJobsFacade({ driver: jobsPg.postgresJobDriver({ executor }) }));
 
-/** The peers bench's no-op job (`peers/ours-common.mjs`): input `{ n, t }`, keyed by `n`. */
-const drain = jobs.job({
-  name: 'bench.drain',
-  queue: 'drain',
-  input: jobs.t.object({ n: jobs.t.number, t: jobs.t.number }),
-  idempotencyKey: ({ n }) => `n:${n}`,
-  tenant: 'none',
-  run: () => undefined,
-});
-
 const peers = {
-  ours: (rows) => drain.enqueueMany(rows),
+  ours: (rows) => handleOf('drain').enqueueMany(rows),
   'graphile-worker': async (rows) =>
     send([JSON.stringify(rows.map((payload) => ({ identifier: 'drain', payload })))]),
 };

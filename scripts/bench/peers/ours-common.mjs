@@ -9,7 +9,7 @@ let onJob = () => undefined;
 const handles = new Map();
 
 /** The handle of the no-op job served on `queue`: input `{ n, t }`, keyed by `n`. */
-function handleOf(queue) {
+export function handleOf(queue) {
   if (!handles.has(queue))
     handles.set(
       queue,

@@ -49,6 +49,27 @@ export function inputLines(requests: readonly EnqueueRequest[]): string {
   return requests.map((r) => inputJsonOf(r) ?? '').join('\n');
 }
 
+/** The bytes of a one-dimensional array's header in PostgreSQL's binary format. */
+const ARRAY_HEADER = 20;
+
+/**
+ * Writes the header of a one-dimensional binary array of `length` elements of type `elementOid` (lower bound 1) at the
+ * start of `buffer`, answering where its first element goes.
+ */
+function writeArrayHeader(
+  buffer: Buffer,
+  elementOid: number,
+  length: number,
+  hasNulls: boolean,
+): number {
+  buffer.writeInt32BE(1, 0); // dimensions
+  buffer.writeInt32BE(hasNulls ? 1 : 0, 4); // flags
+  buffer.writeInt32BE(elementOid, 8);
+  buffer.writeInt32BE(length, 12);
+  buffer.writeInt32BE(1, 16); // lower bound
+  return ARRAY_HEADER;
+}
+
 /** PostgreSQL's type oid of `uuid`: the element type a binary `uuid[]` names in its header. */
 const UUID_OID = 2950;
 
@@ -68,13 +89,8 @@ for (let i = 0; i < 6; i++) HEX_DIGIT[97 + i] = 10 + i;
  * gathered batch it broke is re-run one request at a time (see `coalescingEnqueue`).
  */
 export function uuidArray(ids: readonly string[]): Buffer {
-  const buffer = Buffer.allocUnsafe(20 + ids.length * 20);
-  buffer.writeInt32BE(1, 0); // dimensions
-  buffer.writeInt32BE(0, 4); // flags: no nulls
-  buffer.writeInt32BE(UUID_OID, 8);
-  buffer.writeInt32BE(ids.length, 12);
-  buffer.writeInt32BE(1, 16); // lower bound
-  let at = 20;
+  const buffer = Buffer.allocUnsafe(ARRAY_HEADER + ids.length * 20);
+  let at = writeArrayHeader(buffer, UUID_OID, ids.length, false);
   for (const id of ids) {
     if (id.length !== 36) throw notUuid(id);
     buffer.writeInt32BE(16, at);
@@ -120,15 +136,10 @@ function writeUtf8(buffer: Buffer, value: string, at: number): number {
  * does a text parameter's (a NUL is refused, 22021); the value contract refuses such a key before any statement.
  */
 export function textArray(values: readonly (string | null)[]): Buffer {
-  let most = 20;
+  let most = ARRAY_HEADER;
   for (const value of values) most += 4 + (value === null ? 0 : value.length * 3);
   const buffer = Buffer.allocUnsafe(most);
-  buffer.writeInt32BE(1, 0); // dimensions
-  buffer.writeInt32BE(values.includes(null) ? 1 : 0, 4); // flags: has nulls
-  buffer.writeInt32BE(TEXT_OID, 8);
-  buffer.writeInt32BE(values.length, 12);
-  buffer.writeInt32BE(1, 16); // lower bound
-  let at = 20;
+  let at = writeArrayHeader(buffer, TEXT_OID, values.length, values.includes(null));
   for (const value of values) {
     if (value === null) {
       buffer.writeInt32BE(-1, at);
