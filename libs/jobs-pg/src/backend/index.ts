@@ -7,3 +7,4 @@ export {
   type PostgresBackendOptions,
   type PostgresBackendSource,
 } from './pg-backend';
+export type { PoolShape } from './pool-options';

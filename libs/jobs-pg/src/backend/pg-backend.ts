@@ -21,15 +21,14 @@ import { quoteSchema } from '../schema';
 import { postgresBackfillLedger } from '../backfill/pg-backfill-ledger';
 import { bootOverExecutor, bootOverUrl, resolveConnectTimeout } from './boot-check';
 import { connectionTarget, dataSourceTarget } from './connection-target';
+import { openKept, poolOptions, type PoolShape } from './pool-options';
 
 /** Where the backend's statements go: a URL (a pool is built and owned), the app's TypeORM DataSource, or an executor. */
 export type PostgresBackendSource =
-  | {
+  | ({
       /** A `postgres://` connection string. */
       readonly url: string;
-      /** The pool's size (default 10, pg's default). */
-      readonly poolSize?: number;
-    }
+    } & PoolShape)
   | {
       /** The app's initialised TypeORM `DataSource`: its pool is reused, never a second one. */
       readonly dataSource: TypeormDataSourceLike;
@@ -114,15 +113,12 @@ export async function postgresBackend(
   let pool: Pool | undefined;
   let executor: PgExecutor;
   if (isSource(source, 'url') && typeof source.url === 'string' && source.url !== '') {
+    const config = poolOptions(source.url, source, connectTimeoutMs);
     // the boot runs on a session of its own, so a failure leaves no pool behind
     await bootOverUrl(source.url, connectionTarget(source.url), step);
-    pool = new Pool({
-      connectionString: source.url,
-      max: source.poolSize ?? 10,
-      application_name: 'ultimat3-jobs',
-      connectionTimeoutMillis: connectTimeoutMs,
-    });
+    pool = new Pool(config);
     pool.on('error', (error) => options.onPoolError?.(error));
+    await openKept(pool, config.min ?? 0);
     executor = pgPoolExecutor(pool);
   } else if (isSource(source, 'dataSource') && typeof source.dataSource === 'object') {
     executor = typeormExecutor(source.dataSource as TypeormDataSourceLike);

@@ -29,7 +29,7 @@ type OpenedBackend = CliBackend;
 
 interface PostgresPackage {
   postgresBackend(
-    source: { readonly url: string; readonly poolSize?: number },
+    source: { readonly url: string; readonly poolSize?: number; readonly idleConnections?: number },
     options: { readonly schema?: string; readonly migrate?: boolean },
   ): Promise<OpenedBackend>;
 }
@@ -92,8 +92,9 @@ export async function openCliBackend(
       },
       loaders.postgres,
     );
+    // one command, then close(): no connection worth keeping open through a quiet spell
     return pg.postgresBackend(
-      { url, poolSize: 2 },
+      { url, poolSize: 2, idleConnections: 0 },
       { migrate: false, ...(options.schema === undefined ? {} : { schema: options.schema }) },
     );
   }

@@ -36,11 +36,14 @@ describe("openJobsBackend: driver 'postgres'", () => {
     expect(load).not.toHaveBeenCalled();
   });
 
-  it('opens postgres.url, else DATABASE_URL, passing schema, migrate and an explicit clock through', async () => {
+  it('opens postgres.url, else DATABASE_URL, passing the pool, schema, migrate and an explicit clock through', async () => {
     const pg = fakePostgres();
     const clock = frozenClock();
     await openJobsBackend(
-      { driver: 'postgres', postgres: { url: 'postgres://a/b', poolSize: 3, schema: 'jobs' } },
+      {
+        driver: 'postgres',
+        postgres: { url: 'postgres://a/b', poolSize: 3, idleConnections: 2, schema: 'jobs' },
+      },
       context({ load: pg.load, clock, env: { DATABASE_URL: 'postgres://env/x' } }),
     );
     await openJobsBackend(
@@ -49,7 +52,7 @@ describe("openJobsBackend: driver 'postgres'", () => {
     );
     expect(pg.calls).toEqual([
       [
-        { url: 'postgres://a/b', poolSize: 3 },
+        { url: 'postgres://a/b', poolSize: 3, idleConnections: 2 },
         { clock, schema: 'jobs' },
       ],
       [{ url: 'postgres://env/x' }, {}],

@@ -15,7 +15,9 @@ export type { BackendWakeTarget, JobsBackend } from '../driver/backend';
 /** The part of `@ultimat3/jobs-pg` the module calls, read structurally from the lazily loaded package. */
 export interface PostgresPackage {
   postgresBackend(
-    source: { readonly url: string; readonly poolSize?: number } | { readonly dataSource: object },
+    source:
+      | { readonly url: string; readonly poolSize?: number; readonly idleConnections?: number }
+      | { readonly dataSource: object },
     options: {
       readonly clock?: Clock;
       readonly schema?: string;
@@ -120,7 +122,11 @@ function postgresSource(
       "Set DATABASE_URL, or pass forRoot({ driver: 'postgres', postgres: { url } | { dataSource } }).",
     );
   }
-  return options?.poolSize === undefined ? { url } : { url, poolSize: options.poolSize };
+  return {
+    url,
+    ...(options?.poolSize === undefined ? {} : { poolSize: options.poolSize }),
+    ...(options?.idleConnections === undefined ? {} : { idleConnections: options.idleConnections }),
+  };
 }
 
 /** What {@link openJobsBackend} reads besides the module options. */

@@ -84,6 +84,12 @@ export type JobsPostgresOptions =
       readonly url?: string;
       /** The pool's size (default 10). */
       readonly poolSize?: number;
+      /**
+       * Connections the pool keeps open while nothing runs (default 1, at most `poolSize`), the first opened at boot:
+       * the first enqueue after a quiet spell does not pay a new connection (~35 ms against ~5 on a local server).
+       * 0 lets every connection close after 10 s idle.
+       */
+      readonly idleConnections?: number;
     })
   | (JobsPostgresCommonOptions & { readonly dataSource: JobsPostgresDataSource });
 
