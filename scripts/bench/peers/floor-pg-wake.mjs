@@ -46,7 +46,7 @@ const NOTIFYING_INSERT = {
 };
 
 export async function producer({ url }) {
-  const pool = floorPool(url);
+  const pool = await floorPool(url);
   return {
     enqueue: (queue, data) =>
       pool.query({ ...NOTIFYING_INSERT, values: [data.n, channelOf(queue), JSON.stringify(data)] }),
