@@ -118,7 +118,7 @@ export async function postgresBackend(
     await bootOverUrl(source.url, connectionTarget(source.url), step);
     pool = new Pool(config);
     pool.on('error', (error) => options.onPoolError?.(error));
-    await openKept(pool, config.min ?? 0);
+    await openKept(pool, config.min);
     executor = pgPoolExecutor(pool);
   } else if (isSource(source, 'dataSource') && typeof source.dataSource === 'object') {
     executor = typeormExecutor(source.dataSource as TypeormDataSourceLike);

@@ -1,4 +1,3 @@
-import type { PoolConfig } from 'pg';
 import { InvariantError } from '@ultimat3/jobs';
 
 /** The pool's size when none is given (pg's own default). */
@@ -30,6 +29,21 @@ export interface PoolShape {
   readonly idleConnections?: number;
 }
 
+/**
+ * The `pg.Pool` options {@link poolOptions} answers: declared here, not taken from `@types/pg`, so an app compiling
+ * against this package's declarations needs no `pg` types of its own.
+ */
+export interface PgPoolOptions {
+  readonly connectionString: string;
+  readonly max: number;
+  readonly min: number;
+  readonly idleTimeoutMillis: number;
+  readonly application_name: string;
+  readonly connectionTimeoutMillis: number;
+  readonly keepAlive: boolean;
+  readonly keepAliveInitialDelayMillis: number;
+}
+
 function count(value: unknown, name: string, least: number, most: number): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < least || value > most) {
     throw new InvariantError(
@@ -45,7 +59,11 @@ function count(value: unknown, name: string, least: number, most: number): numbe
  * anything connects), every connection named `ultimat3-jobs`, waiting at most `connectTimeoutMs` to open, kept alive
  * by TCP probes once idle.
  */
-export function poolOptions(url: string, shape: PoolShape, connectTimeoutMs: number): PoolConfig {
+export function poolOptions(
+  url: string,
+  shape: PoolShape,
+  connectTimeoutMs: number,
+): PgPoolOptions {
   const max = count(shape.poolSize ?? DEFAULT_POOL_SIZE, 'poolSize', 1, Number.MAX_SAFE_INTEGER);
   const min = count(
     shape.idleConnections ?? Math.min(DEFAULT_IDLE_CONNECTIONS, max),
