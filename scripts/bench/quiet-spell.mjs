@@ -15,7 +15,7 @@
 import { loadavg } from 'node:os';
 import IORedis from 'ioredis';
 import { startPostgres } from './embedded-pg.mjs';
-import { pg, withDatabase } from './lib.mjs';
+import { median, pg, sleep, withDatabase } from './lib.mjs';
 import { startRedis } from './peers/redis.mjs';
 
 const peers = (process.env.BENCH_PEERS ?? 'ours,graphile-worker,floor').split(',').filter(Boolean);
@@ -55,7 +55,6 @@ const adapters = Object.fromEntries(
     ]),
   ),
 );
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 console.log(
   `quiet spell, load average ${loadavg()[0].toFixed(2)} at the start; gaps ${gaps.join(', ')} s`,
@@ -131,10 +130,6 @@ for (const [index, peer] of peers.entries()) {
   rows.push({ label, samples });
 }
 
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor((sorted.length - 1) / 2)];
-};
 const spells = ['boot', ...[...new Set(gaps)].sort((a, b) => a - b)];
 const heading = (gap) => (gap === 'boot' ? 'first job' : `after ${gap} s`);
 console.log(`\n| peer | ${spells.map((g) => `${heading(g)}: enqueue / body, ms`).join(' | ')} |`);
