@@ -12,7 +12,8 @@
  * synchronous commit on). BENCH_TRACE_ROUNDS (default 2) repetitions of every scenario, each followed by its floors;
  * BENCH_TRACE_ANALYZE=0 leaves the table's statistics to autovacuum (default: ANALYZE x_jobs before each scenario, the
  * state a queue's statistics are in when a burst comes: taken while nothing waited); BENCH_TRACE_ONLY (default
- * steady,rate500,burst) picks scenarios; BENCH_TRACE_BURST (default 1,000) sizes the burst.
+ * steady,rate500,burst) picks scenarios; BENCH_TRACE_BURST (default 1,000) sizes the burst; BENCH_TRACE_STATEMENTS=1
+ * prints each statement's calls, mean execution, buffers and WAL records per call after each scenario.
  */
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -29,6 +30,8 @@ const analyze = process.env.BENCH_TRACE_ANALYZE !== '0';
 /** Which scenarios run (steady, rate500, burst) and the burst's size. */
 const only = new Set((process.env.BENCH_TRACE_ONLY ?? 'steady,rate500,burst').split(','));
 const burstSize = Number(process.env.BENCH_TRACE_BURST ?? 1_000);
+/** BENCH_TRACE_STATEMENTS=1 prints each statement's counters after each scenario. */
+const perStatement = process.env.BENCH_TRACE_STATEMENTS === '1';
 
 const spawnChild = (script, args) => spawnChildAt(join(HERE, script), args);
 
@@ -92,6 +95,22 @@ async function serverCounters(ctx) {
     wal: io.rows[0],
     indexes: Object.fromEntries(indexes.rows.map((r) => [r.name, r])),
   };
+}
+
+/** Each statement's own counters (BENCH_TRACE_STATEMENTS=1): calls, mean execution, buffers and WAL records a call. */
+async function printStatements(ctx) {
+  const { rows } = await ctx.admin.query(
+    `select left(regexp_replace(query, '\\s+', ' ', 'g'), 70) as text, calls::float8 as calls,
+            (total_exec_time / calls)::float8 as ms, ((shared_blks_hit + shared_blks_read)::float8 / calls) as blocks,
+            (wal_records::float8 / calls) as wal
+     from pg_stat_statements s join pg_database d on d.oid = s.dbid
+     where d.datname = $1 order by total_exec_time desc limit 8`,
+    [ctx.db.name],
+  );
+  for (const r of rows)
+    console.log(
+      `      ${String(r.calls).padStart(5)} × ${fmt(r.ms)} ms, ${fmt(r.blocks)} buffers, ${fmt(r.wal)} WAL: ${r.text}`,
+    );
 }
 
 /** The legs' short names, in `traceLegs` order. */
@@ -186,6 +205,7 @@ async function scenario(ctx, { label, producers, count, intervalMs }) {
         .join(', '),
   );
   printServer(before, after, sent.jobs.length);
+  if (perStatement) await printStatements(ctx);
   if (intervalMs === 0) return printBurstFloor(sent.jobs, seen.bodies);
   await sleep(300);
   for (const mode of ['insert', 'insert-async', 'select']) {

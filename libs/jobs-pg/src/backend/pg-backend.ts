@@ -21,6 +21,7 @@ import { quoteSchema } from '../schema';
 import { postgresBackfillLedger } from '../backfill/pg-backfill-ledger';
 import { bootOverExecutor, bootOverUrl, resolveConnectTimeout } from './boot-check';
 import { connectionTarget, dataSourceTarget } from './connection-target';
+import { keptWarmSql } from './kept-warm';
 import { openKept, poolOptions, type PoolShape } from './pool-options';
 
 /** Where the backend's statements go: a URL (a pool is built and owned), the app's TypeORM DataSource, or an executor. */
@@ -118,7 +119,7 @@ export async function postgresBackend(
     await bootOverUrl(source.url, connectionTarget(source.url), step);
     pool = new Pool(config);
     pool.on('error', (error) => options.onPoolError?.(error));
-    await openKept(pool, config.min);
+    await openKept(pool, config.min, keptWarmSql(statementsFor(options.schema)), connectTimeoutMs);
     executor = pgPoolExecutor(pool);
   } else if (isSource(source, 'dataSource') && typeof source.dataSource === 'object') {
     executor = typeormExecutor(source.dataSource as TypeormDataSourceLike);

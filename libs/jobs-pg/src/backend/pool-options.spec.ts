@@ -74,11 +74,17 @@ describe('the pool a URL backend builds', () => {
     return sessions();
   };
 
-  it('opens its kept connection at boot, and the first enqueue runs on it', async () => {
+  it('opens its kept connection at boot, warms it, and the first enqueue runs on it', async () => {
     const backend = await postgresBackend({ url: db.url, poolSize: 4 });
     try {
       const atBoot = await sessions();
       expect(atBoot).toHaveLength(1);
+      // an idle session's last statement (its first 1,024 bytes): the warm, planned and let go (kept-warm.spec.ts)
+      const { rows } = await db.pool.query<{ query: string }>(
+        'select query from pg_stat_activity where pid = $1',
+        [atBoot[0]],
+      );
+      expect(rows[0]?.query).toMatch(/^prepare x_jobs_warm_enqueue as/);
       await backend.driver.enqueue(request());
       expect(await sessions()).toEqual(atBoot);
     } finally {

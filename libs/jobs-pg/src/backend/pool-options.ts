@@ -85,16 +85,41 @@ export function poolOptions(
 
 /** The part of a `pg.Pool` {@link openKept} uses. */
 interface Connecting {
-  connect(): Promise<{ release(): void }>;
+  connect(): Promise<{ query(text: string): Promise<unknown>; release(destroy?: boolean): void }>;
+}
+
+/** Whether `work` settled (either way) within `ms`. */
+function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  const settled = work.then(
+    () => true,
+    () => true,
+  );
+  return Promise.race([settled, late]).finally(() => clearTimeout(timer));
 }
 
 /**
- * Opens the connections the pool keeps (`min`) and hands them back idle, so the first statement after the boot finds
- * one. A failure here is not the boot's: the boot has just reached the database on a session of its own, and a
- * statement that finds no connection opens one as it always does (and fails with its own error if it cannot).
+ * Opens the connections the pool keeps (`min`), sends each the `warm` text when given (see `keptWarmSql`), and hands
+ * them back idle, so the first statement after the boot finds one whose backend has read its catalogs. A failure here
+ * is not the boot's: the boot has just reached the database on a session of its own, a statement that finds no
+ * connection opens one as it always does (and fails with its own error if it cannot), and a warm that failed leaves
+ * its connection usable (the next statement merely plans cold). A warm unanswered within `timeoutMs` ends its
+ * connection instead, so the boot stays bounded.
  */
-export async function openKept(pool: Connecting, min: number): Promise<void> {
+export async function openKept(
+  pool: Connecting,
+  min: number,
+  warm?: string,
+  timeoutMs = 10_000,
+): Promise<void> {
   const opened = await Promise.allSettled(Array.from({ length: min }, () => pool.connect()));
-  for (const connection of opened)
-    if (connection.status === 'fulfilled') connection.value.release();
+  await Promise.all(
+    opened.map(async (connection) => {
+      if (connection.status !== 'fulfilled') return;
+      const answered =
+        warm === undefined || (await settlesWithin(connection.value.query(warm), timeoutMs));
+      connection.value.release(!answered);
+    }),
+  );
 }

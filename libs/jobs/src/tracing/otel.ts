@@ -40,6 +40,11 @@ export function otelApi(): Otel | undefined {
   return api ?? undefined;
 }
 
+/** Whether {@link otelApi} was asked yet (internal: for the spec that it is asked at a job's declaration). */
+export function otelTried(): boolean {
+  return api !== undefined;
+}
+
 /**
  * The package's tracer, or undefined when tracing is off: the API is not installed, or no tracer provider is
  * registered (the API's proxy still delegates to its no-op). Cheap by design — a worker asks once per run: a few

@@ -1,0 +1,84 @@
+import { Pool } from 'pg';
+import { createTestDatabase, type TestDatabase } from '../../test/test-database';
+import { statementsFor } from '../driver/statements';
+import { migrate } from '../migrations/migrate';
+import { keptWarmSql } from './kept-warm';
+import { openKept } from './pool-options';
+
+describe('the warm a kept connection is sent at boot', () => {
+  let db: TestDatabase;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    await migrate(db.executor, { schema: 'warm_alt' });
+  });
+  afterAll(() => db.drop());
+
+  /** Runs `text` on one connection of the test pool; answers its result sets, then the session's prepared names. */
+  const onOne = async (text: string): Promise<{ plans: number; prepared: string[] }> => {
+    const client = await db.pool.connect();
+    try {
+      const results = (await client.query(text)) as unknown as { command: string }[];
+      const { rows } = await client.query<{ name: string }>(
+        'select name from pg_prepared_statements',
+      );
+      return {
+        plans: results.filter((r) => r.command === 'EXPLAIN').length,
+        prepared: rows.map((r) => r.name),
+      };
+    } finally {
+      client.release();
+    }
+  };
+
+  const counts = async (schema: string): Promise<number[]> => {
+    const { rows } = await db.pool.query<{ jobs: number; offers: number }>(
+      `select (select count(*)::int from ${schema}.x_jobs) as jobs,
+              (select count(*)::int from ${schema}.x_job_hand_offs) as offers`,
+    );
+    return [rows[0]!.jobs, rows[0]!.offers];
+  };
+
+  it.each([
+    ['the default schema', undefined, 'public'],
+    ['a schema of its own', 'warm_alt', 'warm_alt'],
+  ])(
+    'plans the hand-off enqueue and the woken claim in %s, writes nothing, keeps no prepared statement',
+    async (_, schema, tables) => {
+      const answered = await onOne(keptWarmSql(statementsFor(schema)));
+      expect(answered).toEqual({ plans: 2, prepared: [] });
+      expect(await counts(tables)).toEqual([0, 0]);
+    },
+  );
+
+  it('ends its connection when unanswered within the connect timeout, so the boot stays bounded', async () => {
+    const pool = new Pool({ connectionString: db.url, max: 1 });
+    pool.on('error', () => undefined);
+    try {
+      jest.useFakeTimers({
+        doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask', 'Date', 'performance', 'hrtime'],
+      });
+      const booting = openKept(pool, 1, 'select pg_sleep(30)', 5_000);
+      // the connection is real: wait for the warm to be sent and its timer set, then drive the timer
+      while (jest.getTimerCount() === 0) await new Promise((resolve) => setImmediate(resolve));
+      jest.advanceTimersByTime(5_000);
+      await expect(booting).resolves.toBeUndefined();
+      expect(pool.totalCount).toBe(0);
+    } finally {
+      jest.useRealTimers();
+      await pool.end();
+    }
+  });
+
+  it('leaves its connection usable when it fails, and the boot goes on', async () => {
+    const pool = new Pool({ connectionString: db.url, max: 1 });
+    try {
+      await expect(openKept(pool, 1, 'select no_such_column from x_jobs')).resolves.toBeUndefined();
+      const { rows } = await pool.query<{ n: number }>('select 1 as n');
+      expect(rows).toEqual([{ n: 1 }]);
+      expect(pool.totalCount).toBe(1);
+    } finally {
+      await pool.end();
+    }
+  });
+});
