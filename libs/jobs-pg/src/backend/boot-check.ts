@@ -11,6 +11,7 @@ import type { PgExecutor } from '../executor/pg-executor';
 import { pgPoolExecutor } from '../executor/pg-pool-executor';
 import { migrate } from '../migrations/migrate';
 import { bootFailureReason, connectionFailure, messageOf } from './connection-failure';
+import { within } from './within';
 
 /** How long each boot step may wait on the database — the connect, the migration — and every later connect. */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
@@ -32,22 +33,6 @@ const LOCK_NOT_AVAILABLE = '55P03';
 
 /** A step's wait past its timeout before giving up on a server that stopped answering altogether. */
 const UNANSWERED_GRACE_MS = 1_000;
-
-/** What one boot step answered: its value, or that `ms` passed first. */
-async function within<T>(
-  work: Promise<T>,
-  ms: number,
-): Promise<{ readonly done: true; readonly value: T } | { readonly done: false }> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<{ done: false }>((resolve) => {
-    timer = setTimeout(() => resolve({ done: false }), ms);
-  });
-  try {
-    return await Promise.race([work.then((value) => ({ done: true as const, value })), late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /** What a boot does once connected: migrate, or (told not to) one round trip. */
 export interface BootStep {

@@ -1,4 +1,5 @@
 import { InvariantError } from '@ultimat3/jobs';
+import { within } from './within';
 
 /** The pool's size when none is given (pg's own default). */
 export const DEFAULT_POOL_SIZE = 10;
@@ -88,17 +89,6 @@ interface Connecting {
   connect(): Promise<{ query(text: string): Promise<unknown>; release(destroy?: boolean): void }>;
 }
 
-/** Whether `work` settled (either way) within `ms`. */
-function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-  const settled = work.then(
-    () => true,
-    () => true,
-  );
-  return Promise.race([settled, late]).finally(() => clearTimeout(timer));
-}
-
 /**
  * Opens the connections the pool keeps (`min`), sends each the `warm` text when given (see `keptWarmSql`), and hands
  * them back idle, so the first statement after the boot finds one whose backend has read its catalogs. A failure here
@@ -117,9 +107,14 @@ export async function openKept(
   await Promise.all(
     opened.map(async (connection) => {
       if (connection.status !== 'fulfilled') return;
-      const answered =
-        warm === undefined || (await settlesWithin(connection.value.query(warm), timeoutMs));
-      connection.value.release(!answered);
+      const client = connection.value;
+      if (warm === undefined) return client.release();
+      // a failed warm counts as answered: its connection is usable
+      const warmed = await within(
+        client.query(warm).catch(() => undefined),
+        timeoutMs,
+      );
+      client.release(!warmed.done);
     }),
   );
 }

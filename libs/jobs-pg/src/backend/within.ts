@@ -1,0 +1,18 @@
+/**
+ * What `work` answered, or that `ms` passed first (its timer cleared either way): how the boot bounds each step on a
+ * database that may never answer. A rejection of `work` within `ms` is thrown.
+ */
+export async function within<T>(
+  work: Promise<T>,
+  ms: number,
+): Promise<{ readonly done: true; readonly value: T } | { readonly done: false }> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<{ done: false }>((resolve) => {
+    timer = setTimeout(() => resolve({ done: false }), ms);
+  });
+  try {
+    return await Promise.race([work.then((value) => ({ done: true as const, value })), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
