@@ -1,11 +1,16 @@
 #!/usr/bin/env node
 /**
  * A plan cached while `x_jobs` was young. PostgreSQL runs a prepared statement on a generic plan after five executions
- * and keeps it until the table's statistics change (an ANALYZE, autovacuum's included). This prepares the woken claim
- * (`SQL_CLAIM_WOKEN`) on one session of a fresh database, then runs it on its generic plan (`plan_cache_mode =
- * force_generic_plan`, each claim rolled back) and prints how it reaches x_jobs and the buffers it reads: planned on
- * the empty table; then the same cached plan once 3,000 rows were enqueued and 2,991 of them claimed; then planned
- * afresh; then after `analyze x_jobs`.
+ * and keeps it until the table's statistics change (an ANALYZE, autovacuum's included). On each of two fresh databases
+ * (autovacuum off for x_jobs, so every ANALYZE is the driver's or this script's), this prepares the woken claim
+ * (`SQL_CLAIM_WOKEN`) on one session, runs it on its generic plan (`plan_cache_mode = force_generic_plan`, each claim
+ * rolled back) and prints how it reaches x_jobs and the buffers it reads: planned on the empty table; then the same
+ * session once 3,000 rows (`BENCH_ROWS`) were enqueued through the driver and all but 9 of them claimed.
+ *
+ * - over an executor bound to one connection (`shared: false`), from which the driver never analyses: the plan made
+ *   on the empty table stays, a sequential scan of the whole table; then after `analyze x_jobs`;
+ * - over the pool (`pgPoolExecutor`): the driver analysed the table once it had enqueued 1,000 rows (`YoungTable`), so
+ *   the claim was planned again, by the primary key.
  *
  * `npm run build && node scripts/bench/young-table-plans.mjs` (DATABASE_URL as for `npm run bench`, else an embedded
  * PostgreSQL).
@@ -14,17 +19,16 @@ import { startPostgres } from './embedded-pg.mjs';
 import { fillQueue, freshDatabase, jobsPg, pg } from './lib.mjs';
 
 const server = await startPostgres();
-const db = await freshDatabase(server.url);
-const driver = jobsPg.postgresJobDriver({ executor: db.executor });
-const session = new pg.Client({ connectionString: db.url });
-await session.connect();
-await session.query('set plan_cache_mode = force_generic_plan');
-const prepare = () => session.query(`prepare claim as ${jobsPg.SQL_CLAIM_WOKEN}`);
+/** Rows enqueued before the claim shown (`BENCH_ROWS`, default 3,000), all but 9 of them claimed first. */
+const ROWS = Number(process.env.BENCH_ROWS ?? 3_000);
+const whole = (n) => n.toLocaleString('en-US');
+
+/** The claim of up to `limit` rows on the session's prepared claim. */
 const claim = (limit) =>
   `execute claim(null, 'w', 'q', 'n', ${limit}, 0, null, '{}', 30000, false)`;
 
 /** The claim of up to 10 rows on the cached plan, rolled back: how the update reaches x_jobs, and its buffers. */
-async function show(label) {
+async function show(session, label) {
   await session.query('begin');
   const { rows } = await session.query(
     `explain (analyze, buffers, costs off, timing off, summary off) ${claim(10)}`,
@@ -37,20 +41,42 @@ async function show(label) {
     /->\s+(Seq Scan|Index Scan|Bitmap Heap Scan)( using \S+)? on x_jobs j/.test(line),
   );
   console.log(
-    `${label}\n  ${plan[reach]?.trim()}; the claim read ${total.trim().replace('Buffers: ', '')}`,
+    `  ${label}\n    ${plan[reach]?.trim()}; the claim read ${total.trim().replace('Buffers: ', '')}`,
   );
 }
 
-await prepare();
-await show('planned on the empty table');
-await fillQueue(driver, 'q', 'n', 3_000);
-for (let i = 0; i < 3; i++) await session.query(claim(997));
-await show('the same plan, 3,000 rows in the table (2,991 claimed)');
-await session.query('deallocate claim');
-await prepare();
-await show('planned afresh at 3,000 rows');
-await session.query('analyze x_jobs');
-await show('after analyze x_jobs');
-await session.end();
-await db.drop();
+for (const shared of [false, true]) {
+  const db = await freshDatabase(server.url);
+  await db.pool.query('alter table x_jobs set (autovacuum_enabled = false)');
+  const executor = { shared, query: (text, values) => db.executor.query(text, values) };
+  const driver = jobsPg.postgresJobDriver({ executor });
+  const session = new pg.Client({ connectionString: db.url });
+  await session.connect();
+  await session.query('set plan_cache_mode = force_generic_plan');
+  await session.query(`prepare claim as ${jobsPg.SQL_CLAIM_WOKEN}`);
+  console.log(
+    shared
+      ? 'enqueued over the pool (the driver analyses a young table):'
+      : 'enqueued over an executor bound to one connection (the driver never analyses from it):',
+  );
+  await show(session, 'planned on the empty table');
+  await fillQueue(driver, 'q', 'n', ROWS);
+  await driver.close(); // the driver's look at the statistics, if it started one, has ended
+  for (let left = ROWS - 9; left > 0; left -= 997) await session.query(claim(Math.min(997, left)));
+  // the first scan of the claim index after a claim marks that claim's entries dead, whatever the plan: done here,
+  // rolled back, so the claim shown reads what every later claim reads
+  await session.query('begin');
+  await session.query(claim(10));
+  await session.query('rollback');
+  await show(
+    session,
+    `the same session, ${whole(ROWS)} rows enqueued (${whole(ROWS - 9)} claimed)`,
+  );
+  if (!shared) {
+    await session.query('analyze x_jobs');
+    await show(session, 'after analyze x_jobs');
+  }
+  await session.end();
+  await db.drop();
+}
 await server.stop();

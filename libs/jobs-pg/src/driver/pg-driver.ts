@@ -31,6 +31,7 @@ import { SQL_PING } from '../sql/ping.sql';
 import { pgSteps } from './pg-steps';
 import { statementsFor } from './statements';
 import { PgLowWater } from './pg-low-water';
+import { YoungTable } from './pg-young-table';
 
 /** Options of {@link postgresJobDriver}. */
 export interface PostgresJobDriverOptions {
@@ -81,6 +82,8 @@ export function postgresJobDriver(options: PostgresJobDriverOptions): PostgresJo
     enqueueMany(ctx, requests, memory),
   );
   const steps = pgSteps(ctx);
+  // a young x_jobs gets its first statistics once this driver has seen 1,000 rows (see YoungTable)
+  const young = new YoungTable(options.executor, ctx.sql);
 
   return {
     kind: 'postgres',
@@ -88,8 +91,9 @@ export function postgresJobDriver(options: PostgresJobDriverOptions): PostgresJo
     async enqueue(request) {
       assertEnqueueRequest(request);
       const now = ctx.nowMs();
-      if (!PgLowWater.mayHide(request.runAt, now)) return enqueue(request);
       const result = await enqueue(request);
+      young.saw(1);
+      if (!PgLowWater.mayHide(request.runAt, now)) return result;
       ctx.lowWater.lower(request.queue, request.runAt, now);
       return result;
     },
@@ -97,13 +101,22 @@ export function postgresJobDriver(options: PostgresJobDriverOptions): PostgresJo
       assertEnqueueRequests(requests);
       if (requests.length === 0) return [];
       const now = ctx.nowMs();
-      if (!requests.some((r) => PgLowWater.mayHide(r.runAt, now))) return enqueueBatch(requests);
       const results = await enqueueBatch(requests);
+      young.saw(requests.length);
+      if (!requests.some((r) => PgLowWater.mayHide(r.runAt, now))) return results;
       for (const r of requests) ctx.lowWater.lower(r.queue, r.runAt, now);
       return results;
     },
-    claim: (claimOptions) => claimRows(ctx, claimOptions),
-    claimRescuing: async (claimOptions, rescue) => claimRescuingRows(ctx, claimOptions, rescue),
+    async claim(claimOptions) {
+      const claimed = await claimRows(ctx, claimOptions);
+      young.saw(claimed.length);
+      return claimed;
+    },
+    async claimRescuing(claimOptions, rescue) {
+      const result = await claimRescuingRows(ctx, claimOptions, rescue);
+      young.saw(result.claimed.length);
+      return result;
+    },
     rescue: (rescueOptions) => rescueRows(ctx, rescueOptions),
     ack: (jobId, ackOptions) => ackRow(ctx, jobId, ackOptions),
     ackMany: (items) => ackRows(ctx, items),
@@ -127,7 +140,7 @@ export function postgresJobDriver(options: PostgresJobDriverOptions): PostgresJo
     purgeTargets: (policy) => pgPurgeTargets(ctx, policy),
     waitingBound: (queue) => ctx.lowWater.bound(queue),
     lowWater: ctx.lowWater,
-    close: () => Promise.resolve(),
+    close: () => young.settled(),
   };
 }
 

@@ -26,6 +26,8 @@ import { SQL_JOB_REMOVE_MANY } from '../sql/job-remove-many.sql';
 import { SQL_JOB_REMOVE } from '../sql/job-remove.sql';
 import { SQL_JOB_REQUEUE_MANY } from '../sql/job-requeue-many.sql';
 import { SQL_JOB_REQUEUE } from '../sql/job-requeue.sql';
+import { SQL_JOBS_ANALYZE } from '../sql/jobs-analyze.sql';
+import { SQL_JOBS_STATS_YOUNG } from '../sql/jobs-stats-young.sql';
 import { SQL_LEASE_ACQUIRE } from '../sql/lease-acquire.sql';
 import { SQL_LEASE_HOLDERS } from '../sql/lease-holders.sql';
 import { SQL_LEASE_RELEASE } from '../sql/lease-release.sql';
@@ -86,6 +88,8 @@ const STATEMENTS = {
   jobRemoveMany: SQL_JOB_REMOVE_MANY,
   jobRequeue: SQL_JOB_REQUEUE,
   jobRequeueMany: SQL_JOB_REQUEUE_MANY,
+  jobsAnalyze: SQL_JOBS_ANALYZE,
+  jobsStatsYoung: SQL_JOBS_STATS_YOUNG,
   leaseAcquire: SQL_LEASE_ACQUIRE,
   leaseHolders: SQL_LEASE_HOLDERS,
   leaseRelease: SQL_LEASE_RELEASE,

@@ -45,6 +45,8 @@ export { SQL_LIST_CREATED_BEFORE } from './list-created-before.sql';
 export { SQL_LIST_CREATED } from './list-created.sql';
 export { SQL_LIST } from './list.sql';
 export { SQL_NACK } from './nack.sql';
+export { SQL_JOBS_ANALYZE } from './jobs-analyze.sql';
+export { SQL_JOBS_STATS_YOUNG } from './jobs-stats-young.sql';
 export { SQL_PING } from './ping.sql';
 export { SQL_PROGRESS } from './progress.sql';
 export { SQL_PURGE_COUNTERS } from './purge-counters.sql';
