@@ -3,6 +3,8 @@
  * A fresh process's boot and its first enqueues: what an app meets right after a deploy. Each round forks one process
  * per checkout on a fresh, migrated database; the process opens `postgresBackend({ url })` (timed: the boot), then
  * awaits five `handle.enqueue()` calls one after another (each timed). No worker runs, so no row is handed off.
+ * `BENCH_SOURCE=dataSource`: the process initialises a TypeORM `DataSource` first (untimed) and boots
+ * `postgresBackend({ dataSource })` over it instead.
  *
  * `npm run build && node scripts/bench/first-enqueue.mjs [checkout ...]` — each argument is a checkout whose
  * `libs/*\/dist` is built (default: this one), run interleaved, `BENCH_ROUNDS` rounds (default 4). Prints each process
@@ -22,8 +24,15 @@ if (process.argv[2] === 'child') {
   const require = createRequire(join(checkout, 'package.json'));
   const jobs = require(join(checkout, 'libs', 'jobs', 'dist', 'index.js'));
   const jobsPg = require(join(checkout, 'libs', 'jobs-pg', 'dist', 'index.js'));
+  let dataSource;
+  if (process.env.BENCH_SOURCE === 'dataSource') {
+    const { DataSource } = require('typeorm');
+    dataSource = new DataSource({ type: 'postgres', url });
+    await dataSource.initialize();
+  }
+  const source = dataSource ? { dataSource } : { url };
   const started = performance.now();
-  const backend = await jobsPg.postgresBackend({ url, migrate: false });
+  const backend = await jobsPg.postgresBackend({ ...source, migrate: false });
   const boot = performance.now() - started;
   jobs.setJobsFacade(jobs.directJobsFacade({ driver: backend.driver }));
   const handle = jobs.job({
@@ -41,6 +50,7 @@ if (process.argv[2] === 'child') {
     calls.push(performance.now() - at);
   }
   await backend.close();
+  await dataSource?.destroy();
   process.send({ boot, calls });
 } else {
   const checkouts = (process.argv.length > 2 ? process.argv.slice(2) : [ROOT]).map((c) =>

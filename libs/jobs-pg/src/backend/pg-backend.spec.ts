@@ -60,10 +60,23 @@ describe('postgresBackend', () => {
   });
 
   it('reuses a TypeORM DataSource: no pool of its own, and close() leaves the DataSource open', async () => {
-    const dataSource = new DataSource({ type: 'postgres', url: db.url, poolSize: 3 });
+    const dataSource = new DataSource({
+      type: 'postgres',
+      url: db.url,
+      poolSize: 3,
+      applicationName: 'the-app',
+    });
     await dataSource.initialize();
     try {
       const backend = await postgresBackend({ dataSource }, { clock: frozenClock() });
+      // the boot planned the enqueue and the claim on the DataSource's connection (kept-warm.spec.ts), nothing else
+      const warmed = await db.pool.query<{ query: string }>(
+        `select query from pg_stat_activity
+         where datname = current_database() and application_name = 'the-app'`,
+      );
+      expect(warmed.rows.map((row) => row.query)).toEqual([
+        expect.stringMatching(/^prepare x_jobs_warm_enqueue as/),
+      ]);
       const queued = request();
       await backend.driver.enqueue(queued);
       expect(await backend.driver.get(queued.id)).toMatchObject({ id: queued.id });

@@ -11,6 +11,7 @@ import { OUTBOX_WAKE_CHANNEL } from '../outbox/wake-channel';
 import { startQueueWake, type QueueWake } from '../wake/queue-wake';
 import { startWorkerWake, type WorkerWakeTarget } from '../wake/worker-wake';
 import { statementsFor } from '../driver/statements';
+import { within } from './within';
 import { postgresJobDriver, type PostgresJobDriver } from '../driver/pg-driver';
 import { postgresEventBus } from '../events/pg-event-bus';
 import type { PgExecutor } from '../executor/pg-executor';
@@ -124,6 +125,13 @@ export async function postgresBackend(
   } else if (isSource(source, 'dataSource') && typeof source.dataSource === 'object') {
     executor = typeormExecutor(source.dataSource as TypeormDataSourceLike);
     await bootOverExecutor(executor, dataSourceTarget(source.dataSource as object), step);
+    // the app's pool: the warm goes to the connection it hands out (the boot's, idle), bounded, and whatever it
+    // answers is not the boot's — a warm that failed or is late only leaves the first statement to plan cold
+    const warm = executor.query(keptWarmSql(statementsFor(options.schema)), []);
+    await within(
+      warm.catch(() => undefined),
+      connectTimeoutMs,
+    );
   } else if (isSource(source, 'executor') && typeof source.executor === 'object') {
     executor = source.executor as PgExecutor;
     await bootOverExecutor(executor, undefined, step);
