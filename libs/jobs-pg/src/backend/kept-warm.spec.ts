@@ -51,6 +51,21 @@ describe('the warm a kept connection is sent at boot', () => {
     },
   );
 
+  it('explains each statement with literals in place of its parameters: nothing prepared, no placeholder left', () => {
+    const sql = statementsFor(undefined);
+    const warm = keptWarmSql(sql);
+    // not `prepare … as`: pg_stat_statements would keep that text for the statement every enqueue then runs
+    expect(warm).not.toMatch(/\bprepare\b|\bexecute\b|\$\d/i);
+    expect(warm.split(/;\n?/).filter((part) => part.trim() !== '')).toEqual([
+      expect.stringMatching(/^explain with h as \(/),
+      expect.stringMatching(/^explain update x_jobs j set/),
+    ]);
+    // a statement whose parameters outrun the warm's arguments is refused where it is built, not sent half-bound
+    expect(() => keptWarmSql({ ...sql, claimWoken: `${sql.claimWoken} and $11::bool` })).toThrow(
+      'keptWarmSql: no argument for $11',
+    );
+  });
+
   it('ends its connection when unanswered within the connect timeout, so the boot stays bounded', async () => {
     const pool = new Pool({ connectionString: db.url, max: 1 });
     pool.on('error', () => undefined);

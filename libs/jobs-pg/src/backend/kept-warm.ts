@@ -24,21 +24,35 @@ const ENQUEUE_HAND_OFF_ARGS = [
 ];
 const CLAIM_WOKEN_ARGS = ['null', `''`, `''`, `''`, '1', '0', 'null', `'{}'`, '1', 'false'];
 
-/** `prepare`, `explain execute` and `deallocate` of one statement: planned, never executed. */
-function planned(name: string, text: string, args: readonly string[]): string {
-  return `prepare ${name} as ${text};\nexplain execute ${name}(${args.join(', ')});\ndeallocate ${name};`;
+/** A statement's placeholder: `$` and its number. */
+const PLACEHOLDER = /\$(\d+)/g;
+
+/**
+ * `explain` of one statement with `args` in place of its placeholders: planned, never executed, and nothing prepared.
+ * Not `prepare` and `explain execute`: pg_stat_statements keeps the text it first met for a statement, and for a
+ * prepared one that is the whole `prepare … as …` — every enqueue would then be listed under the warm's name. With
+ * literals in place of parameters the explained statement is another statement to pg_stat_statements, never
+ * executed, so none of its text is kept. A placeholder with no argument throws: the args must follow the statement.
+ */
+function planned(text: string, args: readonly string[]): string {
+  const bound = text.replace(PLACEHOLDER, (_, n: string) => {
+    const arg = args[Number(n) - 1];
+    if (arg === undefined) throw new RangeError(`keptWarmSql: no argument for $${n}`);
+    return arg;
+  });
+  return `explain ${bound.trim()};`;
 }
 
 /**
  * What the boot sends on each connection the pool keeps (one simple-protocol round trip): the enqueue that may hand off
- * and the woken claim, each planned with `explain execute` and let go, so the connection's backend has read the
+ * and the woken claim, each planned with `explain` and let go, so the connection's backend has read the
  * tables', indexes' and functions' catalog entries before the app's first job needs them. A fresh backend spent ~15 ms
  * doing so on its first enqueue (a process's first `enqueue()` 33-37 ms, 18-24 after the warm, 2026-12-04: docs/
  * performance.md, "After a quiet spell"). Nothing is written: `explain` without `analyze` plans and stops.
  */
 export function keptWarmSql(sql: Pick<Statements, 'enqueueHandOff' | 'claimWoken'>): string {
   return [
-    planned('x_jobs_warm_enqueue', sql.enqueueHandOff, ENQUEUE_HAND_OFF_ARGS),
-    planned('x_jobs_warm_claim', sql.claimWoken, CLAIM_WOKEN_ARGS),
+    planned(sql.enqueueHandOff, ENQUEUE_HAND_OFF_ARGS),
+    planned(sql.claimWoken, CLAIM_WOKEN_ARGS),
   ].join('\n');
 }

@@ -75,7 +75,7 @@ describe('postgresBackend', () => {
          where datname = current_database() and application_name = 'the-app'`,
       );
       expect(warmed.rows.map((row) => row.query)).toEqual([
-        expect.stringMatching(/^prepare x_jobs_warm_enqueue as/),
+        expect.stringMatching(/^explain with h as \(/),
       ]);
       const queued = request();
       await backend.driver.enqueue(queued);

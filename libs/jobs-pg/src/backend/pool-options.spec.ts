@@ -84,7 +84,7 @@ describe('the pool a URL backend builds', () => {
         'select query from pg_stat_activity where pid = $1',
         [atBoot[0]],
       );
-      expect(rows[0]?.query).toMatch(/^prepare x_jobs_warm_enqueue as/);
+      expect(rows[0]?.query).toMatch(/^explain with h as \(/);
       await backend.driver.enqueue(request());
       expect(await sessions()).toEqual(atBoot);
     } finally {
