@@ -13,10 +13,10 @@ export interface YoungTableStatements {
  * Gives a young `x_jobs` its first statistics early, instead of at autovacuum's next visit.
  *
  * Why: PostgreSQL runs a prepared statement on its cached generic plan after five executions and keeps that plan until
- * the table's statistics change. A plan made while `x_jobs` was empty, or held a few hundred rows, reaches the rows a
- * claim or an ack names by a sequential scan of the whole table, and keeps doing so as the table grows:
- * `scripts/bench/young-table-plans.mjs` reads 1,232 buffers a claim of 9 rows at 3,000 rows (176–179 by the primary
- * key), and the scan grows with every row kept. Autovacuum's ANALYZE comes at its next visit (`autovacuum_naptime`,
+ * the table's statistics change. A claim planned while `x_jobs` was empty, or held a few hundred rows, reaches the
+ * rows it takes by a sequential scan of the whole table, and keeps doing so as the table grows:
+ * `scripts/bench/young-table-plans.mjs` reads 284–287 buffers a claim of 9 rows at 3,000 rows (168–173 by the primary
+ * key), 1,650 at 30,000 (429–433), and the scan grows with every row kept. Autovacuum's ANALYZE comes at its next visit (`autovacuum_naptime`,
  * 1 min by default) and, on a table that held a few hundred rows then, gives statistics the planner still answers with
  * a sequential scan. Every plan made after an ANALYZE that counted 1,000 rows reaches them by the primary key.
  *
