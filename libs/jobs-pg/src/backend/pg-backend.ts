@@ -127,11 +127,10 @@ export async function postgresBackend(
     await bootOverExecutor(executor, dataSourceTarget(source.dataSource as object), step);
     // the app's pool: the warm goes to the connection it hands out (the boot's, idle), bounded, and whatever it
     // answers is not the boot's — a warm that failed or is late only leaves the first statement to plan cold
-    const warm = executor.query(keptWarmSql(statementsFor(options.schema)), []);
-    await within(
-      warm.catch(() => undefined),
-      connectTimeoutMs,
-    );
+    const warm = executor
+      .query(keptWarmSql(statementsFor(options.schema)), [])
+      .catch(() => undefined);
+    await within(warm, connectTimeoutMs);
   } else if (isSource(source, 'executor') && typeof source.executor === 'object') {
     executor = source.executor as PgExecutor;
     await bootOverExecutor(executor, undefined, step);

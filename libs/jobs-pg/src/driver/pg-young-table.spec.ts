@@ -40,11 +40,11 @@ function logging(executor: PgExecutor, options: { shared?: boolean; failLooks?: 
 const requests = (count: number) =>
   Array.from({ length: count }, () => request({ queue: 'q', name: 'n' }));
 
-/** What the statistics of x_jobs count: -1 before the first ANALYZE. */
-async function reltuples(db: TestDatabase): Promise<number> {
+/** What the statistics of `table` (default x_jobs) count: -1 before the first ANALYZE. */
+async function reltuples(db: TestDatabase, table = 'x_jobs'): Promise<number> {
   const { rows } = await db.executor.query<{ n: number }>(
-    `select reltuples::float8 as n from pg_class where oid = 'x_jobs'::regclass`,
-    [],
+    `select reltuples::float8 as n from pg_class where oid = $1::regclass`,
+    [table],
   );
   return Number(rows[0]?.n);
 }
@@ -107,7 +107,7 @@ describe('a young x_jobs (PostgreSQL)', () => {
 
   it('counts the rows it claims as well, in a schema of its own', async () => {
     await migrate(db.executor, { schema: SCHEMA });
-    await db.executor.query('alter table jobs_young.x_jobs set (autovacuum_enabled = false)', []);
+    await db.executor.query(`alter table ${SCHEMA}.x_jobs set (autovacuum_enabled = false)`, []);
     const { executor, sent } = logging(db.executor);
     const driver = postgresJobDriver({ executor, schema: SCHEMA });
     const slots = [{ queue: 'q', names: ['n'], limit: 400 }];
@@ -116,11 +116,7 @@ describe('a young x_jobs (PostgreSQL)', () => {
     expect(claimed).toHaveLength(400);
     await driver.close();
     expect(sent).toEqual(['look', 'analyze']);
-    const { rows } = await db.executor.query<{ n: number }>(
-      `select reltuples::float8 as n from pg_class where oid = 'jobs_young.x_jobs'::regclass`,
-      [],
-    );
-    expect(Number(rows[0]?.n)).toBe(600);
+    expect(await reltuples(db, `${SCHEMA}.x_jobs`)).toBe(600);
   });
 
   it('looks once the statistics have grown, and never again', async () => {
