@@ -5,8 +5,10 @@ import { Pool } from 'pg';
 import { request } from '../test/requests';
 import { JOB_TABLES } from '../test/test-database';
 import { pgJobsSpec } from '../test/pg-jobs-spec';
+import type { PgExecutor } from './executor/pg-executor';
 import { pgPoolExecutor } from './executor/pg-pool-executor';
 import { postgresJobDriver } from './driver/pg-driver';
+import { SQL_ACK } from './sql/ack.sql';
 
 /**
  * `SQL_ACK` fences each row on its own claim by looking its id up in a jsonb object (id → claim). The worker sends it
@@ -100,4 +102,37 @@ describe('PostgreSQL ack fence: each row on its own claim, on the custom and the
       }
     },
   );
+
+  it("sends a batch's ids as a binary uuid[], which lands each row and answers the ones that did not land", async () => {
+    const sent: unknown[][] = [];
+    const executor: PgExecutor = {
+      shared: true,
+      query(text, values) {
+        if (text === SQL_ACK) sent.push([...values]);
+        return db.executor.query(text, values);
+      },
+    };
+    const driver = postgresJobDriver({ executor, clock });
+    await driver.enqueueMany(Array.from({ length: 3 }, () => request({ runAt: clock.now() })));
+    const rows = await driver.claim({
+      workerId: 'w',
+      slots: [{ queue: 'pg-q', limit: 3 }],
+      visibilityTimeoutMs: 30_000,
+    });
+    expect(rows).toHaveLength(3);
+    const items = rows.map((r, i) => ({
+      jobId: i === 2 ? r.id.toUpperCase() : r.id,
+      ...claimOf(r),
+      claim: i === 1 ? randomUUID() : r.claim,
+    }));
+    expect(await driver.ackMany!(items)).toEqual([true, false, true]);
+    const ids = sent[0]?.[1];
+    expect(Buffer.isBuffer(ids)).toBe(true);
+    // one dimension of 3 elements, each its 4-byte length and its 16 bytes, in the order of the batch
+    const bytes = ids as Buffer;
+    expect(bytes.readInt32BE(12)).toBe(3);
+    expect([0, 1, 2].map((i) => bytes.subarray(24 + i * 20, 40 + i * 20).toString('hex'))).toEqual(
+      rows.map((r) => r.id.replaceAll('-', '')),
+    );
+  });
 });

@@ -10,6 +10,7 @@ import {
   type NackOptions,
   storableProgress,
 } from '@ultimat3/jobs';
+import { uuidArray } from './pg-batch-params';
 import { iso, isUuid, type PgContext } from './pg-context';
 import { PgLowWater } from './pg-low-water';
 
@@ -71,10 +72,11 @@ export async function ackRows(ctx: PgContext, items: readonly AckManyItem[]): Pr
     answers[index] = await ackOne(ctx, items[index] as AckManyItem);
     return answers;
   }
-  // the statement answers the ids that did NOT land
+  // the statement answers the ids that did NOT land. The ids go binary (16 bytes each, copied by the server), not as
+  // an array literal `pg` would build element by element and the server parse back (see `uuidArray`)
   const { rows } = await ctx.executor.query<{ id: string }>(ctx.sql.ack, [
     ctx.now(),
-    ids,
+    uuidArray(ids),
     workers,
     `${fences}}`,
     durations,
