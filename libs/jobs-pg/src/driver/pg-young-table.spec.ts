@@ -133,6 +133,27 @@ describe('a young x_jobs (PostgreSQL)', () => {
     expect(await reltuples(db)).toBe(1_500);
   });
 
+  it('looks after the statement its caller sends next, so that statement takes the idle connection first', async () => {
+    const order: string[] = [];
+    const executor: PgExecutor = {
+      shared: true,
+      query(text, values) {
+        order.push(
+          text === SQL_JOBS_STATS_YOUNG ? 'look' : text === SQL_JOBS_ANALYZE ? 'analyze' : 'other',
+        );
+        return db.executor.query(text, values);
+      },
+    };
+    const driver = postgresJobDriver({ executor });
+    await driver.enqueueMany(requests(1_000));
+    // the caller's next statement, sent in the turn the 1,000th row answered in
+    const next = driver.enqueue(request({ queue: 'q', name: 'n' }));
+    expect(order).toEqual(['other', 'other']);
+    await next;
+    await driver.close();
+    expect(order).toEqual(['other', 'other', 'look', 'analyze']);
+  });
+
   it('never looks over an executor bound to one connection or a caller’s transaction', async () => {
     const { executor, sent } = logging(db.executor, { shared: false });
     const driver = postgresJobDriver({ executor });

@@ -24,8 +24,9 @@ export interface YoungTableStatements {
  * driver has enqueued or claimed {@link YOUNG_TABLE_ROWS} more rows it asks whether the statistics count fewer rows
  * than that (`SQL_JOBS_STATS_YOUNG`, one catalog row) and, if so, analyses the table (`SQL_JOBS_ANALYZE`, which never
  * waits for a lock). The ANALYZE invalidates every session's cached plans of `x_jobs`, so each is planned again on the
- * new statistics. Once a look finds the statistics grown, it never looks again. Both run in the background: an
- * enqueue or a claim never waits for them, and their failure (a role not allowed to analyse, a lost connection) costs
+ * new statistics. Once a look finds the statistics grown, it never looks again. Both run in the background, from the
+ * next turn of the event loop: an enqueue or a claim never waits for them, nor for a connection they hold, and their
+ * failure (a role not allowed to analyse, a lost connection) costs
  * only the early plan — the driver looks again after the next {@link YOUNG_TABLE_ROWS} rows. `settled()` answers once
  * the look in flight, if any, has ended (the driver's `close()` awaits it).
  */
@@ -46,7 +47,12 @@ export class YoungTable {
     this.seen += count;
     if (this.seen < this.rows || this.looking !== undefined) return;
     this.seen = 0;
-    this.looking = this.look()
+    // on the next turn of the event loop, not this one: the call that crossed the count answers its caller first, and a
+    // caller that sends its next statement at once (a bulk producer's next batch, a busy worker's next claim) takes the
+    // pool's idle connection before the look does — where the look took it, that statement waited for a connection of
+    // its own to be opened (~30 ms on a 2-core VM, once a process)
+    this.looking = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => this.look())
       .catch(() => undefined)
       .finally(() => {
         this.looking = undefined;
