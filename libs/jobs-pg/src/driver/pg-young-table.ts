@@ -26,9 +26,9 @@ export interface YoungTableStatements {
  * waits for a lock). The ANALYZE invalidates every session's cached plans of `x_jobs`, so each is planned again on the
  * new statistics. Once a look finds the statistics grown, it never looks again. Both run in the background, from the
  * next turn of the event loop: an enqueue or a claim never waits for them, nor for a connection they hold, and their
- * failure (a role not allowed to analyse, a lost connection) costs
- * only the early plan — the driver looks again after the next {@link YOUNG_TABLE_ROWS} rows. `settled()` answers once
- * the look in flight, if any, has ended (the driver's `close()` awaits it).
+ * failure (a role not allowed to analyse, a lost connection) costs only the early plan — the driver looks again after
+ * the next {@link YOUNG_TABLE_ROWS} rows. `settled()` answers once the look in flight, if any, has ended (the driver's
+ * `close()` awaits it).
  */
 export class YoungTable {
   private seen = 0;
