@@ -15,17 +15,22 @@ import { YOUNG_TABLE_ROWS } from './pg-young-table';
 /** The schema of the test that places the tables in one of their own. */
 const SCHEMA = 'jobs_young';
 
-/** `executor`, logging each young-table statement it runs; `failLooks` makes that many looks fail first. */
+/**
+ * `executor`, logging each young-table statement it runs in `sent`, and every statement in `order` (the driver's own
+ * as `other`); `failLooks` makes that many looks fail first.
+ */
 function logging(executor: PgExecutor, options: { shared?: boolean; failLooks?: number } = {}) {
   const sent: string[] = [];
+  const order: string[] = [];
   let failures = options.failLooks ?? 0;
   const logged: PgExecutor = {
     shared: options.shared ?? executor.shared === true,
     query(text, values) {
       const look = text === SQL_JOBS_STATS_YOUNG || text === qualify(SQL_JOBS_STATS_YOUNG, SCHEMA);
-      if (look) sent.push('look');
-      if (text === SQL_JOBS_ANALYZE || text === qualify(SQL_JOBS_ANALYZE, SCHEMA))
-        sent.push('analyze');
+      const analyze = text === SQL_JOBS_ANALYZE || text === qualify(SQL_JOBS_ANALYZE, SCHEMA);
+      const kind = look ? 'look' : analyze ? 'analyze' : 'other';
+      if (kind !== 'other') sent.push(kind);
+      order.push(kind);
       if (look && failures > 0) {
         failures--;
         return Promise.reject(new Error('Connection terminated unexpectedly'));
@@ -33,7 +38,7 @@ function logging(executor: PgExecutor, options: { shared?: boolean; failLooks?: 
       return executor.query(text, values);
     },
   };
-  return { executor: logged, sent };
+  return { executor: logged, sent, order };
 }
 
 /** `count` fresh requests on queue `q`, job `n`. */
@@ -134,16 +139,7 @@ describe('a young x_jobs (PostgreSQL)', () => {
   });
 
   it('looks after the statement its caller sends next, so that statement takes the idle connection first', async () => {
-    const order: string[] = [];
-    const executor: PgExecutor = {
-      shared: true,
-      query(text, values) {
-        order.push(
-          text === SQL_JOBS_STATS_YOUNG ? 'look' : text === SQL_JOBS_ANALYZE ? 'analyze' : 'other',
-        );
-        return db.executor.query(text, values);
-      },
-    };
+    const { executor, order } = logging(db.executor);
     const driver = postgresJobDriver({ executor });
     await driver.enqueueMany(requests(1_000));
     // the caller's next statement, sent in the turn the 1,000th row answered in

@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { PgExecutor } from '../executor/pg-executor';
 
 /** Rows the driver enqueues or claims between two looks at the table's statistics, and the count they must reach. */
@@ -16,9 +17,9 @@ export interface YoungTableStatements {
  * the table's statistics change. A claim planned while `x_jobs` was empty, or held a few hundred rows, reaches the
  * rows it takes by a sequential scan of the whole table, and keeps doing so as the table grows:
  * `scripts/bench/young-table-plans.mjs` reads 284–287 buffers a claim of 9 rows at 3,000 rows (168–173 by the primary
- * key), 1,650 at 30,000 (429–433), and the scan grows with every row kept. Autovacuum's ANALYZE comes at its next visit (`autovacuum_naptime`,
- * 1 min by default) and, on a table that held a few hundred rows then, gives statistics the planner still answers with
- * a sequential scan. Every plan made after an ANALYZE that counted 1,000 rows reaches them by the primary key.
+ * key), 1,650 at 30,000 (429–433), and the scan grows with every row kept. Autovacuum's ANALYZE comes at its next
+ * visit (`autovacuum_naptime`, 1 min by default) and, on a table that held a few hundred rows then, gives statistics
+ * the planner still answers with a sequential scan. Every plan made after an ANALYZE that counted 1,000 rows reaches them by the primary key.
  *
  * How: over a {@link PgExecutor.shared} executor (its own connection, never a caller's transaction), each time the
  * driver has enqueued or claimed {@link YOUNG_TABLE_ROWS} more rows it asks whether the statistics count fewer rows
@@ -51,7 +52,7 @@ export class YoungTable {
     // caller that sends its next statement at once (a bulk producer's next batch, a busy worker's next claim) takes the
     // pool's idle connection before the look does — where the look took it, that statement waited for a connection of
     // its own to be opened (~30 ms on a 2-core VM, once a process)
-    this.looking = new Promise<void>((resolve) => setImmediate(resolve))
+    this.looking = nextTurn()
       .then(() => this.look())
       .catch(() => undefined)
       .finally(() => {
