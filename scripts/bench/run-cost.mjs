@@ -17,12 +17,11 @@
  * of as many rows from PostgreSQL (a fresh database per pass): the worker process's CPU per job, `pg` included.
  */
 import { spawnSync } from 'node:child_process';
-import { createHook } from 'node:async_hooks';
-import { Session } from 'node:inspector/promises';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { enqueueRequest } from './requests.mjs';
+import { bytesOf, cpuOf, promisesOf } from './run-cost-measures.mjs';
 
 const HERE = fileURLToPath(import.meta.url);
 const ROOT = join(dirname(HERE), '..', '..');
@@ -55,56 +54,6 @@ async function fill(jobs, driver, name, total) {
     const size = Math.min(1_000, total - i);
     await driver.enqueueMany(Array.from({ length: size }, () => request(jobs, name)));
   }
-}
-
-/** Counts the promises made while `fn` runs. */
-async function promisesOf(fn) {
-  let made = 0;
-  const hook = createHook({
-    init(_id, type) {
-      if (type === 'PROMISE') made++;
-    },
-  });
-  hook.enable();
-  try {
-    await fn();
-  } finally {
-    hook.disable();
-  }
-  return made;
-}
-
-/**
- * The bytes allocated while `fn` runs, by V8's sampling heap profiler (one sample per ~1 KB allocated on average),
- * counting what the young and the old generation collected meanwhile too: garbage is what the scavenges pay for.
- */
-async function bytesOf(fn) {
-  const session = new Session();
-  session.connect();
-  await session.post('HeapProfiler.enable');
-  await session.post('HeapProfiler.startSampling', {
-    samplingInterval: 1024,
-    includeObjectsCollectedByMajorGC: true,
-    includeObjectsCollectedByMinorGC: true,
-  });
-  await fn();
-  const { profile } = await session.post('HeapProfiler.stopSampling');
-  session.disconnect();
-  let bytes = 0;
-  const walk = (node) => {
-    bytes += node.selfSize;
-    for (const child of node.children) walk(child);
-  };
-  walk(profile.head);
-  return bytes;
-}
-
-/** The CPU `fn` burns (µs), and what it answers. */
-async function cpuOf(fn) {
-  const before = process.cpuUsage();
-  const answer = await fn();
-  const used = process.cpuUsage(before);
-  return { cpu: used.user + used.system, answer };
 }
 
 /** `total` claimed rows run through the attempt, CONCURRENCY at a time, with the driver's own ack. */

@@ -12,10 +12,11 @@ import {
   type RescueRequest,
   type SchedulerState,
 } from '@ultimat3/jobs';
+import type { Cluster, Redis } from 'ioredis';
 import { claimRows, rescueLapsed } from './redis-claim';
 import { RescueCursors } from './redis-rescue-cursors';
 import { clientOf, closeOwnedClient, type RedisConnectionOptions } from './redis-client';
-import { redisContext } from './redis-context';
+import { redisContext, type RedisContext } from './redis-context';
 import { redisWorkerRegistry } from './redis-counters';
 import { enqueueRow, enqueueRows } from './redis-enqueue';
 import { mapConnectionFailures } from './redis-failures';
@@ -75,19 +76,11 @@ export interface RedisJobDriver extends JobDriver {
   readonly wake: RedisWake;
 }
 
-/**
- * The Redis job driver on ioredis. Every operation that reads or moves a row is one Lua script (`src/lua/*.lua.ts`),
- * atomic on the server, sent by EVALSHA and re-sent on NOSCRIPT; claim, ack, nack, heartbeat, progress and step writes
- * are fenced on the claim token exactly as on PostgreSQL; time is the server's `TIME` (see
- * {@link RedisJobDriverOptions.clock}). It runs `jobDriverConformance` (see its spec for which suites).
- */
-export function redisJobDriver(options: RedisJobDriverOptions): RedisJobDriver {
-  const prefix = redisKeyPrefix(options.prefix ?? 'jobs');
-  const { client, owned } = clientOf(options);
-  const wake = redisWake(client, prefix, options.clock);
-  const ctx = redisContext(client, prefix, options.clock, (name) => {
-    if (WAKING.has(name)) wake.touch();
-  });
+/** The driver's enqueue and enqueueMany: the value contract first, then the scripts, a connection failure mapped. */
+function enqueueEntry(
+  client: Redis | Cluster,
+  ctx: RedisContext,
+): Pick<RedisJobDriver, 'enqueue' | 'enqueueMany'> {
   // Redis out of reach is X_DRIVER_UNAVAILABLE to the caller, never a raw ioredis error
   const enqueue = mapConnectionFailures(client, (requests: readonly EnqueueRequest[]) =>
     enqueueRows(ctx, requests),
@@ -95,12 +88,7 @@ export function redisJobDriver(options: RedisJobDriverOptions): RedisJobDriver {
   const enqueueOne = mapConnectionFailures(client, (request: EnqueueRequest) =>
     enqueueRow(ctx, request),
   );
-  let closing: Promise<void> | undefined;
-  // where each queue's next rescue reads its lapsed leases: past the rows of names this driver's workers do not serve
-  const cursors = new RescueCursors();
-
   return {
-    kind: 'redis',
     // the value contract before any script: refused alike on every driver
     enqueue(request) {
       try {
@@ -115,6 +103,31 @@ export function redisJobDriver(options: RedisJobDriverOptions): RedisJobDriver {
       assertEnqueueRequests(requests);
       return requests.length === 0 ? [] : enqueue(requests);
     },
+  };
+}
+
+/**
+ * The Redis job driver on ioredis. Every operation that reads or moves a row is one Lua script (`src/lua/*.lua.ts`),
+ * atomic on the server, sent by EVALSHA and re-sent on NOSCRIPT; claim, ack, nack, heartbeat, progress and step writes
+ * are fenced on the claim token exactly as on PostgreSQL; time is the server's `TIME` (see
+ * {@link RedisJobDriverOptions.clock}). It runs `jobDriverConformance` (see its spec for which suites).
+ */
+export function redisJobDriver(options: RedisJobDriverOptions): RedisJobDriver {
+  const prefix = redisKeyPrefix(options.prefix ?? 'jobs');
+  const { client, owned } = clientOf(options);
+  const wake = redisWake(client, prefix, options.clock);
+  const ctx = redisContext(client, prefix, options.clock, (name) => {
+    if (WAKING.has(name)) wake.touch();
+  });
+  const entry = enqueueEntry(client, ctx);
+  let closing: Promise<void> | undefined;
+  // where each queue's next rescue reads its lapsed leases: past the rows of names this driver's workers do not serve
+  const cursors = new RescueCursors();
+
+  return {
+    kind: 'redis',
+    enqueue: entry.enqueue,
+    enqueueMany: entry.enqueueMany,
     claim: async (claimOptions) => (await claimRows(ctx, claimOptions, undefined, wake)).claimed,
     claimRescuing: (claimOptions, rescue) =>
       claimRows(ctx, claimOptions, { request: rescue, cursors }, wake),

@@ -4,6 +4,7 @@ import {
   DEFAULT_EVENT_TTL_MS,
   uuidv7,
   type EventBus,
+  type EventFindOptions,
   type JsonValue,
   type Clock,
   type PublishedEvent,
@@ -27,6 +28,36 @@ function toEvent(f: Record<string, string>): PublishedEvent | undefined {
     publishedAt: Number(f.at),
     expiresAt: Number(f.exp),
   };
+}
+
+/**
+ * {@link EventBus.find} on `ctx`: the name's events in publish order, `pageSize` a round trip, the first unexpired one
+ * of the tenant asked (if any) that `match` answers true for.
+ */
+async function findEvent(
+  ctx: RedisContext,
+  now: () => Promise<number>,
+  pageSize: number,
+  name: string,
+  sinceMs: number,
+  match: ((payload: JsonValue) => boolean) | undefined,
+  options: EventFindOptions = {},
+): Promise<PublishedEvent | undefined> {
+  assertEventFind(name, sinceMs, options.tenant);
+  const at = await now();
+  const key = `${ctx.prefix}evn:${name}`;
+  for (let offset = 0; ; offset += pageSize) {
+    const seqs = await ctx.client.zrangebyscore(key, sinceMs, '+inf', 'LIMIT', offset, pageSize);
+    const read = ctx.client.pipeline();
+    for (const seq of seqs) read.hgetall(`${ctx.prefix}ev:${seq}`);
+    for (const [, fields] of (await read.exec()) ?? []) {
+      const event = toEvent(fields as Record<string, string>);
+      if (!event || event.expiresAt <= at) continue;
+      if (options.tenant !== undefined && event.tenant !== options.tenant) continue;
+      if (match === undefined || match(event.payload)) return event;
+    }
+    if (seqs.length < pageSize) return undefined;
+  }
 }
 
 /**
@@ -65,30 +96,8 @@ export function redisEventBusOn(ctx: RedisContext, pageSize: number = DEFAULT_PA
         expiresAt: exp!,
       };
     },
-    async find(name, sinceMs, match, options = {}) {
-      assertEventFind(name, sinceMs, options.tenant);
-      const at = await now();
-      const key = `${ctx.prefix}evn:${name}`;
-      for (let offset = 0; ; offset += pageSize) {
-        const seqs = await ctx.client.zrangebyscore(
-          key,
-          sinceMs,
-          '+inf',
-          'LIMIT',
-          offset,
-          pageSize,
-        );
-        const read = ctx.client.pipeline();
-        for (const seq of seqs) read.hgetall(`${ctx.prefix}ev:${seq}`);
-        for (const [, fields] of (await read.exec()) ?? []) {
-          const event = toEvent(fields as Record<string, string>);
-          if (!event || event.expiresAt <= at) continue;
-          if (options.tenant !== undefined && event.tenant !== options.tenant) continue;
-          if (match === undefined || match(event.payload)) return event;
-        }
-        if (seqs.length < pageSize) return undefined;
-      }
-    },
+    find: (name, sinceMs, match, options) =>
+      findEvent(ctx, now, pageSize, name, sinceMs, match, options),
     async purgeExpired() {
       return Number(await ctx.run('eventPurge', ['expired']));
     },

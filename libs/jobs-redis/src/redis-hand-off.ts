@@ -1,15 +1,9 @@
-import {
-  systemClock,
-  type ClaimedJob,
-  type HandOffOffer,
-  type JobsLogger,
-  type WakeHandOff,
-  unstartedHandBack,
-} from '@ultimat3/jobs';
+import { systemClock, type Clock, type JobsLogger, type WakeHandOff } from '@ultimat3/jobs';
 import { Redis, type Cluster } from 'ioredis';
 import { redisContext, type RedisContext } from './redis-context';
-import { handedRows, HAND_OFF_STOP, type HandedRows } from './redis-hand-off-reply';
-import { nackRow } from './redis-settle';
+import { HandOffDelivery, warnHandOff } from './redis-hand-off-delivery';
+import { HandOffRegistration } from './redis-hand-off-registration';
+import { handedRows, HAND_OFF_STOP } from './redis-hand-off-reply';
 
 /**
  * How long one blocking pop of a worker's hand-off list waits (s). Each pop is preceded by the registration it renews,
@@ -27,9 +21,6 @@ const RETRY_MS = 1_000;
 export interface RedisHandOff {
   stop(): Promise<void>;
 }
-
-/** The names of a registration (see `LUA_HAND_OFF`): NUL-led, -separated and -ended. */
-const namesText = (names: readonly string[]): string => `\u0000${names.join('\u0000')}\u0000`;
 
 /** The name the pop's connection carries (CLIENT LIST): `jobs-hand-off:<worker id>`. */
 export const handOffConnectionName = (workerId: string): string => `jobs-hand-off:${workerId}`;
@@ -59,118 +50,100 @@ export function startHandOff(
   target: WakeHandOff,
   logger?: JobsLogger,
 ): RedisHandOff {
-  const conn = duplicate(ctx.client, handOffConnectionName(target.workerId));
-  const timers = ctx.clock ?? systemClock;
-  // ioredis reconnects by itself; a failed pop is retried by the loop
-  conn.on('error', () => undefined);
-  const { workerId } = target;
-  const list = `${ctx.prefix}hl:${workerId}`;
-  /** Every queue ever registered (a stop deregisters them all), and those the last registration offered. */
-  const queues = new Set<string>();
-  let registered = new Set<string>();
-  /** The scripts on the pop's connection (its registration goes on it, right before the pop). */
-  const popCtx = redisContext(conn, ctx.prefix, ctx.clock);
-  let stopping = false;
-  let idleWake: (() => void) | undefined;
+  return new HandOffLoop(ctx, target, logger);
+}
+
+/**
+ * {@link startHandOff}'s loop: a turn at a time, it registers the idle worker and pops its list, or deregisters it and
+ * waits for it to be idle again; `stop()` ends it.
+ */
+class HandOffLoop implements RedisHandOff {
+  private readonly workerId: string;
+  private readonly conn: Redis | Cluster;
+  private readonly timers: Clock;
+  private readonly list: string;
+  private readonly registration: HandOffRegistration;
+  private readonly delivery: HandOffDelivery;
+  private stopping = false;
+  private idleWake: (() => void) | undefined;
   /** Whether the pop's connection has run the registration script (then it is sent with the pop, in one write). */
-  let proven = false;
+  private proven = false;
   /** How many times the worker went idle: a turn waits only if it did not since the turn read the offers. */
-  let idles = 0;
-  const wakeLoop = (): void => {
-    const w = idleWake;
-    idleWake = undefined;
+  private idles = 0;
+  private readonly offIdle: () => void;
+  private readonly loop: Promise<void>;
+
+  constructor(
+    private readonly ctx: RedisContext,
+    private readonly target: WakeHandOff,
+    private readonly logger: JobsLogger | undefined,
+  ) {
+    this.conn = duplicate(ctx.client, handOffConnectionName(target.workerId));
+    this.timers = ctx.clock ?? systemClock;
+    // ioredis reconnects by itself; a failed pop is retried by the loop
+    this.conn.on('error', () => undefined);
+    const { workerId } = target;
+    this.workerId = workerId;
+    this.list = `${ctx.prefix}hl:${workerId}`;
+    // the scripts on the pop's connection (its registration goes on it, right before the pop)
+    const popCtx = redisContext(this.conn, ctx.prefix, ctx.clock);
+    this.registration = new HandOffRegistration(ctx, popCtx, target, HAND_OFF_TTL_MS);
+    this.delivery = new HandOffDelivery(ctx, target, logger);
+    this.offIdle = target.onIdle(() => {
+      this.idles++;
+      this.wakeLoop();
+    });
+    this.loop = this.run();
+  }
+
+  async stop(): Promise<void> {
+    if (this.stopping) return;
+    this.stopping = true;
+    this.offIdle();
+    this.wakeLoop();
+    try {
+      const { rows } = await handedRows(
+        this.ctx,
+        this.workerId,
+        await this.registration.leave(true),
+      );
+      await this.delivery.handBack(rows);
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        this.loop,
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, STOP_WAIT_MS))),
+      ]);
+      clearTimeout(timer);
+      // a registration the loop sent as the stop began would outlive it: leave once more, without a marker
+      const again = await handedRows(this.ctx, this.workerId, await this.registration.leave(false));
+      await this.delivery.handBack(again.rows);
+    } catch (error) {
+      warnHandOff(this.logger, this.workerId, 'jobs.hand-off.leave-failed', error);
+    } finally {
+      this.conn.disconnect();
+    }
+  }
+
+  /** Ends the loop's wait: for the worker to go idle, or the pause after a failed pop. */
+  private readonly wakeLoop = (): void => {
+    const w = this.idleWake;
+    this.idleWake = undefined;
     w?.();
   };
-  const offIdle = target.onIdle(() => {
-    idles++;
-    wakeLoop();
-  });
 
-  const log = (event: string, error: unknown): void =>
-    logger?.log('warn', event, {
-      workerId,
-      error: error instanceof Error ? error.message : String(error),
-    });
-
-  /** Buries (dead, fenced) rows whose stored input is not JSON text, then gives the others to the worker. */
-  const buryThenGive = async (
-    rows: readonly ClaimedJob[],
-    unreadable: readonly ClaimedJob[],
-  ): Promise<void> => {
-    for (const row of unreadable) {
-      await nackRow(ctx, row.id, {
-        workerId,
-        claim: row.claim,
-        kind: 'dead',
-        error: `X_JOB_INPUT_INVALID: the stored input of job ${row.name} is not JSON text`,
-      });
-    }
-    if (rows.length > 0) target.takeClaimed(rows);
-  };
-  const given = ({ rows, unreadable }: HandedRows): Promise<void> | undefined => {
-    if (unreadable.length > 0) return buryThenGive(rows, unreadable);
-    if (rows.length > 0) target.takeClaimed(rows);
-    return undefined;
-  };
-  /**
-   * Gives rows claimed for this worker to it; buries (dead, fenced) rows whose stored input is not JSON text first.
-   * Rows read from the entries alone, with none to bury, are given at once: undefined, no promise, and the worker
-   * starts them in the turn the pop was answered in.
-   */
-  const deliver = (entries: readonly unknown[]): Promise<void> | undefined => {
-    const read = handedRows(ctx, workerId, entries);
-    return read instanceof Promise ? read.then(given) : given(read);
-  };
-  const handBack = async (rows: readonly ClaimedJob[]): Promise<void> => {
-    for (const row of rows) {
-      await nackRow(ctx, row.id, unstartedHandBack(row)).catch((error: unknown) =>
-        log('jobs.hand-off.hand-back-failed', error),
-      );
-    }
-  };
-  /** Deregisters every queue and answers what was on the list; `mark` ends a pop still waiting. */
-  const leave = async (mark: boolean): Promise<unknown[]> => {
-    registered = new Set();
-    const left = await ctx.run('handOffLeave', [
-      workerId,
-      mark ? '1' : '0',
-      queues.size,
-      ...queues,
-    ]);
-    return Array.isArray(left) ? left : [];
-  };
-  /**
-   * Registers `offers` on the pop's connection (`LUA_HAND_OFF_REGISTER`, which takes the rows still on the list off
-   * each count) and deregisters the queues registered before and not offered now.
-   */
-  const register = (offers: readonly HandOffOffer[]): Promise<unknown> => {
-    const argv: (string | number)[] = [workerId, HAND_OFF_TTL_MS, target.visibilityTimeoutMs];
-    argv.push(offers.length);
-    const offered = new Set<string>();
-    for (const offer of offers) {
-      offered.add(offer.queue);
-      queues.add(offer.queue);
-      argv.push(offer.queue, offer.free, namesText(offer.names));
-    }
-    const dropped = [...registered].filter((q) => !offered.has(q));
-    argv.push(dropped.length, ...dropped);
-    registered = offered;
-    return popCtx.run('handOffRegister', argv);
-  };
-  const pause = (ms: number): Promise<void> =>
-    new Promise((resolve) => {
-      idleWake = resolve;
-      timers.setTimeout(wakeLoop, ms);
-    });
+  private async run(): Promise<void> {
+    while (!this.stopping) await this.turn();
+  }
 
   /** One turn: idle → register and pop; not idle → deregister, give what was handed, wait to be idle. */
-  const turn = async (): Promise<void> => {
-    const seen = idles;
-    const offers = target.offers();
+  private async turn(): Promise<void> {
+    const seen = this.idles;
+    const offers = this.target.offers();
     if (offers.length === 0) {
-      if (registered.size > 0) await deliver(await leave(false));
+      if (this.registration.any) await this.delivery.deliver(await this.registration.leave(false));
       // the worker may have gone idle while the leave was out: then look again at once
-      if (!stopping && idles === seen) await new Promise<void>((resolve) => (idleWake = resolve));
+      if (!this.stopping && this.idles === seen)
+        await new Promise<void>((resolve) => (this.idleWake = resolve));
       return;
     }
     let popped: Promise<[string, string] | null> | undefined;
@@ -178,51 +151,29 @@ export function startHandOff(
       // the registration goes right before the pop, in one write once the connection has run it: on a fresh one (or
       // after a failure) it is answered first, since a script re-sent whole (NOSCRIPT after a restart) would otherwise
       // run only after the pop it should precede
-      const registering = register(offers);
-      if (!proven) await registering;
-      popped = conn.blpop(list, HAND_OFF_BLOCK_S);
+      const registering = this.registration.register(offers);
+      if (!this.proven) await registering;
+      popped = this.conn.blpop(this.list, HAND_OFF_BLOCK_S);
       await registering;
-      proven = true;
+      this.proven = true;
       const reply = await popped;
       if (reply === null || reply[1] === HAND_OFF_STOP) return;
-      const delivering = deliver([reply[1]]);
+      const delivering = this.delivery.deliver([reply[1]]);
       if (delivering !== undefined) await delivering;
     } catch (error) {
       await popped?.catch(() => undefined);
-      proven = false;
-      if (stopping) return;
-      registered = new Set(queues);
-      log('jobs.hand-off.pop-failed', error);
-      await pause(RETRY_MS);
+      this.proven = false;
+      if (this.stopping) return;
+      this.registration.answerLost();
+      warnHandOff(this.logger, this.workerId, 'jobs.hand-off.pop-failed', error);
+      await this.pause(RETRY_MS);
     }
-  };
-  const loop = (async () => {
-    while (!stopping) await turn();
-  })();
+  }
 
-  return {
-    async stop() {
-      if (stopping) return;
-      stopping = true;
-      offIdle();
-      wakeLoop();
-      try {
-        const { rows } = await handedRows(ctx, workerId, await leave(true));
-        await handBack(rows);
-        let timer: NodeJS.Timeout | undefined;
-        await Promise.race([
-          loop,
-          new Promise<void>((resolve) => (timer = setTimeout(resolve, STOP_WAIT_MS))),
-        ]);
-        clearTimeout(timer);
-        // a registration the loop sent as the stop began would outlive it: leave once more, without a marker
-        const again = await handedRows(ctx, workerId, await leave(false));
-        await handBack(again.rows);
-      } catch (error) {
-        log('jobs.hand-off.leave-failed', error);
-      } finally {
-        conn.disconnect();
-      }
-    },
-  };
+  private pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      this.idleWake = resolve;
+      this.timers.setTimeout(this.wakeLoop, ms);
+    });
+  }
 }

@@ -70,93 +70,123 @@ export function wakeSubscriber(
   channel: string,
   events: WakeSubscriberEvents,
 ): WakeSubscriber {
-  const cluster = client instanceof Redis ? undefined : client;
-  const slot = keySlot(channel);
-  let sub: Redis | undefined;
-  let owner: string | undefined;
-  let closed = false;
-  let pending: NodeJS.Timeout | undefined;
+  const subscriber = new ShardedSubscriber(client, channel, events);
+  subscriber.start();
+  return subscriber;
+}
 
-  const drop = (): void => {
-    const s = sub;
-    sub = undefined;
-    owner = undefined;
+/** {@link wakeSubscriber}'s state: the connection, the owner it is at, and the renewal under way. */
+class ShardedSubscriber implements WakeSubscriber {
+  private readonly cluster: Cluster | undefined;
+  private readonly slot: number;
+  private sub: Redis | undefined;
+  private owner: string | undefined;
+  private closed = false;
+  private pending: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly client: Redis | Cluster,
+    private readonly channel: string,
+    private readonly events: WakeSubscriberEvents,
+  ) {
+    this.cluster = client instanceof Redis ? undefined : client;
+    this.slot = keySlot(channel);
+  }
+
+  /** Follows the Cluster's slot refreshes and opens the first connection. */
+  start(): void {
+    this.cluster?.on('refresh', this.onRefresh);
+    this.open();
+  }
+
+  /** Drops the connection and opens one again: at once on a plain client, after a slot refresh on a Cluster. */
+  renew(): void {
+    if (this.closed || this.pending !== undefined) return;
+    this.events.onLost();
+    const { cluster } = this;
+    if (cluster === undefined) {
+      this.drop();
+      this.open();
+      return;
+    }
+    this.pending = setTimeout(() => {
+      void refreshSlots(cluster).then(() => {
+        this.pending = undefined;
+        this.drop();
+        this.open();
+      });
+    }, RENEW_PAUSE_MS);
+    this.pending.unref?.();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.pending);
+    this.cluster?.off('refresh', this.onRefresh);
+    const s = this.sub;
+    this.sub = undefined;
+    if (s === undefined) return;
+    s.removeAllListeners();
+    s.on('error', () => undefined);
+    await s.quit().catch(() => s.disconnect());
+  }
+
+  /** A Cluster re-read its slots: a new owner of the channel's slot moves the subscription there. */
+  private readonly onRefresh = (): void => {
+    const at = this.cluster?.slots[this.slot]?.[0];
+    if (at !== undefined && this.owner !== undefined && at !== this.owner) this.renew();
+  };
+
+  private drop(): void {
+    const s = this.sub;
+    this.sub = undefined;
+    this.owner = undefined;
     if (s === undefined) return;
     s.removeAllListeners();
     s.on('error', () => undefined);
     s.disconnect();
-  };
-  const open = (): void => {
-    if (closed) return;
-    const at = cluster?.slots[slot]?.[0];
-    if (cluster !== undefined && at === undefined) return renew();
+  }
+
+  /** Opens a connection: a duplicate of a plain client, or one to the channel's owner (when it is known). */
+  private open(): void {
+    if (this.closed) return;
+    const { cluster } = this;
+    const at = cluster?.slots[this.slot]?.[0];
+    if (cluster !== undefined && at === undefined) return this.renew();
     const s =
       cluster === undefined
-        ? (client as Redis).duplicate({ lazyConnect: false })
+        ? (this.client as Redis).duplicate({ lazyConnect: false })
         : connectTo(cluster, at!);
-    sub = s;
-    owner = at;
+    this.sub = s;
+    this.owner = at;
+    this.watch(s);
+  }
+
+  /** Hears `s`: its messages, its subscription once it is ready, and its loss. */
+  private watch(s: Redis): void {
+    const { cluster, events } = this;
     s.on('smessage', (from: string, message: string) => events.onMessage(from, message));
     s.on(
       'ready',
       () =>
-        void s.ssubscribe(channel).then(
+        void s.ssubscribe(this.channel).then(
           () => events.onSubscribed(),
           () => {
             // on a Cluster: a node that no longer owns the slot answers MOVED — its view was stale, look again
             events.onLost();
-            if (cluster !== undefined) renew();
+            if (cluster !== undefined) this.renew();
           },
         ),
     );
     s.on('close', () => {
       events.onLost();
-      if (cluster !== undefined) renew();
+      if (cluster !== undefined) this.renew();
     });
     // on a Cluster, an error is how a dropped subscription (or an unreachable owner) shows: look for the owner again
     s.on('error', () => {
       if (cluster === undefined) return;
       events.onLost();
-      renew();
+      this.renew();
     });
-  };
-  /** Drops the connection and opens one again: at once on a plain client, after a slot refresh on a Cluster. */
-  const renew = (): void => {
-    if (closed || pending !== undefined) return;
-    events.onLost();
-    if (cluster === undefined) {
-      drop();
-      open();
-      return;
-    }
-    pending = setTimeout(() => {
-      void refreshSlots(cluster).then(() => {
-        pending = undefined;
-        drop();
-        open();
-      });
-    }, RENEW_PAUSE_MS);
-    pending.unref?.();
-  };
-  const onRefresh = (): void => {
-    const at = cluster?.slots[slot]?.[0];
-    if (at !== undefined && owner !== undefined && at !== owner) renew();
-  };
-  cluster?.on('refresh', onRefresh);
-  open();
-
-  return {
-    renew,
-    async close() {
-      closed = true;
-      clearTimeout(pending);
-      cluster?.off('refresh', onRefresh);
-      const s = sub;
-      sub = undefined;
-      if (s === undefined) return;
-      s.removeAllListeners();
-      s.on('error', () => undefined);
-      await s.quit().catch(() => s.disconnect());
-    },
-  };
+  }
 }

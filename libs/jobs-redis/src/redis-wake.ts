@@ -1,7 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { systemClock, type ClaimOptions, type Clock, type TimerHandle } from '@ultimat3/jobs';
 import type { Cluster, Redis } from 'ioredis';
-import { wakeSubscriber, type WakeSubscriber } from './redis-wake-subscriber';
+import { IdleQueues } from './redis-idle-queues';
+import {
+  wakeSubscriber,
+  type WakeSubscriber,
+  type WakeSubscriberEvents,
+} from './redis-wake-subscriber';
 
 /** What a started wake tells: a queue was announced, and whether the wake is proven live. */
 export interface RedisWakeListener {
@@ -14,15 +19,6 @@ export interface WakeMark {
   readonly sentAt: number;
   readonly all: number;
   readonly gens: ReadonlyMap<string, number>;
-}
-
-/** A queue a claim found idle: nothing claimable until `until` (local ms) unless announced since `all`/`gen`. */
-interface IdleQueue {
-  readonly all: number;
-  readonly gen: number;
-  /** The names the idle claim served; undefined: every name. */
-  readonly names: ReadonlySet<string> | undefined;
-  readonly until: number;
 }
 
 /**
@@ -72,139 +68,108 @@ export const WAKE_REPROBE_MS = 60_000;
 /** How long a probe may take to come back before the wake is not live (the worker polls until one does). */
 export const WAKE_PROBE_LATE_MS = 5_000;
 
-/** Whether every name `slot` serves was served by the idle claim (`undefined`: every name). */
-function covered(
-  idle: ReadonlySet<string> | undefined,
-  slot: readonly string[] | undefined,
-): boolean {
-  if (idle === undefined) return true;
-  return slot !== undefined && slot.every((n) => idle.has(n));
-}
-
 /** Builds the wake of a driver on `client` (its connection settings are duplicated for the subscriber). */
 export function redisWake(client: Redis | Cluster, prefix: string, clock?: Clock): RedisWake {
-  const channel = `${prefix}wake`;
-  const now = (): number => (clock ? clock.now() : Date.now());
-  const listeners = new Set<RedisWakeListener>();
-  const gens = new Map<string, number>();
-  const idleQueues = new Map<string, IdleQueue>();
-  let all = 0;
-  let live = false;
-  let sub: WakeSubscriber | undefined;
-  let probe = '';
-  const timers = clock ?? systemClock;
-  let reprobe: TimerHandle | undefined;
-  let late: TimerHandle | undefined;
+  return new SubscribedWake(client, prefix, clock);
+}
 
-  const setLive = (next: boolean): void => {
-    if (next === live) return;
-    live = next;
-    if (!next) all++;
-    for (const l of listeners) l.setWakeLive(next);
-  };
-  const onMessage = (from: string, message: string): void => {
-    if (from !== channel) return;
+/**
+ * {@link redisWake}'s wake: the subscription (started by the first listener, stopped with the last), the probes that
+ * prove it live, and the listeners told of each announcement; what lets its claims skip Redis is {@link IdleQueues}.
+ */
+class SubscribedWake extends IdleQueues implements RedisWake, WakeSubscriberEvents {
+  private readonly channel: string;
+  private readonly listeners = new Set<RedisWakeListener>();
+  private sub: WakeSubscriber | undefined;
+  private probe = '';
+  private readonly timers: Clock;
+  private reprobe: TimerHandle | undefined;
+  private late: TimerHandle | undefined;
+
+  constructor(
+    private readonly client: Redis | Cluster,
+    prefix: string,
+    clock: Clock | undefined,
+  ) {
+    super(clock);
+    this.channel = `${prefix}wake`;
+    this.timers = clock ?? systemClock;
+  }
+
+  listen(listener: RedisWakeListener): () => Promise<void> {
+    this.listeners.add(listener);
+    if (this.sub === undefined) this.start();
+    else if (this.live) listener.setWakeLive(true);
+    let stopped = false;
+    return async () => {
+      if (stopped) return;
+      stopped = true;
+      this.listeners.delete(listener);
+      if (this.listeners.size === 0) await this.stop();
+    };
+  }
+
+  async close(): Promise<void> {
+    this.listeners.clear();
+    await this.stop();
+  }
+
+  /** A message on the subscriber's connection: this wake's probe come back, or an announced queue. */
+  onMessage(from: string, message: string): void {
+    if (from !== this.channel) return;
     if (message.startsWith(PROBE)) {
-      if (message !== probe) return;
-      late?.cancel();
-      setLive(true);
+      if (message !== this.probe) return;
+      this.late?.cancel();
+      this.setLive(true);
       return;
     }
-    gens.set(message, (gens.get(message) ?? 0) + 1);
-    for (const l of listeners) l.signalEnqueued(message);
-  };
-  const sendProbe = async (): Promise<void> => {
-    probe = `${PROBE}${randomUUID()}`;
-    late?.cancel();
-    late = timers.setTimeout(() => {
-      setLive(false);
-      sub?.renew();
-    }, WAKE_PROBE_LATE_MS);
-    await client.spublish(channel, probe);
-  };
-  const armReprobe = (): void => {
-    reprobe?.cancel();
-    reprobe = timers.setTimeout(() => {
-      if (sub === undefined) return;
-      armReprobe();
-      void sendProbe().catch(() => setLive(false));
-    }, WAKE_REPROBE_MS);
-  };
-  const start = (): void => {
-    sub = wakeSubscriber(client, channel, {
-      onMessage,
-      onLost: () => setLive(false),
-      onSubscribed: () => void sendProbe().catch(() => setLive(false)),
-    });
-    armReprobe();
-  };
-  const stop = async (): Promise<void> => {
-    const s = sub;
-    sub = undefined;
-    reprobe?.cancel();
-    late?.cancel();
-    setLive(false);
-    await s?.close();
-  };
+    this.announced(message);
+    for (const l of this.listeners) l.signalEnqueued(message);
+  }
 
-  return {
-    get live() {
-      return live;
-    },
-    listen(listener) {
-      listeners.add(listener);
-      if (sub === undefined) start();
-      else if (live) listener.setWakeLive(true);
-      let stopped = false;
-      return async () => {
-        if (stopped) return;
-        stopped = true;
-        listeners.delete(listener);
-        if (listeners.size === 0) await stop();
-      };
-    },
-    touch() {
-      all++;
-    },
-    skips(options, served) {
-      // a claim carrying a registry beat (`presence`) must reach Redis to renew it
-      if (!live || options.presence !== undefined || (options.excludeTenants?.length ?? 0) > 0)
-        return false;
-      const t = now();
-      let asks = false;
-      for (const slot of options.slots) {
-        if ((slot.limit ?? 0) + (slot.ahead ?? 0) <= 0) continue;
-        asks = true;
-        const q = idleQueues.get(slot.queue);
-        if (q === undefined || q.all !== all || q.gen !== (gens.get(slot.queue) ?? 0)) return false;
-        if (t >= q.until || !covered(q.names, served.get(slot.queue))) return false;
-      }
-      return asks;
-    },
-    mark() {
-      return { sentAt: now(), all, gens: new Map(gens) };
-    },
-    settle(mark, options, served, serverNow, idle) {
-      const recordable = (options.excludeTenants?.length ?? 0) === 0;
-      for (const slot of options.slots) {
-        const due = idle.get(slot.queue);
-        if (due === undefined || !recordable) {
-          idleQueues.delete(slot.queue);
-          continue;
-        }
-        const names = served.get(slot.queue);
-        idleQueues.set(slot.queue, {
-          all: mark.all,
-          gen: mark.gens.get(slot.queue) ?? 0,
-          names: names === undefined ? undefined : new Set(names),
-          // measured from when the claim was sent: never later than the server's own reading
-          until: due < 0 ? Infinity : mark.sentAt + (due - serverNow),
-        });
-      }
-    },
-    async close() {
-      listeners.clear();
-      await stop();
-    },
-  };
+  onLost(): void {
+    this.setLive(false);
+  }
+
+  onSubscribed(): void {
+    void this.sendProbe().catch(() => this.setLive(false));
+  }
+
+  private setLive(next: boolean): void {
+    if (!this.flipLive(next)) return;
+    for (const l of this.listeners) l.setWakeLive(next);
+  }
+
+  private async sendProbe(): Promise<void> {
+    this.probe = `${PROBE}${randomUUID()}`;
+    this.late?.cancel();
+    this.late = this.timers.setTimeout(() => {
+      this.setLive(false);
+      this.sub?.renew();
+    }, WAKE_PROBE_LATE_MS);
+    await this.client.spublish(this.channel, this.probe);
+  }
+
+  private armReprobe(): void {
+    this.reprobe?.cancel();
+    this.reprobe = this.timers.setTimeout(() => {
+      if (this.sub === undefined) return;
+      this.armReprobe();
+      void this.sendProbe().catch(() => this.setLive(false));
+    }, WAKE_REPROBE_MS);
+  }
+
+  private start(): void {
+    this.sub = wakeSubscriber(this.client, this.channel, this);
+    this.armReprobe();
+  }
+
+  private async stop(): Promise<void> {
+    const s = this.sub;
+    this.sub = undefined;
+    this.reprobe?.cancel();
+    this.late?.cancel();
+    this.setLive(false);
+    await s?.close();
+  }
 }

@@ -20,7 +20,7 @@ import { typeormExecutor, type TypeormDataSourceLike } from '../executor/typeorm
 import { postgresSchedulerState } from '../scheduler/pg-scheduler-state';
 import { quoteSchema } from '../schema';
 import { postgresBackfillLedger } from '../backfill/pg-backfill-ledger';
-import { bootOverExecutor, bootOverUrl, resolveConnectTimeout } from './boot-check';
+import { bootOverExecutor, bootOverUrl, resolveConnectTimeout, type BootStep } from './boot-check';
 import { connectionTarget, dataSourceTarget } from './connection-target';
 import { keptWarmSql } from './kept-warm';
 import { openKept, poolOptions, type PoolShape } from './pool-options';
@@ -94,24 +94,13 @@ function isSource<K extends string>(source: unknown, key: K): source is Record<K
   return typeof source === 'object' && source !== null && key in source;
 }
 
-/**
- * Opens the PostgreSQL backend: checks the database and migrates (unless told not to) within `connectTimeoutMs` per
- * step, then builds a pool from `url` (or a `typeormExecutor` over the app's DataSource, or takes the executor given)
- * and a {@link PostgresBackendDriver} on it — the driver augmented with its `schedulerState`. Every way the database
- * can be wrong at boot is `X_DRIVER_UNAVAILABLE` (`DatabaseUnreachableError`) naming the host, port and database.
- */
-export async function postgresBackend(
+/** Where the statements go: a pool built (and warmed) from a url, the DataSource's executor or the executor given. */
+async function openSource(
   source: PostgresBackendSource,
-  options: PostgresBackendOptions = {},
-): Promise<PostgresBackend> {
-  // options first: a bad one is refused before anything connects
-  const connectTimeoutMs = resolveConnectTimeout(options.connectTimeoutMs);
-  if (options.schema !== undefined) quoteSchema(options.schema);
-  const step = {
-    timeoutMs: connectTimeoutMs,
-    migrate: options.migrate !== false,
-    ...(options.schema === undefined ? {} : { schema: options.schema }),
-  };
+  options: PostgresBackendOptions,
+  connectTimeoutMs: number,
+  step: BootStep,
+): Promise<{ readonly pool: Pool | undefined; readonly executor: PgExecutor }> {
   let pool: Pool | undefined;
   let executor: PgExecutor;
   if (isSource(source, 'url') && typeof source.url === 'string' && source.url !== '') {
@@ -137,6 +126,28 @@ export async function postgresBackend(
   } else {
     throw new TypeError('postgresBackend needs { url }, { dataSource } or { executor }.');
   }
+  return { pool, executor };
+}
+
+/**
+ * Opens the PostgreSQL backend: checks the database and migrates (unless told not to) within `connectTimeoutMs` per
+ * step, then builds a pool from `url` (or a `typeormExecutor` over the app's DataSource, or takes the executor given)
+ * and a {@link PostgresBackendDriver} on it — the driver augmented with its `schedulerState`. Every way the database
+ * can be wrong at boot is `X_DRIVER_UNAVAILABLE` (`DatabaseUnreachableError`) naming the host, port and database.
+ */
+export async function postgresBackend(
+  source: PostgresBackendSource,
+  options: PostgresBackendOptions = {},
+): Promise<PostgresBackend> {
+  // options first: a bad one is refused before anything connects
+  const connectTimeoutMs = resolveConnectTimeout(options.connectTimeoutMs);
+  if (options.schema !== undefined) quoteSchema(options.schema);
+  const step = {
+    timeoutMs: connectTimeoutMs,
+    migrate: options.migrate !== false,
+    ...(options.schema === undefined ? {} : { schema: options.schema }),
+  };
+  const { pool, executor } = await openSource(source, options, connectTimeoutMs, step);
 
   let closed: Promise<void> | undefined;
   const close = (): Promise<void> => (closed ??= pool ? pool.end() : Promise.resolve());

@@ -63,19 +63,24 @@ export interface PostgresBackfillLedgerOptions {
 const cursorParam = (p: BackfillPassProgress): string | null =>
   p.lastCursor === null ? null : JSON.stringify(p.lastCursor);
 
+/** The ledger's statements, qualified with `schema` when one is given. */
+function ledgerStatements(schema: string | undefined) {
+  return {
+    begin: qualify(SQL_BACKFILL_BEGIN, schema),
+    progress: qualify(SQL_BACKFILL_PROGRESS, schema),
+    finish: qualify(SQL_BACKFILL_FINISH, schema),
+    byJob: qualify(SQL_BACKFILL_BY_JOB, schema),
+    list: qualify(SQL_BACKFILL_LIST, schema),
+  };
+}
+
 /**
  * The backfill ledger in `x_backfills`, which ships in the jobs DDL (migration 0001): one row per pass, each write
  * one statement of `libs/jobs-pg/src/sql/backfill-*.sql.ts`, times from the pass's clock.
  */
 export function postgresBackfillLedger(options: PostgresBackfillLedgerOptions): BackfillLedger {
   const { executor } = options;
-  const sql = {
-    begin: qualify(SQL_BACKFILL_BEGIN, options.schema),
-    progress: qualify(SQL_BACKFILL_PROGRESS, options.schema),
-    finish: qualify(SQL_BACKFILL_FINISH, options.schema),
-    byJob: qualify(SQL_BACKFILL_BY_JOB, options.schema),
-    list: qualify(SQL_BACKFILL_LIST, options.schema),
-  };
+  const sql = ledgerStatements(options.schema);
   return {
     async begin(start) {
       const { rows } = await executor.query<BackfillRecord>(sql.begin, [

@@ -7,6 +7,7 @@ import {
   type ClaimOptions,
   type Clock,
   type EnqueueRequest,
+  type EnqueueResult,
   type JobDriver,
   type JobIntrospection,
   type LeaseStore,
@@ -17,7 +18,7 @@ import { mapConnectionFailures } from '../backend/connection-failure';
 import type { PgExecutor } from '../executor/pg-executor';
 import { quoteSchema } from '../schema';
 import { claimRescuingRows, claimRows, rescueRows } from './pg-claim';
-import { isUuid, pgContext } from './pg-context';
+import { isUuid, pgContext, type PgContext } from './pg-context';
 import { batchMemory, enqueueMany, enqueueOne } from './pg-enqueue';
 import { coalescingEnqueue } from './pg-enqueue-coalescer';
 import { pgIntrospection } from './pg-introspect';
@@ -87,6 +88,45 @@ export function postgresJobDriver(options: PostgresJobDriverOptions): PostgresJo
 
   return {
     kind: 'postgres',
+    ...countedWrites(ctx, young, enqueue, enqueueBatch),
+    rescue: (rescueOptions) => rescueRows(ctx, rescueOptions),
+    ack: (jobId, ackOptions) => ackRow(ctx, jobId, ackOptions),
+    ackMany: (items) => ackRows(ctx, items),
+    nack: (jobId, nackOptions) => nackRow(ctx, jobId, nackOptions),
+    heartbeat: (jobId, claim, visibilityTimeoutMs) =>
+      heartbeatRow(ctx, jobId, claim, visibilityTimeoutMs),
+    recordProgress: (jobId, claim, progress) => recordProgressRow(ctx, jobId, claim, progress),
+    stats: () => queueStats(ctx),
+    ping: mapConnectionFailures(async () => {
+      await ctx.executor.query(SQL_PING, []);
+    }),
+    async get(jobId) {
+      if (!isUuid(jobId)) return undefined;
+      const { rows } = await ctx.executor.query<JobRecord>(ctx.sql.get, [jobId]);
+      return rows[0] && toJobRow(rows[0]);
+    },
+    steps: checkedSteps(steps),
+    introspect: checkedIntrospection(pgIntrospection(ctx)),
+    leases: pgLeases(ctx),
+    workerRegistry: pgWorkerRegistry(ctx),
+    purgeTargets: (policy) => pgPurgeTargets(ctx, policy),
+    waitingBound: (queue) => ctx.lowWater.bound(queue),
+    lowWater: ctx.lowWater,
+    close: () => young.settled(),
+  };
+}
+
+/**
+ * The driver's enqueue and claim members: each sends its statement, then tells the young table how many rows it saw;
+ * an enqueue whose run time may hide below its queue's low water lowers it.
+ */
+function countedWrites(
+  ctx: PgContext,
+  young: YoungTable,
+  enqueue: (request: EnqueueRequest) => Promise<EnqueueResult>,
+  enqueueBatch: (requests: readonly EnqueueRequest[]) => Promise<EnqueueResult[]>,
+): Pick<PostgresJobDriver, 'enqueue' | 'enqueueMany' | 'claim' | 'claimRescuing'> {
+  return {
     // the value contract before any statement: refused alike on every driver, never a raw 22021 or a silent merge
     async enqueue(request) {
       assertEnqueueRequest(request);
@@ -117,30 +157,6 @@ export function postgresJobDriver(options: PostgresJobDriverOptions): PostgresJo
       young.saw(result.claimed.length);
       return result;
     },
-    rescue: (rescueOptions) => rescueRows(ctx, rescueOptions),
-    ack: (jobId, ackOptions) => ackRow(ctx, jobId, ackOptions),
-    ackMany: (items) => ackRows(ctx, items),
-    nack: (jobId, nackOptions) => nackRow(ctx, jobId, nackOptions),
-    heartbeat: (jobId, claim, visibilityTimeoutMs) =>
-      heartbeatRow(ctx, jobId, claim, visibilityTimeoutMs),
-    recordProgress: (jobId, claim, progress) => recordProgressRow(ctx, jobId, claim, progress),
-    stats: () => queueStats(ctx),
-    ping: mapConnectionFailures(async () => {
-      await ctx.executor.query(SQL_PING, []);
-    }),
-    async get(jobId) {
-      if (!isUuid(jobId)) return undefined;
-      const { rows } = await ctx.executor.query<JobRecord>(ctx.sql.get, [jobId]);
-      return rows[0] && toJobRow(rows[0]);
-    },
-    steps: checkedSteps(steps),
-    introspect: checkedIntrospection(pgIntrospection(ctx)),
-    leases: pgLeases(ctx),
-    workerRegistry: pgWorkerRegistry(ctx),
-    purgeTargets: (policy) => pgPurgeTargets(ctx, policy),
-    waitingBound: (queue) => ctx.lowWater.bound(queue),
-    lowWater: ctx.lowWater,
-    close: () => young.settled(),
   };
 }
 

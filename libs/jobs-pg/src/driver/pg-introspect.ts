@@ -8,6 +8,7 @@ import {
   JobNotRequeueableError,
   isLiveState,
   type JobIntrospection,
+  type JobRow,
   type JobState,
 } from '@ultimat3/jobs';
 import { isUuid, type PgContext } from './pg-context';
@@ -32,6 +33,36 @@ function requeueConflict(id: string, holderId: string, holderState: string | nul
     'Wait for the live job to finish (or cancel it), then requeue.',
     { id, holder: holderId },
   );
+}
+
+/** Requeues the finished job `id` (dropping its steps from `fromStep` on), or the coded error saying why not. */
+async function requeueRow(
+  ctx: PgContext,
+  id: string,
+  options: { readonly fromStep?: string } | undefined,
+): Promise<JobRow> {
+  if (!isUuid(id)) throw new JobNotFoundError(id);
+  let rows: RequeueRecord[];
+  try {
+    ({ rows } = await ctx.executor.query<RequeueRecord>(ctx.sql.jobRequeue, [
+      ctx.now(),
+      id,
+      options?.fromStep ?? null,
+    ]));
+  } catch (error) {
+    // a live job took the key after this statement's snapshot
+    const constraint = (error as { constraint?: unknown }).constraint;
+    if (errorCodeOf(error) === '23505' && constraint === LIVE_KEY_INDEX) {
+      throw requeueConflict(id, 'another job', null);
+    }
+    throw error;
+  }
+  const found = rows[0];
+  if (!found) throw new JobNotFoundError(id);
+  if (isLiveState(found.prior_state)) throw new JobNotRequeueableError(id, found.prior_state);
+  if (found.holder_id) throw requeueConflict(id, found.holder_id, found.holder_state);
+  if (!found.id) throw new JobNotRequeueableError(id, found.prior_state);
+  return toJobRow(found as JobRecord);
 }
 
 /** The operator surface over `x_jobs` (see the `job-*.sql.ts` statements). */
@@ -61,30 +92,7 @@ export function pgIntrospection(ctx: PgContext): JobIntrospection {
       throw new JobNotRemovableError(id);
     },
 
-    async requeue(id, options) {
-      if (!isUuid(id)) throw new JobNotFoundError(id);
-      let rows: RequeueRecord[];
-      try {
-        ({ rows } = await ctx.executor.query<RequeueRecord>(ctx.sql.jobRequeue, [
-          ctx.now(),
-          id,
-          options?.fromStep ?? null,
-        ]));
-      } catch (error) {
-        // a live job took the key after this statement's snapshot
-        const constraint = (error as { constraint?: unknown }).constraint;
-        if (errorCodeOf(error) === '23505' && constraint === LIVE_KEY_INDEX) {
-          throw requeueConflict(id, 'another job', null);
-        }
-        throw error;
-      }
-      const found = rows[0];
-      if (!found) throw new JobNotFoundError(id);
-      if (isLiveState(found.prior_state)) throw new JobNotRequeueableError(id, found.prior_state);
-      if (found.holder_id) throw requeueConflict(id, found.holder_id, found.holder_state);
-      if (!found.id) throw new JobNotRequeueableError(id, found.prior_state);
-      return toJobRow(found as JobRecord);
-    },
+    requeue: (id, options) => requeueRow(ctx, id, options),
 
     async promote(id) {
       if (!isUuid(id)) throw new JobNotFoundError(id);

@@ -42,15 +42,9 @@ async function drainSweep(limit: number, batch: () => Promise<number>): Promise<
   }
 }
 
-/**
- * The PostgreSQL driver's own tables as retention targets: finished jobs per state (done, failed and cancelled after
- * `finishedMs`, dead after `deadMs`; steps cascade), published outbox rows after `finishedMs`, expired events (on the
- * database's clock, the bus's one clock), 1-hour counter buckets past 30 days, and worker rows that expired. Every
- * statement is one bounded batch of `batchSize` (see `SQL_PURGE_JOBS`).
- */
-export function pgPurgeTargets(ctx: PgContext, policy: ResolvedRetention): readonly PurgeTarget[] {
-  const limit = policy.batchSize;
-  const jobs = (state: JobState, keepMs: number): PurgeTarget => ({
+/** The finished jobs in `state` older than `keepMs`, swept in keyset batches (their steps cascade). */
+function jobsTarget(ctx: PgContext, limit: number, state: JobState, keepMs: number): PurgeTarget {
+  return {
     name: `x_jobs:${state}`,
     purgeExpired: (nowMs) =>
       keysetSweep(ctx, limit, async (afterAt, afterId) => {
@@ -63,25 +57,29 @@ export function pgPurgeTargets(ctx: PgContext, policy: ResolvedRetention): reado
         ]);
         return rows[0];
       }),
-  });
+  };
+}
+
+/** The published outbox rows older than the policy's `finishedMs`, swept in keyset batches. */
+function outboxTarget(ctx: PgContext, limit: number, policy: ResolvedRetention): PurgeTarget {
+  return {
+    name: 'x_outbox',
+    purgeExpired: (nowMs) =>
+      keysetSweep(ctx, limit, async (afterAt, afterId) => {
+        const { rows } = await ctx.executor.query<KeysetBatch>(ctx.sql.purgeOutbox, [
+          iso(nowMs - policy.finishedMs),
+          afterAt,
+          afterId,
+          limit,
+        ]);
+        return rows[0];
+      }),
+  };
+}
+
+/** Expired events, 1-hour counter buckets past 30 days and expired worker rows, each drained in plain batches. */
+function drainTargets(ctx: PgContext, limit: number): PurgeTarget[] {
   return [
-    jobs('done', policy.finishedMs),
-    jobs('failed', policy.finishedMs),
-    jobs('cancelled', policy.finishedMs),
-    jobs('dead', policy.deadMs),
-    {
-      name: 'x_outbox',
-      purgeExpired: (nowMs) =>
-        keysetSweep(ctx, limit, async (afterAt, afterId) => {
-          const { rows } = await ctx.executor.query<KeysetBatch>(ctx.sql.purgeOutbox, [
-            iso(nowMs - policy.finishedMs),
-            afterAt,
-            afterId,
-            limit,
-          ]);
-          return rows[0];
-        }),
-    },
     {
       name: 'x_job_events',
       purgeExpired: () =>
@@ -113,5 +111,23 @@ export function pgPurgeTargets(ctx: PgContext, policy: ResolvedRetention): reado
             (await ctx.executor.query(ctx.sql.purgeWorkers, [iso(nowMs), limit])).rows.length,
         ),
     },
+  ];
+}
+
+/**
+ * The PostgreSQL driver's own tables as retention targets: finished jobs per state (done, failed and cancelled after
+ * `finishedMs`, dead after `deadMs`; steps cascade), published outbox rows after `finishedMs`, expired events (on the
+ * database's clock, the bus's one clock), 1-hour counter buckets past 30 days, and worker rows that expired. Every
+ * statement is one bounded batch of `batchSize` (see `SQL_PURGE_JOBS`).
+ */
+export function pgPurgeTargets(ctx: PgContext, policy: ResolvedRetention): readonly PurgeTarget[] {
+  const limit = policy.batchSize;
+  return [
+    jobsTarget(ctx, limit, 'done', policy.finishedMs),
+    jobsTarget(ctx, limit, 'failed', policy.finishedMs),
+    jobsTarget(ctx, limit, 'cancelled', policy.finishedMs),
+    jobsTarget(ctx, limit, 'dead', policy.deadMs),
+    outboxTarget(ctx, limit, policy),
+    ...drainTargets(ctx, limit),
   ];
 }

@@ -4,7 +4,6 @@ import {
   systemClock,
   type ClaimedJob,
   type Clock,
-  type HandOffOffer,
   type JobDriver,
   type JobsLogger,
   type TimerHandle,
@@ -15,6 +14,7 @@ import type { PgExecutor } from '../executor/pg-executor';
 import { toClaimedJob, type JobRecord } from '../driver/pg-rows';
 import type { OwnChannel } from './queue-wake';
 import type { WakeSession } from './wake-session';
+import { HandOffCounts } from './hand-off-counts';
 
 /**
  * The class half of the advisory key a worker's LISTEN session holds while it is registered for the hand-off
@@ -62,9 +62,6 @@ export interface PgHandOff {
   leave(): Promise<void>;
 }
 
-/** The names of an offer, in a stable order: equal when it serves the same names. */
-const namesText = (names: readonly string[]): string => JSON.stringify([...names].sort());
-
 /**
  * The PostgreSQL side of a worker's hand-off ({@link WakeHandOff}), riding the wake's LISTEN session. Each time the
  * session opens it takes the worker's advisory lock ({@link HAND_OFF_LOCK_CLASS}) and registers the worker's offers
@@ -78,101 +75,110 @@ const namesText = (names: readonly string[]): string => JSON.stringify([...names
  * held, which its session's end lets go; a stop removes it first ({@link PgHandOff.leave}).
  */
 export function pgHandOff(options: PgHandOffOptions): PgHandOff {
-  const { target, sql } = options;
-  const logger = options.logger ?? silentLogger;
-  const clock = options.clock ?? systemClock;
-  const channel = handOffChannel(target.workerId);
-  let session: WakeSession | undefined;
-  /**
-   * Per queue registered on the current session: the names and free count last written, and the free count the
-   * registration was last known to have left (a handed row's `free_left`, or the count written).
-   */
-  const counts = new Map<string, { names: string; free: number; left: number }>();
-  let writing: Promise<void> | undefined;
-  let again = false;
-  let leaving = false;
-  let flushed: { token: string; done: () => void } | undefined;
+  const side = new HandOffSide(options);
+  return {
+    own: {
+      channel: side.channel,
+      opened: (current) => side.opened(current),
+      heard: side.heard,
+      lost: () => side.lost(),
+    },
+    leave: () => side.leave(),
+  };
+}
 
-  const log = (event: string, error: unknown): void =>
-    logger.log('warn', event, {
-      workerId: target.workerId,
+/**
+ * The state of a started hand-off: the session it registers on, what the registration holds, the write in flight, and
+ * the leave's flush marker and hand-backs.
+ */
+class HandOffSide {
+  readonly channel: string;
+  private readonly target: WakeHandOff;
+  private readonly logger: JobsLogger;
+  private readonly clock: Clock;
+  private session: WakeSession | undefined;
+  private readonly counts = new HandOffCounts();
+  private writing: Promise<void> | undefined;
+  private again = false;
+  private leaving = false;
+  private flushed: { token: string; done: () => void } | undefined;
+  /** Set when the schema has no `x_job_hand_offs` (predates migration 0018): nothing is registered until a re-dial. */
+  private absent = false;
+  private readonly offIdle: () => void;
+  /** Hand-backs of rows heard while leaving, not yet answered: the leave waits for them. */
+  private readonly backs = new Set<Promise<unknown>>();
+
+  constructor(private readonly options: PgHandOffOptions) {
+    this.target = options.target;
+    this.logger = options.logger ?? silentLogger;
+    this.clock = options.clock ?? systemClock;
+    this.channel = handOffChannel(this.target.workerId);
+    this.offIdle = this.target.onIdle(this.register);
+  }
+
+  private log(event: string, error: unknown): void {
+    this.logger.log('warn', event, {
+      workerId: this.target.workerId,
       error: error instanceof Error ? error.message : String(error),
     });
+  }
 
-  /**
-   * Whether the registration is worth writing: a queue offered is not registered, or for other names, or at most half
-   * of its registered slots are left and the worker can take more than that. Nothing else moves it: each write
-   * locks the rows enqueues hand through (they pass it by), a worker with no slot free offers nothing (and hands back
-   * what it cannot start), and a free count a little high costs a hand-back, never a job.
-   */
-  const stale = (offers: readonly HandOffOffer[]): boolean =>
-    offers.some((o) => {
-      const c = counts.get(o.queue);
-      if (c === undefined || c.names !== namesText(o.names)) return true;
-      return c.left * 2 <= c.free && o.free > c.left;
-    });
-
-  /** Set when the schema has no `x_job_hand_offs` (predates migration 0018): nothing is registered until a re-dial. */
-  let absent = false;
-  const write = async (current: WakeSession): Promise<void> => {
-    if (absent) return;
-    const offers = target.offers();
-    if (!stale(offers)) return;
+  private async write(current: WakeSession): Promise<void> {
+    if (this.absent) return;
+    const offers = this.target.offers();
+    if (!this.counts.stale(offers)) return;
     // counted before the write is sent: a row handed once it commits tells its own count, one handed before it an
     // older (lower) one — so what is known never stays above what is left, and a registration never sits at 0 unnoticed
-    for (const o of offers)
-      counts.set(o.queue, { names: namesText(o.names), free: o.free, left: o.free });
+    this.counts.written(offers);
     try {
-      await current.query(sql.handOffRegister, [
-        target.workerId,
+      await current.query(this.options.sql.handOffRegister, [
+        this.target.workerId,
         JSON.stringify(offers.map((o) => ({ queue: o.queue, free: o.free, names: o.names }))),
-        target.visibilityTimeoutMs,
+        this.target.visibilityTimeoutMs,
       ]);
     } catch (error) {
-      for (const o of offers) counts.delete(o.queue);
+      this.counts.forget(offers);
       throw error;
     }
-  };
+  }
 
   /** A write that failed: logged, and on a schema without the table, no write more until the session re-opens. */
-  const failed = (error: unknown): void => {
-    if ((error as { code?: unknown } | null)?.code === '42P01') absent = true;
-    log('jobs.hand-off.register-failed', error);
+  private readonly failed = (error: unknown): void => {
+    if ((error as { code?: unknown } | null)?.code === '42P01') this.absent = true;
+    this.log('jobs.hand-off.register-failed', error);
   };
 
   /** Registers what the worker offers now on the session, one write at a time (a request meanwhile runs after it). */
-  const register = (): void => {
-    const current = session;
-    if (current === undefined || leaving) return;
-    if (writing !== undefined) {
-      again = true;
+  private readonly register = (): void => {
+    const current = this.session;
+    if (current === undefined || this.leaving) return;
+    if (this.writing !== undefined) {
+      this.again = true;
       return;
     }
-    writing = write(current)
-      .catch(failed)
+    this.writing = this.write(current)
+      .catch(this.failed)
       .finally(() => {
-        writing = undefined;
-        if (again) {
-          again = false;
-          register();
+        this.writing = undefined;
+        if (this.again) {
+          this.again = false;
+          this.register();
         }
       });
   };
-  const offIdle = target.onIdle(register);
 
-  /** Hand-backs of rows heard while leaving, not yet answered: the leave waits for them. */
-  const backs = new Set<Promise<unknown>>();
-  const handBack = (row: ClaimedJob): void => {
-    const back = options.driver
+  private handBack(row: ClaimedJob): void {
+    const back = this.options.driver
       .nack(row.id, unstartedHandBack(row))
-      .catch((error: unknown) => log('jobs.hand-off.hand-back-failed', error))
-      .finally(() => backs.delete(back));
-    backs.add(back);
-  };
+      .catch((error: unknown) => this.log('jobs.hand-off.hand-back-failed', error))
+      .finally(() => this.backs.delete(back));
+    this.backs.add(back);
+  }
 
-  const heard = (payload: string): void => {
+  /** Told each payload of the worker's own channel: a row handed to it, or a stop's flush marker. */
+  readonly heard = (payload: string): void => {
     if (payload.startsWith(FLUSH)) {
-      if (flushed?.token === payload) flushed.done();
+      if (this.flushed?.token === payload) this.flushed.done();
       return;
     }
     let row: ClaimedJob;
@@ -183,65 +189,63 @@ export function pgHandOff(options: PgHandOffOptions): PgHandOff {
       left = record.free_left;
     } catch (error) {
       // nothing of ours writes such a payload: the row, if there is one, is rescued when its lease lapses
-      log('jobs.hand-off.unreadable', error);
+      this.log('jobs.hand-off.unreadable', error);
       return;
     }
-    if (leaving) return handBack(row);
-    const c = counts.get(row.queue);
-    // a row handed before the last write can arrive after it: its count is older, and at worst costs a write early
-    if (c !== undefined) c.left = typeof left === 'number' ? left : c.left - 1;
-    target.takeClaimed([row]);
+    if (this.leaving) return this.handBack(row);
+    this.counts.handed(row.queue, left);
+    this.target.takeClaimed([row]);
   };
 
   /** The leave's steps, unbounded ({@link PgHandOff.leave} bounds them). */
-  const leaveNow = async (): Promise<void> => {
-    await writing;
-    const current = session;
+  private async leaveNow(): Promise<void> {
+    await this.writing;
+    const current = this.session;
     if (current === undefined) return;
     try {
-      await current.query(sql.handOffLeave, [target.workerId]);
+      await current.query(this.options.sql.handOffLeave, [this.target.workerId]);
       const token = `${FLUSH}${randomUUID()}`;
       await new Promise<void>((resolve) => {
-        flushed = { token, done: resolve };
-        options.executor
-          .query('select pg_notify($1::text, $2::text)', [channel, token])
+        this.flushed = { token, done: resolve };
+        this.options.executor
+          .query('select pg_notify($1::text, $2::text)', [this.channel, token])
           .catch(resolve);
       });
     } catch (error) {
-      log('jobs.hand-off.leave-failed', error);
+      this.log('jobs.hand-off.leave-failed', error);
     }
-    await Promise.all([...backs]);
-  };
+    await Promise.all([...this.backs]);
+  }
 
-  return {
-    own: {
-      channel,
-      async opened(current) {
-        session = current;
-        counts.clear();
-        absent = false;
-        await current.query('select pg_advisory_lock($1::int, hashtext($2::text))', [
-          HAND_OFF_LOCK_CLASS,
-          target.workerId,
-        ]);
-        if (!leaving) await write(current).catch(failed);
-      },
-      heard,
-      lost() {
-        session = undefined;
-        counts.clear();
-      },
-    },
-    async leave() {
-      if (leaving) return;
-      leaving = true;
-      offIdle();
-      let timer: TimerHandle | undefined;
-      await Promise.race([
-        leaveNow(),
-        new Promise<void>((resolve) => (timer = clock.setTimeout(resolve, HAND_OFF_LEAVE_MS))),
-      ]);
-      timer?.cancel();
-    },
-  };
+  /** The wake's session opened and was proven: takes the worker's lock there and registers its offers. */
+  async opened(current: WakeSession): Promise<void> {
+    this.session = current;
+    this.counts.clear();
+    this.absent = false;
+    await current.query('select pg_advisory_lock($1::int, hashtext($2::text))', [
+      HAND_OFF_LOCK_CLASS,
+      this.target.workerId,
+    ]);
+    if (!this.leaving) await this.write(current).catch(this.failed);
+  }
+
+  /** The wake's session dropped: nothing is registered on it any more. */
+  lost(): void {
+    this.session = undefined;
+    this.counts.clear();
+  }
+
+  /** {@link PgHandOff.leave}: the leave's steps, bounded by {@link HAND_OFF_LEAVE_MS}. */
+  async leave(): Promise<void> {
+    if (this.leaving) return;
+    this.leaving = true;
+    const { offIdle } = this;
+    offIdle();
+    let timer: TimerHandle | undefined;
+    await Promise.race([
+      this.leaveNow(),
+      new Promise<void>((resolve) => (timer = this.clock.setTimeout(resolve, HAND_OFF_LEAVE_MS))),
+    ]);
+    timer?.cancel();
+  }
 }

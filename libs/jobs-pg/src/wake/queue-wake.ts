@@ -1,15 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { MAX_QUEUE_NAME_LENGTH, silentLogger, systemClock, type TimerHandle } from '@ultimat3/jobs';
-import {
-  connectSession,
-  dialler,
-  WAKE_CHANNEL,
-  WAKE_SWEEP_CHANNEL,
-  WAKE_SWEEP_MS,
-  type WakeNotification,
-  type WakeSession,
-} from './wake-session';
+import { MAX_QUEUE_NAME_LENGTH, type TimerHandle } from '@ultimat3/jobs';
+import { connectSession, type WakeNotification, type WakeSession } from './wake-session';
 import type { QueueWake, StartQueueWakeOptions } from './queue-wake-options';
+import { queueWakeConfig, WAKE_REDIAL_MAX_MS, type QueueWakeConfig } from './queue-wake-config';
 
 export type {
   OwnChannel,
@@ -17,22 +10,13 @@ export type {
   StartQueueWakeOptions,
   WakeTarget,
 } from './queue-wake-options';
+export { WAKE_PROBE_TIMEOUT_MS, WAKE_REDIAL_MAX_MS, WAKE_REDIAL_MS } from './queue-wake-config';
 
 /**
  * A fresh probe payload: `probe/` and two random UUIDs, 78 characters — longer than any queue name
  * (`MAX_QUEUE_NAME_LENGTH`, 63), so a listener tells it from every queue's wake by its length alone.
  */
 const probeToken = (): string => `probe/${randomUUID()}${randomUUID()}`;
-
-/** A channel name a LISTEN may splice in: a plain lower-case identifier, at most 63 bytes. */
-const CHANNEL = /^[a-z_][a-z0-9_]{0,62}$/;
-
-/** How long a probe may take to come back on the session before the wake is reported unverified. */
-export const WAKE_PROBE_TIMEOUT_MS = 3_000;
-/** The first wait before re-dialling a dropped session; it doubles up to {@link WAKE_REDIAL_MAX_MS}. */
-export const WAKE_REDIAL_MS = 500;
-/** The longest wait between two dials. */
-export const WAKE_REDIAL_MAX_MS = 30_000;
 
 /**
  * Holds ONE LISTEN session on `x_jobs_wake` per worker process and turns each notification — a queue name another
@@ -50,151 +34,139 @@ export const WAKE_REDIAL_MAX_MS = 30_000;
  * only delays a job to the next poll.
  */
 export function startQueueWake(options: StartQueueWakeOptions): QueueWake {
-  const onWake = options.onWake ?? options.target?.signalEnqueued.bind(options.target);
-  if (onWake === undefined) throw new TypeError('startQueueWake: pass onWake or target.');
-  const onSweep =
-    options.onSweep ??
-    (options.onWake === undefined
-      ? options.target?.signalSweep?.bind(options.target)
-      : undefined) ??
-    onWake;
-  const sweepAfterMs = options.sweepAfterMs ?? WAKE_SWEEP_MS;
-  const onLive = options.onLive ?? options.target?.setWakeLive.bind(options.target) ?? (() => {});
-  const logger = options.logger ?? silentLogger;
-  const clock = options.clock ?? systemClock;
-  const probeTimeoutMs = options.probeTimeoutMs ?? WAKE_PROBE_TIMEOUT_MS;
-  const channel = options.channel ?? WAKE_CHANNEL;
-  // The channel is spliced into LISTEN (it cannot be a parameter): only a plain identifier is accepted.
-  if (!CHANNEL.test(channel)) throw new TypeError(`startQueueWake: bad channel ${channel}`);
-  const sweepChannel =
-    options.sweepChannel ?? (channel === WAKE_CHANNEL ? WAKE_SWEEP_CHANNEL : undefined);
-  if (sweepChannel !== undefined && !CHANNEL.test(sweepChannel))
-    throw new TypeError(`startQueueWake: bad channel ${sweepChannel}`);
-  const firstRedialMs = options.redialMs ?? WAKE_REDIAL_MS;
-  const dial = dialler(options.listener);
+  const wake = new RunningWake(queueWakeConfig(options));
+  void wake.open();
+  return {
+    live: () => wake.live,
+    ready: () => wake.ready,
+    stop: () => wake.stop(),
+  };
+}
 
-  let stopped = false;
-  let live = false;
-  let session: WakeSession | undefined;
-  let redialMs = firstRedialMs;
-  let redialTimer: TimerHandle | undefined;
-  let probe: { token: string; timer: TimerHandle; settle: (ok: boolean) => void } | undefined;
-  let warnedUnverified = false;
-  let resolveReady: (ok: boolean) => void = () => {};
-  const ready = new Promise<boolean>((resolve) => {
-    resolveReady = resolve;
+/**
+ * The state of a started wake: its current session, whether that session is proven, the probe in flight and the
+ * re-dial's timer and wait. The callbacks the options give are called as plain functions (never on `this`).
+ */
+class RunningWake {
+  stopped = false;
+  live = false;
+  private session: WakeSession | undefined;
+  private redialMs: number;
+  private redialTimer: TimerHandle | undefined;
+  private probe: { token: string; timer: TimerHandle; settle: (ok: boolean) => void } | undefined;
+  private warnedUnverified = false;
+  private resolveReady: (ok: boolean) => void = () => {};
+  /** Resolves once the first probe came back (true) or timed out / the dial failed (false). */
+  readonly ready = new Promise<boolean>((resolve) => {
+    this.resolveReady = resolve;
   });
 
-  const setLive = (next: boolean): void => {
-    if (live === next) return;
-    live = next;
+  constructor(private readonly config: QueueWakeConfig) {
+    this.redialMs = config.firstRedialMs;
+  }
+
+  private setLive(next: boolean): void {
+    if (this.live === next) return;
+    this.live = next;
+    const { onLive } = this.config;
     onLive(next);
-  };
+  }
 
-  const own = options.own;
-  if (own !== undefined && !CHANNEL.test(own.channel))
-    throw new TypeError(`startQueueWake: bad channel ${own.channel}`);
-
-  const onNotification = (message: WakeNotification): void => {
+  /** Routes one notification of the session: the own channel's, a sweep, our probe back, or a queue's wake. */
+  private readonly onNotification = (message: WakeNotification): void => {
+    const { own, sweepAfterMs } = this.config;
     if (own !== undefined && message.channel === own.channel)
       return own.heard(message.payload ?? '');
-    if (message.channel === sweepChannel) return onSweep(message.payload ?? '', sweepAfterMs);
-    if (message.channel !== channel) return;
+    if (message.channel === this.config.sweepChannel) {
+      const { onSweep } = this.config;
+      return onSweep(message.payload ?? '', sweepAfterMs);
+    }
+    if (message.channel !== this.config.channel) return;
     const payload = message.payload ?? '';
+    const probe = this.probe;
     if (probe !== undefined && payload === probe.token) return probe.settle(true);
     // a probe of another process (or a late one of ours) is longer than any queue name: a queue may be named
     // `probe/…`, and must be woken all the same
     if (payload.length > MAX_QUEUE_NAME_LENGTH) return;
+    const { onWake } = this.config;
     onWake(payload, sweepAfterMs);
   };
 
-  const drop = (current: WakeSession, error: Error | undefined): void => {
-    if (session !== current) return; // a session we already let go
-    session = undefined;
-    probe?.settle(false);
+  private drop(current: WakeSession, error: Error | undefined): void {
+    if (this.session !== current) return; // a session we already let go
+    this.session = undefined;
+    this.probe?.settle(false);
     current.removeAllListeners('notification');
     current.end().catch(() => undefined);
-    own?.lost();
-    if (stopped) return;
-    setLive(false);
-    logger.log('warn', 'jobs.wake.lost', {
+    this.config.own?.lost();
+    if (this.stopped) return;
+    this.setLive(false);
+    this.config.logger.log('warn', 'jobs.wake.lost', {
       error: error?.message ?? 'session ended',
-      redialInMs: redialMs,
+      redialInMs: this.redialMs,
     });
-    scheduleDial();
-  };
+    this.scheduleDial();
+  }
 
-  const scheduleDial = (): void => {
-    if (redialTimer !== undefined) return;
-    redialTimer = clock.setTimeout(() => {
-      redialTimer = undefined;
-      void open();
-    }, redialMs);
-    redialMs = Math.min(redialMs * 2, WAKE_REDIAL_MAX_MS);
-  };
+  private scheduleDial(): void {
+    if (this.redialTimer !== undefined) return;
+    this.redialTimer = this.config.clock.setTimeout(() => {
+      this.redialTimer = undefined;
+      void this.open();
+    }, this.redialMs);
+    this.redialMs = Math.min(this.redialMs * 2, WAKE_REDIAL_MAX_MS);
+  }
 
   /** Sends a probe through the pool and waits for it on the session: true when it came back in time. */
-  const prove = (): Promise<boolean> =>
-    new Promise<boolean>((resolve) => {
+  private prove(): Promise<boolean> {
+    return new Promise<boolean>((resolve) => {
       const token = probeToken();
       const settle = (ok: boolean): void => {
-        if (probe?.token !== token) return;
-        probe.timer.cancel();
-        probe = undefined;
+        if (this.probe?.token !== token) return;
+        this.probe.timer.cancel();
+        this.probe = undefined;
         resolve(ok);
       };
-      probe = { token, timer: clock.setTimeout(() => settle(false), probeTimeoutMs), settle };
-      options.executor
+      const { clock, executor, channel, logger } = this.config;
+      this.probe = {
+        token,
+        timer: clock.setTimeout(() => settle(false), this.config.probeTimeoutMs),
+        settle,
+      };
+      executor
         .query('select pg_notify($1::text, $2::text)', [channel, token])
         .catch((error: unknown) => {
           logger.log('warn', 'jobs.wake.probe-failed', { error: String(error) });
           settle(false);
         });
     });
+  }
 
-  const open = async (): Promise<void> => {
-    if (stopped) return;
+  /** Dials a session, listens on it and proves it; a failure drops it, to be re-dialled. */
+  async open(): Promise<void> {
+    if (this.stopped) return;
+    const { dial, channel, sweepChannel, own, logger } = this.config;
     let current: WakeSession | undefined;
     try {
       current = await dial();
-      if (current === undefined) {
-        logger.log('warn', 'jobs.wake.unverified', {
-          reason: 'the session dropped and the listener given cannot be re-dialled',
-          fix: 'pass startQueueWake a factory that dials a new pg.Client; jobs start on the 2 s poll meanwhile',
-        });
-        resolveReady(false);
-        return;
-      }
+      if (current === undefined) return this.cannotRedial();
       const mine = current;
-      session = mine;
-      mine.on('notification', onNotification);
-      mine.on('error', (error) => drop(mine, error));
-      mine.on('end', () => drop(mine, undefined));
+      this.session = mine;
+      mine.on('notification', this.onNotification);
+      mine.on('error', (error) => this.drop(mine, error));
+      mine.on('end', () => this.drop(mine, undefined));
       await connectSession(mine);
       await mine.query(`listen ${channel}`);
       if (sweepChannel !== undefined) await mine.query(`listen ${sweepChannel}`);
       if (own !== undefined) await mine.query(`listen ${own.channel}`);
     } catch (error) {
-      const reason = error instanceof Error ? error : new Error(String(error));
-      if (current === undefined) {
-        // the factory threw: nothing to let go, dial again
-        if (!stopped) {
-          logger.log('warn', 'jobs.wake.lost', { error: reason.message, redialInMs: redialMs });
-          scheduleDial();
-        }
-      } else {
-        drop(current, reason); // a no-op when its error event already dropped it
-      }
-      resolveReady(false);
-      return;
+      return this.openFailed(current, error);
     }
-    if (stopped || session !== current) return;
-    const proven = await prove();
-    if (stopped || session !== current) return;
+    if (this.stopped || this.session !== current) return;
+    const proven = await this.prove();
+    if (this.stopped || this.session !== current) return;
     if (proven) {
-      redialMs = firstRedialMs;
-      logger.log('info', 'jobs.wake.live', { channel });
-      setLive(true);
+      this.provenLive();
       // only on a proven session: a LISTEN that hears nothing (a transaction-pooling proxy) must register nothing
       await own?.opened(current).catch((error: unknown) =>
         logger.log('warn', 'jobs.wake.own-open-failed', {
@@ -202,37 +174,69 @@ export function startQueueWake(options: StartQueueWakeOptions): QueueWake {
           error: error instanceof Error ? error.message : String(error),
         }),
       );
-    } else if (!warnedUnverified) {
-      warnedUnverified = true;
-      logger.log('warn', 'jobs.wake.unverified', {
-        channel,
-        probeTimeoutMs,
-        fix:
-          'give the worker a direct or session-pooled DATABASE_URL (not PgBouncer pool_mode = transaction): ' +
-          'a LISTEN there hears nothing. Jobs other processes enqueue start on the 2 s poll meanwhile.',
-      });
-    }
-    resolveReady(proven);
-  };
+    } else if (!this.warnedUnverified) this.warnUnverified();
+    this.resolveReady(proven);
+  }
 
-  void open();
+  /** The dial answered no session: the listener given was an instance, dialled once already. */
+  private cannotRedial(): void {
+    this.config.logger.log('warn', 'jobs.wake.unverified', {
+      reason: 'the session dropped and the listener given cannot be re-dialled',
+      fix: 'pass startQueueWake a factory that dials a new pg.Client; jobs start on the 2 s poll meanwhile',
+    });
+    this.resolveReady(false);
+  }
 
-  return {
-    live: () => live,
-    ready: () => ready,
-    async stop() {
-      if (stopped) return;
-      stopped = true;
-      redialTimer?.cancel();
-      probe?.settle(false);
-      setLive(false);
-      const current = session;
-      session = undefined;
-      resolveReady(false);
-      if (current !== undefined) {
-        current.removeAllListeners('notification');
-        await current.end().catch(() => undefined);
+  /** The dial, connect or a LISTEN failed: `current` is the session dialled, if the factory answered one. */
+  private openFailed(current: WakeSession | undefined, error: unknown): void {
+    const reason = error instanceof Error ? error : new Error(String(error));
+    if (current === undefined) {
+      // the factory threw: nothing to let go, dial again
+      if (!this.stopped) {
+        this.config.logger.log('warn', 'jobs.wake.lost', {
+          error: reason.message,
+          redialInMs: this.redialMs,
+        });
+        this.scheduleDial();
       }
-    },
-  };
+    } else {
+      this.drop(current, reason); // a no-op when its error event already dropped it
+    }
+    this.resolveReady(false);
+  }
+
+  /** The probe came back: the wait between dials starts over, and the worker may idle at its ceiling. */
+  private provenLive(): void {
+    this.redialMs = this.config.firstRedialMs;
+    this.config.logger.log('info', 'jobs.wake.live', { channel: this.config.channel });
+    this.setLive(true);
+  }
+
+  /** The first probe that did not come back: logged once, with the fix. */
+  private warnUnverified(): void {
+    this.warnedUnverified = true;
+    this.config.logger.log('warn', 'jobs.wake.unverified', {
+      channel: this.config.channel,
+      probeTimeoutMs: this.config.probeTimeoutMs,
+      fix:
+        'give the worker a direct or session-pooled DATABASE_URL (not PgBouncer pool_mode = transaction): ' +
+        'a LISTEN there hears nothing. Jobs other processes enqueue start on the 2 s poll meanwhile.',
+    });
+  }
+
+  /** Ends the session; no re-dial follows. Idempotent. */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.redialTimer?.cancel();
+    this.probe?.settle(false);
+    this.setLive(false);
+    const current = this.session;
+    this.session = undefined;
+    this.resolveReady(false);
+    if (current !== undefined) {
+      current.removeAllListeners('notification');
+      await current.end().catch(() => undefined);
+    }
+  }
 }

@@ -54,6 +54,25 @@ interface AttemptRecord {
   readonly duration_ms: number;
 }
 
+/** The {@link WebhookAttempt} of a stored attempt row. */
+function attemptOf(r: AttemptRecord): WebhookAttempt {
+  return {
+    endpointId: r.endpoint_id,
+    eventId: r.event_id,
+    topic: r.topic,
+    orgId: r.org_id,
+    jobId: r.job_id,
+    runId: r.run_id,
+    attempt: r.attempt,
+    outcome: r.outcome,
+    status: r.status,
+    code: r.code,
+    error: r.error,
+    attemptedAtMs: Number(r.attempted_at_ms),
+    durationMs: r.duration_ms,
+  };
+}
+
 interface PurgeBatch {
   readonly removed: number;
   readonly scanned: number;
@@ -141,21 +160,7 @@ export function postgresWebhookLedger(
     async attempts(endpointId, limit = 50) {
       const bounded = Math.max(0, Math.min(1_000, Math.floor(limit)));
       const { rows } = await executor.query<AttemptRecord>(sql.attempts, [endpointId, bounded]);
-      return rows.map((r) => ({
-        endpointId: r.endpoint_id,
-        eventId: r.event_id,
-        topic: r.topic,
-        orgId: r.org_id,
-        jobId: r.job_id,
-        runId: r.run_id,
-        attempt: r.attempt,
-        outcome: r.outcome,
-        status: r.status,
-        code: r.code,
-        error: r.error,
-        attemptedAtMs: Number(r.attempted_at_ms),
-        durationMs: r.duration_ms,
-      }));
+      return rows.map(attemptOf);
     },
     purgeTarget(retention) {
       const keepMs = positive('retention.keepMs', retention.keepMs);

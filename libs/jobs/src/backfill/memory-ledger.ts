@@ -11,6 +11,63 @@ import type {
 const copy = <T>(value: T): T =>
   value === null ? value : (JSON.parse(JSON.stringify(value)) as T);
 
+/** The row of a pass starting now: running, nothing processed yet. */
+function startedRow(start: BackfillPassStart): BackfillPassRow {
+  return {
+    id: start.id,
+    name: start.name,
+    checksum: start.checksum,
+    status: 'running',
+    appVersion: start.appVersion,
+    jobId: start.jobId,
+    runId: start.runId,
+    rows: 0,
+    batches: 0,
+    lastCursor: null,
+    lastError: null,
+    startedAt: start.nowMs,
+    updatedAt: start.nowMs,
+    completedAt: null,
+  };
+}
+
+/** A held row after `progress`: a running row moves on; any other is left as it is (undefined). */
+function progressedRow(
+  row: BackfillPassRow,
+  progress: BackfillPassProgress,
+): BackfillPassRow | undefined {
+  return row.status !== 'running'
+    ? undefined
+    : {
+        ...row,
+        rows: progress.rows,
+        batches: progress.batches,
+        lastCursor: copy(progress.lastCursor),
+        updatedAt: progress.nowMs,
+      };
+}
+
+/** A held row after `finish`: a completed row is left as it is (undefined); any other ends with `status`. */
+function finishedRow(
+  row: BackfillPassRow,
+  status: 'completed' | 'failed',
+  progress: BackfillPassProgress,
+  error: string | null,
+): BackfillPassRow | undefined {
+  return row.status === 'completed'
+    ? undefined
+    : {
+        ...row,
+        status,
+        rows: progress.rows,
+        batches: progress.batches,
+        lastCursor: copy(progress.lastCursor),
+        lastError: status === 'failed' ? error : row.lastError,
+        updatedAt: progress.nowMs,
+        completedAt: status === 'completed' ? progress.nowMs : null,
+      };
+}
+
 /**
  * The ledger in this process's memory: the memory backend's, and the reference the stored ledgers are compared with.
  * Rows live as long as the ledger object; nothing is shared between two of them.
@@ -41,56 +98,18 @@ export function memoryBackfillLedger(): BackfillLedger {
         rows.set(held.id, adopted);
         return adopted;
       }
-      const row: BackfillPassRow = {
-        id: start.id,
-        name: start.name,
-        checksum: start.checksum,
-        status: 'running',
-        appVersion: start.appVersion,
-        jobId: start.jobId,
-        runId: start.runId,
-        rows: 0,
-        batches: 0,
-        lastCursor: null,
-        lastError: null,
-        startedAt: start.nowMs,
-        updatedAt: start.nowMs,
-        completedAt: null,
-      };
+      const row = startedRow(start);
       rows.set(row.id, row);
       jobs.set(start.jobId, row.id);
       return row;
     },
 
     async progress(id: string, progress: BackfillPassProgress) {
-      update(id, (row) =>
-        row.status !== 'running'
-          ? undefined
-          : {
-              ...row,
-              rows: progress.rows,
-              batches: progress.batches,
-              lastCursor: copy(progress.lastCursor),
-              updatedAt: progress.nowMs,
-            },
-      );
+      update(id, (row) => progressedRow(row, progress));
     },
 
     async finish(id, status, progress, error) {
-      update(id, (row) =>
-        row.status === 'completed'
-          ? undefined
-          : {
-              ...row,
-              status,
-              rows: progress.rows,
-              batches: progress.batches,
-              lastCursor: copy(progress.lastCursor),
-              lastError: status === 'failed' ? error : row.lastError,
-              updatedAt: progress.nowMs,
-              completedAt: status === 'completed' ? progress.nowMs : null,
-            },
-      );
+      update(id, (row) => finishedRow(row, status, progress, error));
     },
 
     async byJob(jobId: string) {

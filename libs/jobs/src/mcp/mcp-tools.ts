@@ -45,6 +45,33 @@ export function registerReadTools(server: McpServer, s: McpSchemas, op: McpOpera
     },
     () => answer(() => op.inspectQueues()),
   );
+  registerJobReadTools(server, s, op);
+  server.registerTool(
+    'list_workers',
+    {
+      title: 'List workers',
+      description:
+        'Every live worker: id, host, pid, queues with their slots, the jobs it runs now and its last heartbeat.',
+      inputSchema: s.none,
+      annotations: READ,
+    },
+    () => answer(() => op.inspectWorkers()),
+  );
+  server.registerTool(
+    'list_tasks',
+    {
+      title: 'List tasks',
+      description:
+        'Every recurring task: cron and zone, the jobs it enqueues, paused or not, its last fire and next run.',
+      inputSchema: s.none,
+      annotations: READ,
+    },
+    () => answer(() => op.inspectTasks()),
+  );
+}
+
+/** Registers the read tools over jobs themselves: a page of jobs, one job, a page of dead letters. */
+function registerJobReadTools(server: McpServer, s: McpSchemas, op: McpOperator): void {
   server.registerTool(
     'list_jobs',
     {
@@ -83,28 +110,6 @@ export function registerReadTools(server: McpServer, s: McpSchemas, op: McpOpera
       annotations: READ,
     },
     (args) => answer(() => op.inspectDeadLetters(pageFilter(args))),
-  );
-  server.registerTool(
-    'list_workers',
-    {
-      title: 'List workers',
-      description:
-        'Every live worker: id, host, pid, queues with their slots, the jobs it runs now and its last heartbeat.',
-      inputSchema: s.none,
-      annotations: READ,
-    },
-    () => answer(() => op.inspectWorkers()),
-  );
-  server.registerTool(
-    'list_tasks',
-    {
-      title: 'List tasks',
-      description:
-        'Every recurring task: cron and zone, the jobs it enqueues, paused or not, its last fire and next run.',
-      inputSchema: s.none,
-      annotations: READ,
-    },
-    () => answer(() => op.inspectTasks()),
   );
 }
 

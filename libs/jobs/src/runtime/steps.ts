@@ -53,38 +53,58 @@ const EVENT_RESULT = '#event';
 
 /** Builds the durable step API of one attempt. */
 export function createStepApi(rt: StepRuntime): StepApi {
-  const seen = new Set<string>();
-  const stored = new Map<string, StepRecord>();
-  let loaded: Promise<void> | undefined;
-  /** Reads the stored steps once per attempt; steps called together share the one read. */
-  const ensureLoaded = (): Promise<void> =>
-    (loaded ??= rt.load().then((records) => {
-      for (const record of records) if (!stored.has(record.name)) stored.set(record.name, record);
-    }));
+  const steps = new AttemptSteps(rt);
+  const api: StepApi = {
+    run: steps.run,
+    sleep: steps.sleep as StepApi['sleep'],
+    waitForEvent: steps.waitForEvent,
+  };
+  return tracingOn() ? tracedStepApi(api) : api;
+}
 
-  const claimName = (name: string): void => {
+/**
+ * The step state of one attempt: the names claimed so far and the steps earlier attempts stored. Its entry points are
+ * arrow fields, so the API object can hand them out detached (`const { run } = step`) with nothing bound per call.
+ */
+class AttemptSteps {
+  readonly #rt: StepRuntime;
+  readonly #seen = new Set<string>();
+  readonly #stored = new Map<string, StepRecord>();
+  #loaded: Promise<void> | undefined;
+
+  constructor(rt: StepRuntime) {
+    this.#rt = rt;
+  }
+
+  /** Reads the stored steps once per attempt; steps called together share the one read. */
+  #ensureLoaded(): Promise<void> {
+    return (this.#loaded ??= this.#rt.load().then((records) => {
+      for (const record of records) {
+        if (!this.#stored.has(record.name)) this.#stored.set(record.name, record);
+      }
+    }));
+  }
+
+  #claimName(name: string): void {
     // A name is the replay key: one a driver would store altered (a lone surrogate becomes U+FFFD) never matches
     // again, and the step would run on every attempt. Refused before anything runs.
     const problem = identifierProblem(name, MAX_STEP_NAME_LENGTH);
     if (problem !== undefined) throw new ValueInvalidError('step name', problem);
-    if (seen.has(name)) throw new StepDuplicateError(name);
-    seen.add(name);
-  };
+    if (this.#seen.has(name)) throw new StepDuplicateError(name);
+    this.#seen.add(name);
+  }
 
-  const refuseIfAborted = (what: string): void => {
-    if (rt.signal.aborted) {
+  #refuseIfAborted(what: string): void {
+    if (this.#rt.signal.aborted) {
       throw new JobAbortedError(
-        `step "${what}" was not written (${describeReason(rt.signal.reason)})`,
+        `step "${what}" was not written (${describeReason(this.#rt.signal.reason)})`,
       );
     }
-  };
+  }
 
-  const write = async (
-    name: string,
-    output: JsonValue | undefined,
-    startedAt: number,
-  ): Promise<void> => {
-    refuseIfAborted(name);
+  async #write(name: string, output: JsonValue | undefined, startedAt: number): Promise<void> {
+    const rt = this.#rt;
+    this.#refuseIfAborted(name);
     const record: StepRecord = {
       name,
       ...(output === undefined ? {} : { output }),
@@ -96,32 +116,35 @@ export function createStepApi(rt: StepRuntime): StepApi {
     if (!landed) throw new LeaseLostError(rt.jobId);
     // not kept: a name is claimed once per attempt, so nothing here reads a step this attempt wrote — and a body of
     // many steps (an export's page per step) would otherwise hold every output for the whole run
-  };
+  }
 
-  const run = async <T>(name: string, fn: (signal: AbortSignal) => T | Promise<T>): Promise<T> => {
-    claimName(name);
-    await ensureLoaded();
-    const done = stored.get(name);
-    if (done !== undefined) {
-      // replayed once (the name is claimed): let the record go, so a resumed run does not hold all it replayed
-      stored.delete(name);
-      if (tracingOn()) traceReplayedStep(name, done.attempt);
-      return done.output as T;
-    }
-    return tracingOn() ? traceStep('run', name, {}, () => execute(name, fn)) : execute(name, fn);
-  };
-
-  /** Runs a step no earlier attempt stored, and stores its output. */
-  const execute = async <T>(
+  readonly run = async <T>(
     name: string,
     fn: (signal: AbortSignal) => T | Promise<T>,
   ): Promise<T> => {
-    refuseIfAborted(name);
+    this.#claimName(name);
+    await this.#ensureLoaded();
+    const done = this.#stored.get(name);
+    if (done !== undefined) {
+      // replayed once (the name is claimed): let the record go, so a resumed run does not hold all it replayed
+      this.#stored.delete(name);
+      if (tracingOn()) traceReplayedStep(name, done.attempt);
+      return done.output as T;
+    }
+    return tracingOn()
+      ? traceStep('run', name, {}, () => this.#execute(name, fn))
+      : this.#execute(name, fn);
+  };
+
+  /** Runs a step no earlier attempt stored, and stores its output. */
+  async #execute<T>(name: string, fn: (signal: AbortSignal) => T | Promise<T>): Promise<T> {
+    const rt = this.#rt;
+    this.#refuseIfAborted(name);
     const startedAt = rt.clock.now();
     const value =
       rt.stepTimeoutMs === undefined
         ? await raceAbort(fn(rt.signal), rt.signal)
-        : await withinDeadline(name, rt.stepTimeoutMs, fn);
+        : await this.#withinDeadline(name, rt.stepTimeoutMs, fn);
     if (value !== undefined) {
       const problem = jsonProblem(value);
       if (problem !== undefined) throw new StepOutputInvalidError(name, problem);
@@ -129,16 +152,17 @@ export function createStepApi(rt: StepRuntime): StepApi {
     // the body gets the stored form, as every replay will: the same value, whatever the driver
     const output =
       value === undefined ? undefined : (JSON.parse(JSON.stringify(value)) as JsonValue);
-    await write(name, output, startedAt);
+    await this.#write(name, output, startedAt);
     return output as T;
-  };
+  }
 
   /** Runs a step's function under its own deadline: its signal aborts at `ms`, or with the attempt's. */
-  const withinDeadline = async <T>(
+  async #withinDeadline<T>(
     name: string,
     ms: number,
     fn: (signal: AbortSignal) => T | Promise<T>,
-  ): Promise<T> => {
+  ): Promise<T> {
+    const rt = this.#rt;
     const { controller, dispose } = childController(rt.signal);
     const disarm = armDeadline(
       rt.clock,
@@ -152,29 +176,31 @@ export function createStepApi(rt: StepRuntime): StepApi {
       disarm();
       dispose();
     }
-  };
+  }
 
-  const sleep = async (nameOrDuration: string | Duration, maybe?: Duration): Promise<void> => {
+  readonly sleep = async (nameOrDuration: string | Duration, maybe?: Duration): Promise<void> => {
+    const rt = this.#rt;
     const name = maybe === undefined ? `sleep:${String(nameOrDuration)}` : String(nameOrDuration);
     const duration = maybe === undefined ? nameOrDuration : maybe;
     const ms = stepDuration(name, 'step.sleep duration', duration);
-    claimName(name);
-    await ensureLoaded();
-    const record = stored.get(name);
+    this.#claimName(name);
+    await this.#ensureLoaded();
+    const record = this.#stored.get(name);
     if (record === undefined) {
       const wakeAt = rt.clock.now() + ms;
-      await write(name, { wakeAt }, rt.clock.now());
+      await this.#write(name, { wakeAt }, rt.clock.now());
       throw new StepSuspension(wakeAt, name);
     }
     const wakeAt = (record.output as { wakeAt?: number } | undefined)?.wakeAt ?? 0;
     if (rt.clock.now() < wakeAt) throw new StepSuspension(wakeAt, name);
   };
 
-  const waitForEvent = async <P>(
+  readonly waitForEvent = async <P>(
     name: string,
     event: string,
     options: WaitForEventOptions<P> = {},
   ): Promise<P> => {
+    const rt = this.#rt;
     // Checked before anything is read or written: a timeout that does not parse must not become "no timeout".
     const timeoutMs =
       options.timeout === undefined
@@ -183,16 +209,16 @@ export function createStepApi(rt: StepRuntime): StepApi {
     // an event name no bus can look up is refused before the wait is recorded, as a step name is
     const eventProblem = eventNameProblem(event);
     if (eventProblem !== undefined) throw new ValueInvalidError('waitForEvent event', eventProblem);
-    claimName(name);
-    await ensureLoaded();
-    const answered = stored.get(name + EVENT_RESULT);
+    this.#claimName(name);
+    await this.#ensureLoaded();
+    const answered = this.#stored.get(name + EVENT_RESULT);
     if (answered !== undefined) return answered.output as P;
-    let waiting = stored.get(name)?.output as
+    let waiting = this.#stored.get(name)?.output as
       { since: number; timeoutAt: number | null } | undefined;
     if (waiting === undefined) {
       const since = await rt.events.now();
       waiting = { since, timeoutAt: timeoutMs === undefined ? null : since + timeoutMs };
-      await write(name, waiting, rt.clock.now());
+      await this.#write(name, waiting, rt.clock.now());
     }
     const match = options.match;
     // only the run's own tenant's events: another tenant's answer must never resume this run
@@ -203,7 +229,7 @@ export function createStepApi(rt: StepRuntime): StepApi {
       rt.tenant === undefined ? undefined : { tenant: rt.tenant },
     );
     if (hit !== undefined) {
-      await write(name + EVENT_RESULT, hit.payload, rt.clock.now());
+      await this.#write(name + EVENT_RESULT, hit.payload, rt.clock.now());
       return hit.payload as P;
     }
     // Ask the bus's clock again before declaring a timeout: a worker running ahead of it must not give up early.
@@ -220,13 +246,6 @@ export function createStepApi(rt: StepRuntime): StepApi {
         : Math.min(rt.eventPollMs, waiting.timeoutAt - busNow);
     throw new StepSuspension(rt.clock.now() + Math.max(1, park), name);
   };
-
-  const api: StepApi = {
-    run,
-    sleep: sleep as StepApi['sleep'],
-    waitForEvent,
-  };
-  return tracingOn() ? tracedStepApi(api) : api;
 }
 
 /** Milliseconds in a duration a step was handed, or `X_STEP_DURATION_INVALID` naming the value and the forms. */

@@ -63,6 +63,26 @@ export function postWebhook(
   request: WebhookPostRequest,
   control: WebhookPostControl,
 ): Promise<WebhookPostResult> {
+  const ended = endedBeforeStart(request, control);
+  if (ended !== undefined) return ended;
+  return new Promise<WebhookPostResult>((resolve, reject) => {
+    let req: http.ClientRequest;
+    try {
+      req = openRequest(request);
+    } catch (error) {
+      // a request node refuses to build (a header value it will not send) is an attempt that failed, and recorded
+      resolve({ kind: 'failed', reason: describe(error as Error), error });
+      return;
+    }
+    new PostExchange(req, control, resolve, reject).send(request.body);
+  });
+}
+
+/** The POST's ending before any request is built: an IP literal refused, or a signal already stopped. */
+function endedBeforeStart(
+  request: WebhookPostRequest,
+  control: WebhookPostControl,
+): Promise<WebhookPostResult> | undefined {
   const host = bareHost(request.url.hostname);
   if (isIP(host) !== 0) {
     try {
@@ -73,79 +93,113 @@ export function postWebhook(
   }
   if (control.hard.aborted) return Promise.reject(new PostStopped(control.hard.reason));
   if (control.soft.aborted) return Promise.reject(new PostStopped(control.soft.reason));
-  return new Promise<WebhookPostResult>((resolve, reject) => {
-    const transport = request.url.protocol === 'https:' ? https : http;
-    let onWire = false;
-    let stopped: PostStopped | undefined;
-    let req: http.ClientRequest;
-    try {
-      req = transport.request(request.url, {
-        method: 'POST',
-        headers: { ...request.headers, 'content-length': String(request.body.length) },
-        agent: false,
-        lookup: guardedLookup(request.destinations) as unknown as http.RequestOptions['lookup'],
-      });
-    } catch (error) {
-      // a request node refuses to build (a header value it will not send) is an attempt that failed, and recorded
-      resolve({ kind: 'failed', reason: describe(error as Error), error });
-      return;
-    }
-    const stop = (reason: unknown): void => {
-      if (stopped !== undefined) return;
-      stopped = new PostStopped(reason);
-      cleanup();
-      req.destroy();
-      reject(stopped);
-    };
-    const onHard = (): void => stop(control.hard.reason);
-    const onSoft = (): void => {
-      if (!onWire) stop(control.soft.reason);
-    };
-    control.hard.addEventListener('abort', onHard, { once: true });
-    control.soft.addEventListener('abort', onSoft, { once: true });
-    const cleanup = (): void => {
-      control.hard.removeEventListener('abort', onHard);
-      control.soft.removeEventListener('abort', onSoft);
-    };
-    req.on('socket', (socket: Socket) => {
-      if (!socket.connecting) onWire = true;
-      else socket.once('connect', () => (onWire = true));
-    });
-    req.on('response', (res) => {
-      const answer: WebhookPostResult = {
-        kind: 'answered',
-        status: res.statusCode ?? 0,
-        retryAfter: first(res.headers['retry-after']),
-        date: first(res.headers.date),
-        location: first(res.headers.location),
-      };
-      // the body is not ours to keep: read it to its end so the answer is whole, but no further than a bound — a
-      // receiver streaming without end must not hold the attempt open
-      let bytes = 0;
-      res.on('data', (chunk: Buffer) => {
-        bytes += chunk.length;
-        if (bytes <= MAX_ANSWER_BYTES) return;
-        cleanup();
-        resolve(answer);
-        res.destroy();
-      });
-      res.once('end', () => {
-        cleanup();
-        resolve(answer);
-      });
-      res.once('error', () => {
-        cleanup();
-        resolve(answer);
-      });
-    });
-    req.on('error', (error) => {
-      cleanup();
-      if (stopped !== undefined) return;
-      if (error instanceof DestinationRefused) resolve({ kind: 'refused', reason: error.reason });
-      else resolve({ kind: 'failed', reason: describe(error), error });
-    });
-    req.end(request.body);
+  return undefined;
+}
+
+/** The request, not yet sent: no agent (a fresh connection), every resolved address checked. Throws what node does. */
+function openRequest(request: WebhookPostRequest): http.ClientRequest {
+  const transport = request.url.protocol === 'https:' ? https : http;
+  return transport.request(request.url, {
+    method: 'POST',
+    headers: { ...request.headers, 'content-length': String(request.body.length) },
+    agent: false,
+    lookup: guardedLookup(request.destinations) as unknown as http.RequestOptions['lookup'],
   });
+}
+
+/** What an answer says, read from its status line and headers. */
+function answerOf(res: http.IncomingMessage): WebhookPostResult {
+  return {
+    kind: 'answered',
+    status: res.statusCode ?? 0,
+    retryAfter: first(res.headers['retry-after']),
+    date: first(res.headers.date),
+    location: first(res.headers.location),
+  };
+}
+
+/**
+ * One request on its way: settles its POST with the answer or the failure, or rejects it with the stop of a signal —
+ * the hard one at any moment, the soft one only while the request is not yet on the wire.
+ */
+class PostExchange {
+  readonly #req: http.ClientRequest;
+  readonly #control: WebhookPostControl;
+  readonly #resolve: (result: WebhookPostResult) => void;
+  readonly #reject: (reason: unknown) => void;
+  #onWire = false;
+  #stopped: PostStopped | undefined;
+  readonly #onHard = (): void => this.#stop(this.#control.hard.reason);
+  readonly #onSoft = (): void => {
+    if (!this.#onWire) this.#stop(this.#control.soft.reason);
+  };
+
+  constructor(
+    req: http.ClientRequest,
+    control: WebhookPostControl,
+    resolve: (result: WebhookPostResult) => void,
+    reject: (reason: unknown) => void,
+  ) {
+    this.#req = req;
+    this.#control = control;
+    this.#resolve = resolve;
+    this.#reject = reject;
+  }
+
+  /** Listens to both signals and the request, then sends `body`. */
+  send(body: Buffer): void {
+    const req = this.#req;
+    this.#control.hard.addEventListener('abort', this.#onHard, { once: true });
+    this.#control.soft.addEventListener('abort', this.#onSoft, { once: true });
+    req.on('socket', (socket: Socket) => {
+      if (!socket.connecting) this.#onWire = true;
+      else socket.once('connect', () => (this.#onWire = true));
+    });
+    req.on('response', (res) => this.#answered(res));
+    req.on('error', (error) => this.#failed(error));
+    req.end(body);
+  }
+
+  #stop(reason: unknown): void {
+    if (this.#stopped !== undefined) return;
+    this.#stopped = new PostStopped(reason);
+    this.#cleanup();
+    this.#req.destroy();
+    this.#reject(this.#stopped);
+  }
+
+  #cleanup(): void {
+    this.#control.hard.removeEventListener('abort', this.#onHard);
+    this.#control.soft.removeEventListener('abort', this.#onSoft);
+  }
+
+  #answered(res: http.IncomingMessage): void {
+    const answer = answerOf(res);
+    // the body is not ours to keep: read it to its end so the answer is whole, but no further than a bound — a
+    // receiver streaming without end must not hold the attempt open
+    let bytes = 0;
+    res.on('data', (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (bytes <= MAX_ANSWER_BYTES) return;
+      this.#settle(answer);
+      res.destroy();
+    });
+    res.once('end', () => this.#settle(answer));
+    res.once('error', () => this.#settle(answer));
+  }
+
+  #failed(error: Error): void {
+    this.#cleanup();
+    if (this.#stopped !== undefined) return;
+    if (error instanceof DestinationRefused)
+      this.#resolve({ kind: 'refused', reason: error.reason });
+    else this.#resolve({ kind: 'failed', reason: describe(error), error });
+  }
+
+  #settle(result: WebhookPostResult): void {
+    this.#cleanup();
+    this.#resolve(result);
+  }
 }
 
 /** A connection failure in a line: its code and message (never the request's headers). */

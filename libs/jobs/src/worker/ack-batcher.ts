@@ -42,83 +42,108 @@ class PromisedAck implements AckReceiver {
  * unchanged.
  */
 export function ackBatcher(driver: JobDriver): AckBatcher {
-  const ackMany = driver.ackMany?.bind(driver);
+  return new AckBatches(driver);
+}
+
+/** Tells each of `to` its answer, in order: whether its fenced settle landed. */
+const answered = (to: readonly AckReceiver[], answers: readonly boolean[]): void => {
+  to.forEach((r, i) => r.acked(answers[i] === true));
+};
+
+/** The {@link AckBatcher} {@link ackBatcher} builds. */
+class AckBatches implements AckBatcher {
+  private readonly ackMany: JobDriver['ackMany'];
   // the queued acks and who is told each answer, side by side: no wrapper object per ack
-  const items: AckManyItem[] = [];
-  const receivers: AckReceiver[] = [];
-  let inFlight = 0;
-  let onWire = 0;
+  private readonly items: AckManyItem[] = [];
+  private readonly receivers: AckReceiver[] = [];
+  private inFlight = 0;
+  private onWire = 0;
 
-  /** One ack sent alone: its answer, or the error it alone met. */
-  const sendAlone = (item: AckManyItem, to: AckReceiver): Promise<void> =>
-    driver.ack(item.jobId, item).then(
-      (landed) => to.acked(landed),
-      (error: unknown) => to.ackFailed(error),
-    );
+  constructor(private readonly driver: JobDriver) {
+    this.ackMany = driver.ackMany?.bind(driver);
+  }
 
-  const answered = (to: readonly AckReceiver[], answers: readonly boolean[]): void => {
-    to.forEach((r, i) => r.acked(answers[i] === true));
-  };
+  ack(jobId: string, options: AckOptions): Promise<boolean> {
+    if (this.ackMany === undefined) return this.driver.ack(jobId, options);
+    return new Promise<boolean>((resolve, reject) => {
+      const item: AckManyItem =
+        options.durationMs === undefined
+          ? { jobId, workerId: options.workerId, claim: options.claim }
+          : {
+              jobId,
+              workerId: options.workerId,
+              claim: options.claim,
+              durationMs: options.durationMs,
+            };
+      this.enqueue(item, new PromisedAck(resolve, reject));
+    });
+  }
 
-  const send = (): void => {
+  send(item: AckManyItem, to: AckReceiver): void {
+    if (this.ackMany === undefined) void this.sendAlone(item, to);
+    else this.enqueue(item, to);
+  }
+
+  pending(): number {
+    return this.items.length + this.onWire;
+  }
+
+  private enqueue(item: AckManyItem, to: AckReceiver): void {
+    this.items.push(item);
+    this.receivers.push(to);
+    this.flush();
+  }
+
+  /** Sends the queued acks in batches while fewer than {@link ACK_BATCHES_IN_FLIGHT} are on the wire. */
+  private flush(): void {
+    const { ackMany } = this;
     if (ackMany === undefined) return;
-    while (items.length > 0 && inFlight < ACK_BATCHES_IN_FLIGHT) {
-      const batch = items.splice(0, ACK_BATCH_MAX);
-      const to = receivers.splice(0, ACK_BATCH_MAX);
-      inFlight++;
-      onWire += batch.length;
+    while (this.items.length > 0 && this.inFlight < ACK_BATCHES_IN_FLIGHT) {
+      const batch = this.items.splice(0, ACK_BATCH_MAX);
+      const to = this.receivers.splice(0, ACK_BATCH_MAX);
+      this.inFlight++;
+      this.onWire += batch.length;
       ackMany(batch)
         .then(
           (answers) => answered(to, answers),
-          (error: unknown) => {
-            // One item the statement cannot take must not fail the others: a batch that threw is sent again one ack
-            // at a time, so the bad one fails alone. The database out of reach fails them all at once instead.
-            if (batch.length === 1 || errorCodeOf(error) === 'X_DRIVER_UNAVAILABLE') {
-              for (const r of to) r.ackFailed(error);
-              return undefined;
-            }
-            return Promise.all(
-              to.flatMap((r, i) => {
-                const item = batch[i];
-                return item === undefined ? [] : [sendAlone(item, r)];
-              }),
-            );
-          },
+          (error: unknown) => this.batchFailed(batch, to, error),
         )
-        .finally(() => {
-          inFlight--;
-          onWire -= batch.length;
-          send();
-        });
+        .finally(() => this.batchBack(batch.length));
     }
-  };
+  }
 
-  const enqueue = (item: AckManyItem, to: AckReceiver): void => {
-    items.push(item);
-    receivers.push(to);
-    send();
-  };
+  /** A batch the driver threw on: its acks failed all at once, or sent again one by one. */
+  private batchFailed(
+    batch: readonly AckManyItem[],
+    to: readonly AckReceiver[],
+    error: unknown,
+  ): Promise<void[]> | undefined {
+    // One item the statement cannot take must not fail the others: a batch that threw is sent again one ack
+    // at a time, so the bad one fails alone. The database out of reach fails them all at once instead.
+    if (batch.length === 1 || errorCodeOf(error) === 'X_DRIVER_UNAVAILABLE') {
+      for (const r of to) r.ackFailed(error);
+      return undefined;
+    }
+    return Promise.all(
+      to.flatMap((r, i) => {
+        const item = batch[i];
+        return item === undefined ? [] : [this.sendAlone(item, r)];
+      }),
+    );
+  }
 
-  return {
-    ack(jobId, options) {
-      if (ackMany === undefined) return driver.ack(jobId, options);
-      return new Promise<boolean>((resolve, reject) => {
-        const item: AckManyItem =
-          options.durationMs === undefined
-            ? { jobId, workerId: options.workerId, claim: options.claim }
-            : {
-                jobId,
-                workerId: options.workerId,
-                claim: options.claim,
-                durationMs: options.durationMs,
-              };
-        enqueue(item, new PromisedAck(resolve, reject));
-      });
-    },
-    send(item, to) {
-      if (ackMany === undefined) void sendAlone(item, to);
-      else enqueue(item, to);
-    },
-    pending: () => items.length + onWire,
-  };
+  /** A batch of `size` acks came back, answered or not: the acks queued meanwhile may leave. */
+  private batchBack(size: number): void {
+    this.inFlight--;
+    this.onWire -= size;
+    this.flush();
+  }
+
+  /** One ack sent alone: its answer, or the error it alone met. */
+  private sendAlone(item: AckManyItem, to: AckReceiver): Promise<void> {
+    return this.driver.ack(item.jobId, item).then(
+      (landed) => to.acked(landed),
+      (error: unknown) => to.ackFailed(error),
+    );
+  }
 }

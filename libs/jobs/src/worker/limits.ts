@@ -46,8 +46,8 @@ function positive(field: string, v: number | undefined): void {
   }
 }
 
-/** Builds the limits of one worker; refuses a cap that is not a whole number ≥ 1. */
-export function processLimits(config: LimitConfig, clock: Clock): ProcessLimits {
+/** Refuses a cap of `config` that is not a whole number ≥ 1, naming it. */
+function assertCaps(config: LimitConfig): void {
   positive('perTenant', config.perTenant);
   positive('global', config.global);
   if (typeof config.perQueue === 'number') positive('perQueue', config.perQueue);
@@ -56,75 +56,98 @@ export function processLimits(config: LimitConfig, clock: Clock): ProcessLimits 
     positive('ratePerTenant.limit', config.ratePerTenant.limit);
     positive('ratePerTenant.windowMs', config.ratePerTenant.windowMs);
   }
-  const byTenant = new Map<string, number>();
-  const byQueue = new Map<string, number>();
-  const starts = new Map<string, number[]>();
-  let total = 0;
-  const queueCap = (queue: string): number | undefined =>
-    typeof config.perQueue === 'number' ? config.perQueue : config.perQueue?.[queue];
+}
 
-  return {
-    tryAcquire(run) {
-      if (config.global !== undefined && total >= config.global) return 'global';
-      const qCap = queueCap(run.queue);
-      if (qCap !== undefined && (byQueue.get(run.queue) ?? 0) >= qCap) return 'perQueue';
-      const tenant = run.tenantId ?? '';
-      if (
-        config.perTenant !== undefined &&
-        run.tenantId !== null &&
-        (byTenant.get(tenant) ?? 0) >= config.perTenant
-      ) {
-        return 'perTenant';
-      }
-      const rate = config.ratePerTenant;
-      if (rate !== undefined && run.tenantId !== null) {
-        const since = clock.now() - rate.windowMs;
-        const recent = (starts.get(tenant) ?? []).filter((at) => at > since);
-        if (recent.length >= rate.limit) {
-          starts.set(tenant, recent);
-          return 'ratePerTenant';
-        }
-        recent.push(clock.now());
+/** Builds the limits of one worker; refuses a cap that is not a whole number ≥ 1. */
+export function processLimits(config: LimitConfig, clock: Clock): ProcessLimits {
+  assertCaps(config);
+  return new InFlightCounts(config, clock);
+}
+
+/** The limits {@link processLimits} builds: the runs in flight per tenant, per queue and in all, and the starts. */
+class InFlightCounts implements ProcessLimits {
+  private readonly byTenant = new Map<string, number>();
+  private readonly byQueue = new Map<string, number>();
+  private readonly starts = new Map<string, number[]>();
+  private total = 0;
+
+  constructor(
+    private readonly config: LimitConfig,
+    private readonly clock: Clock,
+  ) {}
+
+  tryAcquire(run: LimitedRun): 'ok' | 'perTenant' | 'perQueue' | 'global' | 'ratePerTenant' {
+    const { config, byTenant, byQueue, starts, clock } = this;
+    if (config.global !== undefined && this.total >= config.global) return 'global';
+    const qCap = this.queueCap(run.queue);
+    if (qCap !== undefined && (byQueue.get(run.queue) ?? 0) >= qCap) return 'perQueue';
+    const tenant = run.tenantId ?? '';
+    if (
+      config.perTenant !== undefined &&
+      run.tenantId !== null &&
+      (byTenant.get(tenant) ?? 0) >= config.perTenant
+    ) {
+      return 'perTenant';
+    }
+    const rate = config.ratePerTenant;
+    if (rate !== undefined && run.tenantId !== null) {
+      const since = clock.now() - rate.windowMs;
+      const recent = (starts.get(tenant) ?? []).filter((at) => at > since);
+      if (recent.length >= rate.limit) {
         starts.set(tenant, recent);
+        return 'ratePerTenant';
       }
-      total++;
-      byQueue.set(run.queue, (byQueue.get(run.queue) ?? 0) + 1);
-      byTenant.set(tenant, (byTenant.get(tenant) ?? 0) + 1);
-      return 'ok';
-    },
-    fullTenants() {
-      if (config.perTenant === undefined) return [];
-      const cap = config.perTenant;
-      return [...byTenant].filter(([t, n]) => t !== '' && n >= cap).map(([t]) => t);
-    },
-    queueRoom(queue) {
-      const cap = queueCap(queue);
-      return cap === undefined ? Infinity : Math.max(0, cap - (byQueue.get(queue) ?? 0));
-    },
-    sharedRoom() {
-      let room = config.global === undefined ? Infinity : config.global - total;
-      if (config.perTenant !== undefined) {
-        let most = 0;
-        for (const [t, n] of byTenant) if (t !== '' && n > most) most = n;
-        room = Math.min(room, config.perTenant - most);
-      }
-      const rate = config.ratePerTenant;
-      if (rate !== undefined) {
-        const since = clock.now() - rate.windowMs;
-        let most = 0;
-        for (const ats of starts.values())
-          most = Math.max(most, ats.filter((at) => at > since).length);
-        room = Math.min(room, rate.limit - most);
-      }
-      return Math.max(0, room);
-    },
-    release(run) {
-      const tenant = run.tenantId ?? '';
-      total = Math.max(0, total - 1);
-      byQueue.set(run.queue, Math.max(0, (byQueue.get(run.queue) ?? 1) - 1));
-      const left = (byTenant.get(tenant) ?? 1) - 1;
-      if (left <= 0) byTenant.delete(tenant);
-      else byTenant.set(tenant, left);
-    },
-  };
+      recent.push(clock.now());
+      starts.set(tenant, recent);
+    }
+    this.total++;
+    byQueue.set(run.queue, (byQueue.get(run.queue) ?? 0) + 1);
+    byTenant.set(tenant, (byTenant.get(tenant) ?? 0) + 1);
+    return 'ok';
+  }
+
+  fullTenants(): string[] {
+    if (this.config.perTenant === undefined) return [];
+    const cap = this.config.perTenant;
+    return [...this.byTenant].filter(([t, n]) => t !== '' && n >= cap).map(([t]) => t);
+  }
+
+  queueRoom(queue: string): number {
+    const cap = this.queueCap(queue);
+    return cap === undefined ? Infinity : Math.max(0, cap - (this.byQueue.get(queue) ?? 0));
+  }
+
+  sharedRoom(): number {
+    const { config } = this;
+    let room = config.global === undefined ? Infinity : config.global - this.total;
+    if (config.perTenant !== undefined) {
+      let most = 0;
+      for (const [t, n] of this.byTenant) if (t !== '' && n > most) most = n;
+      room = Math.min(room, config.perTenant - most);
+    }
+    const rate = config.ratePerTenant;
+    if (rate !== undefined) {
+      const since = this.clock.now() - rate.windowMs;
+      let most = 0;
+      for (const ats of this.starts.values())
+        most = Math.max(most, ats.filter((at) => at > since).length);
+      room = Math.min(room, rate.limit - most);
+    }
+    return Math.max(0, room);
+  }
+
+  release(run: LimitedRun): void {
+    const tenant = run.tenantId ?? '';
+    this.total = Math.max(0, this.total - 1);
+    this.byQueue.set(run.queue, Math.max(0, (this.byQueue.get(run.queue) ?? 1) - 1));
+    const left = (this.byTenant.get(tenant) ?? 1) - 1;
+    if (left <= 0) this.byTenant.delete(tenant);
+    else this.byTenant.set(tenant, left);
+  }
+
+  /** The `perQueue` cap of `queue`, if any. */
+  private queueCap(queue: string): number | undefined {
+    const { perQueue } = this.config;
+    return typeof perQueue === 'number' ? perQueue : perQueue?.[queue];
+  }
 }

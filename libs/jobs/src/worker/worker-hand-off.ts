@@ -44,30 +44,60 @@ export function workerHandOff(o: WorkerHandOffOptions): {
   /** A claim of the worker's own came back: the handed rows that waited for it are judged again. */
   returned(): void;
 } {
-  const listeners = new Set<() => void>();
-  /** Handed rows that met a claim of the worker's own on the wire, waiting for the claims out to come back. */
-  let waiting: ClaimedJob[] = [];
-  /** Slots of `queue` nothing covers: free, less the held rows and what claims on the wire asked for. */
-  const open = (queue: string): number =>
-    Math.min(
-      o.ledger.free(queue) - o.held.held(queue) - (o.planner()?.asking(queue) ?? 0),
-      o.limits?.queueRoom(queue) ?? Infinity,
-    );
+  return new HandOffSide(o);
+}
 
-  const offers = (): HandOffOffer[] => {
+/** The side {@link workerHandOff} builds: what it offers, what it takes, who hears the worker went idle. */
+class HandOffSide {
+  readonly handOff: WakeHandOff;
+  private readonly listeners = new Set<() => void>();
+  /** Handed rows that met a claim of the worker's own on the wire, waiting for the claims out to come back. */
+  private waiting: ClaimedJob[] = [];
+
+  constructor(private readonly o: WorkerHandOffOptions) {
+    const { listeners } = this;
+    // a plain object whose functions need no `this`: a backend (or a spec) may call them detached
+    this.handOff = {
+      workerId: o.workerId,
+      visibilityTimeoutMs: o.visibilityTimeoutMs,
+      offers: () => this.offers(),
+      takeClaimed: (rows) => this.takeClaimed(rows),
+      onIdle(listener) {
+        listeners.add(listener);
+        return () => listeners.delete(listener);
+      },
+    };
+  }
+
+  /** Tells every listener the worker went idle (a pass found nothing). */
+  idle(): void {
+    for (const listener of this.listeners) listener();
+  }
+
+  /** A claim of the worker's own came back: the handed rows that waited for it are judged again. */
+  returned(): void {
+    if (this.waiting.length === 0) return;
+    const rows = this.waiting;
+    this.waiting = [];
+    this.takeClaimed(rows);
+  }
+
+  private offers(): HandOffOffer[] {
+    const { o } = this;
     if (!o.running() || (o.planner()?.claiming ?? 1) > 0) return [];
     let shared = o.limits?.sharedRoom() ?? Infinity;
     const out: HandOffOffer[] = [];
     for (const [queue, names] of o.served()) {
-      const free = Math.min(open(queue), shared);
+      const free = Math.min(this.open(queue), shared);
       if (free <= 0 || names.length === 0) continue;
       out.push({ queue, free, names });
       shared -= free;
     }
     return out;
-  };
+  }
 
-  const takeClaimed = (rows: readonly ClaimedJob[]): void => {
+  private takeClaimed(rows: readonly ClaimedJob[]): void {
+    const { o } = this;
     if (!o.running()) {
       o.place(rows);
       return;
@@ -75,7 +105,7 @@ export function workerHandOff(o: WorkerHandOffOptions): {
     let shared = o.limits?.sharedRoom() ?? Infinity;
     // one row (a pop answers one) with room for it: placed as it came, with no tally of the room it leaves
     const lone = rows.length === 1 ? rows[0] : undefined;
-    if (lone !== undefined && shared > 0 && open(lone.queue) > 0) {
+    if (lone !== undefined && shared > 0 && this.open(lone.queue) > 0) {
       o.place(rows);
       return;
     }
@@ -83,41 +113,28 @@ export function workerHandOff(o: WorkerHandOffOptions): {
     const taken: ClaimedJob[] = [];
     const back: ClaimedJob[] = [];
     for (const row of rows) {
-      const left = room.get(row.queue) ?? open(row.queue);
+      const left = room.get(row.queue) ?? this.open(row.queue);
       if (left > 0 && shared > 0) {
         taken.push(row);
         room.set(row.queue, left - 1);
         shared--;
       } else {
         // the slot may be a claim's on the wire that comes back short: judged again once the claims out are back
-        if ((o.planner()?.asking(row.queue) ?? 0) > 0) waiting.push(row);
+        if ((o.planner()?.asking(row.queue) ?? 0) > 0) this.waiting.push(row);
         else back.push(row);
         room.set(row.queue, left);
       }
     }
     if (back.length > 0) o.handBacks.release(back);
     if (taken.length > 0) o.place(taken);
-  };
+  }
 
-  return {
-    handOff: {
-      workerId: o.workerId,
-      visibilityTimeoutMs: o.visibilityTimeoutMs,
-      offers,
-      takeClaimed,
-      onIdle(listener) {
-        listeners.add(listener);
-        return () => listeners.delete(listener);
-      },
-    },
-    idle() {
-      for (const listener of listeners) listener();
-    },
-    returned() {
-      if (waiting.length === 0) return;
-      const rows = waiting;
-      waiting = [];
-      takeClaimed(rows);
-    },
-  };
+  /** Slots of `queue` nothing covers: free, less the held rows and what claims on the wire asked for. */
+  private open(queue: string): number {
+    const { o } = this;
+    return Math.min(
+      o.ledger.free(queue) - o.held.held(queue) - (o.planner()?.asking(queue) ?? 0),
+      o.limits?.queueRoom(queue) ?? Infinity,
+    );
+  }
 }

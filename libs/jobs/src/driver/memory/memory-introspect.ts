@@ -41,69 +41,85 @@ function dropStepsFrom(store: MemoryStore, id: string, fromStep: string): void {
   if (steps && at >= 0) steps.splice(at);
 }
 
+/** The row `id` names, or `X_JOB_NOT_FOUND`. */
+function mustGet(store: MemoryStore, id: string): JobRow {
+  const row = store.get(id);
+  if (!row) throw new JobNotFoundError(id);
+  return row;
+}
+
+/** Cancels the live row `id`, answering the cancelled row, or undefined when it was not live (or unknown). */
+function cancelRow(
+  store: MemoryStore,
+  id: string,
+  reason: string | undefined,
+): Promise<JobRow | undefined> {
+  // the reason is kept as lastError, so a list of cancelled rows says why each stopped
+  const row = store.get(id);
+  if (!row || !isLiveState(row.state)) return Promise.resolve(undefined);
+  const now = store.now();
+  const next: JobRow = {
+    ...row,
+    ...UNCLAIMED,
+    state: 'cancelled',
+    lastError: reason === undefined ? row.lastError : boundedText(reason),
+    finishedAt: now,
+    updatedAt: now,
+  };
+  store.put(next);
+  countCancel(store, next.name);
+  return Promise.resolve(copyRow(next));
+}
+
+/** Requeues the finished row `id` (dropping its steps from `fromStep` on), or the coded error saying why not. */
+async function requeueRow(
+  store: MemoryStore,
+  id: string,
+  options: { readonly fromStep?: string } | undefined,
+): Promise<JobRow> {
+  const row = mustGet(store, id);
+  if (isLiveState(row.state)) throw new JobNotRequeueableError(id, row.state);
+  const holder = store.liveHolder(row);
+  if (holder) throw requeueConflict(row, holder);
+  const next = requeuedRow(row, store.now());
+  store.put(next);
+  if (options?.fromStep !== undefined) dropStepsFrom(store, id, options.fromStep);
+  return copyRow(next);
+}
+
+/** Makes the waiting row `id` due now, or `X_JOB_NOT_PROMOTABLE`. */
+async function promoteRow(store: MemoryStore, id: string): Promise<JobRow> {
+  // a suspended row keeps its state: the claim that takes it early is still a resume
+  const row = mustGet(store, id);
+  const now = store.now();
+  const waiting =
+    (row.state === 'delayed' || row.state === 'ready' || row.state === 'suspended') &&
+    row.runAt > now;
+  if (!waiting) throw new JobNotPromotableError(id);
+  const next: JobRow = {
+    ...row,
+    state: row.state === 'suspended' ? 'suspended' : 'ready',
+    runAt: now,
+    updatedAt: now,
+  };
+  store.put(next);
+  return copyRow(next);
+}
+
 /** The operator surface over the store. */
 export function memoryIntrospection(store: MemoryStore): JobIntrospection {
-  const mustGet = (id: string): JobRow => {
-    const row = store.get(id);
-    if (!row) throw new JobNotFoundError(id);
-    return row;
-  };
-
   return {
     list: async (filter) => listRows(store, filter),
-
-    // the reason is kept as lastError, so a list of cancelled rows says why each stopped
-    cancel(id, reason) {
-      const row = store.get(id);
-      if (!row || !isLiveState(row.state)) return Promise.resolve(undefined);
-      const now = store.now();
-      const next: JobRow = {
-        ...row,
-        ...UNCLAIMED,
-        state: 'cancelled',
-        lastError: reason === undefined ? row.lastError : boundedText(reason),
-        finishedAt: now,
-        updatedAt: now,
-      };
-      store.put(next);
-      countCancel(store, next.name);
-      return Promise.resolve(copyRow(next));
-    },
+    cancel: (id, reason) => cancelRow(store, id, reason),
 
     async remove(id) {
-      const row = mustGet(id);
+      const row = mustGet(store, id);
       if (row.state === 'running') throw new JobNotRemovableError(id);
       store.delete(id);
     },
 
-    async requeue(id, options) {
-      const row = mustGet(id);
-      if (isLiveState(row.state)) throw new JobNotRequeueableError(id, row.state);
-      const holder = store.liveHolder(row);
-      if (holder) throw requeueConflict(row, holder);
-      const next = requeuedRow(row, store.now());
-      store.put(next);
-      if (options?.fromStep !== undefined) dropStepsFrom(store, id, options.fromStep);
-      return copyRow(next);
-    },
-
-    // a suspended row keeps its state: the claim that takes it early is still a resume
-    async promote(id) {
-      const row = mustGet(id);
-      const now = store.now();
-      const waiting =
-        (row.state === 'delayed' || row.state === 'ready' || row.state === 'suspended') &&
-        row.runAt > now;
-      if (!waiting) throw new JobNotPromotableError(id);
-      const next: JobRow = {
-        ...row,
-        state: row.state === 'suspended' ? 'suspended' : 'ready',
-        runAt: now,
-        updatedAt: now,
-      };
-      store.put(next);
-      return copyRow(next);
-    },
+    requeue: (id, options) => requeueRow(store, id, options),
+    promote: (id) => promoteRow(store, id),
 
     pauseQueue(queue) {
       store.paused.add(queue);

@@ -36,39 +36,68 @@ export function registerJobsSeries(
   readings: JobsMetricsReadings,
   durationBuckets: readonly number[],
 ): JobMetrics {
-  const fresh = (name: string): string => {
-    if (registry.getSingleMetric(name) !== undefined) registry.removeSingleMetric(name);
-    return name;
-  };
   const registers = [registry];
+  const sink = registerCountedSeries(prom, registry, registers, durationBuckets);
+  registerScrapedGauges(prom, registry, registers, readings);
+  return sink;
+}
+
+/** `name`, once any series of that name already in `registry` is removed. */
+function fresh(registry: MetricsRegistryLike, name: string): string {
+  if (registry.getSingleMetric(name) !== undefined) registry.removeSingleMetric(name);
+  return name;
+}
+
+/** Registers the series the worker and the enqueue path count into, and answers the sink that counts into them. */
+function registerCountedSeries(
+  prom: PromClientPackage,
+  registry: MetricsRegistryLike,
+  registers: readonly MetricsRegistryLike[],
+  durationBuckets: readonly number[],
+): JobMetrics {
   const total = new prom.Counter({
-    name: fresh('jobs_total'),
+    name: fresh(registry, 'jobs_total'),
     help: 'Attempts that ended a run, by queue and outcome (ok, failed, dead).',
     labelNames: ['queue', 'outcome'],
     registers,
   });
   const leasesLost = new prom.Counter({
-    name: fresh('job_leases_lost_total'),
+    name: fresh(registry, 'job_leases_lost_total'),
     help: 'Runs whose lease another claim took while they ran (their settle was refused), by queue.',
     labelNames: ['queue'],
     registers,
   });
   const enqueued = new prom.Counter({
-    name: fresh('jobs_enqueued_total'),
+    name: fresh(registry, 'jobs_enqueued_total'),
     help: 'Rows this process enqueued (a deduplicated enqueue adds none), by queue.',
     labelNames: ['queue'],
     registers,
   });
   const duration = new prom.Histogram({
-    name: fresh('job_duration_seconds'),
+    name: fresh(registry, 'job_duration_seconds'),
     help: 'How long one attempt ran, from its start to its settle, in seconds, by queue.',
     labelNames: ['queue'],
     buckets: durationBuckets,
     registers,
   });
+  return {
+    jobsTotal: (queue, outcome) => total.inc({ queue, outcome }),
+    leaseLost: (queue) => leasesLost.inc({ queue }),
+    jobDuration: (queue, seconds) => duration.observe({ queue }, seconds),
+    enqueued: (queue, rows) => enqueued.inc({ queue }, rows),
+  };
+}
+
+/** Registers the gauges read at scrape time: the per-queue ones, the worker's busy slots, the outbox's lag. */
+function registerScrapedGauges(
+  prom: PromClientPackage,
+  registry: MetricsRegistryLike,
+  registers: readonly MetricsRegistryLike[],
+  readings: JobsMetricsReadings,
+): void {
   for (const [name, help, value] of QUEUE_GAUGES) {
     new prom.Gauge({
-      name: fresh(name),
+      name: fresh(registry, name),
       help,
       labelNames: ['queue'],
       registers,
@@ -81,7 +110,7 @@ export function registerJobsSeries(
     });
   }
   new prom.Gauge({
-    name: fresh('worker_slots_busy'),
+    name: fresh(registry, 'worker_slots_busy'),
     help: "Run slots of this process's worker holding a run now.",
     registers,
     collect(this: PromGaugeLike) {
@@ -89,7 +118,7 @@ export function registerJobsSeries(
     },
   });
   new prom.Gauge({
-    name: fresh('outbox_lag_seconds'),
+    name: fresh(registry, 'outbox_lag_seconds'),
     help: 'How long the oldest staged, unpublished, unquarantined outbox row has waited, in seconds (0 when none).',
     registers,
     async collect(this: PromGaugeLike) {
@@ -99,10 +128,4 @@ export function registerJobsSeries(
       else this.remove(); // never a 0 that reads as "no lag"
     },
   });
-  return {
-    jobsTotal: (queue, outcome) => total.inc({ queue, outcome }),
-    leaseLost: (queue) => leasesLost.inc({ queue }),
-    jobDuration: (queue, seconds) => duration.observe({ queue }, seconds),
-    enqueued: (queue, rows) => enqueued.inc({ queue }, rows),
-  };
 }

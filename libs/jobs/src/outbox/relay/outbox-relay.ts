@@ -1,15 +1,6 @@
-import { InvariantError } from '../../errors/runtime-errors';
-import type { TimerHandle } from '../../util/clock';
-import { relayPass, type OutboxPassResult } from './relay-pass';
-import {
-  OUTBOX_RELAY_IDLE_POLL_MAX_MS,
-  OUTBOX_RELAY_WOKEN_IDLE_POLL_MAX_MS,
-  resolveRelayOptions,
-  type OutboxRelayOptions,
-  type ResolvedRelayOptions,
-} from './relay-options';
-import { relayStop, type RelayStopState } from './relay-stop';
-import { logError } from '../../util/log-format';
+import type { OutboxPassResult } from './relay-pass';
+import { resolveRelayOptions, type OutboxRelayOptions } from './relay-options';
+import { RelayLoop } from './relay-loop';
 
 /** What a relay has done since it was created. */
 export interface OutboxRelayStats {
@@ -54,8 +45,6 @@ export interface OutboxRelay {
   stats(): OutboxRelayStats;
 }
 
-type RelayState = 'new' | 'running' | 'draining' | 'stopped';
-
 /**
  * The outbox relay: claims committed staged rows (a lease of `claimLeaseMs`, fenced on its claimant), publishes each
  * in `stagedAt, id` order through `driver.enqueue(record.request)` — under the staged id, so a republish after a crash
@@ -67,158 +56,15 @@ type RelayState = 'new' | 'running' | 'draining' | 'stopped';
  * re-arms after `intervalMs`.
  */
 export function outboxRelay(options: OutboxRelayOptions): OutboxRelay {
-  const config = resolveRelayOptions(options);
-  const { clock, logger, intervalMs, claimant } = config;
-  let state: RelayState = 'new';
-  let wakeLive = false;
-  let timer: TimerHandle | undefined;
-  let wait = intervalMs;
-  let inFlight: Promise<void> | undefined;
-  let wakeAgain = false;
-  const stopState: RelayStopState = { waiting: undefined };
-  const stats = {
-    passes: 0,
-    claimed: 0,
-    published: 0,
-    deduped: 0,
-    released: 0,
-    publishFailures: 0,
-    quarantined: 0,
-    tickFailures: 0,
-  };
-
-  const keepGoing = (): boolean => state === 'new' || state === 'running';
-
-  const pass = async (): Promise<OutboxPassResult> => {
-    stats.passes++;
-    const result = await relayPass(config, keepGoing);
-    stats.claimed += result.claimed;
-    stats.published += result.published;
-    stats.deduped += result.deduped;
-    stats.released += result.released;
-    stats.quarantined += result.quarantined;
-    if (result.failure) stats.publishFailures++;
-    return result;
-  };
-
-  /** A pass whose throw is logged, never left unobserved: `'failed'` re-arms the loop. */
-  const guardedPass = async (): Promise<OutboxPassResult | 'failed'> => {
-    try {
-      return await pass();
-    } catch (error) {
-      stats.tickFailures++;
-      logger.log('error', 'jobs.outbox.tick-failed', { relay: claimant, error: logError(error) });
-      return 'failed';
-    }
-  };
-
-  const arm = (ms: number): void => {
-    timer?.cancel();
-    timer = clock.setTimeout(() => {
-      timer = undefined;
-      kick();
-    }, ms);
-  };
-
-  const loop = async (): Promise<void> => {
-    for (;;) {
-      wakeAgain = false;
-      const result = await guardedPass();
-      if (state !== 'running') return;
-      if (result === 'failed' || result.failure !== undefined) {
-        wait = intervalMs;
-        return arm(intervalMs);
-      }
-      if (result.claimed > 0 || wakeAgain) {
-        wait = intervalMs;
-        continue;
-      }
-      // clamped here too: a wake lost while the wait sat at the woken ceiling drops back at once
-      arm(Math.min(wait, idleCeilingMs(config, wakeLive)));
-      wait = Math.min(wait * 2, idleCeilingMs(config, wakeLive));
-      return;
-    }
-  };
-
-  /** Serialises every pass: one at a time per relay. */
-  const occupy = <T>(work: Promise<T>): Promise<T> => {
-    const settled = work.then(
-      () => undefined,
-      () => undefined,
-    );
-    inFlight = settled;
-    void settled.then(() => {
-      if (inFlight === settled) inFlight = undefined;
-    });
-    return work;
-  };
-
-  const kick = (): void => {
-    if (state !== 'running') return;
-    if (inFlight !== undefined) {
-      wakeAgain = true;
-      return;
-    }
-    timer?.cancel();
-    timer = undefined;
-    void occupy(loop());
-  };
-
-  const halt = (next: 'draining' | 'stopped'): void => {
-    if (state === 'stopped') return;
-    state = next;
-    timer?.cancel();
-    timer = undefined;
-  };
-
+  const loop = new RelayLoop(resolveRelayOptions(options));
   return {
-    id: claimant,
-    start() {
-      if (state !== 'new') throw new InvariantError(`outboxRelay ${claimant} was already started.`);
-      state = 'running';
-      logger.log('info', 'jobs.outbox.relay-started', { relay: claimant });
-      kick();
-    },
-    wake() {
-      wait = intervalMs;
-      kick();
-    },
-    setWakeLive(live) {
-      wakeLive = live;
-    },
-    async runOnce() {
-      if (!keepGoing()) throw new InvariantError(`outboxRelay ${claimant} is ${state}.`);
-      while (inFlight !== undefined) await inFlight;
-      return occupy(pass());
-    },
-    beginDrain() {
-      if (state === 'stopped' || state === 'draining') return;
-      halt('draining');
-      logger.log('info', 'jobs.outbox.relay-draining', { relay: claimant });
-    },
-    async stop(deadlineAt) {
-      if (state === 'stopped') return;
-      halt('draining');
-      await relayStop(stopState, {
-        clock,
-        deadlineAt,
-        inFlight: () => inFlight,
-        onAbandoned: () =>
-          logger.log('error', 'jobs.outbox.drain-abandoned', { relay: claimant, deadlineAt }),
-      });
-      // a concurrent stop() may have finished first (the state changed across the await)
-      if ((state as RelayState) !== 'stopped') {
-        halt('stopped');
-        logger.log('info', 'jobs.outbox.relay-stopped', { relay: claimant });
-      }
-    },
-    stats: () => ({ ...stats, wakeLive }),
+    id: loop.claimant,
+    start: () => loop.start(),
+    wake: () => loop.wake(),
+    setWakeLive: (live) => loop.setWakeLive(live),
+    runOnce: () => loop.runOnce(),
+    beginDrain: () => loop.beginDrain(),
+    stop: (deadlineAt) => loop.stop(deadlineAt),
+    stats: () => loop.stats(),
   };
-}
-
-/** The idle ceiling now: the declared one, else 5 s while a proven wake is live and 2 s without — never below the interval. */
-function idleCeilingMs(options: ResolvedRelayOptions, wakeLive: boolean): number {
-  if (options.idlePollMaxMs !== undefined) return options.idlePollMaxMs;
-  const ceiling = wakeLive ? OUTBOX_RELAY_WOKEN_IDLE_POLL_MAX_MS : OUTBOX_RELAY_IDLE_POLL_MAX_MS;
-  return Math.max(ceiling, options.intervalMs);
 }

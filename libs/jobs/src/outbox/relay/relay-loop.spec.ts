@@ -1,0 +1,108 @@
+import { memoryJobDriver } from '../../driver/memory';
+import { frozenClock, type FrozenClock } from '../../testing/frozen-clock';
+import { recordingLogger, type RecordingLogger } from '../../util/logger';
+import { memoryOutboxStore, type MemoryOutboxStore } from '../memory-outbox-store';
+import type { OutboxStore } from '../outbox-store';
+import { outboxRequest } from '../testing/outbox-store.conformance';
+import { resolveRelayOptions, type OutboxRelayOptions } from './relay-options';
+import { RelayLoop } from './relay-loop';
+
+interface Rig {
+  clock: FrozenClock;
+  store: MemoryOutboxStore;
+  logger: RecordingLogger;
+  claims: number[];
+  loop: RelayLoop;
+}
+
+/** A loop over a memory store whose claims are counted by the time they were issued. */
+function rig(overrides: Partial<OutboxRelayOptions> = {}): Rig {
+  const clock = frozenClock();
+  const store = memoryOutboxStore({ clock });
+  const logger = recordingLogger();
+  const claims: number[] = [];
+  const counted: OutboxStore = {
+    ...store,
+    claim: (options) => {
+      claims.push(clock.now() - Date.UTC(2026, 0, 1));
+      return store.claim(options);
+    },
+  };
+  const config = resolveRelayOptions({
+    store: counted,
+    driver: memoryJobDriver({ clock }),
+    clock,
+    logger,
+    claimant: 'loop-a',
+    intervalMs: 100,
+    ...overrides,
+  });
+  return { clock, store, logger, claims, loop: new RelayLoop(config) };
+}
+
+describe('RelayLoop', () => {
+  it('counts what its passes did, and the wake it was told of', async () => {
+    const r = rig();
+    await r.store.stage(outboxRequest());
+    await r.store.stage(outboxRequest());
+    expect(r.loop.claimant).toBe('loop-a');
+    await r.loop.runOnce();
+    await r.loop.runOnce();
+    r.loop.setWakeLive(true);
+    expect(r.loop.stats()).toEqual({
+      passes: 2,
+      claimed: 2,
+      published: 2,
+      deduped: 0,
+      released: 0,
+      publishFailures: 0,
+      quarantined: 0,
+      tickFailures: 0,
+      wakeLive: true,
+    });
+  });
+
+  it('keeps going until it drains, then refuses runOnce() and start()', async () => {
+    const r = rig();
+    expect(r.loop.keepGoing()).toBe(true);
+    r.loop.start();
+    expect(() => r.loop.start()).toThrow(expect.objectContaining({ code: 'X_INVARIANT' }));
+    r.loop.beginDrain();
+    r.loop.beginDrain();
+    expect(r.loop.keepGoing()).toBe(false);
+    await expect(r.loop.runOnce()).rejects.toMatchObject({ code: 'X_INVARIANT' });
+    await r.loop.stop(undefined);
+    await r.loop.stop(undefined);
+    expect(r.logger.named('jobs.outbox.relay-draining')).toHaveLength(1);
+    expect(r.logger.named('jobs.outbox.relay-stopped')).toHaveLength(1);
+    expect(r.clock.pending()).toBe(0);
+  });
+
+  it('idles up to 2 s without a wake and 5 s with one, dropping back at once when the wake is lost', async () => {
+    const r = rig();
+    r.loop.start();
+    await r.clock.advance(5_100);
+    expect(r.claims).toEqual([0, 100, 300, 700, 1_500, 3_100, 5_100]);
+    r.loop.setWakeLive(true);
+    await r.clock.advance(13_000);
+    // the wait armed before the wake doubles on from 2 s, now up to 5 s
+    expect(r.claims.slice(7)).toEqual([7_100, 9_100, 13_100, 18_100]);
+    r.loop.setWakeLive(false);
+    await r.clock.advance(7_000);
+    // the 5 s wait already armed runs out; the next one is clamped back to 2 s
+    expect(r.claims.slice(11)).toEqual([23_100, 25_100]);
+    await r.loop.stop(undefined);
+  });
+
+  it('counts a pass that throws and re-arms after the interval', async () => {
+    const r = rig({ faults: { afterPublish: () => Promise.reject(new Error('boom')) } });
+    await r.store.stage(outboxRequest());
+    r.loop.start();
+    await r.clock.flush();
+    expect(r.loop.stats().tickFailures).toBe(1);
+    expect(r.logger.named('jobs.outbox.tick-failed')[0]?.fields).toMatchObject({ relay: 'loop-a' });
+    await r.clock.advance(100);
+    expect(r.claims).toEqual([0, 100]);
+    await r.loop.stop(undefined);
+  });
+});
