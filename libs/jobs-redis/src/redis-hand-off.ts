@@ -140,7 +140,15 @@ class HandOffLoop implements RedisHandOff {
     const seen = this.idles;
     const offers = this.target.offers();
     if (offers.length === 0) {
-      if (this.registration.any) await this.delivery.deliver(await this.registration.leave(false));
+      if (this.registration.any) {
+        // a leave that fails (Redis out of reach, a script error) must not end the loop: it is logged, the worker
+        // counts as registered everywhere, and the next turn leaves again
+        try {
+          await this.delivery.deliver(await this.registration.leave(false));
+        } catch (error) {
+          return this.failed('jobs.hand-off.leave-failed', error);
+        }
+      }
       // the worker may have gone idle while the leave was out: then look again at once
       if (!this.stopping && this.idles === seen)
         await new Promise<void>((resolve) => (this.idleWake = resolve));
@@ -162,12 +170,20 @@ class HandOffLoop implements RedisHandOff {
       if (delivering !== undefined) await delivering;
     } catch (error) {
       await popped?.catch(() => undefined);
-      this.proven = false;
-      if (this.stopping) return;
-      this.registration.answerLost();
-      warnHandOff(this.logger, this.workerId, 'jobs.hand-off.pop-failed', error);
-      await this.pause(RETRY_MS);
+      return this.failed('jobs.hand-off.pop-failed', error);
     }
+  }
+
+  /**
+   * A turn's write failed: the registrations it may have left behind count as registered, the failure is logged as
+   * `event`, and the loop waits RETRY_MS (or until the worker goes idle) before its next turn.
+   */
+  private async failed(event: string, error: unknown): Promise<void> {
+    this.proven = false;
+    if (this.stopping) return;
+    this.registration.answerLost();
+    warnHandOff(this.logger, this.workerId, event, error);
+    await this.pause(RETRY_MS);
   }
 
   private pause(ms: number): Promise<void> {

@@ -154,6 +154,24 @@ describe('startQueueWake (one LISTEN session per process)', () => {
     }
   });
 
+  it('ends a session its factory answers only after the wake was stopped: no LISTEN outlives the stop', async () => {
+    let answer: (client: Client) => void = () => undefined;
+    const dialled = new Promise<Client>((resolve) => (answer = resolve));
+    const r = recorder();
+    wake = startQueueWake({ listener: () => dialled, executor: db.executor, target: r.target });
+    await wake.stop();
+    expect(await wake.ready()).toBe(false);
+
+    const late = new Client({ connectionString: db.url });
+    sessions.push(late);
+    await late.connect();
+    let ended = false;
+    late.once('end', () => (ended = true));
+    answer(late);
+    await until(() => ended);
+    expect(r.woken).toEqual([]);
+  });
+
   it('re-dials when its backend is terminated, and is proven live again', async () => {
     const logger = recordingLogger();
     const r = recorder();

@@ -150,6 +150,11 @@ class RunningWake {
     try {
       current = await dial();
       if (current === undefined) return this.cannotRedial();
+      if (this.stopped) {
+        // stopped while the factory dialled: this session is no one's to end but ours (stop() ended none)
+        await current.end().catch(() => undefined);
+        return;
+      }
       const mine = current;
       this.session = mine;
       mine.on('notification', this.onNotification);
