@@ -1,7 +1,9 @@
+import { Client } from 'pg';
 import { claimOf } from '@ultimat3/jobs';
 import { JOB_TABLES } from '../../test/test-database';
 import { pgJobsSpec } from '../../test/pg-jobs-spec';
 import { request } from '../../test/requests';
+import { until } from '../../../../test/until';
 import { postgresJobDriver } from './pg-driver';
 
 describe('postgres driver under concurrency, on the database clock', () => {
@@ -83,6 +85,50 @@ describe('postgres driver under concurrency, on the database clock', () => {
     await expect(driver.introspect.requeue('also-not')).rejects.toMatchObject({
       code: 'X_JOB_NOT_FOUND',
     });
+  });
+
+  it('refuses a requeue when a live job takes its key while the requeue runs (X_JOB_DUPLICATE), moving nothing', async () => {
+    const driver = postgresJobDriver({ executor: db.executor });
+    const finished = request({ idempotencyKey: 'requeue-race' });
+    await driver.enqueue(finished);
+    const [row] = await driver.claim({
+      workerId: 'w',
+      slots: [{ queue: 'pg-q', limit: 1 }],
+      visibilityTimeoutMs: 30_000,
+    });
+    expect(await driver.ack(finished.id, claimOf(row!))).toBe(true);
+
+    // another session enqueues a live job under the same key and has not committed when the requeue runs: the
+    // requeue's statement does not see it, then waits on its index entry, and meets the key taken once it commits
+    const other = new Client({ connectionString: db.url });
+    await other.connect();
+    try {
+      await other.query('begin');
+      const taker = request({ idempotencyKey: 'requeue-race' });
+      await postgresJobDriver({ executor: other }).enqueue(taker);
+      const requeued = driver.introspect.requeue(finished.id);
+      const outcome = requeued.then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      await until(async () => {
+        const { rows } = await db.pool.query<{ n: number }>(
+          `select count(*)::int as n from pg_locks l join pg_stat_activity a on a.pid = l.pid
+           where not l.granted and a.datname = current_database()`,
+        );
+        return rows[0]!.n > 0;
+      });
+      await other.query('commit');
+      expect(await outcome).toMatchObject({
+        code: 'X_JOB_DUPLICATE',
+        message: expect.stringContaining('another job took its idempotency key live'),
+        meta: { id: finished.id },
+      });
+      expect((await driver.get(finished.id))?.state).toBe('done');
+      expect((await driver.get(taker.id))?.state).toBe('ready');
+    } finally {
+      await other.end();
+    }
   });
 
   it('buries a lapsed final attempt on the database clock', async () => {

@@ -53,7 +53,11 @@ async function requeueRow(
     // a live job took the key after this statement's snapshot
     const constraint = (error as { constraint?: unknown }).constraint;
     if (errorCodeOf(error) === '23505' && constraint === LIVE_KEY_INDEX) {
-      throw requeueConflict(id, 'another job', null);
+      throw new JobDuplicateError(
+        `Job ${id} cannot be requeued: another job took its idempotency key live while it was being requeued.`,
+        'Wait for the live job to finish (or cancel it), then requeue.',
+        { id },
+      );
     }
     throw error;
   }

@@ -55,9 +55,10 @@ export interface PgHandOffOptions {
 export interface PgHandOff {
   readonly own: OwnChannel;
   /**
-   * Removes the worker's registrations, then waits until every row handed to it before that has come in: a marker sent through the pool after the removal arrives after them, as notifications
-   * arrive in commit order. Rows that come in from here on are handed back, uncounted, and the leave answers once those
-   * hand-backs are — or after {@link HAND_OFF_LEAVE_MS}, whichever comes first.
+   * Removes the worker's registrations, then waits until every row handed to it before that has come in: a marker sent
+   * through the pool after the removal arrives after them, as notifications arrive in commit order. Rows that come in
+   * from here on are handed back, uncounted, and the leave answers once those hand-backs are — or after
+   * {@link HAND_OFF_LEAVE_MS}, whichever comes first.
    */
   leave(): Promise<void>;
 }
@@ -68,11 +69,12 @@ export interface PgHandOff {
  * (`SQL_HAND_OFF_REGISTER`) there, and it listens on the worker's own channel ({@link handOffChannel}): each payload
  * is a row `SQL_ENQUEUE_HAND_OFF` claimed for this worker, given to `takeClaimed` as its own claim's rows are.
  *
- * The registration costs no statement while the worker stays idle: it is written when the session opens, and again
- * when the worker goes idle (a pass found nothing) offering a queue it is not registered for, or once half of a
- * queue's registered slots were handed — each hand-off takes one slot off the registered count and tells the worker
- * how many are left (`free_left`), and the worker renews it as it frees them. A registration outlives no session: the enqueue hands only to a worker whose lock is
- * held, which its session's end lets go; a stop removes it first ({@link PgHandOff.leave}).
+ * The registration costs no statement while the worker stays idle: it is written when the session opens, and again when
+ * the worker goes idle (a pass found nothing) offering a queue it is not registered for, or once half of a queue's
+ * registered slots were handed — each hand-off takes one slot off the registered count and tells the worker how many
+ * are left (`free_left`), and the worker renews it as it frees them. A registration outlives no session: the enqueue
+ * hands only to a worker whose lock is held, which its session's end lets go; a stop removes it first
+ * ({@link PgHandOff.leave}).
  */
 export function pgHandOff(options: PgHandOffOptions): PgHandOff {
   const side = new HandOffSide(options);
@@ -128,7 +130,8 @@ class HandOffSide {
     const offers = this.target.offers();
     if (!this.counts.stale(offers)) return;
     // counted before the write is sent: a row handed once it commits tells its own count, one handed before it an
-    // older (lower) one — so what is known never stays above what is left, and a registration never sits at 0 unnoticed
+    // older (lower) one — so what is known never stays above what is left, and a registration never sits at 0
+    // unnoticed
     this.counts.written(offers);
     try {
       await current.query(this.options.sql.handOffRegister, [

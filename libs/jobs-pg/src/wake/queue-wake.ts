@@ -23,7 +23,7 @@ const probeToken = (): string => `probe/${randomUUID()}${randomUUID()}`;
  * process announced (see `SQL_ENQUEUE`) — into `onWake(queue, sweepAfterMs)`, the signal the idle loop already hears:
  * the worker passes at once, and once more `sweepAfterMs` after the latest wake, for the rows of the announced slot
  * that skipped their own announcement (the throttle) and committed just after. A handed enqueue announces its slot on
- * the sweep channel instead ({@link WAKE_SWEEP_CHANNEL}): its row is already its worker's, so each listener is told
+ * the sweep channel instead (`WAKE_SWEEP_CHANNEL`): its row is already its worker's, so each listener is told
  * `onSweep(queue, sweepAfterMs)` and passes only then.
  *
  * The wake is PROVEN before the idle ceiling rises: after LISTEN, a probe is sent through the pooled `executor`; when it

@@ -45,7 +45,7 @@ class PostStopped {
   constructor(readonly reason: unknown) {}
 }
 
-/** Whether `result` is the stop of a signal (the caller rethrows its reason). */
+/** Whether `error` is the stop of a signal (the caller rethrows its reason). */
 export function stoppedReason(error: unknown): { readonly reason: unknown } | undefined {
   return error instanceof PostStopped ? error : undefined;
 }

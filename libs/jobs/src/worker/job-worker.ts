@@ -5,13 +5,13 @@ import { workerSettings } from './worker-settings';
 import type { JobWorker, JobWorkerOptions } from './worker-options';
 
 /**
- * A worker: ONE claim per pass over every queue with a free slot (what it asks for: {@link ClaimPlanner}; its slots:
- * {@link SlotLedger}; the passes and the claims on the wire: {@link PassLoop}), every `pollIntervalMs` while there is
- * work, the wait doubling to the idle ceiling while there is none ({@link DueTimers}). Its claims name the jobs it
+ * A worker: ONE claim per pass over every queue with a free slot (what it asks for: `ClaimPlanner`; its slots:
+ * `SlotLedger`; the passes and the claims on the wire: `PassLoop`), every `pollIntervalMs` while there is
+ * work, the wait doubling to the idle ceiling while there is none (`DueTimers`). Its claims name the jobs it
  * serves, so a row of a job it does not know waits for a worker that knows it (logged by `UnservedNames`). A freed slot
  * and an in-process enqueue kick a pass at once; so does a cross-process wake, which also asks for one sweep pass once
  * the rows its throttled announcement stands for have committed; a row handed back due within a minute gets a timer.
- * Each held run's lease is renewed by its heartbeat; a stop waits for the work under way ({@link drainWork}).
+ * Each held run's lease is renewed by its heartbeat; a stop waits for the work under way (`drainWork`).
  *
  * Busy, it batches both ends: a claim takes rows ahead of the free slots (see `prefetchBuffer`), and acks leave in
  * batches (see `ackBatcher`). Per run it keeps little: no AbortController unless the body reads its signal, no timer

@@ -73,7 +73,7 @@ export interface ResolvedRelayOptions {
   readonly clock: Clock;
   readonly logger: JobsLogger;
   readonly intervalMs: number;
-  /** The declared ceiling, or `undefined` for the default that follows the wake. See {@link idleCeilingMs}. */
+  /** The declared ceiling, or `undefined` for the default that follows the wake. See `idleCeilingMs` (relay-loop.ts). */
   readonly idlePollMaxMs: number | undefined;
   readonly batch: number;
   readonly claimLeaseMs: number;
