@@ -1,36 +1,8 @@
 import type { JobState, PurgeTarget, ResolvedRetention } from '@ultimat3/jobs';
+import { keysetSweep, type KeysetBatch } from './keyset-sweep';
 import { iso, type PgContext } from './pg-context';
 
 const HOUR_TIER_KEEP_MS = 30 * 24 * 3_600_000;
-
-interface KeysetBatch {
-  readonly removed: number;
-  readonly scanned: number;
-  readonly last_at: string | null;
-  readonly last_id: string | null;
-}
-
-/**
- * Runs a keyset batch statement until a batch takes fewer rows than the limit: each batch continues after the last
- * key of the one before, so a sweep of a million rows is a thousand short statements, never one long one.
- */
-async function keysetSweep(
-  ctx: PgContext,
-  limit: number,
-  batch: (afterAt: string | null, afterId: string | null) => Promise<KeysetBatch | undefined>,
-): Promise<number> {
-  let removed = 0;
-  let afterAt: string | null = null;
-  let afterId: string | null = null;
-  for (;;) {
-    const result = await batch(afterAt, afterId);
-    if (!result) return removed;
-    removed += Number(result.removed);
-    if (Number(result.scanned) < limit || result.last_at === null) return removed;
-    afterAt = result.last_at;
-    afterId = result.last_id;
-  }
-}
 
 /** Runs a plain batch statement (answering one row per deleted row) until a batch deletes fewer than the limit. */
 async function drainSweep(limit: number, batch: () => Promise<number>): Promise<number> {
@@ -47,7 +19,7 @@ function jobsTarget(ctx: PgContext, limit: number, state: JobState, keepMs: numb
   return {
     name: `x_jobs:${state}`,
     purgeExpired: (nowMs) =>
-      keysetSweep(ctx, limit, async (afterAt, afterId) => {
+      keysetSweep(limit, async (afterAt, afterId) => {
         const { rows } = await ctx.executor.query<KeysetBatch>(ctx.sql.purgeJobs, [
           state,
           iso(nowMs - keepMs),
@@ -65,7 +37,7 @@ function outboxTarget(ctx: PgContext, limit: number, policy: ResolvedRetention):
   return {
     name: 'x_outbox',
     purgeExpired: (nowMs) =>
-      keysetSweep(ctx, limit, async (afterAt, afterId) => {
+      keysetSweep(limit, async (afterAt, afterId) => {
         const { rows } = await ctx.executor.query<KeysetBatch>(ctx.sql.purgeOutbox, [
           iso(nowMs - policy.finishedMs),
           afterAt,

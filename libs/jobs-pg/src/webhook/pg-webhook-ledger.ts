@@ -5,6 +5,7 @@ import {
   type WebhookAttemptOutcome,
   type WebhookLedger,
 } from '@ultimat3/jobs';
+import { keysetSweep, type KeysetBatch } from '../driver/keyset-sweep';
 import { iso } from '../driver/pg-context';
 import type { PgExecutor } from '../executor/pg-executor';
 import { quoteSchema } from '../schema';
@@ -73,13 +74,6 @@ function attemptOf(r: AttemptRecord): WebhookAttempt {
   };
 }
 
-interface PurgeBatch {
-  readonly removed: number;
-  readonly scanned: number;
-  readonly last_at: string | null;
-  readonly last_id: string | null;
-}
-
 /** A positive finite number, or `X_INVARIANT` naming the field. */
 function positive(field: string, value: unknown): number {
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
@@ -91,30 +85,22 @@ function positive(field: string, value: unknown): number {
 }
 
 /** The attempts older than `keepMs` at `nowMs`, removed in keyset batches until a batch takes fewer than its limit. */
-async function purgeAttempts(
+function purgeAttempts(
   executor: PgExecutor,
   sql: WebhookStatements,
   nowMs: number,
   keepMs: number,
   limit: number,
 ): Promise<number> {
-  let removed = 0;
-  let afterAt: string | null = null;
-  let afterId: string | null = null;
-  for (;;) {
-    const result: { rows: PurgeBatch[] } = await executor.query<PurgeBatch>(sql.purge, [
+  return keysetSweep(limit, async (afterAt, afterId) => {
+    const { rows } = await executor.query<KeysetBatch>(sql.purge, [
       iso(nowMs - keepMs),
       afterAt,
       afterId,
       limit,
     ]);
-    const batch: PurgeBatch | undefined = result.rows[0];
-    if (batch === undefined) return removed;
-    removed += Number(batch.removed);
-    if (Number(batch.scanned) < limit || batch.last_at === null) return removed;
-    afterAt = batch.last_at;
-    afterId = batch.last_id;
-  }
+    return rows[0];
+  });
 }
 
 /**
