@@ -40,7 +40,7 @@ export interface MemoryOutboxStore extends OutboxStore {
 export function memoryOutboxStore(options: MemoryOutboxStoreOptions = {}): MemoryOutboxStore {
   const table = new MemoryOutboxTable(options.clock ?? systemClock);
   return {
-    begin: () => new MemoryTx(table.land),
+    begin: () => new MemoryTx(table),
 
     async stage(request, tx) {
       table.stageAll([request], tx);

@@ -11,7 +11,7 @@ describe('MemoryOutboxTable', () => {
     const [a, b] = [outboxRequest(), outboxRequest()];
     expect(() => table.stageAll([a, a], undefined)).toThrow(/is already staged/);
     expect(table.retained()).toBe(0);
-    const tx = new MemoryTx(table.land);
+    const tx = new MemoryTx(table);
     table.stageAll([a, b], tx);
     expect(() => table.stageAll([b], tx)).toThrow(/is already staged/);
     expect(table.retained()).toBe(0);
@@ -20,6 +20,22 @@ describe('MemoryOutboxTable', () => {
     expect(() => table.stageAll([outboxRequest()], tx)).toThrow(
       /memory outbox tx is already committed/,
     );
+    // a finished transaction is named as such even for a request it already staged
+    expect(() => table.stageAll([a], tx)).toThrow(/memory outbox tx is already committed/);
+  });
+
+  it("refuses another store's transaction: its rows would land there, checked against this one", () => {
+    const table = new MemoryOutboxTable(frozenClock());
+    const other = new MemoryOutboxTable(frozenClock());
+    const foreign = new MemoryTx(other);
+    expect(() => table.stageAll([outboxRequest()], foreign)).toThrow(
+      expect.objectContaining({
+        code: 'X_INVARIANT',
+        message: expect.stringContaining('begun on another memory outbox store'),
+      }),
+    );
+    foreign.commit();
+    expect(table.retained() + other.retained()).toBe(0);
   });
 
   it('claims in staging order and never past an unclaimed earlier row of the same transaction', () => {

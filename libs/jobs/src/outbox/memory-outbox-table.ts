@@ -37,6 +37,12 @@ export class MemoryOutboxTable {
 
   /** Stages every request or none: each is checked before any is written, as one statement would be. */
   stageAll(requests: readonly EnqueueRequest[], tx: unknown): void {
+    if (tx instanceof MemoryTx) {
+      // a transaction of another store would land these rows there, checked against this store's
+      if (tx.table !== this)
+        throw new InvariantError('memory outbox: the tx was begun on another memory outbox store.');
+      if (tx.state !== 'open') throw new InvariantError(`memory outbox tx is already ${tx.state}.`);
+    }
     const ids = new Set<string>();
     for (const { id } of requests) {
       if (
@@ -49,7 +55,6 @@ export class MemoryOutboxTable {
       ids.add(id);
     }
     if (tx instanceof MemoryTx) {
-      if (tx.state !== 'open') throw new InvariantError(`memory outbox tx is already ${tx.state}.`);
       for (const request of requests) tx.staged.push(this.stageNow(request, tx));
       return;
     }

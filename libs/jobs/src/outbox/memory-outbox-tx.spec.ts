@@ -4,7 +4,7 @@ import { MemoryTx } from './memory-outbox-tx';
 describe('MemoryTx', () => {
   it('lands what it staged on commit, once', () => {
     const landed: (readonly MemoryOutboxRow[])[] = [];
-    const tx = new MemoryTx((rows) => landed.push(rows));
+    const tx = new MemoryTx({ land: (rows) => void landed.push(rows) });
     expect(tx.state).toBe('open');
     tx.commit();
     expect(tx.state).toBe('committed');
@@ -21,7 +21,7 @@ describe('MemoryTx', () => {
 
   it('lands nothing on rollback', () => {
     const landed: (readonly MemoryOutboxRow[])[] = [];
-    const tx = new MemoryTx((rows) => landed.push(rows));
+    const tx = new MemoryTx({ land: (rows) => void landed.push(rows) });
     tx.rollback();
     expect(tx.state).toBe('rolled-back');
     expect(() => tx.commit()).toThrow(/already rolled-back/);

@@ -2,16 +2,17 @@ import { InvariantError } from '../errors/runtime-errors';
 import type { MemoryOutboxRow } from './memory-outbox-row';
 import type { MemoryOutboxTx } from './memory-outbox-store';
 
-/** A transaction of the memory outbox store: the rows staged in it, handed to `land` on commit. */
+/** A transaction of the memory outbox store: the rows staged in it, handed to its table's `land` on commit. */
 export class MemoryTx implements MemoryOutboxTx {
   readonly staged: MemoryOutboxRow[] = [];
   state: 'open' | 'committed' | 'rolled-back' = 'open';
 
-  constructor(private readonly land: (rows: readonly MemoryOutboxRow[]) => void) {}
+  /** `table`: the store's table, which alone may stage in this transaction, and where its rows land. */
+  constructor(readonly table: { land(rows: readonly MemoryOutboxRow[]): void }) {}
 
   commit(): void {
     this.finish('committed');
-    this.land(this.staged);
+    this.table.land(this.staged);
   }
 
   rollback(): void {
