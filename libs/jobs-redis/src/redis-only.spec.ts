@@ -1,11 +1,9 @@
 import { claimOf, resolveRetention } from '@ultimat3/jobs';
 import { frozenClock } from '@ultimat3/jobs/testing';
 import { Redis } from 'ioredis';
-import { startThrowawayRedis } from '../../../scripts/throwaway-redis.mjs';
 import { orderedRequests } from '../../jobs/test/requests';
 import { createTestRedis, testRedisUrl, type TestRedis } from '../test/test-redis';
 import { redisJobDriver } from './redis-driver';
-import { redisKeyPrefix } from './redis-keys';
 
 let redis: TestRedis;
 
@@ -30,10 +28,6 @@ async function serverNow(client: Redis): Promise<number> {
   const [s, us] = await client.time();
   return Number(s) * 1000 + Math.floor(Number(us) / 1000);
 }
-
-/** Resolves at the client's next `event` (ioredis connection events), whatever the clock. */
-const next = (client: Redis, event: 'ready' | 'reconnecting'): Promise<void> =>
-  new Promise((resolve) => client.once(event, () => resolve()));
 
 describe('redisJobDriver (redis only)', () => {
   it("stamps and compares with the server's TIME when no clock is given", async () => {
@@ -137,37 +131,6 @@ describe('redisJobDriver (redis only)', () => {
   });
 });
 
-describe('redisJobDriver settled rows', () => {
-  it("reads a done row's leftover worker, claim and lease as absent, and fences a re-claim of it on the new claim", async () => {
-    const prefix = redis.prefix();
-    const driver = redisJobDriver({ client: redis.client, prefix });
-    const r = request();
-    await driver.enqueue(r);
-    const [first] = await driver.claim(claimArgs);
-    expect(await driver.ack(first!.id, claimOf(first!))).toBe(true);
-    // the ack writes the state alone: the claim's fields stay stored, and no reader answers them
-    const stored = await redis.client.hmget(`${redisKeyPrefix(prefix)}j:${r.id}`, 'st', 'w', 'c');
-    expect(stored).toEqual(['done', 'w', first!.claim]);
-    expect(await driver.get(r.id)).toMatchObject({
-      state: 'done',
-      workerId: null,
-      claim: null,
-      leaseExpiresAt: null,
-    });
-    expect(await driver.introspect.list({ queue: 'q' })).toEqual([
-      expect.objectContaining({ id: r.id, workerId: null, claim: null, leaseExpiresAt: null }),
-    ]);
-    // requeued, it reads waiting with no claim; claimed again, only the new claim settles it
-    expect(await driver.introspect.requeue(r.id)).toMatchObject({ state: 'ready', claim: null });
-    const [second] = await driver.claim(claimArgs);
-    expect(second).toMatchObject({ id: r.id, attempt: 1, workerId: 'w' });
-    expect(second!.claim).not.toBe(first!.claim);
-    expect(await driver.ack(r.id, claimOf(first!))).toBe(false);
-    expect(await driver.heartbeat(r.id, claimOf(first!), 30_000)).toBe(false);
-    expect(await driver.ack(r.id, claimOf(second!))).toBe(true);
-  });
-});
-
 describe('redisJobDriver retention', () => {
   it('sweeps finished rows past their keep with their steps, in batches, and leaves the rest', async () => {
     const clock = frozenClock();
@@ -210,115 +173,5 @@ describe('redisJobDriver retention', () => {
     expect(await sweep()).toMatchObject({ 'x_jobs:done': 0, 'x_jobs:dead': 1 });
     expect(await driver.get(dead)).toBeUndefined();
     expect(await driver.introspect.list()).toEqual([expect.objectContaining({ id: live.id })]);
-  });
-});
-
-describe('redisJobDriver against a server of its own', () => {
-  it('refuses a server that may evict keys, naming the fix', async () => {
-    const server = await startThrowawayRedis({ name: 'jobs-redis-evict' });
-    const client = new Redis(server.url);
-    try {
-      await client.config('SET', 'maxmemory-policy', 'allkeys-lru');
-      const driver = redisJobDriver({ client, prefix: 'evict' });
-      await expect(driver.enqueue(request())).rejects.toMatchObject({
-        code: 'X_REDIS_EVICTION_POLICY',
-        fix: expect.stringContaining('CONFIG SET maxmemory-policy noeviction'),
-        meta: { maxmemoryPolicy: 'allkeys-lru' },
-      });
-      await expect(driver.claim(claimArgs)).rejects.toMatchObject({
-        code: 'X_REDIS_EVICTION_POLICY',
-      });
-    } finally {
-      await client.quit();
-      await server.stop();
-    }
-  });
-
-  it('is X_DRIVER_UNAVAILABLE on enqueue while Redis is down, and resumes by itself after a restart (AOF)', async () => {
-    let server = await startThrowawayRedis({ name: 'jobs-redis-restart', aof: true });
-    const client = new Redis(server.url, { retryStrategy: () => 50 });
-    try {
-      const driver = redisJobDriver({ client, prefix: 'restart' });
-      const kept = request();
-      await driver.enqueue(kept);
-
-      const down = next(client, 'reconnecting');
-      await server.stop({ keepDir: true });
-      await down;
-      await expect(driver.enqueue(request())).rejects.toMatchObject({
-        code: 'X_DRIVER_UNAVAILABLE',
-      });
-
-      const up = next(client, 'ready');
-      server = await startThrowawayRedis({ aof: true, port: server.port, dir: server.dir });
-      await up;
-      const [row] = await driver.claim(claimArgs);
-      expect(row?.id).toBe(kept.id);
-      expect(await driver.ack(row!.id, claimOf(row!))).toBe(true);
-      const again = request();
-      expect(await driver.enqueue(again)).toEqual({
-        id: again.id,
-        runId: again.runId,
-        deduped: false,
-      });
-    } finally {
-      client.disconnect();
-      await server.stop();
-    }
-  });
-
-  it('a claimed row reads as the row itself: absent fields null, empty text kept, a NUL written around it kept', async () => {
-    const prefix = redis.prefix();
-    const driver = redisJobDriver({ client: redis.client, prefix, clock: frozenClock() });
-    const plain = request({
-      runAt: 0,
-      concurrencyKey: 'ck',
-      input: { s: 'a\u0000b', n: [1, null] },
-    });
-    const odd = request({ runAt: 1, enqueuedBy: 'someone' });
-    await driver.enqueueMany([plain, odd]);
-    // written around the driver: a NUL in a value (the row cannot travel packed) and a present empty text
-    await redis.client.hset(`{${prefix}}:j:${odd.id}`, 'by', 'x\u0000y', 'tp', '');
-
-    const claimed = await driver.claim(claimArgs);
-    expect(claimed.map((row) => row.id)).toEqual([plain.id, odd.id]);
-    expect(claimed[0]).toEqual(await driver.get(plain.id));
-    expect(claimed[0]).toMatchObject({
-      input: { s: 'a\u0000b', n: [1, null] },
-      concurrencyKey: 'ck',
-      traceparent: null,
-      tenantId: null,
-      state: 'running',
-      attempt: 1,
-    });
-    expect(claimed[1]).toEqual(await driver.get(odd.id));
-    expect(claimed[1]).toMatchObject({ enqueuedBy: 'x\u0000y', traceparent: '', state: 'running' });
-  });
-
-  it('a row whose stored input is not JSON text is buried by the claim, never handed out, and still reads', async () => {
-    const prefix = redis.prefix();
-    const driver = redisJobDriver({ client: redis.client, prefix, clock: frozenClock() });
-    const damaged = request({ runAt: 0 });
-    const good = request({ runAt: 1 });
-    await driver.enqueueMany([damaged, good]);
-    // written around the driver: text no JSON.parse reads
-    await redis.client.hset(`{${prefix}}:j:${damaged.id}`, 'input', '{"n": corrupt');
-
-    // the row reads, its input answered as the text held, for an operator to see and remove
-    expect((await driver.get(damaged.id))?.input).toBe('{"n": corrupt');
-    expect((await driver.introspect.list()).map((row) => row.id).sort()).toEqual(
-      [damaged.id, good.id].sort(),
-    );
-    // the claim hands out the good row and buries the damaged one, instead of failing as a whole
-    const claimed = await driver.claim(claimArgs);
-    expect(claimed.map((row) => row.id)).toEqual([good.id]);
-    expect(await driver.get(damaged.id)).toMatchObject({
-      state: 'dead',
-      claim: null,
-      lastError: 'X_JOB_INPUT_INVALID: the stored input of job redis.job is not JSON text',
-    });
-    // a damaged progress reads as none
-    await redis.client.hset(`{${prefix}}:j:${good.id}`, 'pg', 'not json');
-    expect((await driver.get(good.id))?.progress).toBeNull();
   });
 });

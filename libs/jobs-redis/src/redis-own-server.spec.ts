@@ -1,0 +1,72 @@
+import { claimOf } from '@ultimat3/jobs';
+import { Redis } from 'ioredis';
+import { startThrowawayRedis } from '../../../scripts/throwaway-redis.mjs';
+import { orderedRequests } from '../../jobs/test/requests';
+import { redisJobDriver } from './redis-driver';
+
+/** A request due at 0 whose ids are minted in the order requests are built, so they sort as they were built. */
+const request = orderedRequests({ name: 'redis.job', queue: 'q', input: { n: 1 }, runAt: 0 });
+const claimArgs = {
+  workerId: 'w',
+  visibilityTimeoutMs: 30_000,
+  slots: [{ queue: 'q', limit: 10 }],
+};
+
+/** Resolves at the client's next `event` (ioredis connection events), whatever the clock. */
+const next = (client: Redis, event: 'ready' | 'reconnecting'): Promise<void> =>
+  new Promise((resolve) => client.once(event, () => resolve()));
+
+describe('redisJobDriver against a server of its own', () => {
+  it('refuses a server that may evict keys, naming the fix', async () => {
+    const server = await startThrowawayRedis({ name: 'jobs-redis-evict' });
+    const client = new Redis(server.url);
+    try {
+      await client.config('SET', 'maxmemory-policy', 'allkeys-lru');
+      const driver = redisJobDriver({ client, prefix: 'evict' });
+      await expect(driver.enqueue(request())).rejects.toMatchObject({
+        code: 'X_REDIS_EVICTION_POLICY',
+        fix: expect.stringContaining('CONFIG SET maxmemory-policy noeviction'),
+        meta: { maxmemoryPolicy: 'allkeys-lru' },
+      });
+      await expect(driver.claim(claimArgs)).rejects.toMatchObject({
+        code: 'X_REDIS_EVICTION_POLICY',
+      });
+    } finally {
+      await client.quit();
+      await server.stop();
+    }
+  });
+
+  it('is X_DRIVER_UNAVAILABLE on enqueue while Redis is down, and resumes by itself after a restart (AOF)', async () => {
+    let server = await startThrowawayRedis({ name: 'jobs-redis-restart', aof: true });
+    const client = new Redis(server.url, { retryStrategy: () => 50 });
+    try {
+      const driver = redisJobDriver({ client, prefix: 'restart' });
+      const kept = request();
+      await driver.enqueue(kept);
+
+      const down = next(client, 'reconnecting');
+      await server.stop({ keepDir: true });
+      await down;
+      await expect(driver.enqueue(request())).rejects.toMatchObject({
+        code: 'X_DRIVER_UNAVAILABLE',
+      });
+
+      const up = next(client, 'ready');
+      server = await startThrowawayRedis({ aof: true, port: server.port, dir: server.dir });
+      await up;
+      const [row] = await driver.claim(claimArgs);
+      expect(row?.id).toBe(kept.id);
+      expect(await driver.ack(row!.id, claimOf(row!))).toBe(true);
+      const again = request();
+      expect(await driver.enqueue(again)).toEqual({
+        id: again.id,
+        runId: again.runId,
+        deduped: false,
+      });
+    } finally {
+      client.disconnect();
+      await server.stop();
+    }
+  });
+});
