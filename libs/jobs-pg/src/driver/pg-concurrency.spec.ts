@@ -103,8 +103,9 @@ describe('postgres driver under concurrency, on the database clock', () => {
     const other = new Client({ connectionString: db.url });
     await other.connect();
     try {
-      await other.query('begin');
+      // built before the transaction begins: its due time is then not after the transaction's now(), so it is ready
       const taker = request({ idempotencyKey: 'requeue-race' });
+      await other.query('begin');
       await postgresJobDriver({ executor: other }).enqueue(taker);
       const requeued = driver.introspect.requeue(finished.id);
       const outcome = requeued.then(
