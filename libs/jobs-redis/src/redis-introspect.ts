@@ -1,10 +1,10 @@
 import {
   DEFAULT_JOB_PAGE,
-  JobDuplicateError,
   JobNotFoundError,
   JobNotPromotableError,
   JobNotRemovableError,
   JobNotRequeueableError,
+  requeueHeldError,
   JobPageInvalidError,
   InvariantError,
   MAX_BULK_ROWS,
@@ -118,11 +118,7 @@ export function redisIntrospection(ctx: RedisContext): JobIntrospection {
       if (status === 'not-found') throw new JobNotFoundError(id);
       if (status === 'live') throw new JobNotRequeueableError(id, String(rest[0]));
       if (status === 'held') {
-        throw new JobDuplicateError(
-          `Job ${id} cannot be requeued: live job ${String(rest[0])} (${String(rest[1])}) holds its idempotency key.`,
-          'Wait for the live job to finish (or cancel it), then requeue.',
-          { id, holder: String(rest[0]) },
-        );
+        throw requeueHeldError(id, { id: String(rest[0]), state: String(rest[1]) });
       }
       return rowOf(rest);
     },

@@ -1,11 +1,11 @@
 import {
   boundedText,
   errorCodeOf,
-  JobDuplicateError,
   JobNotFoundError,
   JobNotPromotableError,
   JobNotRemovableError,
   JobNotRequeueableError,
+  requeueHeldError,
   isLiveState,
   type JobIntrospection,
   type JobRow,
@@ -27,14 +27,6 @@ interface RequeueRecord extends Partial<JobRecord> {
   readonly holder_state: JobState | null;
 }
 
-function requeueConflict(id: string, holderId: string, holderState: string | null): Error {
-  return new JobDuplicateError(
-    `Job ${id} cannot be requeued: live job ${holderId} (${holderState ?? 'live'}) holds its idempotency key.`,
-    'Wait for the live job to finish (or cancel it), then requeue.',
-    { id, holder: holderId },
-  );
-}
-
 /** Requeues the finished job `id` (dropping its steps from `fromStep` on), or the coded error saying why not. */
 async function requeueRow(
   ctx: PgContext,
@@ -53,18 +45,16 @@ async function requeueRow(
     // a live job took the key after this statement's snapshot
     const constraint = (error as { constraint?: unknown }).constraint;
     if (errorCodeOf(error) === '23505' && constraint === LIVE_KEY_INDEX) {
-      throw new JobDuplicateError(
-        `Job ${id} cannot be requeued: another job took its idempotency key live while it was being requeued.`,
-        'Wait for the live job to finish (or cancel it), then requeue.',
-        { id },
-      );
+      throw requeueHeldError(id);
     }
     throw error;
   }
   const found = rows[0];
   if (!found) throw new JobNotFoundError(id);
   if (isLiveState(found.prior_state)) throw new JobNotRequeueableError(id, found.prior_state);
-  if (found.holder_id) throw requeueConflict(id, found.holder_id, found.holder_state);
+  if (found.holder_id) {
+    throw requeueHeldError(id, { id: found.holder_id, state: found.holder_state ?? 'live' });
+  }
   if (!found.id) throw new JobNotRequeueableError(id, found.prior_state);
   return toJobRow(found as JobRecord);
 }

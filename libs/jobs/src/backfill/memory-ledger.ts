@@ -11,6 +11,15 @@ import type {
 const copy = <T>(value: T): T =>
   value === null ? value : (JSON.parse(JSON.stringify(value)) as T);
 
+/**
+ * A held row as handed out: a copy whose cursor is copied too, so a caller editing what it read (a cursor's nested
+ * JSON included) cannot change the stored row, as it cannot a row read back from a database.
+ */
+const handedOut = (row: BackfillPassRow): BackfillPassRow => ({
+  ...row,
+  lastCursor: copy(row.lastCursor),
+});
+
 /** The row of a pass starting now: running, nothing processed yet. */
 function startedRow(start: BackfillPassStart): BackfillPassRow {
   return {
@@ -88,7 +97,7 @@ export function memoryBackfillLedger(): BackfillLedger {
       const own = jobs.get(start.jobId);
       const held = own === undefined ? undefined : rows.get(own);
       if (held !== undefined) {
-        if (held.status !== 'failed') return held;
+        if (held.status !== 'failed') return handedOut(held);
         const adopted: BackfillPassRow = {
           ...held,
           status: 'running',
@@ -96,12 +105,12 @@ export function memoryBackfillLedger(): BackfillLedger {
           updatedAt: start.nowMs,
         };
         rows.set(held.id, adopted);
-        return adopted;
+        return handedOut(adopted);
       }
       const row = startedRow(start);
       rows.set(row.id, row);
       jobs.set(start.jobId, row.id);
-      return row;
+      return handedOut(row);
     },
 
     async progress(id: string, progress: BackfillPassProgress) {
@@ -114,7 +123,8 @@ export function memoryBackfillLedger(): BackfillLedger {
 
     async byJob(jobId: string) {
       const id = jobs.get(jobId);
-      return id === undefined ? undefined : rows.get(id);
+      const row = id === undefined ? undefined : rows.get(id);
+      return row === undefined ? undefined : handedOut(row);
     },
 
     async list(filter: BackfillLedgerFilter = {}) {
@@ -123,7 +133,8 @@ export function memoryBackfillLedger(): BackfillLedger {
         .filter((row) => filter.name === undefined || row.name === filter.name)
         .filter((row) => filter.status === undefined || row.status === filter.status)
         .sort(newestFirst)
-        .slice(0, limit);
+        .slice(0, limit)
+        .map(handedOut);
     },
   };
 }

@@ -1,3 +1,4 @@
+import { JobDuplicateError } from './declaration-errors';
 import { JobsError } from './jobs-error';
 
 /**
@@ -35,6 +36,27 @@ export class JobNotRequeueableError extends JobsError {
       meta: { id, state },
     });
   }
+}
+
+/**
+ * `requeue` met a live job holding the finished job's idempotency key (`X_JOB_DUPLICATE`, meta `{ id, holder }`):
+ * requeued, the job would be a second live run under one key. `holder` is that live job, or undefined when it took the
+ * key while the requeue was under way (a driver that learns of it only from its unique index). Every driver answers
+ * this one error, so an operator tool reads the same message and meta whatever the backend.
+ */
+export function requeueHeldError(
+  id: string,
+  holder?: { readonly id: string; readonly state: string },
+): JobDuplicateError {
+  const why =
+    holder === undefined
+      ? 'another job took its idempotency key live while it was being requeued'
+      : `live job ${holder.id} (${holder.state}) holds its idempotency key`;
+  return new JobDuplicateError(
+    `Job ${id} cannot be requeued: ${why}.`,
+    'Wait for the live job to finish (or cancel it), then requeue.',
+    holder === undefined ? { id } : { id, holder: holder.id },
+  );
 }
 
 /** `remove` reached a running job. */

@@ -1,5 +1,6 @@
 import { InvariantError } from '../errors/runtime-errors';
 import type { Clock } from '../util/clock';
+import { StartWindows } from './start-windows';
 
 /**
  * Per-PROCESS caps: the fast path, multiplied by your replica count. `perTenant: 2` on twenty pods is forty concurrent
@@ -68,16 +69,20 @@ export function processLimits(config: LimitConfig, clock: Clock): ProcessLimits 
 class InFlightCounts implements ProcessLimits {
   private readonly byTenant = new Map<string, number>();
   private readonly byQueue = new Map<string, number>();
-  private readonly starts = new Map<string, number[]>();
+  /** The starts `ratePerTenant` counts; undefined without that cap. */
+  private readonly starts: StartWindows | undefined;
   private total = 0;
 
   constructor(
     private readonly config: LimitConfig,
-    private readonly clock: Clock,
-  ) {}
+    clock: Clock,
+  ) {
+    const rate = config.ratePerTenant;
+    this.starts = rate === undefined ? undefined : new StartWindows(rate.windowMs, clock);
+  }
 
   tryAcquire(run: LimitedRun): 'ok' | 'perTenant' | 'perQueue' | 'global' | 'ratePerTenant' {
-    const { config, byTenant, byQueue, starts, clock } = this;
+    const { config, byTenant, byQueue, starts } = this;
     if (config.global !== undefined && this.total >= config.global) return 'global';
     const qCap = this.queueCap(run.queue);
     if (qCap !== undefined && (byQueue.get(run.queue) ?? 0) >= qCap) return 'perQueue';
@@ -90,15 +95,9 @@ class InFlightCounts implements ProcessLimits {
       return 'perTenant';
     }
     const rate = config.ratePerTenant;
-    if (rate !== undefined && run.tenantId !== null) {
-      const since = clock.now() - rate.windowMs;
-      const recent = (starts.get(tenant) ?? []).filter((at) => at > since);
-      if (recent.length >= rate.limit) {
-        starts.set(tenant, recent);
-        return 'ratePerTenant';
-      }
-      recent.push(clock.now());
-      starts.set(tenant, recent);
+    if (rate !== undefined && starts !== undefined && run.tenantId !== null) {
+      if (starts.count(tenant) >= rate.limit) return 'ratePerTenant';
+      starts.record(tenant);
     }
     this.total++;
     byQueue.set(run.queue, (byQueue.get(run.queue) ?? 0) + 1);
@@ -126,12 +125,8 @@ class InFlightCounts implements ProcessLimits {
       room = Math.min(room, config.perTenant - most);
     }
     const rate = config.ratePerTenant;
-    if (rate !== undefined) {
-      const since = this.clock.now() - rate.windowMs;
-      let most = 0;
-      for (const ats of this.starts.values())
-        most = Math.max(most, ats.filter((at) => at > since).length);
-      room = Math.min(room, rate.limit - most);
+    if (rate !== undefined && this.starts !== undefined) {
+      room = Math.min(room, rate.limit - this.starts.most());
     }
     return Math.max(0, room);
   }

@@ -119,6 +119,23 @@ export function backfillLedgerConformance(name: string, make: MakeBackfillLedger
       expect(await ledger.begin({ ...pass, id: uuidv7(), nowMs: T0 + 4_000 })).toEqual(done);
     });
 
+    it('hands out copies: editing a row read back, its cursor included, changes no stored row', async () => {
+      const pass = start('copies');
+      const begun = await ledger.begin(pass);
+      (begun as { rows: number }).rows = 99;
+      await ledger.progress(pass.id, at(10, 1, { after: ['b', 7] }, T0 + 1_000));
+      for (const read of [await ledger.byJob(pass.jobId), (await ledger.list())[0]]) {
+        const cursor = read?.lastCursor as { after: unknown[] } | undefined;
+        cursor?.after.push('edited');
+        (read as { status: string } | undefined)!.status = 'completed';
+      }
+      expect(await ledger.byJob(pass.jobId)).toMatchObject({
+        status: 'running',
+        rows: 10,
+        lastCursor: { after: ['b', 7] },
+      });
+    });
+
     it('lists newest pass first, by name, by status and up to a limit', async () => {
       const a1 = start('list-a', T0);
       const b1 = start('list-b', T0 + 1_000);

@@ -1,9 +1,9 @@
-import { JobDuplicateError } from '../../errors/declaration-errors';
 import {
   JobNotFoundError,
   JobNotPromotableError,
   JobNotRemovableError,
   JobNotRequeueableError,
+  requeueHeldError,
 } from '../../errors/operator-errors';
 import { boundedText } from '../../values/text';
 import type { JobIntrospection } from '../introspection';
@@ -21,14 +21,6 @@ function run<T>(fn: () => T): Promise<T> {
   } catch (error) {
     return Promise.reject(error as Error);
   }
-}
-
-function requeueConflict(row: JobRow, holder: JobRow): JobDuplicateError {
-  return new JobDuplicateError(
-    `Job ${row.id} cannot be requeued: live job ${holder.id} (${holder.state}) holds its idempotency key "${row.idempotencyKey}".`,
-    'Wait for the live job to finish (or cancel it), then requeue.',
-    { id: row.id, holder: holder.id, job: row.name },
-  );
 }
 
 /**
@@ -80,7 +72,7 @@ async function requeueRow(
   const row = mustGet(store, id);
   if (isLiveState(row.state)) throw new JobNotRequeueableError(id, row.state);
   const holder = store.liveHolder(row);
-  if (holder) throw requeueConflict(row, holder);
+  if (holder) throw requeueHeldError(row.id, holder);
   const next = requeuedRow(row, store.now());
   store.put(next);
   if (options?.fromStep !== undefined) dropStepsFrom(store, id, options.fromStep);

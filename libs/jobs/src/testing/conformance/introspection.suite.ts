@@ -171,10 +171,16 @@ export function introspectionSuite(h: Harness): void {
     it('is X_JOB_DUPLICATE while a live row holds the key, and moves nothing', async () => {
       const id = await deadWithSteps();
       const key = (await h.driver().get(id))!.idempotencyKey;
-      await h.enqueue({ idempotencyKey: key });
-      await expect(h.introspect().requeue(id, { fromStep: 'a' })).rejects.toMatchObject({
+      const live = await h.enqueue({ idempotencyKey: key });
+      const refused = h.introspect().requeue(id, { fromStep: 'a' });
+      await expect(refused).rejects.toMatchObject({
         code: 'X_JOB_DUPLICATE',
+        meta: { id, holder: live.id },
       });
+      // every driver words it alike, so an operator tool reads one message whatever the backend
+      await expect(refused).rejects.toThrow(
+        `Job ${id} cannot be requeued: live job ${live.id} (ready) holds its idempotency key.`,
+      );
       expect((await h.driver().get(id))?.state).toBe('dead');
       expect(await stepNames(id)).toEqual(['a', 'b', 'c']);
     });
