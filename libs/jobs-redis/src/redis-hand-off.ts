@@ -165,12 +165,26 @@ class HandOffLoop implements RedisHandOff {
       await registering;
       this.proven = true;
       const reply = await popped;
+      // answered: a delivery that fails below must not give the row again
+      popped = undefined;
       if (reply === null || reply[1] === HAND_OFF_STOP) return;
       const delivering = this.delivery.deliver([reply[1]]);
       if (delivering !== undefined) await delivering;
     } catch (error) {
-      await popped?.catch(() => undefined);
+      // a pop sent with a registration that failed (a script error on a live connection) may still answer a row: it
+      // was claimed for this worker and taken off its list, so it is given as a pop's row is, not left to its lease
+      const late = await popped?.catch(() => null);
+      if (late && late[1] !== HAND_OFF_STOP) await this.giveLate(late[1]);
       return this.failed('jobs.hand-off.pop-failed', error);
+    }
+  }
+
+  /** Gives a row a failed turn's pop answered; a delivery that fails is logged, and the row's lease lapses. */
+  private async giveLate(entry: string): Promise<void> {
+    try {
+      await this.delivery.deliver([entry]);
+    } catch (error) {
+      warnHandOff(this.logger, this.workerId, 'jobs.hand-off.pop-failed', error);
     }
   }
 

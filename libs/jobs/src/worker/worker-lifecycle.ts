@@ -41,10 +41,13 @@ function serveQueues(w: WorkerParts): void {
   w.stats.slots = w.ledger.total();
 }
 
-/** A worker's drain begins (`JobWorker.beginDrain`): it claims no more and aborts its runs with `signal`. */
+/**
+ * A worker's drain begins (`JobWorker.beginDrain`): it claims no more and aborts its runs with `signal` — once, and
+ * also while a manual stop (which aborts nothing) waits for those runs.
+ */
 export function beginWorkerDrain(w: WorkerParts, signal: string): void {
-  if (w.state === 'stopped' || w.state === 'draining') return;
-  stopClaiming(w);
+  if (w.state === 'stopped' || w.work.draining) return;
+  if (w.state !== 'draining') stopClaiming(w);
   w.handBacks.release(w.held.takeAll());
   w.work.drain(signal);
   w.settings.logger.log('info', 'jobs.worker.draining', {
@@ -67,6 +70,8 @@ export async function stopWorker(w: WorkerParts, deadlineAt: number | undefined)
     logger,
     id,
   );
+  // what a claim still on the wire past the deadline answers goes back: a stopped worker starts nothing
+  w.work.close();
   await w.unserved?.stop();
   await w.presence?.stop();
   w.state = 'stopped';

@@ -72,6 +72,8 @@ export class WorkerRuns implements RunAcks {
   private starting: string | undefined = undefined;
   /** Other queues whose held rows were asked to start meanwhile. */
   private readonly startNext: string[] = [];
+  /** Set once the stop's wait ended ({@link WorkerRuns.close}): rows placed from here are handed back. */
+  private closed = false;
 
   constructor(private readonly o: WorkerRunsOptions) {
     this.env = {
@@ -92,6 +94,10 @@ export class WorkerRuns implements RunAcks {
    */
   place(claimed: readonly ClaimedJob[]): void {
     const { o } = this;
+    if (this.closed) {
+      o.handBacks.release(claimed);
+      return;
+    }
     if (o.running()) {
       // a lone row (a hand-off's) that nothing held is ahead of, with a slot free: started without being held first
       const lone = claimed.length === 1 ? claimed[0] : undefined;
@@ -117,6 +123,20 @@ export class WorkerRuns implements RunAcks {
       else rest.push(row);
     }
     o.handBacks.release(rest);
+  }
+
+  /**
+   * The stop's wait ended (its work settled, or its deadline passed): no row placed from here starts. A claim still on
+   * the wire past the deadline, or a hand-off, gets its rows handed back uncounted rather than run — and renewed — by a
+   * worker that stopped.
+   */
+  close(): void {
+    this.closed = true;
+  }
+
+  /** Whether a drain began ({@link WorkerRuns.drain}): a manual stop begins none. */
+  get draining(): boolean {
+    return this.drainSignal !== undefined;
   }
 
   /** Aborts every run with `X_DRAINING`, and every run a claim still on the wire starts from here. */

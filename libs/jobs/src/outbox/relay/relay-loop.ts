@@ -150,6 +150,8 @@ export class RelayLoop {
       const result = await this.guardedPass();
       if (this.state !== 'running') return;
       if (result === 'failed' || result.failure !== undefined) {
+        // a wake during a failed pass waits out the interval with it: no pass straight after a failure
+        this.wakeAgain = false;
         this.wait = intervalMs;
         return this.arm(intervalMs);
       }
@@ -164,7 +166,11 @@ export class RelayLoop {
     }
   }
 
-  /** Serialises every pass: one at a time per relay. */
+  /**
+   * Serialises every pass: one at a time per relay. A kick that met the pass in flight (a wake, or the armed timer
+   * falling due) runs the loop once it settles: the loop's own passes read it themselves, but a `runOnce()` pass does
+   * not, and the kick would be lost — with the timer it consumed, the last one armed.
+   */
   private occupy<T>(work: Promise<T>): Promise<T> {
     const settled = work.then(
       () => undefined,
@@ -172,7 +178,9 @@ export class RelayLoop {
     );
     this.inFlight = settled;
     void settled.then(() => {
-      if (this.inFlight === settled) this.inFlight = undefined;
+      if (this.inFlight !== settled) return;
+      this.inFlight = undefined;
+      if (this.wakeAgain) this.kick();
     });
     return work;
   }

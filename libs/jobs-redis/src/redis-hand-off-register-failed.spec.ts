@@ -1,0 +1,78 @@
+import {
+  recordingLogger,
+  type ClaimedJob,
+  type HandOffOffer,
+  type WakeHandOff,
+} from '@ultimat3/jobs';
+import { frozenClock } from '@ultimat3/jobs/testing';
+import { until } from '../../../test/until';
+import { countingJob, testRedisSpec, wakeSlots } from '../test/redis-spec';
+import { redisContext } from './redis-context';
+import { redisJobDriver } from './redis-driver';
+import { startHandOff } from './redis-hand-off';
+import { redisKeyPrefix } from './redis-keys';
+
+const QUEUE = 'hand-off-register-failed-q';
+const NAME = 'redis-hand-off-register-failed.noop';
+const VT = 30_000;
+
+const file = testRedisSpec();
+const { request } = countingJob(NAME, QUEUE);
+
+describe('the Redis hand-off, when a registration fails while its pop answers a row', () => {
+  const open = wakeSlots();
+
+  it('gives the row the pop answered to the worker instead of leaving it claimed until its lease lapses', async () => {
+    const prefix = file.redis.prefix();
+    const clock = frozenClock();
+    const other = redisJobDriver({ client: file.redis.client, prefix, clock });
+    open.other = other;
+    const logger = recordingLogger();
+    const p = redisKeyPrefix(prefix);
+    const q = `${p}q:${Buffer.byteLength(QUEUE)}:${QUEUE}`;
+    const registration = `${q}:ho:register-failed-worker`;
+    const rejections: unknown[] = [];
+    const onRejection = (reason: unknown) => void rejections.push(reason);
+    process.on('unhandledRejection', onRejection);
+
+    // two free slots: the worker stays idle and registered after the first row
+    const offers: HandOffOffer[] = [{ queue: QUEUE, free: 2, names: [NAME] }];
+    const taken: ClaimedJob[] = [];
+    let second: string | undefined;
+    const target: WakeHandOff = {
+      workerId: 'register-failed-worker',
+      visibilityTimeoutMs: VT,
+      offers: () => offers,
+      takeClaimed: (rows) => {
+        taken.push(...rows);
+        if (taken.length !== 1) return;
+        // while the first row is given, another process enqueues a second one, handed to this worker (still
+        // registered, one slot left) and pushed onto its list; then the queue's set of registered workers becomes a
+        // string, so the next registration (sent with the pop, in one write) fails with WRONGTYPE while that pop
+        // answers the second row at once
+        const req = request(2, clock.now());
+        second = req.id;
+        void other.enqueue(req);
+        void file.redis.client.set(`${q}:ho`, 'not a sorted set');
+      },
+      onIdle: () => () => undefined,
+    };
+    const handOff = startHandOff(redisContext(file.redis.client, p, clock), target, logger);
+    try {
+      await until(async () => (await file.redis.client.exists(registration)) === 1);
+      await other.enqueue(request(1, clock.now()));
+      await until(() => logger.named('jobs.hand-off.pop-failed').length === 1);
+      expect(String(logger.named('jobs.hand-off.pop-failed')[0]?.fields['error'])).toMatch(
+        /WRONGTYPE/,
+      );
+      // the second row was claimed for this worker and taken off its list: it is the worker's now
+      await until(() => taken.length === 2, 2_000);
+      expect(taken.map((row) => row.id)).toEqual([taken[0]?.id, second]);
+      expect(rejections).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onRejection);
+      await file.redis.client.del(`${q}:ho`);
+      await handOff.stop();
+    }
+  });
+});
