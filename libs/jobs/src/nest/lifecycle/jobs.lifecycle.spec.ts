@@ -147,7 +147,7 @@ describe('JobsLifecycle', () => {
     expect(row?.lastError).not.toContain('SIGTERM');
   });
 
-  it('holds the process open from bootstrap until shutdown begins, only for a long-running role', async () => {
+  it('holds the process open from bootstrap until shutdown has closed the driver, only for a long-running role', async () => {
     const worker = await compile({ roles: ['worker'] });
     const web = await compile({ roles: ['web'] });
     const lifecycle = worker.app.get(JobsLifecycle);

@@ -20,11 +20,14 @@ export const PROGRAMMATIC_CLOSE = 'app.close()';
  * - bootstrap (`JobsModule` is global, so this runs before any other module's `onApplicationBootstrap`): installs the
  *   direct facade, then the outbox facade when `OutboxModule` is there; starts the hosts of the roles this process
  *   holds — worker, relay, scheduler — and, when it holds any of them, holds the process open with one ref'd handle
- *   until shutdown begins. A `web`-only process, or a test that closes its app, is never held.
- * - `beforeApplicationShutdown`: lets the hold go, then stops the scheduler, the relay and the worker in that order —
- *   each stops taking work at once, then each is waited for — all under one `shutdown.deadlineMs`.
- * - `onApplicationShutdown`: removes the facades, closes the driver, then the pool under it. After a drain a signal
- *   started, the signal Nest re-raises ends the process with exit code 0 (see {@link exitCleanlyOnReraise}).
+ *   until shutdown has closed the driver (every runtime timer is unref'd: a drain waiting on runs would otherwise let
+ *   the process end mid-way, exit code 0). A `web`-only process, or a test that closes its app, is never held.
+ * - `beforeApplicationShutdown`: stops the scheduler, the relay and the worker in that order — each stops taking work
+ *   at once, then each is waited for — all under one `shutdown.deadlineMs`. A stop that fails lets the hold go (Nest
+ *   runs no later hook after it).
+ * - `onApplicationShutdown`: removes the facades, closes the driver, then the pool under it, and lets the hold go.
+ *   After a drain a signal started, the signal Nest re-raises ends the process with exit code 0 (see
+ *   {@link exitCleanlyOnReraise}).
  *
  * A host that fails to start fails the boot with its coded error: the hosts already started are stopped first.
  */
@@ -58,7 +61,7 @@ export class JobsLifecycle
     this.#facades.push(install);
   }
 
-  /** Whether the process is held open (a long-running role was started and shutdown has not begun). */
+  /** Whether the process is held open (a long-running role was started and shutdown has not closed the driver). */
   get holdsProcess(): boolean {
     return this.#hold !== undefined;
   }
@@ -93,20 +96,32 @@ export class JobsLifecycle
   }
 
   async beforeApplicationShutdown(signal?: string): Promise<void> {
-    this.#hold?.release();
-    this.#hold = undefined;
     const cause = signal ?? PROGRAMMATIC_CLOSE;
     this.runtime.config.logger.log('info', 'jobs.module.stopping', { cause });
-    await this.#stopHosts(cause);
+    try {
+      // still held: the drain may wait on nothing but unref'd timers, up to the deadline
+      await this.#stopHosts(cause);
+    } catch (error) {
+      // Nest runs no onApplicationShutdown after a throw here: nothing would let the hold go
+      this.#release();
+      throw error;
+    }
   }
 
   async onApplicationShutdown(signal?: string): Promise<void> {
+    try {
+      for (const uninstall of this.#uninstall.splice(0).reverse()) uninstall();
+      this.#phase.closed();
+      await this.runtime.close();
+    } finally {
+      this.#release();
+    }
+    if (this.#held) exitCleanlyOnReraise(signal);
+  }
+
+  #release(): void {
     this.#hold?.release();
     this.#hold = undefined;
-    for (const uninstall of this.#uninstall.splice(0).reverse()) uninstall();
-    this.#phase.closed();
-    await this.runtime.close();
-    if (this.#held) exitCleanlyOnReraise(signal);
   }
 
   /** Stops every started host: all stop taking work (scheduler, relay, worker), then each is waited for. */
