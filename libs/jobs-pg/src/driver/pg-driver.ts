@@ -118,7 +118,9 @@ export function postgresJobDriver(options: PostgresJobDriverOptions): PostgresJo
 
 /**
  * The driver's enqueue and claim members: each sends its statement, then tells the young table how many rows it saw;
- * an enqueue whose run time may hide below its queue's low water lowers it.
+ * an enqueue whose run time may hide below its queue's low water lowers it, stamped with the time its rows were
+ * committed by (read after the answer): a claim sent before then, whose snapshot may lack them, keeps the lowered bound
+ * when it answers later (`PgLowWater.learn`).
  */
 function countedWrites(
   ctx: PgContext,
@@ -130,9 +132,10 @@ function countedWrites(
     // the value contract before any statement: refused alike on every driver, never a raw 22021 or a silent merge
     async enqueue(request) {
       assertEnqueueRequest(request);
-      const now = ctx.nowMs();
       const result = await enqueue(request);
       young.saw(1);
+      // read once the row is committed: a claim sent before then may not see it, and its bound must keep it
+      const now = ctx.nowMs();
       if (!PgLowWater.mayHide(request.runAt, now)) return result;
       ctx.lowWater.lower(request.queue, request.runAt, now);
       return result;
@@ -140,9 +143,9 @@ function countedWrites(
     async enqueueMany(requests) {
       assertEnqueueRequests(requests);
       if (requests.length === 0) return [];
-      const now = ctx.nowMs();
       const results = await enqueueBatch(requests);
       young.saw(requests.length);
+      const now = ctx.nowMs(); // once the rows are committed, as for enqueue()
       if (!requests.some((r) => PgLowWater.mayHide(r.runAt, now))) return results;
       for (const r of requests) ctx.lowWater.lower(r.queue, r.runAt, now);
       return results;
