@@ -90,6 +90,7 @@ describe('assertEnqueueRequests (the value contract of a batch)', () => {
       onConflict: 'replace',
       concurrencyKey: 'key\u0000',
       traceparent: '\udc00',
+      crossTenantReason: 'reason\u0000',
       input: { n: Number.NaN },
     };
     const fields = Object.keys(bad) as (keyof EnqueueRequest)[];

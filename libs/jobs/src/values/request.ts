@@ -5,6 +5,7 @@ import {
   MAX_JOB_NAME_LENGTH,
   MAX_QUEUE_NAME_LENGTH,
   MAX_ATTEMPTS,
+  MAX_FREE_TEXT_LENGTH,
   MAX_IDEMPOTENCY_KEY_LENGTH,
   MAX_PRIORITY,
   MAX_ROW_CONCURRENCY_KEY_LENGTH,
@@ -52,6 +53,9 @@ const conflictRule = (v: unknown): string | undefined => enumProblem(v, ON_CONFL
 const concurrencyRule = (v: unknown): string | undefined =>
   storable(v, MAX_ROW_CONCURRENCY_KEY_LENGTH);
 const traceRule = (v: unknown): string | undefined => storable(v, MAX_TRACEPARENT_LENGTH);
+// optional: the common path writes it bounded (`crossTenant()`'s reason); a hand-built one is held to the same text
+const crossingRule = (v: unknown): string | undefined =>
+  v === undefined ? undefined : storable(v, MAX_FREE_TEXT_LENGTH);
 
 /** Why a request's input is not storable JSON, or undefined; an input the common path checked is not walked again. */
 const inputProblem = (request: EnqueueRequest): string | undefined =>
@@ -97,6 +101,9 @@ function requestFault(r: EnqueueRequest, p: EnqueueRequest | undefined): ValueFa
     (q && r.traceparent === p.traceparent
       ? undefined
       : fault('traceparent', traceRule(r.traceparent))) ??
+    (q && r.crossTenantReason === p.crossTenantReason
+      ? undefined
+      : fault('crossTenantReason', crossingRule(r.crossTenantReason))) ??
     (q && r.input === p.input ? undefined : fault('input', inputProblem(r)))
   );
 }

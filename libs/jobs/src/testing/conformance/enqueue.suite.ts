@@ -16,6 +16,7 @@ export function enqueueSuite(h: Harness): void {
         priority: 3,
         concurrencyKey: 'acct-1',
         traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+        crossTenantReason: 'support ticket 42',
       });
       const result = await h.driver().enqueue(request);
       expect(result).toEqual({ id: request.id, runId: request.runId, deduped: false });
@@ -42,6 +43,7 @@ export function enqueueSuite(h: Harness): void {
         progress: null,
         concurrencyKey: 'acct-1',
         traceparent: request.traceparent,
+        crossTenantReason: 'support ticket 42',
         finishedAt: null,
       });
       expect(typeof row?.createdAt).toBe('number');

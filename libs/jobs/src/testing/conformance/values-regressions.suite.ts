@@ -116,6 +116,15 @@ export function valuesRegressionSuite(h: Harness): void {
       );
       expect(await outcomeCode(() => h.enqueue({ enqueuedBy: 'u\ud800' }))).toBe('X_VALUE_INVALID');
     });
+
+    it('a cross-tenant reason with a NUL or a lone surrogate is refused at the driver, never a raw database error', async () => {
+      for (const reason of ['ticket\u0000', 'ticket\ud800', 'x'.repeat(MAX_FREE_TEXT_LENGTH + 1)]) {
+        const request = h.request({ crossTenantReason: reason });
+        expect(await outcomeCode(() => h.driver().enqueue(request))).toBe('X_VALUE_INVALID');
+        expect(await outcomeCode(() => h.driver().enqueueMany([request]))).toBe('X_VALUE_INVALID');
+        expect(await h.driver().get(request.id)).toBeUndefined();
+      }
+    });
   });
 
   describe('value contract: replay returns exactly what the first run saw', () => {
