@@ -1,4 +1,5 @@
 import {
+  assertEnqueueRequests,
   InvariantError,
   JobDuplicateError,
   type EnqueueRequest,
@@ -54,7 +55,8 @@ function duplicate(request: EnqueueRequest, record: FireRecord): JobDuplicateErr
 }
 
 /**
- * Runs `SQL_SCHEDULER_FIRE`: the watermark move, the rows and the fire record in one statement. A strict request
+ * Runs `SQL_SCHEDULER_FIRE`: the watermark move, the rows and the fire record in one statement. A request no driver
+ * can store exactly is refused first (`X_VALUE_INVALID`, nothing written). A strict request
  * that met a live key refused it (nothing written): that throws `X_JOB_DUPLICATE`, as `enqueueMany` would. A request
  * that met a row committed after the statement's snapshot is enqueued again through the driver — the watermark has
  * moved, and that row holds its id or key, so the re-run answers it.
@@ -63,6 +65,8 @@ export async function fireOccurrence(
   ctx: FireContext,
   request: TaskFireRequest,
 ): Promise<TaskFireResult> {
+  // refused before the statement, as `enqueueMany` and the memory and Redis fires do: not stored, nor a raw error
+  assertEnqueueRequests(request.requests);
   const { rows } = await ctx.executor.query<FireRecord>(ctx.sql, fireValues(ctx, request));
   const first = rows[0];
   if (first === undefined) throw new InvariantError('jobs-pg: a scheduler fire answered no row.');

@@ -38,18 +38,33 @@ export function compileCron(
   if (typeof cron !== 'string' || cron.trim().length === 0) {
     throw new TaskDeclarationInvalidError(owner, 'cron', 'must be a non-empty cron expression');
   }
-  const parsed = parse(owner, cron, tz);
-  assertFiresWithinHorizon(owner, cron, parsed.getPattern() ?? cron, tz, nowMs);
-  return scheduleOf(cron, tz, parsed);
+  const expression = questionMarksAsWildcards(cron);
+  const parsed = parse(owner, cron, expression, tz);
+  assertFiresWithinHorizon(owner, cron, parsed.getPattern() ?? expression, tz, nowMs);
+  return scheduleOf(cron, expression, tz, parsed);
+}
+
+/**
+ * A field written `?` ("no specific value", as Quartz and Spring write a day field) is a wildcard. croner swaps `?`
+ * for `*` only after it decided which day fields are wildcards, so `0 12 ? * MON` OR-ed Mondays with every day of the
+ * month and fired daily; handed `*`, the other day field alone decides.
+ */
+function questionMarksAsWildcards(cron: string): string {
+  if (!cron.includes('?')) return cron;
+  return cron
+    .trim()
+    .split(/\s+/)
+    .map((field) => (field === '?' ? '*' : field))
+    .join(' ');
 }
 
 /** 5 fields, or 6 with seconds first; a year field pins a recurring task to a calendar and is refused. */
 const croner = (cron: string, tz: string): Cron =>
   new Cron(cron, { timezone: tz, paused: true, mode: '5-or-6-parts' });
 
-function parse(owner: string, cron: string, tz: string): Cron {
+function parse(owner: string, cron: string, expression: string, tz: string): Cron {
   try {
-    return croner(cron, tz);
+    return croner(expression, tz);
   } catch (error) {
     throw new TaskDeclarationInvalidError(
       owner,
@@ -109,7 +124,7 @@ function invalidZone(owner: string, tz: unknown): TaskDeclarationInvalidError {
   );
 }
 
-function scheduleOf(cron: string, tz: string, parsed: Cron): CronSchedule {
+function scheduleOf(cron: string, expression: string, tz: string, parsed: Cron): CronSchedule {
   let evaluations = 0;
   /** The expression on a UTC clock: reads the wall times a spring-forward gap skips. Built on first need. */
   let wallClock: Cron | undefined;
@@ -155,7 +170,7 @@ function scheduleOf(cron: string, tz: string, parsed: Cron): CronSchedule {
       if (gap.atMs + gap.lengthMs <= fromMs) continue;
       const gapWallStart = gap.atMs + gap.offsetBeforeMs;
       evaluations += 1;
-      const wall = (wallClock ??= croner(cron, 'UTC')).nextRun(
+      const wall = (wallClock ??= croner(expression, 'UTC')).nextRun(
         new Date(Math.max(gapWallStart - 1000, fromMs + gap.offsetBeforeMs)),
       );
       if (wall !== null && wall.getTime() < gapWallStart + gap.lengthMs) {

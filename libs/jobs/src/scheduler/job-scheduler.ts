@@ -42,7 +42,10 @@ export interface JobScheduler {
   isLeader(): boolean;
   /** Starts the loop: the first round asks for the lease at once. Idempotent. */
   start(): void;
-  /** Drains: stops dispatching, finishes the round in flight, releases the lease. Idempotent. */
+  /**
+   * Drains: stops dispatching, finishes the round in flight, releases the lease. Idempotent: a call while a stop is
+   * under way answers when that one is done (or at its own deadline).
+   */
   stop(options?: SchedulerStopOptions): Promise<void>;
 }
 
@@ -68,6 +71,7 @@ class SchedulerLoop implements JobScheduler {
   #nextRenewAt = -Infinity;
   #timer: TimerHandle | undefined;
   #round: Promise<void> | undefined;
+  #stopping: Promise<void> | undefined;
 
   constructor(options: JobSchedulerOptions) {
     this.#options = options;
@@ -117,7 +121,17 @@ class SchedulerLoop implements JobScheduler {
   }
 
   async stop(options: SchedulerStopOptions = {}): Promise<void> {
-    if (this.status === 'stopped' || this.status === 'stopping') return;
+    if (this.status === 'stopped') return;
+    if (this.#stopping !== undefined) {
+      // a stop under way: wait for it (up to this call's own deadline), so no caller closes the store mid-round
+      await this.#settlesWithin(this.#stopping, options.deadlineMs);
+      return;
+    }
+    this.#stopping = this.#drain(options);
+    await this.#stopping;
+  }
+
+  async #drain(options: SchedulerStopOptions): Promise<void> {
     this.status = 'stopping';
     this.#timer?.cancel();
     this.#timer = undefined;
@@ -170,7 +184,9 @@ class SchedulerLoop implements JobScheduler {
     let at = this.#nextRenewAt;
     if (this.#leading) {
       at = Math.min(at, now + this.#ctx.tickIntervalMs);
-      for (const slot of this.#slots) at = Math.min(at, slot.loaded ? slot.wakeMs : now);
+      // an unloaded slot keeps its wake too: a refusal leaves it due (read again at once), a failed write a tick on —
+      // reading "unloaded" as "now" retried a failing store in a loop at one instant
+      for (const slot of this.#slots) at = Math.min(at, slot.wakeMs);
     }
     return at - now;
   }

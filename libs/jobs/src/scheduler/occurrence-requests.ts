@@ -1,11 +1,14 @@
+import { createHash } from 'node:crypto';
 import { prepareEnqueue } from '../declare/enqueue';
 import type { TaskHandle } from '../declare/task';
 import type { EnqueueRequest } from '../driver/job-driver';
+import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../values/bounds';
 
 /**
  * The idempotency key of entry `index` of one occurrence: `task:<task>:<occurrenceMs>:<index>:<job's own key>`. A
  * second fire of one occurrence lands on the row the first one queued, while a manual `task.enqueue()` — which keeps
- * the job's own key — stays a distinct run.
+ * the job's own key — stays a distinct run. When that would pass the key limit (a job's own key may use all of it),
+ * the job's key is written as `sha256:<hex>` of it instead: still one key per entry, and one every driver stores.
  */
 export function occurrenceKey(
   task: string,
@@ -13,7 +16,9 @@ export function occurrenceKey(
   index: number,
   jobKey: string,
 ): string {
-  return `task:${task}:${occurrenceMs}:${index}:${jobKey}`;
+  const prefix = `task:${task}:${occurrenceMs}:${index}:`;
+  if (prefix.length + jobKey.length <= MAX_IDEMPOTENCY_KEY_LENGTH) return prefix + jobKey;
+  return `${prefix}sha256:${createHash('sha256').update(jobKey, 'utf8').digest('hex')}`;
 }
 
 /** An entry of an occurrence its job refused: its place in the task's list, the job, and what was thrown. */

@@ -1,0 +1,67 @@
+import { job } from '../declare/job';
+import { task } from '../declare/task';
+import { memoryJobDriver } from '../driver/memory';
+import { t } from '../schema';
+import { frozenClock } from '../testing/frozen-clock';
+import { recordingLogger } from '../util/logger';
+import { jobScheduler } from './job-scheduler';
+import { memoryLeaseLeader } from './memory-lease-leader';
+import { memorySchedulerState } from './memory-scheduler-state';
+import type { SchedulerState } from './scheduler-state';
+
+const MINUTE = 60_000;
+const TICK = 1_000;
+const START = Date.UTC(2026, 0, 1);
+const report = job({
+  name: 'failed-fire-backoff.report',
+  input: t.object({ n: t.number.int() }),
+  idempotencyKey: ({ n }) => `report:${n}`,
+  tenant: 'none',
+});
+
+describe('a fire the state fails', () => {
+  it('is retried once a tick, not in a loop at the same instant', async () => {
+    const clock = frozenClock(START);
+    const driver = memoryJobDriver({ clock });
+    const logger = recordingLogger();
+    const inner = memorySchedulerState({ driver, clock });
+    // the store is down for the first 20 fires; a busy loop spends them all at one instant
+    let fires = 0;
+    const state: SchedulerState = {
+      ...inner,
+      fire: (request) => {
+        fires += 1;
+        return fires <= 20
+          ? Promise.reject(new Error('connection terminated'))
+          : inner.fire(request);
+      },
+    };
+    const minutely = task({
+      name: 'failed-fire-backoff.minutely',
+      cron: '* * * * *',
+      tz: 'UTC',
+      enqueue: () => [[report, { n: 1 }]],
+    });
+    const scheduler = jobScheduler({
+      driver,
+      tasks: [minutely],
+      clock,
+      logger,
+      state,
+      leader: memoryLeaseLeader(),
+      tickIntervalMs: TICK,
+    });
+    scheduler.start();
+    try {
+      await clock.advance(MINUTE);
+      expect(fires).toBe(1);
+      expect(logger.named('jobs.scheduler.task.failed')).toHaveLength(1);
+      await clock.advance(TICK);
+      expect(fires).toBe(2);
+      await clock.advance(TICK);
+      expect(fires).toBe(3);
+    } finally {
+      await scheduler.stop();
+    }
+  });
+});
