@@ -105,6 +105,7 @@ export class AttemptArgs implements RunArgs<unknown>, RunScope {
         clock: o.clock,
         events: o.events,
         signal: this.#a.abort.signal,
+        hardSignal: this.#a.abort.hardSignal,
         stepTimeoutMs: this.#handle.stepTimeoutMs,
         eventPollMs: this.#handle.eventPollMs,
         tenant: this.ctx.actor.orgId,

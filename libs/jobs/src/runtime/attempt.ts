@@ -83,11 +83,15 @@ export class Attempt extends AttemptSettle {
     try {
       parsed = handle.parseInputNow(claimed.input);
     } catch (error) {
-      // a validator that throws rejects the attempt, as it always did
-      return Promise.reject(error);
+      // a validator that throws (rather than answering issues) fails the attempt like the body would: a rejected
+      // attempt settled nothing, and the row sat running, its error in no row, until its lease lapsed
+      return this.fail(error, undefined);
     }
     return parsed instanceof Promise
-      ? parsed.then((p) => this.#parsed(p, handle, body))
+      ? parsed.then(
+          (p) => this.#parsed(p, handle, body),
+          (error: unknown) => this.fail(error, undefined),
+        )
       : this.#parsed(parsed, handle, body);
   }
 
@@ -138,6 +142,10 @@ export class Attempt extends AttemptSettle {
    * throw) has nothing to wait for: only a promise is raced against the stops ({@link Attempt.#waitFor}).
    */
   #body(body: JobBody, handle: AnyJobHandle, input: unknown): Promise<JobExecution> {
+    // a lease lost before the body starts (a fleet slot or an async validator that took longer than the lease): the
+    // row may already be another worker's, so its body must not start here — and no wait would hear of the loss
+    if (this.abort.hardStopped && isThrownInstance(this.abort.hardReason, LeaseLostError))
+      return Promise.resolve(this.lost('lease'));
     // the body's arguments and its ambient scope; the step API, progress and signal are made on first use
     const args = new AttemptArgs(this, handle, input, this.ctx);
     let answer: unknown;

@@ -35,8 +35,17 @@ export interface StepRuntime {
   readonly attempt: number;
   readonly clock: Clock;
   readonly events: EventBus;
-  /** The attempt's signal: once aborted, every step write is refused with `X_ABORTED`. */
+  /**
+   * The attempt's signal, what a step's function is handed: once aborted (a drain too), no step starts and no sleep or
+   * wait is recorded — `X_ABORTED`.
+   */
   readonly signal: AbortSignal;
+  /**
+   * The attempt's hard stops only (the deadline, a lost lease, a cancel; never a drain): what a `step.run` already
+   * under way is raced against, and what refuses its output. A drain lets a step on the wire finish and be stored, so
+   * the attempt that takes the run again replays it rather than running it twice. Absent: `signal` serves for both.
+   */
+  readonly hardSignal?: AbortSignal;
   readonly stepTimeoutMs: number | undefined;
   readonly eventPollMs: number;
   /** The run's tenant (null: `tenant: 'none'`): a `waitForEvent` matches only events published under it. */
@@ -94,17 +103,23 @@ class AttemptSteps {
     this.#seen.add(name);
   }
 
-  #refuseIfAborted(what: string): void {
-    if (this.#rt.signal.aborted) {
+  #refuseIfAborted(what: string, signal: AbortSignal = this.#rt.signal): void {
+    if (signal.aborted) {
       throw new JobAbortedError(
-        `step "${what}" was not written (${describeReason(this.#rt.signal.reason)})`,
+        `step "${what}" was not written (${describeReason(signal.reason)})`,
       );
     }
   }
 
-  async #write(name: string, output: JsonValue | undefined, startedAt: number): Promise<void> {
+  /** Stores a step's record; refused once `refusedBy` aborted (the attempt's signal, unless named). */
+  async #write(
+    name: string,
+    output: JsonValue | undefined,
+    startedAt: number,
+    refusedBy: AbortSignal = this.#rt.signal,
+  ): Promise<void> {
     const rt = this.#rt;
-    this.#refuseIfAborted(name);
+    this.#refuseIfAborted(name, refusedBy);
     const record: StepRecord = {
       name,
       ...(output === undefined ? {} : { output }),
@@ -139,11 +154,13 @@ class AttemptSteps {
   /** Runs a step no earlier attempt stored, and stores its output. */
   async #execute<T>(name: string, fn: (signal: AbortSignal) => T | Promise<T>): Promise<T> {
     const rt = this.#rt;
+    // a drain refuses a step not yet started; one under way is waited for unless a hard stop comes
     this.#refuseIfAborted(name);
+    const hard = rt.hardSignal ?? rt.signal;
     const startedAt = rt.clock.now();
     const value =
       rt.stepTimeoutMs === undefined
-        ? await raceAbort(fn(rt.signal), rt.signal)
+        ? await raceAbort(fn(rt.signal), hard)
         : await this.#withinDeadline(name, rt.stepTimeoutMs, fn);
     if (value !== undefined) {
       const problem = jsonProblem(value);
@@ -152,29 +169,32 @@ class AttemptSteps {
     // the body gets the stored form, as every replay will: the same value, whatever the driver
     const output =
       value === undefined ? undefined : (JSON.parse(JSON.stringify(value)) as JsonValue);
-    await this.#write(name, output, startedAt);
+    await this.#write(name, output, startedAt, hard);
     return output as T;
   }
 
-  /** Runs a step's function under its own deadline: its signal aborts at `ms`, or with the attempt's. */
+  /**
+   * Runs a step's function under its own deadline: its signal aborts at `ms`, or with the attempt's; the wait for it
+   * ends at `ms`, or at the attempt's hard stop (a drain lets it finish).
+   */
   async #withinDeadline<T>(
     name: string,
     ms: number,
     fn: (signal: AbortSignal) => T | Promise<T>,
   ): Promise<T> {
     const rt = this.#rt;
-    const { controller, dispose } = childController(rt.signal);
-    const disarm = armDeadline(
-      rt.clock,
-      ms,
-      controller,
-      () => new JobTimeoutError(`Step "${name}"`, ms),
-    );
+    const timeout = (): JobTimeoutError => new JobTimeoutError(`Step "${name}"`, ms);
+    const told = childController(rt.signal);
+    const ends = rt.hardSignal === undefined ? told : childController(rt.hardSignal);
+    const disarm = armDeadline(rt.clock, ms, told.controller, timeout, () => {
+      if (!ends.controller.signal.aborted) ends.controller.abort(timeout());
+    });
     try {
-      return await raceAbort(fn(controller.signal), controller.signal);
+      return await raceAbort(fn(told.controller.signal), ends.controller.signal);
     } finally {
       disarm();
-      dispose();
+      told.dispose();
+      ends.dispose();
     }
   }
 
