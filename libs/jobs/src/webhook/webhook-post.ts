@@ -128,6 +128,7 @@ class PostExchange {
   readonly #resolve: (result: WebhookPostResult) => void;
   readonly #reject: (reason: unknown) => void;
   #onWire = false;
+  #answering = false;
   #stopped: PostStopped | undefined;
   readonly #onHard = (): void => this.#stop(this.#control.hard.reason);
   readonly #onSoft = (): void => {
@@ -157,6 +158,11 @@ class PostExchange {
     });
     req.on('response', (res) => this.#answered(res));
     req.on('error', (error) => this.#failed(error));
+    // a request can close with neither: node drops a 101 + Upgrade answer (no 'upgrade' listener) by closing the
+    // socket, and emits no 'response' and no 'error' for it — without this the POST would wait forever
+    req.once('close', () => {
+      if (!this.#answering) this.#failed(new Error('the connection closed before an answer'));
+    });
     req.end(body);
   }
 
@@ -174,6 +180,7 @@ class PostExchange {
   }
 
   #answered(res: http.IncomingMessage): void {
+    this.#answering = true;
     const answer = answerOf(res);
     // the body is not ours to keep: read it to its end so the answer is whole, but no further than a bound — a
     // receiver streaming without end must not hold the attempt open

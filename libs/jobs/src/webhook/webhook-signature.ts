@@ -114,7 +114,8 @@ function header(request: WebhookRequestLike, name: string): string | undefined {
 /**
  * Verifies a received delivery: the three headers present, the timestamp within `toleranceSeconds` of now (a replay
  * later than that is `stale`), and the v1 mac over the raw body equal to one of the secrets' — compared in constant
- * time. Never throws for a bad request; answers why it was refused.
+ * time. Never throws for a bad request; answers why it was refused. Fails closed: a tolerance or `nowMs` that is not
+ * a number refuses as `stale`, and an empty secret verifies nothing.
  */
 export function verifyWebhookSignature(
   request: WebhookRequestLike,
@@ -136,12 +137,16 @@ export function verifyWebhookSignature(
   const timestampSeconds = Number(match[1]);
   const tolerance = options.toleranceSeconds ?? WEBHOOK_TOLERANCE_SECONDS;
   const nowSeconds = (options.nowMs ?? Date.now()) / 1000;
-  if (Math.abs(nowSeconds - timestampSeconds) > tolerance) return { ok: false, reason: 'stale' };
+  // written to fail closed: a tolerance or a time that is not a number (NaN) refuses, never skips the window
+  if (!(Math.abs(nowSeconds - timestampSeconds) <= tolerance))
+    return { ok: false, reason: 'stale' };
   const given = Buffer.from(match[2]!, 'hex');
   const secrets = typeof options.secret === 'string' ? [options.secret] : options.secret;
   let verified = false;
   // every secret is tried (no early exit), so the time taken does not say which one matched
   for (const secret of secrets) {
+    // the empty key is anyone's: a mac under it authenticates nothing (the sender refuses to sign with it)
+    if (secret.length === 0) continue;
     const expected = Buffer.from(
       webhookMac(secret, { eventId, topic, body, timestampSeconds }),
       'hex',

@@ -63,7 +63,7 @@ export interface WebhookDefinition {
   readonly destinations?: WebhookDestinations;
   /** Where the signature's timestamp and the ledger's times are read. Default the system clock. */
   readonly clock?: Clock;
-  /** The `User-Agent` header (default {@link WEBHOOK_USER_AGENT}). */
+  /** The `User-Agent` header (default {@link WEBHOOK_USER_AGENT}): printable ASCII, checked at declaration. */
   readonly userAgent?: string;
 }
 
@@ -107,6 +107,17 @@ export function webhook(definition: WebhookDefinition) {
       name,
       'disableAfter',
       'must be a whole number of at least 1',
+    );
+  // sent on every attempt: a value node refuses to put in a header would fail each one before a byte is sent,
+  // recorded against endpoints that did nothing wrong until disableAfter turned them off
+  if (
+    definition.userAgent !== undefined &&
+    (typeof definition.userAgent !== 'string' || !/^[\x20-\x7e]+$/.test(definition.userAgent))
+  )
+    throw new JobDeclarationInvalidError(
+      name,
+      'userAgent',
+      'must be a non-empty string of printable ASCII (it travels in a header)',
     );
   const config = {
     name,
