@@ -1,4 +1,4 @@
-import { RedisEvictionPolicyError, type Clock } from '@ultimat3/jobs';
+import type { Clock } from '@ultimat3/jobs';
 import type { Cluster, Redis } from 'ioredis';
 import { assertNoEviction } from './redis-server-check';
 import { defineScripts, type ScriptArg, type ScriptName, type ScriptReply } from './redis-scripts';
@@ -16,7 +16,8 @@ export interface RedisContext {
 
 /**
  * Builds a {@link RedisContext}. Before its first script it checks the server will not evict keys
- * ({@link assertNoEviction}): every operation is refused with the fix until it is so. Without a clock every script reads the server's `TIME`, so one clock decides for every
+ * ({@link assertNoEviction}): every operation is refused with the fix until it is so (each refused one checks again,
+ * so the fix run on a live server lifts the refusal without a restart). Without a clock every script reads the server's `TIME`, so one clock decides for every
  * process; with one (tests driving a frozen clock) its reading is sent as each script's first argument instead.
  * `onRun` is told each script's name as it is sent.
  */
@@ -27,7 +28,8 @@ export function redisContext(
   onRun?: (name: ScriptName) => void,
 ): RedisContext {
   const call = defineScripts(client);
-  // the server is checked once, before the first script; a failed check (Redis down) is tried again next time
+  // the server is checked until a check passes: a failed check (Redis down) is tried again next time, and so is a
+  // refused policy — the operator may run the fix the refusal names while this process keeps running
   let checked: Promise<void> | undefined;
   let passed = false;
   const check = (): Promise<void> =>
@@ -36,7 +38,7 @@ export function redisContext(
         passed = true;
       },
       (error: unknown) => {
-        if (!(error instanceof RedisEvictionPolicyError)) checked = undefined;
+        checked = undefined;
         throw error;
       },
     ));

@@ -20,7 +20,7 @@ export interface RetentionPolicy {
   readonly finishedMs?: number;
   /** How long a dead job (the dead-letter queue) is kept. Default 30 days. */
   readonly deadMs?: number;
-  /** Rows one purge statement removes at most. Default 1,000. */
+  /** Rows one purge statement removes at most: a whole number of at least 1. Default 1,000. */
   readonly batchSize?: number;
 }
 
@@ -42,15 +42,27 @@ export const DEFAULT_PURGE_BATCH = 1_000;
 
 /** A retention option that is not a positive finite number. */
 class RetentionInvalidError extends InvariantError {
-  constructor(field: string, value: unknown) {
+  constructor(field: string, value: unknown, rule = 'a positive finite number') {
     super(
-      `retention.${field} must be a positive finite number (got ${String(value)}).`,
+      `retention.${field} must be ${rule} (got ${String(value)}).`,
       'Pass milliseconds, e.g. retention: { finishedMs: 7 * 24 * 3_600_000 }, or retention: false for no sweep.',
     );
   }
 }
 
-/** The policy with defaults filled in; a duration or batch that is not a positive finite number is refused. */
+/** `value` when it is a whole number (the rows one purge statement removes); else refused. */
+function wholeBatch(value: number): number {
+  if (!Number.isInteger(value)) {
+    throw new RetentionInvalidError('batchSize', value, 'a whole number of at least 1');
+  }
+  return value;
+}
+
+/**
+ * The policy with defaults filled in; a duration that is not a positive finite number is refused, and so is a batch
+ * that is not a whole number of at least 1 (a batch of 0.5 floored to 0 rows: each purge loop stops at a short batch,
+ * and a batch of 0 is never short, so it never stopped).
+ */
 export function resolveRetention(policy: RetentionPolicy = {}): ResolvedRetention {
   const check = (
     field: keyof RetentionPolicy,
@@ -66,6 +78,6 @@ export function resolveRetention(policy: RetentionPolicy = {}): ResolvedRetentio
   return {
     finishedMs: check('finishedMs', policy.finishedMs, DEFAULT_FINISHED_RETENTION_MS),
     deadMs: check('deadMs', policy.deadMs, DEFAULT_DEAD_RETENTION_MS),
-    batchSize: Math.floor(check('batchSize', policy.batchSize, DEFAULT_PURGE_BATCH)),
+    batchSize: wholeBatch(check('batchSize', policy.batchSize, DEFAULT_PURGE_BATCH)),
   };
 }
