@@ -33,6 +33,19 @@ interface EventRow {
   readonly expires_ms: string | number;
 }
 
+/** A row of a find page: with its `published_at` in exact epoch microseconds, the next page's cursor. */
+interface EventPageRow extends EventRow {
+  readonly published_us: string;
+}
+
+/**
+ * The span a lookup's `sinceMs` is held to (0001-01-01 to JavaScript's last date, +275760-09-13): inside what a
+ * `timestamptz` stores, where `to_timestamp` of any finite number past it is a raw "timestamp out of range". Every
+ * event is stamped with the database's now(), inside the span, so a since beyond either end answers as that end does.
+ */
+const EARLIEST_SINCE_MS = -62_135_596_800_000;
+const LATEST_SINCE_MS = 8_640_000_000_000_000;
+
 function toEvent(row: EventRow): PublishedEvent {
   return {
     id: row.id,
@@ -80,24 +93,27 @@ export function postgresEventBus(options: PostgresEventBusOptions): EventBus {
     },
     async find(name, sinceMs, match, opts = {}) {
       assertEventFind(name, sinceMs, opts.tenant);
+      const since = Math.min(Math.max(sinceMs, EARLIEST_SINCE_MS), LATEST_SINCE_MS);
       // a tenant's lookup reads only its own events; no tenant is '' (never a tenant's id: the contract refuses it)
       const scoped = opts.tenant !== undefined;
-      let cursor: string | null = null;
+      // the last event read, by value: a purge deleting it between two pages must not end the walk
+      let cursor: { readonly id: string; readonly us: string } | null = null;
       for (;;) {
-        const params: unknown[] = [name, sinceMs, cursor, pageSize];
+        const params: unknown[] = [name, since, cursor?.id ?? null, pageSize];
         if (scoped) params.push(opts.tenant ?? '');
-        const page: { rows: EventRow[] } = await executor.query<EventRow>(
+        params.push(cursor?.us ?? null);
+        const page: { rows: EventPageRow[] } = await executor.query<EventPageRow>(
           scoped ? findTenant : find,
           params,
         );
-        const rows: readonly EventRow[] = page.rows;
+        const rows: readonly EventPageRow[] = page.rows;
         for (const row of rows) {
           const event = toEvent(row);
           if (match === undefined || match(event.payload)) return event;
         }
-        const last: EventRow | undefined = rows[rows.length - 1];
+        const last: EventPageRow | undefined = rows[rows.length - 1];
         if (last === undefined || rows.length < pageSize) return undefined;
-        cursor = last.id;
+        cursor = { id: last.id, us: last.published_us };
       }
     },
     async purgeExpired() {

@@ -15,14 +15,26 @@ const read = ({ text, ...event }: StoredEvent): PublishedEvent => ({
   payload: JSON.parse(text) as JsonValue,
 });
 
+/** The fewest events held before `publish` first drops the expired ones. */
+const SWEEP_FLOOR = 64;
+
 /**
  * An in-process event bus on `clock` (tests, one-process apps); each event keeps the tenant it was published under.
  * It answers as the PostgreSQL bus does: the value contract at its door (`X_VALUE_INVALID`), and the payload read back
- * from its JSON text.
+ * from its JSON text. No retention sweep reaches it, so `publish` drops the expired events itself whenever the bus
+ * holds twice as many as it kept at its last drop: a long-lived bus holds its live events and a bounded number more.
  */
 export function memoryEventBus(options: { readonly clock?: Clock } = {}): EventBus {
   const clock = options.clock ?? systemClock;
   let events: StoredEvent[] = [];
+  /** How many events `publish` lets the bus hold before it drops the expired ones. */
+  let sweepAt = SWEEP_FLOOR;
+  const dropExpired = (now: number): number => {
+    const before = events.length;
+    events = events.filter((e) => e.expiresAt > now);
+    sweepAt = Math.max(SWEEP_FLOOR, events.length * 2);
+    return before - events.length;
+  };
   return {
     now: () => Promise.resolve(clock.now()),
     async publish(name, payload, opts = {}) {
@@ -36,6 +48,7 @@ export function memoryEventBus(options: { readonly clock?: Clock } = {}): EventB
         publishedAt: at,
         expiresAt: at + (opts.ttlMs ?? DEFAULT_EVENT_TTL_MS),
       };
+      if (events.length >= sweepAt) dropExpired(at);
       events.push(event);
       return read(event);
     },
@@ -52,13 +65,11 @@ export function memoryEventBus(options: { readonly clock?: Clock } = {}): EventB
       return undefined;
     },
     purgeExpired() {
-      const now = clock.now();
-      const before = events.length;
-      events = events.filter((e) => e.expiresAt > now);
-      return Promise.resolve(before - events.length);
+      return Promise.resolve(dropExpired(clock.now()));
     },
     reset() {
       events = [];
+      sweepAt = SWEEP_FLOOR;
       return Promise.resolve();
     },
   };
