@@ -24,6 +24,22 @@ describe('MemoryOutboxTable', () => {
     expect(() => table.stageAll([a], tx)).toThrow(/memory outbox tx is already committed/);
   });
 
+  it('refuses the second of two transactions that staged one request, landing none of its rows', () => {
+    const table = new MemoryOutboxTable(frozenClock());
+    const [shared, own] = [outboxRequest(), outboxRequest()];
+    const first = new MemoryTx(table);
+    const second = new MemoryTx(table);
+    table.stageAll([shared], first);
+    table.stageAll([own, { ...shared, name: 'second.copy' }], second);
+    first.commit();
+    expect(() => second.commit()).toThrow(
+      expect.objectContaining({ code: 'X_INVARIANT', message: expect.stringContaining(shared.id) }),
+    );
+    expect(second.state).toBe('rolled-back');
+    const claimed = table.claim({ claimant: 'r', limit: 10, ...LEASE });
+    expect(claimed.map((r) => [r.id, r.request.name])).toEqual([[shared.id, shared.name]]);
+  });
+
   it("refuses another store's transaction: its rows would land there, checked against this one", () => {
     const table = new MemoryOutboxTable(frozenClock());
     const other = new MemoryOutboxTable(frozenClock());

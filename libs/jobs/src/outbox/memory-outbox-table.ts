@@ -30,8 +30,16 @@ export class MemoryOutboxTable {
 
   constructor(private readonly clock: Clock) {}
 
-  /** Makes committed rows claimable, in staging order (what a {@link MemoryTx} calls on commit). */
+  /**
+   * Makes committed rows claimable, in staging order (what a {@link MemoryTx} calls on commit), or lands none: a row
+   * whose id another transaction committed after this one staged it is refused, as PostgreSQL's unique index refuses
+   * the second of two transactions staging one request, never written over the first one's row.
+   */
   readonly land = (staged: readonly MemoryOutboxRow[]): void => {
+    const taken = staged.find((row) => this.rows.has(row.id));
+    if (taken !== undefined) {
+      throw new InvariantError(`memory outbox: request ${taken.id} is already staged.`);
+    }
     for (const row of staged) this.rows.set(row.id, row);
   };
 

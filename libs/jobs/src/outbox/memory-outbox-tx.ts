@@ -10,9 +10,15 @@ export class MemoryTx implements MemoryOutboxTx {
   /** `table`: the store's table, which alone may stage in this transaction, and where its rows land. */
   constructor(readonly table: { land(rows: readonly MemoryOutboxRow[]): void }) {}
 
+  /** Lands the staged rows; a landing refused (a row another transaction committed first) rolls this one back. */
   commit(): void {
     this.finish('committed');
-    this.table.land(this.staged);
+    try {
+      this.table.land(this.staged);
+    } catch (error) {
+      this.state = 'rolled-back';
+      throw error;
+    }
   }
 
   rollback(): void {
