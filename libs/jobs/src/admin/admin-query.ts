@@ -68,17 +68,35 @@ export function counterJob(query: AdminQuery): string {
 }
 
 const BULK_ACTIONS: readonly BulkAction[] = ['requeue', 'remove', 'promote'];
+/** The fields a bulk call walks: a list field (`idPrefix`, `createdFrom`, a cursor) would be ignored by it. */
+const BULK_FILTER_FIELDS: readonly string[] = ['state', 'queue', 'name', 'tenantId'];
 
-/** A bulk request body `{ action, filter: { state, queue?, name?, tenantId? } }`, its shape checked. */
+/**
+ * A bulk request body `{ action, filter: { state, queue?, name?, tenantId? } }`, its shape checked: a filter field a
+ * bulk call does not walk is refused, never dropped, so a write never covers more rows than the filter it was sent.
+ */
 export function bulkRequest(body: unknown): { action: BulkAction; filter: BulkFilter } {
   const b = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
   const action = b.action as BulkAction;
   const filter = b.filter;
-  if (!BULK_ACTIONS.includes(action) || typeof filter !== 'object' || filter === null) {
+  if (
+    !BULK_ACTIONS.includes(action) ||
+    typeof filter !== 'object' ||
+    filter === null ||
+    Array.isArray(filter)
+  ) {
     throw new ValueInvalidError(
       'bulk',
       'must be { action: "requeue" | "remove" | "promote", filter: { state, … } }',
       'Send the action and the filter the preview showed.',
+    );
+  }
+  const extra = Object.keys(filter).filter((key) => !BULK_FILTER_FIELDS.includes(key));
+  if (extra.length > 0) {
+    throw new ValueInvalidError(
+      'bulk.filter',
+      `takes state, queue, name and tenantId only (got ${extra.join(', ')})`,
+      'A bulk call walks one state narrowed by queue, job name and tenant: send only those.',
     );
   }
   return { action, filter: filter as BulkFilter };

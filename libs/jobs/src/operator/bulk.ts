@@ -66,7 +66,16 @@ export async function previewBulk(
   action: BulkAction,
   filter: BulkFilter,
 ): Promise<BulkPreviewView> {
-  const listFilter: JobListFilter = { ...filter, limit: PREVIEW_PAGE };
+  // the fields a bulk call walks, and no other: a list field riding on the object (an idPrefix, a cursor) would
+  // narrow the preview while the bulk call moves the whole set
+  const { state, queue, name, tenantId } = filter;
+  const listFilter: JobListFilter = {
+    state,
+    ...(queue === undefined ? {} : { queue }),
+    ...(name === undefined ? {} : { name }),
+    ...(tenantId === undefined ? {} : { tenantId }),
+    limit: PREVIEW_PAGE,
+  };
   const rows = await introspectionOf(driver, `bulk ${action}`).list(listFilter);
   return {
     action,

@@ -3,7 +3,7 @@ import type { JobRow } from '../driver/job-row';
 import { JobNotFoundError } from '../errors/operator-errors';
 import { failureOf, type JobBackfillView, type JobStepView, type JobView } from './job-views';
 import type { OperatorDeclarations } from './declarations';
-import { redactJson, scrubJson } from './redact';
+import { redactJson, scrubJson, scrubText } from './redact';
 import { scrubbedSummary, secretsOf } from './scrubbed-summary';
 
 /** Options of {@link inspectJob}. */
@@ -29,7 +29,8 @@ export interface InspectJobOptions {
  *
  * A secret leaks through what a run wrote as easily as through its input: every value the `redact:` paths reach in
  * the stored input (4 characters or more) is also replaced by `'[redacted]'` wherever it appears in the error text,
- * the progress note and the step outputs shown.
+ * the progress note and the step outputs shown, in the idempotency and concurrency keys and the cross-tenant reason,
+ * and in the input's other fields. Step names are shown as stored: `retryFromStep` is given them back.
  */
 export async function inspectJob(
   driver: JobDriver,
@@ -42,16 +43,19 @@ export async function inspectJob(
   const paths = options.declarations?.jobs.find((j) => j.name === row.name)?.redact;
   const secrets = secretsOf(row, options.declarations);
   const summary = scrubbedSummary(row, secrets);
+  const reason = row.crossTenantReason ?? null;
   return {
     ...summary,
-    idempotencyKey: row.idempotencyKey,
+    // the keys and the reason are written from the input as easily as an error text is
+    idempotencyKey: scrubText(row.idempotencyKey, secrets),
     enqueuedBy: row.enqueuedBy,
     workerId: row.workerId,
     leaseExpiresAt: row.leaseExpiresAt,
-    concurrencyKey: row.concurrencyKey,
+    concurrencyKey: row.concurrencyKey === null ? null : scrubText(row.concurrencyKey, secrets),
     traceparent: row.traceparent,
-    crossTenantReason: row.crossTenantReason ?? null,
-    input: paths === undefined ? row.input : redactJson(row.input, paths),
+    crossTenantReason: reason === null ? null : scrubText(reason, secrets),
+    // a redacted value copied into another field of the input is scrubbed there too
+    input: paths === undefined ? row.input : scrubJson(redactJson(row.input, paths), secrets),
     redacted: paths === undefined ? null : [...paths],
     failure: failureOf(summary.lastError),
     steps: steps.map((s) => stepView(s, row.attempt, options.outputs === true, secrets)),

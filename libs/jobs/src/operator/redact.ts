@@ -73,10 +73,18 @@ export function scrubText(text: string, secrets: readonly string[]): string {
   return out;
 }
 
-/** `value` with {@link scrubText} applied to every string in it, keys included; never mutated. */
+/**
+ * `value` with {@link scrubText} applied to every string in it, keys included, and every number whose digits show one
+ * of `secrets` replaced by `'[redacted]'` (a numeric secret comes back as a number as easily as in a text); never
+ * mutated.
+ */
 export function scrubJson(value: JsonValue, secrets: readonly string[]): JsonValue {
   if (secrets.length === 0) return value;
   if (typeof value === 'string') return scrubText(value, secrets);
+  if (typeof value === 'number') {
+    const digits = String(value);
+    return secrets.some((secret) => digits.includes(secret)) ? REDACTED : value;
+  }
   if (typeof value !== 'object' || value === null) return value;
   if (Array.isArray(value)) return value.map((item) => scrubJson(item, secrets));
   const copy: Record<string, JsonValue> = {};

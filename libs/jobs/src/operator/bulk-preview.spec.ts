@@ -1,0 +1,36 @@
+import { memoryJobDriver } from '../driver/memory';
+import { frozenClock } from '../testing/frozen-clock';
+import { uuidv7 } from '../util/ids';
+import { enqueueRequest } from '../../test/requests';
+import { bulkJobs, previewBulk, type BulkFilter } from './bulk';
+
+describe('previewBulk', () => {
+  it('counts exactly the rows bulkJobs moves, whatever else the filter object carries', async () => {
+    const clock = frozenClock();
+    const driver = memoryJobDriver({ clock });
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const id = uuidv7(clock.now());
+      ids.push(id);
+      await driver.enqueue(
+        enqueueRequest({
+          id,
+          runId: uuidv7(clock.now()),
+          name: 'bulk-preview.job',
+          queue: 'bulk-preview',
+          input: { i },
+          idempotencyKey: `k${i}`,
+          runAt: clock.now(),
+        }),
+      );
+    }
+    // a list field a bulk call does not take (a JSON body, a JavaScript caller): the bulk walks the whole state
+    const filter = { state: 'ready', queue: 'bulk-preview', idPrefix: ids[0] } as BulkFilter;
+
+    const preview = await previewBulk(driver, 'remove', filter);
+    expect(preview).toMatchObject({ matched: 3, more: false });
+    expect(preview.sample.map((j) => j.id).sort()).toEqual([...ids].sort());
+    expect(await bulkJobs(driver, 'remove', filter)).toMatchObject({ affected: 3, remaining: 0 });
+    await driver.close();
+  });
+});
