@@ -1,9 +1,15 @@
 import { identifierProblem } from '../values/text';
 import { JobDeclarationInvalidError } from '../errors/declaration-errors';
-import { wholeNumber } from './validate';
+import { integerProblem } from '../values/scalars';
 
 /** Longest concurrency key: an id, never a payload. */
 export const MAX_CONCURRENCY_KEY_LENGTH = 200;
+
+/**
+ * The largest declared cap. Every attempt hands it to its lease store: PostgreSQL's takes it as an `int` and walks that
+ * many slots for a free one, so a limit past 2^31 - 1 fails every acquire there, and a vast one costs each a long scan.
+ */
+export const MAX_CONCURRENCY_LIMIT = 100_000;
 
 /** A fleet-wide cap: a number caps the job; `{ key, limit, whenBusy }` caps it per key. */
 export type JobConcurrency<I> =
@@ -11,7 +17,7 @@ export type JobConcurrency<I> =
   | {
       /** The lease this run counts under; deterministic from the input. */
       readonly key: (input: I) => string;
-      /** Max in-flight runs sharing one key (a whole number ≥ 1). */
+      /** Max in-flight runs sharing one key (a whole number from 1 to {@link MAX_CONCURRENCY_LIMIT}). */
       readonly limit: number;
       /** `'wait'` (default) keeps the run ready; `'fail'` settles it failed with `X_JOB_KEY_BUSY`. */
       readonly whenBusy?: 'wait' | 'fail';
@@ -24,11 +30,18 @@ export interface ResolvedConcurrency {
   readonly whenBusy: 'wait' | 'fail';
 }
 
+/** A declared cap: a whole number from 1 to {@link MAX_CONCURRENCY_LIMIT}, or X_JOB_DECLARATION_INVALID. */
+function limitOf(job: string, field: string, value: unknown): number {
+  const problem = integerProblem(value, 1, MAX_CONCURRENCY_LIMIT);
+  if (problem !== undefined) throw new JobDeclarationInvalidError(job, field, problem);
+  return value as number;
+}
+
 /** Checks a concurrency declaration at `job()`. */
 export function resolveConcurrency(job: string, value: unknown): ResolvedConcurrency | null {
   if (value === undefined) return null;
   if (typeof value === 'number') {
-    return { limit: wholeNumber(job, 'concurrency', value, 1), keyed: false, whenBusy: 'wait' };
+    return { limit: limitOf(job, 'concurrency', value), keyed: false, whenBusy: 'wait' };
   }
   if (typeof value !== 'object' || value === null) {
     throw new JobDeclarationInvalidError(
@@ -45,7 +58,7 @@ export function resolveConcurrency(job: string, value: unknown): ResolvedConcurr
   if (whenBusy !== 'wait' && whenBusy !== 'fail') {
     throw new JobDeclarationInvalidError(job, 'concurrency.whenBusy', "must be 'wait' or 'fail'");
   }
-  return { limit: wholeNumber(job, 'concurrency.limit', c.limit, 1), keyed: true, whenBusy };
+  return { limit: limitOf(job, 'concurrency.limit', c.limit), keyed: true, whenBusy };
 }
 
 /**

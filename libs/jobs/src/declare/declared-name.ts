@@ -62,7 +62,11 @@ export class DeclaredName {
     this.#stamped = true;
   }
 
+  /**
+   * The table key of `name`: the kind, a space, the name. No name holds a space, so a job named `task:x` and a task
+   * named `x` never share a seat.
+   */
   #seat(name: string): string {
-    return this.kind === 'job' ? name : `task:${name}`;
+    return `${this.kind} ${name}`;
   }
 }

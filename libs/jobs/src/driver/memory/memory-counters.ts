@@ -64,6 +64,10 @@ function bucketAt(side: Side, job: string, bucketMs: number, start: number): Buc
   );
 }
 
+/** A run's duration as the pg settling statements count it: whole, non-negative ms; absent or not finite, 0. */
+const durationOf = (ms: number | undefined): number =>
+  ms === undefined || !Number.isFinite(ms) ? 0 : Math.max(0, Math.round(ms));
+
 /**
  * Counts one settle into the current first-tier bucket, as the pg settling statements do: `done`, a counted retry
  * (`ready`/`delayed` and not `uncounted`), `failed` or `dead`; a suspension or an uncounted hand-back adds nothing.
@@ -87,7 +91,7 @@ export function countSettle(
       failed: state === 'failed' ? 1 : 0,
       dead: state === 'dead' ? 1 : 0,
       cancelled: 0,
-      durationMs: Math.max(0, Math.round(options.durationMs ?? 0)),
+      durationMs: durationOf(options.durationMs),
     },
     at,
   );

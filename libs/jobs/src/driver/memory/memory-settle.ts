@@ -1,3 +1,4 @@
+import { ValueInvalidError } from '../../errors/value-errors';
 import { storableProgress } from '../../values/progress';
 import { boundedText } from '../../values/text';
 import {
@@ -11,6 +12,18 @@ import { isLiveState, type ClaimRef, type JobProgress } from '../job-row';
 import { countSettle } from './memory-counters';
 import { holdsClaim, UNCLAIMED, type MemoryStore } from './memory-store';
 
+/**
+ * A nack's run time as PostgreSQL stores it (`now` when it names none): the time of `new Date(runAt)`, the value the pg
+ * driver sends, so a fraction of a millisecond is dropped; one no Date holds (NaN, ±Infinity) is refused before
+ * anything moves, as the pg driver refuses it, instead of leaving a row no claim ever reaches.
+ */
+function storedRunAt(runAt: number | undefined, now: number): number {
+  if (runAt === undefined) return now;
+  const at = new Date(runAt).getTime();
+  if (Number.isNaN(at)) throw new ValueInvalidError('nack.runAt', `is ${runAt}, not a time`);
+  return at;
+}
+
 /** Settles a run done; lands only while `options` is the row's current claim. */
 export function ackRow(store: MemoryStore, jobId: string, options: AckOptions): boolean {
   const row = store.get(jobId);
@@ -23,17 +36,22 @@ export function ackRow(store: MemoryStore, jobId: string, options: AckOptions): 
 
 /** Hands a run back in the state {@link nackState} names; lands only while `options` is the row's current claim. */
 export function nackRow(store: MemoryStore, jobId: string, options: NackOptions): boolean {
+  const now = store.now();
+  // refused whether or not the claim still holds the row, as the pg driver refuses it before its statement
+  const runAt = storedRunAt(nackRunAt(options), now);
   const row = store.get(jobId);
   if (!holdsClaim(row, options)) return false;
-  const now = store.now();
-  const state = nackState(options, now);
+  const decided = nackState(options, now);
+  // a waiting state is decided against the stored time, as the pg statement decides it
+  const state =
+    decided === 'ready' || decided === 'delayed' ? (runAt > now ? 'delayed' : 'ready') : decided;
   const uncounted = nackUncounted(options);
   store.put({
     ...row,
     ...UNCLAIMED,
     state,
     lastError: options.error === null ? null : boundedText(options.error),
-    runAt: nackRunAt(options) ?? now,
+    runAt,
     attempt: uncounted ? Math.max(0, row.attempt - 1) : row.attempt,
     finishedAt: isLiveState(state) ? null : now,
     updatedAt: now,
