@@ -88,6 +88,27 @@ describe('claim low water (PostgreSQL, driven clock)', () => {
     expect((await claimOne(driver)).map((r) => r.id)).toEqual([early.id]);
   });
 
+  it('a row handed back at a fractional past time (stored to the whole ms below it) is still claimed at once', async () => {
+    const clock = frozenClock(START);
+    const driver = postgresJobDriver({ executor: db.executor, clock });
+    await claimOne(driver);
+    expect(driver.lowWater.bound(QUEUE)).toBe(START - 1_000);
+    const early = at(START);
+    await driver.enqueue(early);
+    const [row] = await claimOne(driver);
+    expect(row?.id).toBe(early.id);
+    await driver.nack(early.id, {
+      workerId: 'w',
+      claim: row!.claim,
+      kind: 'handBack',
+      error: null,
+      runAt: START - 2_000.5,
+    });
+    // the bound is a whole ms at or below the stored time, never the fraction above it
+    expect(driver.lowWater.bound(QUEUE)).toBe(START - 2_001);
+    expect((await claimOne(driver)).map((r) => r.id)).toEqual([early.id]);
+  });
+
   it('claims the same rows in the same order with a bound as without when none is below it', async () => {
     const clock = frozenClock(START);
     const requests = [

@@ -51,7 +51,9 @@ export class PgLowWater {
    * At `now`, this driver put a row of `queue` to wait at `runAt`: the bound drops to it, so its own claims still see
    * it — a refresh answering later included.
    */
-  lower(queue: string, runAt: number, now: number): void {
+  lower(queue: string, at: number, now: number): void {
+    // the row is stored at a whole ms (a Date drops the fraction): the bound is the whole ms at or below it
+    const runAt = Math.floor(at);
     const mark = this.marks.get(queue);
     if (mark !== undefined && runAt < mark.bound)
       this.marks.set(queue, { bound: runAt, askedAt: mark.askedAt });
