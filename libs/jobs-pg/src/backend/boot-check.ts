@@ -11,17 +11,20 @@ import type { PgExecutor } from '../executor/pg-executor';
 import { pgPoolExecutor } from '../executor/pg-pool-executor';
 import { migrate } from '../migrations/migrate';
 import { bootFailureReason, connectionFailure, messageOf } from './connection-failure';
-import { within } from './within';
+import { LONGEST_TIMER_MS, within } from './within';
 
 /** How long each boot step may wait on the database — the connect, the migration — and every later connect. */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 
-/** `postgres.connectTimeoutMs`, checked: a positive number of milliseconds (default 10 000). */
+/**
+ * `postgres.connectTimeoutMs`, checked: a positive number of milliseconds (default 10 000), at most what a timer can
+ * wait (2^31-1 ms, also PostgreSQL's largest `lock_timeout`) — pg's connect timer fired a longer one after 1 ms.
+ */
 export function resolveConnectTimeout(ms: unknown): number {
   if (ms === undefined) return DEFAULT_CONNECT_TIMEOUT_MS;
-  if (typeof ms !== 'number' || !Number.isFinite(ms) || ms <= 0) {
+  if (typeof ms !== 'number' || !Number.isFinite(ms) || ms <= 0 || ms > LONGEST_TIMER_MS) {
     throw new InvariantError(
-      'postgres.connectTimeoutMs must be a positive number of milliseconds.',
+      `postgres.connectTimeoutMs must be a positive number of milliseconds, at most ${LONGEST_TIMER_MS}.`,
       `Omit it for the default (${DEFAULT_CONNECT_TIMEOUT_MS} ms), or pass e.g. 5_000.`,
     );
   }
@@ -108,10 +111,19 @@ export async function bootOverUrl(
     await client.connect();
     connecting = false;
     const executor = pgPoolExecutor(client, { shared: false, prepare: false });
-    // the server gives up a wait for the migration lock itself, so no backend is left queued on it
-    await executor.query(`select set_config('lock_timeout', $1::text, false)`, [
-      `${Math.ceil(step.timeoutMs)}ms`,
-    ]);
+    // the server gives up a wait for the migration lock itself, so no backend is left queued on it; the install reads
+    // the ledger with a snapshot taken once it holds that lock (read committed, whatever the database's default); the
+    // settings' round trip is bounded too: a session opened by a server (or a pooler in front of one) gone silent
+    const set = await within(
+      executor.query(
+        `select set_config('lock_timeout', $1::text, false),
+                set_config('default_transaction_isolation', 'read committed', false)`,
+        [`${Math.ceil(step.timeoutMs)}ms`],
+      ),
+      step.timeoutMs + UNANSWERED_GRACE_MS,
+    );
+    if (!set.done)
+      throw new DatabaseUnreachableError('timeout', target, { timeoutMs: step.timeoutMs });
     await runStep(executor, target, step);
   } catch (error) {
     throw stepFailure(error, target, step, connecting);
