@@ -1,7 +1,8 @@
 import type { BackfillInput, BackfillResult } from '../declare/backfill-definition';
 import type { RunArgs } from '../declare/run-args';
 import { BackfillEnvironmentError, BackfillStalledError } from '../errors/backfill-errors';
-import { renderError } from '../runtime/render-error';
+import { isThrownInstance, renderError } from '../runtime/render-error';
+import { isSoftStop } from '../runtime/run-abort';
 import { StepSuspension } from '../runtime/step-suspension';
 import { crossTenant } from '../runtime/tenant';
 import { uuidv7 } from '../util/ids';
@@ -80,7 +81,10 @@ async function runPass<T>(
       previousRunId: null,
     };
   } catch (error) {
-    if (!(error instanceof StepSuspension))
+    // a suspension parks the run and a drain hands it back uncounted (whatever the pass threw as it unwound): the pass
+    // is still in flight, not failed. `isThrownInstance`, since a body may throw a revoked Proxy, which `instanceof`
+    // throws on — skipping the failed write
+    if (!isThrownInstance(error, StepSuspension) && !isSoftStop(args.ctx.signal.reason))
       await recordFailure(backfill, runtime, opened, state, error);
     throw error;
   }

@@ -148,6 +148,40 @@ function cursorValue(
   );
 }
 
+/** Whether a row's key value is the cursor's value at the same position (as {@link cursorValue} would store it). */
+function sameKeyValue(value: unknown, stored: string | number): boolean {
+  if (value instanceof Date)
+    return !Number.isNaN(value.getTime()) && value.toISOString() === stored;
+  if (typeof value === 'bigint') return value.toString() === stored;
+  return value === stored;
+}
+
+/**
+ * Refuses a page that read back the row its cursor was taken from: the key did not survive the trip through
+ * JavaScript — a timestamp stored to the microsecond, which a `Date` holds to the millisecond, so `key > cursor`
+ * matches the last row again. Paging on would handle rows twice, or read the same page for ever.
+ */
+function refuseRereadCursor(
+  kind: string,
+  backfill: string,
+  columns: readonly KeysetColumnLike[],
+  after: KeysetCursor,
+  rows: readonly unknown[],
+): void {
+  const reread = rows.some((row) =>
+    columns.every((c, i) =>
+      sameKeyValue(c.getEntityValue(row as object), after[i] as string | number),
+    ),
+  );
+  if (!reread) return;
+  throw new InvariantError(
+    `${kind} "${backfill}": the page after cursor ${JSON.stringify(after)} read that row again: its key ` +
+      `(${columns.map((c) => c.propertyPath).join(', ')}) holds more than the cursor can (a timestamp to the ` +
+      'microsecond, which a JavaScript Date holds to the millisecond), so the keyset would never move past it.',
+    'Page on a key JavaScript holds exactly: the primary key, or a timestamp(3) column (key: ["createdAt", "id"] needs createdAt at millisecond precision).',
+  );
+}
+
 /**
  * Reads the page after `after` (null: the first page): at most `limit` rows of the source, ordered by the key, with
  * the key strictly past the cursor — one statement, never OFFSET, so page 500 costs what page 1 does. The source's own
@@ -197,6 +231,7 @@ export async function readKeysetPage<T>(
   qb.limit(undefined);
   qb.take(limit);
   const rows = await qb.getMany();
+  if (after !== null) refuseRereadCursor(kind, backfill, columns, after, rows);
   const last = rows[rows.length - 1];
   const cursor =
     last === undefined

@@ -22,9 +22,14 @@ export function checkedRate(backfill: string, rate: unknown): number {
   return rate;
 }
 
-/** How long a page started at `startedMs` still waits at `nowMs` so that pages start at most `rate` a second. */
+/**
+ * How long a page started at `startedMs` still waits at `nowMs` so that pages start at most `rate` a second: one
+ * interval at most, since a `startedMs` after `nowMs` is a clock that disagrees (the checkpoint of another host, an
+ * NTP step back), never a page that has not begun.
+ */
 export function throttleWaitMs(rate: number, startedMs: number, nowMs: number): number {
-  return Math.max(0, 1_000 / rate - (nowMs - startedMs));
+  const interval = 1_000 / rate;
+  return Math.min(interval, Math.max(0, interval - (nowMs - startedMs)));
 }
 
 /**
