@@ -1,7 +1,10 @@
 import type { PurgeTarget } from '../driver/retention';
+import { JobDeclarationInvalidError } from '../errors/declaration-errors';
 import { InvariantError } from '../errors/runtime-errors';
 import { t } from '../schema/t';
 import { systemClock, type Clock } from '../util/clock';
+import { MAX_STEP_NAME_LENGTH } from '../values/bounds';
+import { identifierProblem } from '../values/text';
 import { job } from './job';
 import type { RetryPolicy } from './retry-policy';
 import type { StepApi } from './run-args';
@@ -35,6 +38,9 @@ export interface PurgeResult {
   readonly removed: Readonly<Record<string, number>>;
 }
 
+/** The step that sweeps the target named `name`. */
+const stepOf = (name: string): string => `purge:${name}`;
+
 /** `targets` checked: an array of named targets, no name twice. */
 function checkedTargets(sweep: string, targets: unknown): readonly PurgeTarget[] {
   if (!Array.isArray(targets)) {
@@ -50,6 +56,14 @@ function checkedTargets(sweep: string, targets: unknown): readonly PurgeTarget[]
     ) {
       throw new InvariantError(
         `purge "${sweep}": every target needs a non-empty name and a purgeExpired(nowMs) function.`,
+      );
+    }
+    // checked with the rest, so a name no step can carry never fails the pass after earlier targets were purged
+    const problem = identifierProblem(stepOf(name), MAX_STEP_NAME_LENGTH);
+    if (problem !== undefined) {
+      throw new InvariantError(
+        `purge "${sweep}": the step of target "${name.slice(0, 64)}" ${problem}.`,
+        `Name each target with at most ${MAX_STEP_NAME_LENGTH - stepOf('').length} characters, no NUL and no lone surrogate.`,
       );
     }
     if (seen.has(name)) {
@@ -70,6 +84,13 @@ function checkedTargets(sweep: string, targets: unknown): readonly PurgeTarget[]
  * already gone, so at-least-once is safe here. Enqueue it from a task (`cron: DEFAULT_PURGE_CRON`).
  */
 export function purge(definition: PurgeDefinition) {
+  if (typeof definition?.targets !== 'function') {
+    throw new JobDeclarationInvalidError(
+      String(definition?.name ?? 'anonymous'),
+      'targets',
+      'must be a function answering the PurgeTarget list',
+    );
+  }
   const clock = definition.clock ?? systemClock;
   return job({
     name: definition.name,
@@ -97,7 +118,7 @@ export async function purgePass(
   const nowMs = await step.run('clock', () => clock.now());
   const removed: Record<string, number> = {};
   for (const target of checked) {
-    removed[target.name] = await step.run(`purge:${target.name}`, () => target.purgeExpired(nowMs));
+    removed[target.name] = await step.run(stepOf(target.name), () => target.purgeExpired(nowMs));
   }
   return { nowMs, removed };
 }

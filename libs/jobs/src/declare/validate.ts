@@ -101,9 +101,22 @@ export function resolveRetry(job: string, retry: RetryPolicy | undefined): Resol
     backoff,
     delay,
     maxDelay,
-    jitter: retry.jitter ?? DEFAULT_RETRY.jitter,
-    deadLetter: retry.deadLetter ?? DEFAULT_RETRY.deadLetter,
+    jitter: flagOf(job, 'retry.jitter', retry.jitter, DEFAULT_RETRY.jitter),
+    deadLetter: flagOf(job, 'retry.deadLetter', retry.deadLetter, DEFAULT_RETRY.deadLetter),
   };
+}
+
+/** A declared flag: `true` or `false` (a string `'false'` would read as true), `fallback` when absent. */
+function flagOf(job: string, field: string, value: unknown, fallback: boolean): boolean {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'boolean') {
+    throw new JobDeclarationInvalidError(
+      job,
+      field,
+      `must be true or false (got ${typeof value === 'string' ? JSON.stringify(value) : String(value)})`,
+    );
+  }
+  return value;
 }
 
 /** Declared attempts: a whole number from 1 to {@link MAX_ATTEMPTS} (the column is a 32-bit integer). */

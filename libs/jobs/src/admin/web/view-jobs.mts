@@ -15,6 +15,13 @@ const FILTERS = [
   'limit',
 ] as const;
 
+/** The list filters a bulk call cannot apply, with how the form labels them. */
+const BULK_CANNOT_APPLY: Readonly<Record<string, string>> = {
+  idPrefix: 'id prefix',
+  createdFrom: 'created from',
+  createdTo: 'created to',
+};
+
 function queryOf(route: Route): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = {};
   for (const key of [...FILTERS, 'after', 'before']) out[key] = route.query.get(key) ?? undefined;
@@ -155,12 +162,28 @@ export function JobsView(props: { readonly session: Session; readonly route: Rou
     >
       Retry
     </button>`;
-  const filter = { state: 'dead', queue: query.queue, name: query.name, tenantId: query.tenantId };
+  const filter = {
+    state: 'dead',
+    queue: query.queue || undefined,
+    name: query.name || undefined,
+    tenantId: query.tenantId || undefined,
+  };
+  // the bulk call walks state, queue, name and tenant only: with a narrower filter set it would move rows not shown
+  const unappliable = Object.entries(BULK_CANNOT_APPLY)
+    .filter(([key]) => query[key])
+    .map(([, label]) => label);
   const bulk = async () => {
-    const preview = await post<{ matched: number; more: boolean }>('bulk/preview', {
-      action: 'requeue',
-      filter,
-    });
+    if (unappliable.length > 0) return;
+    let preview: { matched: number; more: boolean };
+    try {
+      preview = await post<{ matched: number; more: boolean }>('bulk/preview', {
+        action: 'requeue',
+        filter,
+      });
+    } catch (e) {
+      setNote(String(e instanceof Error ? e.message : e));
+      return;
+    }
     const count = `${preview.matched}${preview.more ? '+' : ''}`;
     if (!confirm(`Retry ${count} dead job(s) matching this filter?`)) return;
     await act(async () => {
@@ -182,7 +205,20 @@ export function JobsView(props: { readonly session: Session; readonly route: Rou
     <${Filters} view=${props.route.view} query=${query} />
     ${
       dead && props.session.canWrite
-        ? html`<p><button data-testid="bulk-retry" onClick=${bulk}>Retry all matching…</button></p>`
+        ? html`<p>
+            <button
+              data-testid="bulk-retry"
+              disabled=${unappliable.length > 0}
+              title=${
+                unappliable.length > 0
+                  ? `Bulk retry filters by queue, job name and tenant only: clear ${unappliable.join(', ')} to retry every match`
+                  : 'Retry every dead job matching queue, job name and tenant'
+              }
+              onClick=${bulk}
+            >
+              Retry all matching…
+            </button>
+          </p>`
         : ''
     }
     ${note && html`<p class="note" data-testid="note">${note}</p>`}
