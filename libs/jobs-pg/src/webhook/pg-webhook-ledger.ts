@@ -1,5 +1,6 @@
 import {
   InvariantError,
+  webhookAttemptsLimit,
   type PurgeTarget,
   type WebhookAttempt,
   type WebhookAttemptOutcome,
@@ -143,8 +144,8 @@ export function postgresWebhookLedger(
     async enable(endpointId) {
       await executor.query(sql.enable, [endpointId]);
     },
-    async attempts(endpointId, limit = 50) {
-      const bounded = Math.max(0, Math.min(1_000, Math.floor(limit)));
+    async attempts(endpointId, limit) {
+      const bounded = webhookAttemptsLimit(limit);
       const { rows } = await executor.query<AttemptRecord>(sql.attempts, [endpointId, bounded]);
       return rows.map(attemptOf);
     },

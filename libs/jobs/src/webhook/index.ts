@@ -1,11 +1,13 @@
 export { webhook, WEBHOOK_USER_AGENT, type WebhookDefinition } from './webhook';
 export type { WebhookDelivered, WebhookInput } from './webhook-delivery';
 export type { WebhookEndpoint, WebhookEvent } from './webhook-reads';
-export type {
-  WebhookAttempt,
-  WebhookAttemptOutcome,
-  WebhookDisable,
-  WebhookLedger,
+export {
+  MAX_WEBHOOK_ATTEMPTS_PAGE,
+  webhookAttemptsLimit,
+  type WebhookAttempt,
+  type WebhookAttemptOutcome,
+  type WebhookDisable,
+  type WebhookLedger,
 } from './webhook-ledger';
 export {
   memoryWebhookLedger,

@@ -1,5 +1,10 @@
 import { InvariantError } from '../errors/runtime-errors';
-import type { WebhookAttempt, WebhookDisable, WebhookLedger } from './webhook-ledger';
+import {
+  webhookAttemptsLimit,
+  type WebhookAttempt,
+  type WebhookDisable,
+  type WebhookLedger,
+} from './webhook-ledger';
 
 /** Options of {@link memoryWebhookLedger}. */
 export interface MemoryWebhookLedgerOptions {
@@ -46,10 +51,17 @@ export function memoryWebhookLedger(options: MemoryWebhookLedgerOptions = {}): M
       failures.delete(endpointId);
       return Promise.resolve();
     },
-    attempts(endpointId, limit = 50) {
+    attempts(endpointId, limit) {
+      let bounded: number;
+      try {
+        bounded = webhookAttemptsLimit(limit);
+      } catch (error) {
+        return Promise.reject(error as Error);
+      }
       const mine = ring.filter((a) => a.endpointId === endpointId).reverse();
-      return Promise.resolve(mine.slice(0, Math.max(0, limit)));
+      // copies, as a stored ledger answers: a caller editing what it read must not edit the ledger
+      return Promise.resolve(mine.slice(0, bounded).map((a) => ({ ...a })));
     },
-    disabled: () => new Map(off),
+    disabled: () => new Map([...off].map(([id, d]) => [id, { ...d }])),
   };
 }

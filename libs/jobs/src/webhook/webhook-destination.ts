@@ -43,6 +43,7 @@ const NON_PUBLIC = ((): BlockList => {
     ['64:ff9b:1::', 48], // local-use NAT64
     ['100::', 64], // discard
     ['2001:db8::', 32], // documentation
+    ['3fff::', 20], // documentation (RFC 9637)
     ['fc00::', 7], // unique-local
     ['fe80::', 10], // link-local
     ['fec0::', 10], // site-local (deprecated, still routed by some)
@@ -52,26 +53,57 @@ const NON_PUBLIC = ((): BlockList => {
   return list;
 })();
 
-/** The IPv4 address an IPv6 one embeds (`::ffff:a.b.c.d`, NAT64 `64:ff9b::a.b.c.d`, `::a.b.c.d`), if any. */
-function embeddedIpv4(address: string): string | undefined {
-  const lower = address.toLowerCase();
-  const dotted = /^(?:::ffff:|64:ff9b::|::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (dotted !== null) return dotted[1];
-  const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
-  if (hex === null) return undefined;
-  const hi = parseInt(hex[1]!, 16);
-  const lo = parseInt(hex[2]!, 16);
-  return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+/** The eight 16-bit groups of an IPv6 literal, its zone id (`%eth0`) dropped, whatever its spelling; else undefined. */
+function ipv6Groups(address: string): number[] | undefined {
+  const bare = address.split('%', 1)[0]!.toLowerCase();
+  if (isIP(bare) !== 6) return undefined;
+  // a trailing dotted quad (`::ffff:1.2.3.4`, `::1.2.3.4`) is the last two groups
+  const text = bare.replace(
+    /(\d+)\.(\d+)\.(\d+)\.(\d+)$/,
+    (_, a: string, b: string, c: string, d: string) =>
+      `${((Number(a) << 8) | Number(b)).toString(16)}:${((Number(c) << 8) | Number(d)).toString(16)}`,
+  );
+  const groupsOf = (part: string): number[] =>
+    part === '' ? [] : part.split(':').map((h) => parseInt(h, 16));
+  const [head = '', tail] = text.split('::');
+  const left = groupsOf(head);
+  if (tail === undefined) return left;
+  const right = groupsOf(tail);
+  return [...left, ...Array<number>(8 - left.length - right.length).fill(0), ...right];
 }
 
-/** Whether `address` (an IP literal) is outside the public internet. Anything that is not an IP counts as non-public. */
+/** The IPv4 address of two 16-bit groups. */
+const ipv4Of = (hi: number, lo: number): string => `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+
+/**
+ * The IPv4 addresses an IPv6 one embeds, in any spelling: IPv4-compatible `::a.b.c.d` (so `::` and `::1` too),
+ * IPv4-mapped `::ffff:a.b.c.d`, IPv4-translated `::ffff:0:a.b.c.d`, NAT64 `64:ff9b::a.b.c.d`, 6to4
+ * `2002:aabb:ccdd::` and Teredo `2001:0:<server>::<client, inverted>`. A gateway, relay or tunnel carries traffic for
+ * each of these to the IPv4 address inside.
+ */
+function embeddedIpv4(g: readonly number[]): string[] {
+  const zero = (from: number, to: number): boolean => g.slice(from, to).every((x) => x === 0);
+  const [g0 = 0, g1 = 0, g2 = 0, g3 = 0, g4 = 0, g5 = 0, g6 = 0, g7 = 0] = g;
+  const embedded: string[] = [];
+  if (zero(0, 5) && (g5 === 0 || g5 === 0xffff)) embedded.push(ipv4Of(g6, g7));
+  if (zero(0, 4) && g4 === 0xffff && g5 === 0) embedded.push(ipv4Of(g6, g7));
+  if (g0 === 0x64 && g1 === 0xff9b && zero(2, 6)) embedded.push(ipv4Of(g6, g7));
+  if (g0 === 0x2002) embedded.push(ipv4Of(g1, g2));
+  if (g0 === 0x2001 && g1 === 0) embedded.push(ipv4Of(g2, g3), ipv4Of(g6 ^ 0xffff, g7 ^ 0xffff));
+  return embedded;
+}
+
+/**
+ * Whether `address` (an IP literal) is outside the public internet, in any spelling of it: an IPv6 address embedding
+ * a non-public IPv4 one is non-public. Anything that is not an IP counts as non-public.
+ */
 export function isNonPublicAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 4) return NON_PUBLIC.check(address, 'ipv4');
-  if (family !== 6) return true;
-  const v4 = embeddedIpv4(address);
-  if (v4 !== undefined) return NON_PUBLIC.check(v4, 'ipv4');
-  return NON_PUBLIC.check(address, 'ipv6');
+  const groups = family === 6 ? ipv6Groups(address) : undefined;
+  if (groups === undefined || groups.length !== 8) return true;
+  if (embeddedIpv4(groups).some((v4) => NON_PUBLIC.check(v4, 'ipv4'))) return true;
+  return NON_PUBLIC.check(groups.map((x) => x.toString(16)).join(':'), 'ipv6');
 }
 
 /** A destination refused: the reason names the host and the address, never a secret. */

@@ -1,3 +1,5 @@
+import { InvariantError } from '../errors/runtime-errors';
+
 /** How one delivery attempt ended, as the ledger records it. */
 export type WebhookAttemptOutcome =
   /** The receiver answered 2xx. */
@@ -62,6 +64,26 @@ export interface WebhookLedger {
   disable(endpointId: string, disable: WebhookDisable): Promise<void>;
   /** Re-enables the endpoint and resets its count. The framework never calls it: re-enabling is the app's. */
   enable(endpointId: string): Promise<void>;
-  /** The endpoint's most recent attempts, newest first (at most `limit`, default 50). */
+  /**
+   * The endpoint's most recent attempts, newest first (at most `limit`: a whole number from 1 to 1,000, default 50;
+   * any other limit is refused with `X_INVARIANT`). Each call answers fresh objects.
+   */
   attempts(endpointId: string, limit?: number): Promise<readonly WebhookAttempt[]>;
+}
+
+/** Most attempts one {@link WebhookLedger.attempts} answers (1,000); the default is 50. */
+export const MAX_WEBHOOK_ATTEMPTS_PAGE = 1_000;
+
+/**
+ * The `limit` of a {@link WebhookLedger.attempts} call: a whole number in 1..1,000 (default 50), else `X_INVARIANT` —
+ * the same answer from every ledger, before anything is read.
+ */
+export function webhookAttemptsLimit(limit: number = 50): number {
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_WEBHOOK_ATTEMPTS_PAGE) {
+    throw new InvariantError(
+      `webhook ledger attempts(): limit must be a whole number from 1 to ${MAX_WEBHOOK_ATTEMPTS_PAGE}, not ${String(limit)}.`,
+      'Ask for a limit in range.',
+    );
+  }
+  return limit;
 }
