@@ -60,6 +60,9 @@ export interface PostgresBackfillLedgerOptions {
   readonly schema?: string;
 }
 
+/** Whether `value` is a string holding a NUL character, which a `text` column never holds. */
+const holdsNul = (value: unknown): boolean => typeof value === 'string' && value.includes('\u0000');
+
 const cursorParam = (p: BackfillPassProgress): string | null =>
   p.lastCursor === null ? null : JSON.stringify(p.lastCursor);
 
@@ -129,6 +132,8 @@ export function postgresBackfillLedger(options: PostgresBackfillLedgerOptions): 
 
     async list(filter = {}) {
       const limit = clampBackfillListLimit(filter.limit);
+      // a NUL no row can hold, and PostgreSQL refuses it in a parameter (22021): no row, as the other ledgers answer
+      if (holdsNul(filter.name) || holdsNul(filter.status)) return [];
       const { rows } = await executor.query<BackfillRecord>(sql.list, [
         filter.name ?? null,
         filter.status ?? null,

@@ -38,12 +38,16 @@ export function pgBulkIntrospection(
   return {
     async requeueMany(filter) {
       const values = [ctx.now(), filter.state, ...narrowing(filter), MAX_BULK_ROWS];
+      let violation: unknown;
       for (let tries = 1; ; tries++) {
         try {
           return await bulk(ctx, ctx.sql.jobRequeueMany, values);
         } catch (error) {
+          // the violation aborted the caller's transaction the executor runs in: no try can pass, tell the violation
+          if (violation !== undefined && errorCodeOf(error) === '25P02') throw violation;
           // a live job took a candidate's key after this statement's snapshot: the next snapshot sees it held
           if (errorCodeOf(error) !== '23505' || tries >= REQUEUE_TRIES) throw error;
+          violation = error;
         }
       }
     },
