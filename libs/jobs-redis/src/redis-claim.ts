@@ -86,6 +86,11 @@ export interface ClaimReply {
   readonly unreadable: ClaimedJob[];
   readonly now: number;
   readonly idle: Map<string, number>;
+  /**
+   * The first failure to read a claimed row whole ({@link wholeRow}: Redis out of reach mid-way), or undefined. Such a
+   * row is left out: it stays leased, so its lease lapses and the rescue takes it again; the rows read are answered.
+   */
+  readonly failure: { readonly error: unknown } | undefined;
 }
 
 /**
@@ -113,30 +118,64 @@ async function claimReplyOf(
   const written: ClaimWritten = { workerId, base, now, leaseExpiresAt: Number(flat[1] ?? 0) };
   const claimed: ClaimedJob[] = [];
   const unreadable: ClaimedJob[] = [];
+  let failure: { readonly error: unknown } | undefined;
   const list = Array.isArray(rows) ? rows : [];
   for (let i = 0; i < list.length; i++) {
     const entry = list[i];
     let read = typeof entry === 'string' ? packedClaimedRow(entry, i + 1, written) : undefined;
-    if (read !== undefined && 'whole' in read) read = await wholeRow(ctx, read.whole);
+    if (read !== undefined && 'whole' in read) {
+      try {
+        read = await wholeRow(ctx, read.whole);
+      } catch (error) {
+        // the rows already read, and those after, are still answered: a throw here would strand them all running
+        failure ??= { error };
+        continue;
+      }
+    }
     if (read !== undefined) (read.unreadable ? unreadable : claimed).push(read.row);
   }
-  return { rows: claimed, unreadable, now, idle };
+  return { rows: claimed, unreadable, now, idle, failure };
 }
 
 /**
  * Buries, fenced on the claim just made, rows whose stored input is not JSON text (written around the driver): no run
  * could read it, and handing it out would fail the whole claim. `dead` (kept for an operator to inspect and remove),
- * with `X_JOB_INPUT_INVALID` as its last error.
+ * with `X_JOB_INPUT_INVALID` as its last error. Each row on its own: a burial that fails (Redis out of reach, a script
+ * error) leaves its row leased — its lease lapses, the rescue takes it again and a later claim buries it — and the
+ * next is still tried. Answers the first failure, or undefined when every burial landed.
  */
-async function buryUnreadable(ctx: RedisContext, rows: readonly ClaimedJob[]): Promise<void> {
+async function buryUnreadable(
+  ctx: RedisContext,
+  rows: readonly ClaimedJob[],
+): Promise<{ readonly error: unknown } | undefined> {
+  let failure: { readonly error: unknown } | undefined;
   for (const row of rows) {
-    await nackRow(ctx, row.id, {
-      workerId: row.workerId,
-      claim: row.claim,
-      kind: 'dead',
-      error: `X_JOB_INPUT_INVALID: the stored input of job ${row.name} is not JSON text`,
-    });
+    try {
+      await nackRow(ctx, row.id, {
+        workerId: row.workerId,
+        claim: row.claim,
+        kind: 'dead',
+        error: `X_JOB_INPUT_INVALID: the stored input of job ${row.name} is not JSON text`,
+      });
+    } catch (error) {
+      failure ??= { error };
+    }
   }
+  return failure;
+}
+
+/**
+ * The claim's own failures after its script ran (a claimed row not read whole, an unreadable one not buried): the
+ * first, or undefined. The rows it took and read are answered whatever these were; a claim that has none to answer
+ * fails with it instead (the worker logs `jobs.claim.failed`), so a failure is never dropped for an empty answer.
+ */
+async function afterClaim(
+  ctx: RedisContext,
+  reply: ClaimReply,
+): Promise<{ readonly error: unknown } | undefined> {
+  const burial =
+    reply.unreadable.length > 0 ? await buryUnreadable(ctx, reply.unreadable) : undefined;
+  return reply.failure ?? burial;
 }
 
 /** Claims waiting rows for the slots ({@link LUA_CLAIM}); rescue is not its business. */
@@ -145,7 +184,8 @@ export async function claimWaiting(
   options: ClaimOptions,
 ): Promise<ClaimedJob[]> {
   const reply = await claimWaitingReply(ctx, options, servedNames(options.slots));
-  if (reply.unreadable.length > 0) await buryUnreadable(ctx, reply.unreadable);
+  const failure = await afterClaim(ctx, reply);
+  if (failure !== undefined && reply.rows.length === 0) throw failure.error;
   return reply.rows;
 }
 
@@ -212,12 +252,14 @@ export async function claimRows(
   const [rescued, claimed] = await Promise.allSettled([rescuing, claiming]);
   if (claimed.status === 'rejected') throw claimed.reason;
   const reply = claimed.value;
-  if (reply.unreadable.length > 0) await buryUnreadable(ctx, reply.unreadable);
+  const failure = await afterClaim(ctx, reply);
   let buried: RescueResult['buried'] = [];
   if (rescued.status === 'rejected') {
     // rows the claim took are returned, never dropped; with none, the failure is the caller's (its next claim rescues)
     if (reply.rows.length === 0) throw rescued.reason;
   } else if (rescued.value !== undefined) buried = rescued.value;
+  // likewise a row not read whole or not buried: with rows to answer it stays leased for the rescue to take again
+  if (failure !== undefined && reply.rows.length === 0 && buried.length === 0) throw failure.error;
   if (wake && mark) wake.settle(mark, options, served, reply.now, reply.idle);
   return { claimed: reply.rows, rescued: buried.length === 0 ? NOTHING_RESCUED : { buried } };
 }

@@ -29,6 +29,10 @@ export interface WorkerPresenceOptions {
  * after it fell due (a worker whose slots are all busy sends no claim): half an interval, and never so late that the
  * row could lapse — at most half the time the interval leaves of the visibility timeout. So a row is renewed at most
  * `intervalMs + grace` after the last renewal, well inside its visibility timeout.
+ *
+ * A claim that carried a beat and answers after `stop()` removed the row (a claim past the stop's deadline, or queued
+ * behind a busy pool) may have written the row back: the row is removed once more when it answers, so a stopped
+ * worker is not listed until its row expires.
  */
 export class WorkerPresence {
   readonly #startedAt: number;
@@ -41,6 +45,10 @@ export class WorkerPresence {
   #lastAt: number | undefined;
   /** Whether a claim carrying a beat is on the wire. */
   #carrying = false;
+  /** Whether `stop()` was called: every removal after it is chained on {@link #leaving}. */
+  #stopped = false;
+  /** The last removal of the row sent, settled once it is done (a failed one logged). */
+  #leaving: Promise<void> | undefined;
 
   constructor(private readonly o: WorkerPresenceOptions) {
     this.#startedAt = o.clock.now();
@@ -73,23 +81,38 @@ export class WorkerPresence {
   /** The claim that carried a beat, sent at `sentAt`, returned: `landed` if it was answered (its write committed). */
   carried(sentAt: number, landed: boolean): void {
     this.#carrying = false;
+    // after the stop, what the claim wrote (a claim that threw may have written too) is removed again
+    if (this.#stopped) {
+      void this.#leave();
+      return;
+    }
     if (!landed || !this.#running) return;
     this.#landed(sentAt);
     this.#arm(sentAt + this.o.intervalMs + this.#graceMs);
   }
 
-  /** Stops beating and removes the row once a beat under way has finished; a failed removal is logged. */
+  /**
+   * Stops beating and removes the row once a beat under way has finished; a failed removal is logged. A claim carrying
+   * a beat that answers later removes the row again ({@link carried}).
+   */
   async stop(): Promise<void> {
     if (!this.#running) return;
     this.#running = false;
+    this.#stopped = true;
     this.#timer?.cancel();
     this.#timer = undefined;
     await this.#beating;
-    try {
-      await this.o.registry.leave(this.o.workerId);
-    } catch (error) {
-      this.#failed('leave', error);
-    }
+    await this.#leave();
+  }
+
+  /** Removes the row after any removal sent before (so in the order asked); a failed removal is logged. */
+  #leave(): Promise<void> {
+    const after = this.#leaving ?? Promise.resolve();
+    const leaving = after
+      .then(() => this.o.registry.leave(this.o.workerId))
+      .then(undefined, (error: unknown) => this.#failed('leave', error));
+    this.#leaving = leaving;
+    return leaving;
   }
 
   /** Writes the row alone, then arms the next standalone beat (a failed one is tried again one interval later). */
