@@ -89,6 +89,26 @@ describe('HandOffDelivery', () => {
     expect((await driver.get(ids[0]!))?.state).toBe('running');
   });
 
+  it('gives the good rows when the burial of an unreadable one fails: logged, that row left leased', async () => {
+    const { ids, entries } = await handed(3);
+    const broken = entries[0]!.replace('{"n":1}', 'not json');
+    const closed = file.redis.client.duplicate();
+    await closed.quit();
+    const logger = recordingLogger();
+    const down = redisContext(closed, redisKeyPrefix(prefix), clock);
+    await new HandOffDelivery(down, target, logger).deliver([broken, entries[1]!, entries[2]!]);
+    expect(taken.map((rows) => rows.map((row) => row.id))).toEqual([[ids[1], ids[2]]]);
+    expect(logger.named('jobs.hand-off.bury-failed')).toEqual([
+      {
+        level: 'warn',
+        event: 'jobs.hand-off.bury-failed',
+        fields: { workerId: WORKER, error: expect.any(String) },
+      },
+    ]);
+    // not buried: still leased to this worker, so its lease lapses and the rescue takes it again
+    expect(await driver.get(ids[0]!)).toMatchObject({ state: 'running', workerId: WORKER });
+  });
+
   it('hands rows back unstarted, and logs a hand-back that fails without throwing', async () => {
     const { ids, entries } = await handed(2);
     new HandOffDelivery(ctx, target).deliver(entries);

@@ -61,7 +61,11 @@ export class HandOffDelivery {
     return undefined;
   };
 
-  /** Buries (dead, fenced) rows whose stored input is not JSON text, then gives the others to the worker. */
+  /**
+   * Buries (dead, fenced) rows whose stored input is not JSON text, then gives the others to the worker. A burial that
+   * fails (Redis out of reach, a script error) is logged `jobs.hand-off.bury-failed` and leaves its row leased for the
+   * rescue: it neither stops the next burial nor keeps the good rows from the worker.
+   */
   private async buryThenGive(
     rows: readonly ClaimedJob[],
     unreadable: readonly ClaimedJob[],
@@ -72,7 +76,9 @@ export class HandOffDelivery {
         claim: row.claim,
         kind: 'dead',
         error: `X_JOB_INPUT_INVALID: the stored input of job ${row.name} is not JSON text`,
-      });
+      }).catch((error: unknown) =>
+        warnHandOff(this.logger, this.workerId, 'jobs.hand-off.bury-failed', error),
+      );
     }
     if (rows.length > 0) this.target.takeClaimed(rows);
   }
