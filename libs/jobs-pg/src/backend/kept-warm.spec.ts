@@ -1,4 +1,5 @@
-import { Pool } from 'pg';
+import { once } from 'node:events';
+import { Pool, type PoolClient } from 'pg';
 import { createTestDatabase, type TestDatabase } from '../../test/test-database';
 import { statementsFor } from '../driver/statements';
 import { migrate } from '../migrations/migrate';
@@ -81,6 +82,41 @@ describe('the warm a kept connection is sent at boot', () => {
       expect(pool.totalCount).toBe(0);
     } finally {
       jest.useRealTimers();
+      await pool.end();
+    }
+  });
+
+  it('survives a held connection whose backend ends while the others connect, and drops it', async () => {
+    const pool = new Pool({ connectionString: db.url, max: 2 });
+    pool.on('error', () => undefined);
+    let firstHeld: (client: PoolClient) => void = () => undefined;
+    const held = new Promise<PoolClient>((resolve) => (firstHeld = resolve));
+    let calls = 0;
+    const connecting = {
+      connect: async (): Promise<PoolClient> => {
+        if (calls++ === 0) {
+          const client = await pool.connect();
+          firstHeld(client);
+          return client;
+        }
+        // the first is held, idle, while this one connects: its backend ends (a restart, pg_terminate_backend)
+        const first = await held;
+        const stream = (first as unknown as { connection: { stream: NodeJS.EventEmitter } })
+          .connection.stream;
+        const closed = once(stream, 'close');
+        const pid = (first as unknown as { processID: number }).processID;
+        await db.pool.query('select pg_terminate_backend($1)', [pid]);
+        await closed;
+        return pool.connect();
+      },
+    };
+    try {
+      // before: the ended connection's 'error' had no listener, an uncaught exception ending the process at boot
+      await expect(openKept(connecting, 2, 'select 1')).resolves.toBeUndefined();
+      expect(pool.totalCount).toBe(1);
+      const { rows } = await pool.query<{ n: number }>('select 1 as n');
+      expect(rows).toEqual([{ n: 1 }]);
+    } finally {
       await pool.end();
     }
   });

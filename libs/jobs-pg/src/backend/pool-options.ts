@@ -84,9 +84,41 @@ export function poolOptions(
   };
 }
 
+/** A connection {@link openKept} holds: its statement, its release, and its `'error'` event while it is held. */
+interface KeptClient {
+  query(text: string): Promise<unknown>;
+  release(destroy?: boolean): void;
+  on?(event: 'error', listener: (error: Error) => void): unknown;
+  off?(event: 'error', listener: (error: Error) => void): unknown;
+}
+
 /** The part of a `pg.Pool` {@link openKept} uses. */
 interface Connecting {
-  connect(): Promise<{ query(text: string): Promise<unknown>; release(destroy?: boolean): void }>;
+  connect(): Promise<KeptClient>;
+}
+
+/**
+ * A connection taken out of the pool with an `'error'` listener on it until it goes back: a pool listens only on its
+ * idle connections, and one held here while the others connect, whose backend ends meanwhile (a restart, an admin's
+ * `pg_terminate_backend`), would otherwise raise an `'error'` nobody hears: an uncaught exception, the process ended
+ * at boot. A connection that failed so goes back destroyed.
+ */
+async function held(
+  pool: Connecting,
+): Promise<{ readonly client: KeptClient; release(destroy: boolean): void }> {
+  const client = await pool.connect();
+  let failed = false;
+  const onError = (): void => {
+    failed = true;
+  };
+  client.on?.('error', onError);
+  return {
+    client,
+    release(destroy) {
+      client.release(destroy || failed);
+      client.off?.('error', onError);
+    },
+  };
 }
 
 /**
@@ -95,7 +127,7 @@ interface Connecting {
  * is not the boot's: the boot has just reached the database on a session of its own, a statement that finds no
  * connection opens one as it always does (and fails with its own error if it cannot), and a warm that failed leaves
  * its connection usable (the next statement merely plans cold). A warm unanswered within `timeoutMs` ends its
- * connection instead, so the boot stays bounded.
+ * connection instead, so the boot stays bounded; so does a connection whose backend ended while it was held.
  */
 export async function openKept(
   pool: Connecting,
@@ -103,18 +135,18 @@ export async function openKept(
   warm?: string,
   timeoutMs = 10_000,
 ): Promise<void> {
-  const opened = await Promise.allSettled(Array.from({ length: min }, () => pool.connect()));
+  const opened = await Promise.allSettled(Array.from({ length: min }, () => held(pool)));
   await Promise.all(
     opened.map(async (connection) => {
       if (connection.status !== 'fulfilled') return;
-      const client = connection.value;
-      if (warm === undefined) return client.release();
+      const { client, release } = connection.value;
+      if (warm === undefined) return release(false);
       // a failed warm counts as answered: its connection is usable
       const warmed = await within(
         client.query(warm).catch(() => undefined),
         timeoutMs,
       );
-      client.release(!warmed.done);
+      release(!warmed.done);
     }),
   );
 }
