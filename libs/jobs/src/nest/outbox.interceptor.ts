@@ -10,6 +10,15 @@ import { currentOutboxTx, runInOutboxTx } from '../outbox/ambient-tx';
 import { OUTBOX_DATA_SOURCE } from './outbox/outbox.tokens';
 import type { OutboxDataSource, OutboxQueryRunner } from './outbox/typeorm-like';
 
+/** The metadata key `@Sse()` sets on its route handler (Nest's `SSE_METADATA`, the same in Nest 11 and 12). */
+const SSE_METADATA = '__sse__';
+
+/** Whether the route is a server-sent events stream: one that emits for as long as the client listens. */
+function isSseRoute(context: ExecutionContext): boolean {
+  const handler = context.getHandler() as unknown;
+  return typeof handler === 'function' && Reflect.getMetadata(SSE_METADATA, handler) === true;
+}
+
 async function rollbackQuietly(runner: OutboxQueryRunner): Promise<void> {
   try {
     if (runner.isTransactionActive) await runner.rollbackTransaction();
@@ -26,14 +35,17 @@ async function rollbackQuietly(runner: OutboxQueryRunner): Promise<void> {
  *
  * Inside a transaction already ambient (a second `OutboxInterceptor`, or `runInOutboxTx`) it joins it instead of
  * opening another. The handler's values are collected and re-emitted after commit (a request handler emits one).
+ * An `@Sse()` route is passed through untouched: its stream never completes, so a transaction around it would hold
+ * back every event and a pooled connection idle in transaction for as long as the client listens — its enqueues
+ * take the outbox's no-transaction path (`mode`), or join a `{ tx }` they name.
  * The `DataSource` is the one `OutboxModule.forRoot({ dataSource: getDataSourceToken() })` names.
  */
 @Injectable()
 export class OutboxInterceptor implements NestInterceptor {
   constructor(@Inject(OUTBOX_DATA_SOURCE) private readonly dataSource: OutboxDataSource) {}
 
-  intercept(_context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    if (currentOutboxTx() !== undefined) return next.handle();
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    if (currentOutboxTx() !== undefined || isSseRoute(context)) return next.handle();
     return defer(() => this.inTransaction(next)).pipe(mergeMap((values) => from(values)));
   }
 

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { JobRegistry } from '../registry/job-registry';
 import { jobWorker } from '../worker/job-worker';
+import { settleWithin } from '../worker/settle-within';
 import type { JobWorker, WorkerStats } from '../worker/worker-options';
 import { JobsRuntime } from './jobs.runtime';
 import type { JobsRoleHost } from './lifecycle/role-host';
@@ -74,7 +75,11 @@ export class WorkerHost implements JobsRoleHost {
     const worker = this.#worker;
     if (worker === undefined) return;
     this.#worker = undefined;
-    await this.#wakeStopped;
+    const wakeStopped = this.#wakeStopped;
+    this.#wakeStopped = undefined;
+    // the wake's goodbye (a LISTEN session's end() to a server gone silent) may never settle: the deadline bounds it
+    if (wakeStopped !== undefined)
+      await settleWithin(wakeStopped, deadlineAt, this.runtime.config.clock);
     await worker.stop(deadlineAt);
   }
 }

@@ -16,11 +16,13 @@ const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(
 /**
  * Formats version 00 of a W3C `traceparent`: `00-<traceId>-<spanId>-<flags>`. Formatted here rather than through
  * `propagation.inject`: with no propagator registered the API's default injects nothing, and the column is W3C
- * whatever propagator the app chose for its HTTP headers.
+ * whatever propagator the app chose for its HTTP headers. The ids are written in lower case, as W3C requires and
+ * {@link parseTraceparent} reads them: the API takes hex of either case as a valid span context (a B3 or Jaeger header
+ * in upper case), and such an id stored as given would start the run a fresh trace.
  */
 export function formatTraceparent(fields: TraceparentFields): string {
   const flags = (fields.traceFlags & 0xff).toString(16).padStart(2, '0');
-  return `00-${fields.traceId}-${fields.spanId}-${flags}`;
+  return `00-${fields.traceId.toLowerCase()}-${fields.spanId.toLowerCase()}-${flags}`;
 }
 
 /**

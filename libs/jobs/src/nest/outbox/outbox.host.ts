@@ -10,6 +10,7 @@ import { JobsRuntime } from '../jobs.runtime';
 import { JobsLifecycle } from '../lifecycle/jobs.lifecycle';
 import { outboxBacklogCacheOf } from '../metrics/outbox-backlog.cache';
 import type { JobsRoleHost } from '../lifecycle/role-host';
+import { settleWithin } from '../../worker/settle-within';
 import type { ResolvedOutboxModuleOptions } from './outbox-module.options';
 import { OUTBOX_MODULE_OPTIONS } from './outbox.tokens';
 
@@ -130,7 +131,11 @@ export class OutboxHost implements JobsRoleHost, OnModuleInit {
     const relay = this.#relay;
     if (relay === undefined) return;
     this.#relay = undefined;
-    await this.#wakeStopped;
+    const wakeStopped = this.#wakeStopped;
+    this.#wakeStopped = undefined;
+    // the wake's goodbye (a LISTEN session's end() to a server gone silent) may never settle: the deadline bounds it
+    if (wakeStopped !== undefined)
+      await settleWithin(wakeStopped, deadlineAt, this.runtime.config.clock);
     await relay.stop(deadlineAt);
   }
 }
