@@ -7,12 +7,14 @@ import {
   nackRunAt,
   nackUncounted,
   type NackOptions,
+  storableDuration,
+  storableNack,
 } from '@ultimat3/jobs';
 import type { RedisContext } from './redis-context';
 import { NULL_ARG } from './redis-rows';
 import type { ScriptArg } from './redis-scripts';
 
-const duration = (ms: number | undefined): number => Math.max(0, Math.round(ms ?? 0));
+const duration = storableDuration;
 
 /**
  * `LUA_ACK`'s arguments after the clock: the count, the worker id every item shares ('' when they do not, or share
@@ -43,8 +45,9 @@ export async function ackRows(
 export async function nackRow(
   ctx: RedisContext,
   jobId: string,
-  options: NackOptions,
+  given: NackOptions,
 ): Promise<boolean> {
+  const options = storableNack(given);
   const runAt = nackRunAt(options);
   const reply = await ctx.run('nack', [
     jobId,

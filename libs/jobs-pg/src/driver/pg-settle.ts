@@ -8,6 +8,8 @@ import {
   type ClaimRef,
   type JobProgress,
   type NackOptions,
+  storableDuration,
+  storableNack,
   storableProgress,
 } from '@ultimat3/jobs';
 import { uuidArray } from './pg-batch-params';
@@ -17,9 +19,8 @@ import { PgLowWater } from './pg-low-water';
 /** Whether `ref` can hold any row: a claim that is not a uuid never does, so no statement is needed. */
 const canHold = (jobId: string, ref: ClaimRef): boolean => isUuid(jobId) && isUuid(ref.claim);
 
-/** A run's duration as the counters store it: whole, non-negative ms (absent: 0). */
-const durationOf = (ms: number | undefined): number =>
-  ms === undefined || !Number.isFinite(ms) ? 0 : Math.max(0, Math.round(ms));
+/** A run's duration as the counters store it: whole ms from 0 to MAX_DURATION_MS (absent: 0; `storableDuration`). */
+const durationOf = storableDuration;
 
 /** Settles a run done, fenced on its claim (see `SQL_ACK`). */
 export async function ackRow(ctx: PgContext, jobId: string, options: AckOptions): Promise<boolean> {
@@ -93,11 +94,8 @@ export async function ackRows(ctx: PgContext, items: readonly AckManyItem[]): Pr
  * Hands a run back as its kind says, fenced on its claim (see `SQL_NACK`): the target state from `nackState`, the
  * attempt handed back when `nackUncounted`.
  */
-export async function nackRow(
-  ctx: PgContext,
-  jobId: string,
-  options: NackOptions,
-): Promise<boolean> {
+export async function nackRow(ctx: PgContext, jobId: string, given: NackOptions): Promise<boolean> {
+  const options = storableNack(given);
   if (!canHold(jobId, options)) return false;
   const runAt = nackRunAt(options);
   const { rows } = await ctx.executor.query(ctx.sql.nack, [

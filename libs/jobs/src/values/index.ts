@@ -13,3 +13,4 @@ export {
 } from './request';
 export { checkedIntrospection } from './operator';
 export { inputJsonOf } from './checked-input';
+export { storableDuration, storableNack } from './settle';

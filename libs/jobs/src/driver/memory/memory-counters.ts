@@ -9,6 +9,7 @@ import {
 import type { JobIntrospection } from '../introspection';
 import type { JobState } from '../job-row';
 import { boundInFlight, type WorkerInfo, type WorkerRegistry } from '../workers';
+import { storableDuration } from '../../values/settle';
 import type { MemoryStore } from './memory-store';
 
 type Bucket = { -readonly [K in keyof CounterBucket]: CounterBucket[K] };
@@ -64,9 +65,8 @@ function bucketAt(side: Side, job: string, bucketMs: number, start: number): Buc
   );
 }
 
-/** A run's duration as the pg settling statements count it: whole, non-negative ms; absent or not finite, 0. */
-const durationOf = (ms: number | undefined): number =>
-  ms === undefined || !Number.isFinite(ms) ? 0 : Math.max(0, Math.round(ms));
+/** A run's duration as every driver counts it (`storableDuration`): whole ms from 0 to MAX_DURATION_MS. */
+const durationOf = storableDuration;
 
 /**
  * Counts one settle into the current first-tier bucket, as the pg settling statements do: `done`, a counted retry

@@ -1,5 +1,5 @@
-import { ValueInvalidError } from '../../errors/value-errors';
 import { storableProgress } from '../../values/progress';
+import { storableNack } from '../../values/settle';
 import { boundedText } from '../../values/text';
 import {
   nackRunAt,
@@ -12,18 +12,6 @@ import { isLiveState, type ClaimRef, type JobProgress } from '../job-row';
 import { countSettle } from './memory-counters';
 import { holdsClaim, UNCLAIMED, type MemoryStore } from './memory-store';
 
-/**
- * A nack's run time as PostgreSQL stores it (`now` when it names none): the time of `new Date(runAt)`, the value the pg
- * driver sends, so a fraction of a millisecond is dropped; one no Date holds (NaN, ±Infinity) is refused before
- * anything moves, as the pg driver refuses it, instead of leaving a row no claim ever reaches.
- */
-function storedRunAt(runAt: number | undefined, now: number): number {
-  if (runAt === undefined) return now;
-  const at = new Date(runAt).getTime();
-  if (Number.isNaN(at)) throw new ValueInvalidError('nack.runAt', `is ${runAt}, not a time`);
-  return at;
-}
-
 /** Settles a run done; lands only while `options` is the row's current claim. */
 export function ackRow(store: MemoryStore, jobId: string, options: AckOptions): boolean {
   const row = store.get(jobId);
@@ -35,10 +23,11 @@ export function ackRow(store: MemoryStore, jobId: string, options: AckOptions): 
 }
 
 /** Hands a run back in the state {@link nackState} names; lands only while `options` is the row's current claim. */
-export function nackRow(store: MemoryStore, jobId: string, options: NackOptions): boolean {
+export function nackRow(store: MemoryStore, jobId: string, given: NackOptions): boolean {
+  const options = storableNack(given);
   const now = store.now();
-  // refused whether or not the claim still holds the row, as the pg driver refuses it before its statement
-  const runAt = storedRunAt(nackRunAt(options), now);
+  // checked (storableNack) whether or not the claim still holds the row: a whole ms every driver stores
+  const runAt = nackRunAt(options) ?? now;
   const row = store.get(jobId);
   if (!holdsClaim(row, options)) return false;
   const decided = nackState(options, now);
