@@ -109,6 +109,8 @@ class HandOffSide {
   private readonly offIdle: () => void;
   /** Hand-backs of rows heard while leaving, not yet answered: the leave waits for them. */
   private readonly backs = new Set<Promise<unknown>>();
+  /** The leave in flight or done: every caller of {@link PgHandOff.leave} awaits this one. */
+  private left: Promise<void> | undefined;
 
   constructor(private readonly options: PgHandOffOptions) {
     this.target = options.target;
@@ -238,9 +240,13 @@ class HandOffSide {
     this.counts.clear();
   }
 
-  /** {@link PgHandOff.leave}: the leave's steps, bounded by {@link HAND_OFF_LEAVE_MS}. */
-  async leave(): Promise<void> {
-    if (this.leaving) return;
+  /** {@link PgHandOff.leave}: the leave's steps, bounded by {@link HAND_OFF_LEAVE_MS}; every call answers the one run. */
+  leave(): Promise<void> {
+    this.left ??= this.leaveOnce();
+    return this.left;
+  }
+
+  private async leaveOnce(): Promise<void> {
     this.leaving = true;
     const { offIdle } = this;
     offIdle();

@@ -18,6 +18,11 @@ export const WAKE_PROBE_TIMEOUT_MS = 3_000;
 export const WAKE_REDIAL_MS = 500;
 /** The longest wait between two dials. */
 export const WAKE_REDIAL_MAX_MS = 30_000;
+/**
+ * The longest a session's graceful end (the Terminate message, then the server's close) is awaited before its socket
+ * is destroyed: a server behind a partition never answers the goodbye, and a stop must not wait on it.
+ */
+export const WAKE_END_MS = 1_000;
 
 /** The options of `startQueueWake`, checked, with every default filled in and the listener turned into a dialler. */
 export interface QueueWakeConfig {

@@ -73,6 +73,9 @@ export interface QueueWake {
   live(): boolean;
   /** Resolves once the first probe came back (true) or timed out / the dial failed (false). */
   ready(): Promise<boolean>;
-  /** Ends the session; no re-dial follows. Idempotent. */
+  /**
+   * Ends the session; no re-dial follows. Idempotent: every call answers the same stop. A server that does not answer
+   * the goodbye (a partition) holds it at most `WAKE_END_MS` of the wake's clock: its socket is destroyed then.
+   */
   stop(): Promise<void>;
 }

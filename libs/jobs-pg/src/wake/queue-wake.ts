@@ -1,8 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { MAX_QUEUE_NAME_LENGTH, type TimerHandle } from '@ultimat3/jobs';
+import { MAX_QUEUE_NAME_LENGTH, type Clock, type TimerHandle } from '@ultimat3/jobs';
 import { connectSession, type WakeNotification, type WakeSession } from './wake-session';
 import type { QueueWake, StartQueueWakeOptions } from './queue-wake-options';
-import { queueWakeConfig, WAKE_REDIAL_MAX_MS, type QueueWakeConfig } from './queue-wake-config';
+import {
+  queueWakeConfig,
+  WAKE_END_MS,
+  WAKE_REDIAL_MAX_MS,
+  type QueueWakeConfig,
+} from './queue-wake-config';
 
 export type {
   OwnChannel,
@@ -43,6 +48,32 @@ export function startQueueWake(options: StartQueueWakeOptions): QueueWake {
   };
 }
 
+/** The part of a `pg.Client` its socket is reached through (not part of {@link WakeSession}'s structural surface). */
+interface SocketHolder {
+  readonly connection?: { readonly stream?: { destroy?: () => void } };
+}
+
+/**
+ * Ends `session` gracefully, or — when its close has not come within {@link WAKE_END_MS} of `clock` (a server behind a
+ * partition never answers the goodbye) — destroys its socket. Never rejects.
+ */
+async function endWithin(session: WakeSession, clock: Clock): Promise<void> {
+  let timer: TimerHandle | undefined;
+  const ended = await Promise.race([
+    Promise.resolve()
+      .then(() => session.end())
+      .then(
+        () => true,
+        () => true,
+      ),
+    new Promise<boolean>((resolve) => {
+      timer = clock.setTimeout(() => resolve(false), WAKE_END_MS);
+    }),
+  ]);
+  timer?.cancel();
+  if (!ended) (session as unknown as SocketHolder).connection?.stream?.destroy?.();
+}
+
 /**
  * The state of a started wake: its current session, whether that session is proven, the probe in flight and the
  * re-dial's timer and wait. The callbacks the options give are called as plain functions (never on `this`).
@@ -55,6 +86,8 @@ class RunningWake {
   private redialTimer: TimerHandle | undefined;
   private probe: { token: string; timer: TimerHandle; settle: (ok: boolean) => void } | undefined;
   private warnedUnverified = false;
+  /** The stop in flight or done: every caller of {@link RunningWake.stop} awaits this one. */
+  private stopping: Promise<void> | undefined;
   private resolveReady: (ok: boolean) => void = () => {};
   /** Resolves once the first probe came back (true) or timed out / the dial failed (false). */
   readonly ready = new Promise<boolean>((resolve) => {
@@ -229,9 +262,17 @@ class RunningWake {
     });
   }
 
-  /** Ends the session; no re-dial follows. Idempotent. */
-  async stop(): Promise<void> {
-    if (this.stopped) return;
+  /**
+   * Ends the session; no re-dial follows. Idempotent: every call answers the one stop, once the session is ended — or
+   * its socket destroyed, when the server did not answer the goodbye within {@link WAKE_END_MS}.
+   */
+  stop(): Promise<void> {
+    this.stopping ??= this.stopNow();
+    return this.stopping;
+  }
+
+  /** {@link RunningWake.stop}'s one run. */
+  private async stopNow(): Promise<void> {
     this.stopped = true;
     this.redialTimer?.cancel();
     this.probe?.settle(false);
@@ -241,7 +282,7 @@ class RunningWake {
     this.resolveReady(false);
     if (current !== undefined) {
       current.removeAllListeners('notification');
-      await current.end().catch(() => undefined);
+      await endWithin(current, this.config.clock);
     }
   }
 }

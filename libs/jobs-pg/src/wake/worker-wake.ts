@@ -59,12 +59,15 @@ export function startWorkerWake(options: StartWorkerWakeOptions): QueueWake {
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(handOff === undefined ? {} : { own: handOff.own }),
   });
+  // every stop answers the one run: a second one must not end the session under the first's leave
+  let stopping: Promise<void> | undefined;
+  const stopNow = async (): Promise<void> => {
+    await handOff?.leave();
+    await wake.stop();
+  };
   return {
     live: () => wake.live(),
     ready: () => wake.ready(),
-    async stop() {
-      await handOff?.leave();
-      await wake.stop();
-    },
+    stop: () => (stopping ??= stopNow()),
   };
 }
