@@ -55,6 +55,13 @@ function rowOf(flat: readonly Reply[]): BackfillPassRow {
   };
 }
 
+/**
+ * An optional text as a script argument: '' for none (null or absent), '=' and the text for a text, so an empty text
+ * is kept apart from none (an empty app version stays '', a filter by the empty name matches no row).
+ */
+const optionalText = (text: string | null | undefined): string =>
+  text === null || text === undefined ? '' : `=${text}`;
+
 const cursorText = (p: BackfillPassProgress): string =>
   p.lastCursor === null ? '' : JSON.stringify(p.lastCursor);
 
@@ -84,7 +91,7 @@ export function redisBackfillLedger(options: RedisBackfillLedgerOptions): Backfi
         start.id,
         start.name,
         start.checksum,
-        start.appVersion ?? '',
+        optionalText(start.appVersion),
         start.jobId,
         start.runId,
         String(start.nowMs),
@@ -105,7 +112,7 @@ export function redisBackfillLedger(options: RedisBackfillLedgerOptions): Backfi
         String(p.batches),
         cursorText(p),
         String(p.nowMs),
-        error ?? '',
+        optionalText(error),
       );
     },
 
@@ -116,7 +123,12 @@ export function redisBackfillLedger(options: RedisBackfillLedgerOptions): Backfi
 
     async list(filter = {}) {
       const limit = clampBackfillListLimit(filter.limit);
-      const reply = (await run('list', filter.name ?? '', filter.status ?? '', limit)) as Reply[][];
+      const reply = (await run(
+        'list',
+        optionalText(filter.name),
+        optionalText(filter.status),
+        limit,
+      )) as Reply[][];
       return reply.map(rowOf);
     },
   };

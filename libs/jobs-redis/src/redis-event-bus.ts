@@ -11,6 +11,7 @@ import {
 } from '@ultimat3/jobs';
 import type { Cluster, Redis } from 'ioredis';
 import { redisContext, type RedisContext } from './redis-context';
+import { LUA_EVENT_PAGE } from './lua/event-page.lua';
 import { redisKeyPrefix } from './redis-keys';
 import { NULL_ARG } from './redis-rows';
 
@@ -32,7 +33,8 @@ function toEvent(f: Record<string, string>): PublishedEvent | undefined {
 
 /**
  * {@link EventBus.find} on `ctx`: the name's events in publish order, `pageSize` a round trip, the first unexpired one
- * of the tenant asked (if any) that `match` answers true for.
+ * of the tenant asked (if any) that `match` answers true for. Each page after the first starts just after the last
+ * event read, by value ({@link LUA_EVENT_PAGE}): a purge deleting events between two pages never ends the walk early.
  */
 async function findEvent(
   ctx: RedisContext,
@@ -46,17 +48,28 @@ async function findEvent(
   assertEventFind(name, sinceMs, options.tenant);
   const at = await now();
   const key = `${ctx.prefix}evn:${name}`;
-  for (let offset = 0; ; offset += pageSize) {
-    const seqs = await ctx.client.zrangebyscore(key, sinceMs, '+inf', 'LIMIT', offset, pageSize);
+  // the last event read: its score (publishedAt) and member (seq)
+  let cursor: readonly [score: string, seq: string] = ['', ''];
+  for (;;) {
+    const flat = (await ctx.client.eval(
+      LUA_EVENT_PAGE,
+      1,
+      key,
+      sinceMs,
+      cursor[0],
+      cursor[1],
+      pageSize,
+    )) as string[];
     const read = ctx.client.pipeline();
-    for (const seq of seqs) read.hgetall(`${ctx.prefix}ev:${seq}`);
+    for (let i = 0; i < flat.length; i += 2) read.hgetall(`${ctx.prefix}ev:${flat[i]}`);
     for (const [, fields] of (await read.exec()) ?? []) {
       const event = toEvent(fields as Record<string, string>);
       if (!event || event.expiresAt <= at) continue;
       if (options.tenant !== undefined && event.tenant !== options.tenant) continue;
       if (match === undefined || match(event.payload)) return event;
     }
-    if (seqs.length < pageSize) return undefined;
+    if (flat.length < pageSize * 2) return undefined;
+    cursor = [flat[flat.length - 1]!, flat[flat.length - 2]!];
   }
 }
 

@@ -3,7 +3,8 @@
  * rewritten: it is history, and a rerun writes a new row.
  *
  * KEYS[1] the prefix. ARGV[1] row id, ARGV[2] status, ARGV[3] rows, ARGV[4] batches, ARGV[5] the cursor as JSON text
- * ('' = null), ARGV[6] now (epoch ms), ARGV[7] the error's text ('' when completed). State: P..'bf:r:'..id.
+ * ('' = null), ARGV[6] now (epoch ms), ARGV[7] the error's text ('' = null, else '=' and the text; '' when
+ * completed). State: P..'bf:r:'..id.
  *
  * Returns 1 when the row was ended, else 0 (no such row, or already completed).
  */
@@ -17,7 +18,11 @@ if ARGV[2] == 'completed' then
   redis.call('HSET', key, 'completedAt', ARGV[6])
 else
   redis.call('HDEL', key, 'completedAt')
-  redis.call('HSET', key, 'lastError', ARGV[7])
+  if ARGV[7] == '' then
+    redis.call('HDEL', key, 'lastError')
+  else
+    redis.call('HSET', key, 'lastError', string.sub(ARGV[7], 2))
+  end
 end
 return 1
 `;
