@@ -55,10 +55,23 @@ export class WorkerHost implements JobsRoleHost {
       ...(this.runtime.metrics === undefined ? {} : { metrics: this.runtime.metrics }),
     });
     await worker.start();
+    const unwake = this.runtime.onEnqueued((queue) => worker.signalEnqueued(queue));
+    let wake: { stop(): Promise<void> } | undefined;
+    try {
+      // Another process's enqueue reaches this worker through the backend's wake (Postgres LISTEN); the poll stays.
+      wake = this.runtime.config.startWake?.(worker, logger);
+    } catch (error) {
+      // the lifecycle stops only the hosts whose start resolved: this worker must not claim on in a failed boot
+      unwake();
+      worker.beginDrain('start-failed');
+      await worker
+        .stop(clock.now() + this.runtime.config.shutdownDeadlineMs)
+        .catch(() => undefined);
+      throw error;
+    }
     this.#worker = worker;
-    this.#unwake = this.runtime.onEnqueued((queue) => worker.signalEnqueued(queue));
-    // Another process's enqueue reaches this worker through the backend's wake (Postgres LISTEN); the poll stays.
-    this.#wake = this.runtime.config.startWake?.(worker, logger);
+    this.#unwake = unwake;
+    this.#wake = wake;
   }
 
   beginStop(cause: string): void {

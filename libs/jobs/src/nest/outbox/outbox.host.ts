@@ -92,8 +92,8 @@ export class OutboxHost implements JobsRoleHost, OnModuleInit {
     );
   }
 
-  start(): Promise<void> {
-    const { clock, logger } = this.runtime.config;
+  async start(): Promise<void> {
+    const { clock, logger, shutdownDeadlineMs } = this.runtime.config;
     const relay = outboxRelay({
       ...this.options.relay,
       store: this.options.store,
@@ -103,7 +103,6 @@ export class OutboxHost implements JobsRoleHost, OnModuleInit {
       onPublished: (queue) => this.runtime.notifyEnqueued(queue),
     });
     relay.start();
-    this.#relay = relay;
     // A commit in another process reaches this relay through the store's own wake (a PostgreSQL store: LISTEN on
     // its database, whatever the job driver), else the backend's; the poll stays, idling higher while it is proven.
     const store = this.options.store;
@@ -111,12 +110,21 @@ export class OutboxHost implements JobsRoleHost, OnModuleInit {
       store.startWake === undefined
         ? this.runtime.config.startOutboxWake
         : store.startWake.bind(store);
-    this.#wake = startWake?.(
-      () => relay.wake(),
-      logger,
-      (live) => relay.setWakeLive(live),
-    );
-    return Promise.resolve();
+    let wake: { stop(): Promise<void> } | undefined;
+    try {
+      wake = startWake?.(
+        () => relay.wake(),
+        logger,
+        (live) => relay.setWakeLive(live),
+      );
+    } catch (error) {
+      // the lifecycle stops only the hosts whose start resolved: this relay must not publish on in a failed boot
+      relay.beginDrain();
+      await relay.stop(clock.now() + shutdownDeadlineMs).catch(() => undefined);
+      throw error;
+    }
+    this.#relay = relay;
+    this.#wake = wake;
   }
 
   beginStop(): void {
