@@ -1,5 +1,6 @@
 import {
   DriverUnavailableError,
+  InvariantError,
   JobsError,
   type BackendCapabilities,
   type BackendWakeTarget,
@@ -29,7 +30,7 @@ export interface RedisBackendOptions extends RedisConnectionOptions {
   readonly prefix?: string;
   /** FOR TESTS ONLY: see `RedisJobDriverOptions.clock`. */
   readonly clock?: Clock;
-  /** How long the boot's first answer from Redis may take (default 10,000 ms). */
+  /** How long each of the boot's answers from Redis (its PING, then its policy check) may take (default 10,000 ms). */
   readonly connectTimeoutMs?: number;
 }
 
@@ -67,17 +68,35 @@ async function within<T>(work: Promise<T>, ms: number, what: string): Promise<T>
   }
 }
 
+/** The longest delay a Node timer keeps (2^31-1 ms): a longer one fires after 1 ms. */
+const LONGEST_TIMER_MS = 2_147_483_647;
+
+/** `connectTimeoutMs`, checked: a positive number of milliseconds (default 10 000), at most what a timer can wait. */
+function connectTimeoutOf(ms: number | undefined): number {
+  if (ms === undefined) return 10_000;
+  if (typeof ms !== 'number' || !Number.isFinite(ms) || ms <= 0 || ms > LONGEST_TIMER_MS) {
+    throw new InvariantError(
+      `redis connectTimeoutMs must be a positive number of milliseconds, at most ${LONGEST_TIMER_MS}.`,
+      'Omit connectTimeoutMs for the default (10000 ms), or pass e.g. 5_000.',
+    );
+  }
+  return ms;
+}
+
 /**
- * Opens the Redis backend and proves it before anything runs on it: the server answers within `connectTimeoutMs`, and
- * will not evict keys (`maxmemory-policy noeviction`). A boot that fails is `X_DRIVER_UNAVAILABLE` (out of reach) or
- * `X_REDIS_EVICTION_POLICY`, each with the fix, and a client it opened is closed again.
+ * Opens the Redis backend and proves it before anything runs on it: the server answers (the PING, then the check of its
+ * policy, each within `connectTimeoutMs`), and will not evict keys (`maxmemory-policy noeviction`). A boot that fails
+ * is `X_DRIVER_UNAVAILABLE` (out of reach, or silent past a bound) or `X_REDIS_EVICTION_POLICY`, each with the fix, and
+ * a client it opened is closed again.
  */
 export async function redisBackend(options: RedisBackendOptions): Promise<RedisBackend> {
+  // checked first: a bad one is refused before anything connects (a timer past 2^31-1 ms would fire at once)
+  const ms = connectTimeoutOf(options.connectTimeoutMs);
   const { client, owned } = clientOf(options);
-  const ms = options.connectTimeoutMs ?? 10_000;
   try {
     await within(client.ping(), ms, 'Redis');
-    await assertNoEviction(client);
+    // bounded too: a server that answered the PING and went silent would hold the boot forever (no command timeout)
+    await within(assertNoEviction(client), ms, 'Redis');
   } catch (error) {
     if (owned) await endOwnedClient(client);
     if (error instanceof JobsError) throw error;

@@ -37,6 +37,29 @@ const LOCK_NOT_AVAILABLE = '55P03';
 /** A step's wait past its timeout before giving up on a server that stopped answering altogether. */
 const UNANSWERED_GRACE_MS = 1_000;
 
+/**
+ * The longest the boot session's goodbye (its Terminate, then the server's close) is awaited before its socket is
+ * destroyed: a partition that falls as the boot ends would otherwise hold the boot until the kernel gives up.
+ */
+const BOOT_END_MS = 1_000;
+
+/** The part of a `pg.Client` its socket is reached through (not part of its typed surface). */
+interface SocketHolder {
+  readonly connection?: { readonly stream?: { destroy?: () => void } };
+}
+
+/**
+ * Ends the boot's session gracefully, or — when its close has not come within {@link BOOT_END_MS} — destroys its
+ * socket. Never rejects: what the boot answered stands either way.
+ */
+async function endWithin(client: Client): Promise<void> {
+  const ended = await within(
+    client.end().catch(() => undefined),
+    BOOT_END_MS,
+  );
+  if (!ended.done) (client as unknown as SocketHolder).connection?.stream?.destroy?.();
+}
+
 /** What a boot does once connected: migrate, or (told not to) one round trip. */
 export interface BootStep {
   readonly timeoutMs: number;
@@ -90,8 +113,9 @@ async function runStep(
 /**
  * The boot over a URL: ONE dedicated session, opened within `timeoutMs` (a refused port, an unknown host or database
  * and bad credentials fail at once; a host that accepts TCP and never answers, at the timeout), that then migrates
- * within `timeoutMs` again, and is ended either way — destroyed when a step is still waiting, so nothing is left
- * hanging on the server or in this process. Every failure is `DatabaseUnreachableError` naming `target`.
+ * within `timeoutMs` again, and is ended either way — destroyed when a step is still waiting, or when its goodbye is
+ * not answered within a second (a partition), so nothing is left hanging on the server or in this process. Every
+ * failure is `DatabaseUnreachableError` naming `target`.
  */
 export async function bootOverUrl(
   url: string,
@@ -128,7 +152,7 @@ export async function bootOverUrl(
   } catch (error) {
     throw stepFailure(error, target, step, connecting);
   } finally {
-    await client.end().catch(() => undefined);
+    await endWithin(client);
   }
 }
 
