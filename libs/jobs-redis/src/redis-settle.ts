@@ -14,8 +14,6 @@ import type { RedisContext } from './redis-context';
 import { NULL_ARG } from './redis-rows';
 import type { ScriptArg } from './redis-scripts';
 
-const duration = storableDuration;
-
 /**
  * `LUA_ACK`'s arguments after the clock: the count, the worker id every item shares ('' when they do not, or share
  * ''), then per item its id, claim and duration (and its worker id when not shared).
@@ -25,7 +23,7 @@ function ackArgs(items: readonly AckManyItem[]): ScriptArg[] {
   const shared = worker !== '' && items.every((i) => i.workerId === worker);
   const argv: ScriptArg[] = [items.length, shared ? worker : ''];
   for (const i of items) {
-    argv.push(i.jobId, i.claim, duration(i.durationMs));
+    argv.push(i.jobId, i.claim, storableDuration(i.durationMs));
     if (!shared) argv.push(i.workerId);
   }
   return argv;
@@ -57,7 +55,7 @@ export async function nackRow(
     runAt === undefined ? '' : String(runAt),
     nackUncounted(options) ? '1' : '0',
     options.error === null ? NULL_ARG : boundedText(options.error),
-    duration(options.durationMs),
+    storableDuration(options.durationMs),
   ]);
   return reply === 1;
 }

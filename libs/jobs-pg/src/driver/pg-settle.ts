@@ -19,9 +19,6 @@ import { PgLowWater } from './pg-low-water';
 /** Whether `ref` can hold any row: a claim that is not a uuid never does, so no statement is needed. */
 const canHold = (jobId: string, ref: ClaimRef): boolean => isUuid(jobId) && isUuid(ref.claim);
 
-/** A run's duration as the counters store it: whole ms from 0 to MAX_DURATION_MS (absent: 0; `storableDuration`). */
-const durationOf = storableDuration;
-
 /** Settles a run done, fenced on its claim (see `SQL_ACK`). */
 export async function ackRow(ctx: PgContext, jobId: string, options: AckOptions): Promise<boolean> {
   const [landed] = await ackRows(ctx, [{ jobId, ...options }]);
@@ -38,7 +35,7 @@ async function ackOne(ctx: PgContext, item: AckManyItem): Promise<boolean> {
     item.jobId,
     item.workerId,
     item.claim,
-    durationOf(item.durationMs),
+    storableDuration(item.durationMs),
   ]);
   return rows[0]?.landed === 1;
 }
@@ -65,7 +62,7 @@ export async function ackRows(ctx: PgContext, items: readonly AckManyItem[]): Pr
     ids.push(id);
     if (!workers.includes(item.workerId)) workers.push(item.workerId);
     fences += `${fences === '' ? '{' : ','}"${id}":"${item.claim.toLowerCase()}"`;
-    durations.push(durationOf(item.durationMs));
+    durations.push(storableDuration(item.durationMs));
   });
   if (ids.length === 0) return answers;
   if (ids.length === 1) {
@@ -107,7 +104,7 @@ export async function nackRow(ctx: PgContext, jobId: string, given: NackOptions)
     options.error === null ? null : boundedText(options.error),
     runAt === undefined ? null : iso(runAt),
     nackUncounted(options),
-    durationOf(options.durationMs),
+    storableDuration(options.durationMs),
   ]);
   if (rows.length !== 1) return false;
   // a row put back in the past is below no bound the claims keep unless they are told (see `PgLowWater`)

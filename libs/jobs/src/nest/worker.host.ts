@@ -55,23 +55,17 @@ export class WorkerHost implements JobsRoleHost {
       ...(this.runtime.metrics === undefined ? {} : { metrics: this.runtime.metrics }),
     });
     await worker.start();
-    const unwake = this.runtime.onEnqueued((queue) => worker.signalEnqueued(queue));
-    let wake: { stop(): Promise<void> } | undefined;
+    this.#worker = worker;
+    this.#unwake = this.runtime.onEnqueued((queue) => worker.signalEnqueued(queue));
     try {
       // Another process's enqueue reaches this worker through the backend's wake (Postgres LISTEN); the poll stays.
-      wake = this.runtime.config.startWake?.(worker, logger);
+      this.#wake = this.runtime.config.startWake?.(worker, logger);
     } catch (error) {
       // the lifecycle stops only the hosts whose start resolved: this worker must not claim on in a failed boot
-      unwake();
-      worker.beginDrain('start-failed');
-      await worker
-        .stop(clock.now() + this.runtime.config.shutdownDeadlineMs)
-        .catch(() => undefined);
+      this.beginStop('start-failed');
+      await this.stop(clock.now() + this.runtime.config.shutdownDeadlineMs).catch(() => undefined);
       throw error;
     }
-    this.#worker = worker;
-    this.#unwake = unwake;
-    this.#wake = wake;
   }
 
   beginStop(cause: string): void {

@@ -65,9 +65,6 @@ function bucketAt(side: Side, job: string, bucketMs: number, start: number): Buc
   );
 }
 
-/** A run's duration as every driver counts it (`storableDuration`): whole ms from 0 to MAX_DURATION_MS. */
-const durationOf = storableDuration;
-
 /**
  * Counts one settle into the current first-tier bucket, as the pg settling statements do: `done`, a counted retry
  * (`ready`/`delayed` and not `uncounted`), `failed` or `dead`; a suspension or an uncounted hand-back adds nothing.
@@ -91,7 +88,7 @@ export function countSettle(
       failed: state === 'failed' ? 1 : 0,
       dead: state === 'dead' ? 1 : 0,
       cancelled: 0,
-      durationMs: durationOf(options.durationMs),
+      durationMs: storableDuration(options.durationMs),
     },
     at,
   );

@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { expectClosedByDeadline } from '../../../test/closed-by-deadline';
 import { Global, Module } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { memoryOutboxStore } from '../../outbox/memory-outbox-store';
@@ -46,20 +47,6 @@ describe('OutboxHost at shutdown, with a wake whose stop hangs', () => {
     }).compile();
     const app = await moduleRef.init();
 
-    let closed = false;
-    const closing = app.close().then(() => void (closed = true));
-    await clock.advance(999);
-    expect(stopsAsked).toBe(1);
-    expect(closed).toBe(false);
-    await clock.advance(1);
-    // the clock reached the deadline: what is left is promise turns, bounded here by a real wait
-    let bound: NodeJS.Timeout | undefined;
-    await Promise.race([
-      closing,
-      new Promise<void>((resolve) => {
-        bound = setTimeout(resolve, 1_000);
-      }),
-    ]).finally(() => clearTimeout(bound));
-    expect(closed).toBe(true);
+    await expectClosedByDeadline(app, clock, 1_000, () => expect(stopsAsked).toBe(1));
   });
 });

@@ -110,21 +110,19 @@ export class OutboxHost implements JobsRoleHost, OnModuleInit {
       store.startWake === undefined
         ? this.runtime.config.startOutboxWake
         : store.startWake.bind(store);
-    let wake: { stop(): Promise<void> } | undefined;
+    this.#relay = relay;
     try {
-      wake = startWake?.(
+      this.#wake = startWake?.(
         () => relay.wake(),
         logger,
         (live) => relay.setWakeLive(live),
       );
     } catch (error) {
       // the lifecycle stops only the hosts whose start resolved: this relay must not publish on in a failed boot
-      relay.beginDrain();
-      await relay.stop(clock.now() + shutdownDeadlineMs).catch(() => undefined);
+      this.beginStop();
+      await this.stop(clock.now() + shutdownDeadlineMs).catch(() => undefined);
       throw error;
     }
-    this.#relay = relay;
-    this.#wake = wake;
   }
 
   beginStop(): void {
