@@ -1,6 +1,5 @@
 import { memoryEventBus, type EventBus, type JsonValue } from '@ultimat3/jobs';
 import { frozenClock } from '@ultimat3/jobs/testing';
-import type { Redis } from 'ioredis';
 import { createTestRedis, type TestRedis } from '../test/test-redis';
 import { redisContext } from './redis-context';
 import { redisEventBus, redisEventBusOn } from './redis-event-bus';
@@ -28,19 +27,11 @@ describe('redisEventBus.find across pages', () => {
       {
         ...ctx,
         // every read of a page after the first runs after a purge of the expired events
-        client: new Proxy(redis.client, {
-          get(target, prop, receiver) {
-            const value: unknown = Reflect.get(target, prop, receiver);
-            if (typeof value !== 'function') return value;
-            const fn = value as (...args: unknown[]) => unknown;
-            const reads = ['zrangebyscore', 'eval'];
-            if (!reads.includes(String(prop))) return fn.bind(target);
-            return async (...args: unknown[]): Promise<unknown> => {
-              if (pages++ > 0) purged += Number(await ctx.run('eventPurge', ['expired']));
-              return fn.apply(target, args);
-            };
-          },
-        }) as Redis,
+        run: async (name, argv) => {
+          if (name === 'eventPage' && pages++ > 0)
+            purged += Number(await ctx.run('eventPurge', ['expired']));
+          return ctx.run(name, argv);
+        },
       },
       3,
     );

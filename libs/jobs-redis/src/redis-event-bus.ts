@@ -11,7 +11,6 @@ import {
 } from '@ultimat3/jobs';
 import type { Cluster, Redis } from 'ioredis';
 import { redisContext, type RedisContext } from './redis-context';
-import { LUA_EVENT_PAGE } from './lua/event-page.lua';
 import { redisKeyPrefix } from './redis-keys';
 import { NULL_ARG } from './redis-rows';
 
@@ -34,7 +33,7 @@ function toEvent(f: Record<string, string>): PublishedEvent | undefined {
 /**
  * {@link EventBus.find} on `ctx`: the name's events in publish order, `pageSize` a round trip, the first unexpired one
  * of the tenant asked (if any) that `match` answers true for. Each page after the first starts just after the last
- * event read, by value ({@link LUA_EVENT_PAGE}): a purge deleting events between two pages never ends the walk early.
+ * event read, by value (`LUA_EVENT_PAGE`, the `eventPage` script): a purge deleting events between two pages never ends the walk early.
  */
 async function findEvent(
   ctx: RedisContext,
@@ -47,19 +46,16 @@ async function findEvent(
 ): Promise<PublishedEvent | undefined> {
   assertEventFind(name, sinceMs, options.tenant);
   const at = await now();
-  const key = `${ctx.prefix}evn:${name}`;
   // the last event read: its score (publishedAt) and member (seq)
   let cursor: readonly [score: string, seq: string] = ['', ''];
   for (;;) {
-    const flat = (await ctx.client.eval(
-      LUA_EVENT_PAGE,
-      1,
-      key,
+    const flat = (await ctx.run('eventPage', [
+      name,
       sinceMs,
       cursor[0],
       cursor[1],
       pageSize,
-    )) as string[];
+    ])) as string[];
     const read = ctx.client.pipeline();
     for (let i = 0; i < flat.length; i += 2) read.hgetall(`${ctx.prefix}ev:${flat[i]}`);
     for (const [, fields] of (await read.exec()) ?? []) {

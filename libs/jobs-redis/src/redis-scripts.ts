@@ -8,6 +8,7 @@ import { LUA_CANCEL } from './lua/cancel.lua';
 import { LUA_CLAIM } from './lua/claim.lua';
 import { LUA_COUNTERS_ROLLUP } from './lua/counters-rollup.lua';
 import { LUA_ENQUEUE } from './lua/enqueue.lua';
+import { LUA_EVENT_PAGE } from './lua/event-page.lua';
 import { LUA_EVENT_PUBLISH } from './lua/event-publish.lua';
 import { LUA_EVENT_PURGE } from './lua/event-purge.lua';
 import { LUA_HAND_OFF_LEAVE } from './lua/hand-off-leave.lua';
@@ -63,6 +64,7 @@ export const SCRIPTS = {
   workers: LUA_WORKERS,
   countersRollup: LUA_COUNTERS_ROLLUP,
   eventPublish: LUA_EVENT_PUBLISH,
+  eventPage: LUA_EVENT_PAGE,
   eventPurge: LUA_EVENT_PURGE,
   schedulerFire: LUA_SCHEDULER_FIRE,
   schedulerSkip: LUA_SCHEDULER_SKIP,

@@ -140,4 +140,29 @@ describe('the worker lifecycle', () => {
     expect(logger.named('jobs.worker.drain-abandoned')).toHaveLength(1);
     expect(w.state).toBe('stopped');
   });
+
+  it('stops once under two stops at once: each waits for its deadline, both end stopped, one stopped line', async () => {
+    let finish: () => void = () => undefined;
+    const { clock, logger, enqueue, w } = parts(
+      () => new Promise<void>((resolve) => (finish = resolve)),
+    );
+    await enqueue(1);
+    await startWorker(w);
+    await clock.flush();
+    expect(w.runs.size).toBe(1);
+    let firstDone = false;
+    let secondDone = false;
+    const first = stopWorker(w, clock.now() + 1_000).then(() => (firstDone = true));
+    const second = stopWorker(w, undefined).then(() => (secondDone = true));
+    await clock.advance(1_000);
+    await first;
+    // the first stop's deadline abandoned the run; the second, with none, waits for it
+    expect(logger.named('jobs.worker.drain-abandoned')).toHaveLength(1);
+    expect(w.state).toBe('stopped');
+    expect(secondDone).toBe(false);
+    finish();
+    await second;
+    expect([firstDone, secondDone]).toEqual([true, true]);
+    expect(logger.named('jobs.worker.stopped')).toHaveLength(1);
+  });
 });

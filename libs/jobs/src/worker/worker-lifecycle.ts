@@ -70,12 +70,19 @@ export async function stopWorker(w: WorkerParts, deadlineAt: number | undefined)
     logger,
     id,
   );
+  // two stops at once each wait for the work up to their own deadline, then for the one close
+  w.closing ??= closeWorker(w);
+  await w.closing;
+}
+
+/** Closes a drained (or abandoned) worker once: what it holds goes back, its watches stop, it says so. */
+async function closeWorker(w: WorkerParts): Promise<void> {
   // what a claim still on the wire past the deadline answers goes back: a stopped worker starts nothing
   w.work.close();
   await w.unserved?.stop();
   await w.presence?.stop();
   w.state = 'stopped';
-  logger.log('info', 'jobs.worker.stopped', { workerId: id });
+  w.settings.logger.log('info', 'jobs.worker.stopped', { workerId: w.settings.id });
 }
 
 /** Stops claiming: no pass, no timer, the rows held handed back. */

@@ -33,6 +33,8 @@ export type WorkerState = 'new' | 'running' | 'draining' | 'stopped';
 export class WorkerParts {
   /** Where the worker is in its life. */
   state: WorkerState = 'new';
+  /** The close of a stop, once one stop's wait for the work ended (a second stop awaits the same one). */
+  closing: Promise<void> | undefined;
   /** The planner once the worker started. */
   planner: ClaimPlanner | undefined;
   /** The watch for rows of job names no worker serves, once the worker started. */
