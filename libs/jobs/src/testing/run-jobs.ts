@@ -20,7 +20,9 @@ export interface RunJobsOptions extends Partial<
   readonly jobs: readonly AnyJobHandle[];
   /** The registry to use instead (bodies bound elsewhere). */
   readonly registry?: JobRegistry;
+  /** The clock to drive (default a fresh {@link frozenClock}). */
   readonly clock?: FrozenClock;
+  /** The event bus (default a memory bus on the clock). */
   readonly events?: EventBus;
   /** Install the facade so `handle.enqueue()` reaches this worker's driver (default true). */
   readonly installFacade?: boolean;
@@ -28,12 +30,19 @@ export interface RunJobsOptions extends Partial<
 
 /** A worker on a frozen clock: a test advances three days without sleeping. */
 export interface JobsHarness {
+  /** The clock the worker and the driver read. */
   readonly clock: FrozenClock;
+  /** The driver the worker claims from: `get(id)` and `steps.load(id)` read a row and its steps. */
   readonly driver: JobDriver;
+  /** The running worker. */
   readonly worker: JobWorker;
+  /** The registry the worker serves. */
   readonly registry: JobRegistry;
+  /** Every log event, for `named('jobs.attempt.failed')`. */
   readonly logger: RecordingLogger;
+  /** The worker's counts, for `total(queue, outcome)`. */
   readonly metrics: MemoryJobMetrics;
+  /** The event bus `publishEvent` and `step.waitForEvent` use. */
   readonly events: EventBus;
   /** Moves the clock forward, running every timer (polls, heartbeats, deadlines, wakes) that falls due. */
   advance(ms: number): Promise<void>;
@@ -43,7 +52,11 @@ export interface JobsHarness {
   close(): Promise<void>;
 }
 
-/** Starts a worker on a frozen clock over the memory driver (or the driver given), with the facade installed. */
+/**
+ * Starts a worker on a frozen clock over the memory driver (or the driver given), with the facade installed. When the
+ * worker refuses to start, it rejects with the worker's error and leaves no facade installed (and closes the memory
+ * driver it opened; a driver the caller passed stays the caller's).
+ */
 export async function runJobs(options: RunJobsOptions): Promise<JobsHarness> {
   const clock = options.clock ?? frozenClock();
   const driver = options.driver ?? memoryJobDriver({ clock });
@@ -59,7 +72,15 @@ export async function runJobs(options: RunJobsOptions): Promise<JobsHarness> {
       : setJobsFacade(
           directJobsFacade({ driver, clock, events, onEnqueued: (q) => worker.signalEnqueued(q) }),
         );
-  await worker.start();
+  try {
+    await worker.start();
+  } catch (error) {
+    // a worker that refuses to start (X_JOB_UNBOUND, a bad timing) leaves nothing behind: no facade routing a later
+    // enqueue to a driver nobody serves, and no driver of its own left open
+    uninstall();
+    if (options.driver === undefined) await driver.close();
+    throw error;
+  }
   await clock.flush();
   return {
     clock,
