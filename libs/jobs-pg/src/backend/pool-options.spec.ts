@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { request } from '../../test/requests';
 import { createTestDatabase, type TestDatabase } from '../../test/test-database';
 import { postgresBackend } from './pg-backend';
@@ -14,6 +16,7 @@ describe('poolOptions', () => {
       connectionTimeoutMillis: 5_000,
       keepAlive: true,
       keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
+      allowExitOnIdle: true,
     });
     expect(poolOptions('postgres://h/d', { poolSize: 1 }, 5_000)).toMatchObject({ max: 1, min: 1 });
     expect(poolOptions('postgres://h/d', { poolSize: 4, idleConnections: 4 }, 5_000)).toMatchObject(
@@ -134,4 +137,40 @@ describe('the pool a URL backend builds', () => {
       await backend.close();
     }
   });
+});
+
+/**
+ * The README's Deploy section: "A `web`-only process […] is never held open." A script that opened a backend from a
+ * URL, used it and never closed it ends by itself: the kept connection idles without holding the event loop.
+ */
+describe('a process that never closes its URL backend', () => {
+  let db: TestDatabase;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+  });
+  afterAll(() => db.drop());
+
+  it('ends by itself once the statements are done: the kept idle connection does not hold it open', async () => {
+    const script = `
+      const { postgresBackend } = require('@ultimat3/jobs-pg');
+      postgresBackend({ url: process.argv[1] })
+        .then((backend) => backend.executor.query('select 1', []))
+        .then(() => console.log('queried'), (error) => { console.error(error); process.exit(2); });`;
+    const child = spawn(
+      process.execPath,
+      ['-r', join(__dirname, '..', '..', 'test', 'swc-register.js'), '-e', script, db.url],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    // held open, it would never exit: the bound ends the wait (and the child) instead
+    const bound = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+      child.once('exit', (c, s) => resolve([c, s])),
+    );
+    clearTimeout(bound);
+    expect(out).toContain('queried');
+    expect({ code, signal }).toEqual({ code: 0, signal: null });
+  }, 30_000);
 });

@@ -43,6 +43,11 @@ export interface PgPoolOptions {
   readonly connectionTimeoutMillis: number;
   readonly keepAlive: boolean;
   readonly keepAliveInitialDelayMillis: number;
+  /**
+   * An idle connection does not hold the event loop: a process that is done (a `web`-only script, a test that never
+   * closed) ends by itself; a process with a long-running role is held by `JobsModule` instead.
+   */
+  readonly allowExitOnIdle: boolean;
 }
 
 function count(value: unknown, name: string, least: number, most: number): number {
@@ -58,7 +63,7 @@ function count(value: unknown, name: string, least: number, most: number): numbe
 /**
  * The `pg.Pool` options of a backend built from `url`: its size and kept connections checked (`X_INVARIANT` before
  * anything connects), every connection named `ultimat3-jobs`, waiting at most `connectTimeoutMs` to open, kept alive
- * by TCP probes once idle.
+ * by TCP probes once idle, and never holding the process open while idle.
  */
 export function poolOptions(
   url: string,
@@ -81,6 +86,7 @@ export function poolOptions(
     connectionTimeoutMillis: connectTimeoutMs,
     keepAlive: true,
     keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
+    allowExitOnIdle: true,
   };
 }
 

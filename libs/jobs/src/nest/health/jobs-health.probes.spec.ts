@@ -8,6 +8,7 @@ import { memoryOutboxStore } from '../../outbox/memory-outbox-store';
 import { outboxRequest } from '../../outbox/testing/outbox-store.conformance';
 import { outboxRelay } from '../../outbox/relay/outbox-relay';
 import type { WorkerStats } from '../../worker/worker-options';
+import { DriverUnavailableError } from '../../errors/runtime-errors';
 import { QueueStatsCache } from '../metrics/queue-stats.cache';
 import type { JobsRole } from '../jobs.options';
 import { resolveJobsHealthOptions, type JobsHealthOptions } from './jobs-health.options';
@@ -97,6 +98,40 @@ describe('health probes', () => {
       opts(),
     );
     expect(unserved.failing).toEqual([]);
+  });
+
+  it('ready: a coded ping failure is named by its code, as the README shows (X_DRIVER_UNAVAILABLE: …)', async () => {
+    const clock = frozenClock();
+    const driver = memoryJobDriver({ clock });
+    const outage = new DriverUnavailableError('PostgreSQL is out of reach (connect ECONNREFUSED)');
+    const down: JobDriver = { ...driver, ping: () => Promise.reject(outage) };
+    const report = await probeReady(sources(clock, { driver: down }), opts());
+    expect(report.failing).toEqual(['driver']);
+    expect(report.checks['driver']).toMatchObject({
+      status: 'down',
+      error: expect.stringMatching(/^X_DRIVER_UNAVAILABLE: PostgreSQL is out of reach/) as unknown,
+    });
+  });
+
+  it('ready: declared queue thresholds whose stats cannot be read are unknown (degraded), never a second failing check beside the driver', async () => {
+    const clock = frozenClock();
+    const driver = memoryJobDriver({ clock });
+    const refused = new DriverUnavailableError('PostgreSQL is out of reach');
+    const down: JobDriver = {
+      ...driver,
+      ping: () => Promise.reject(refused),
+      stats: () => Promise.reject(refused),
+    };
+    const report = await probeReady(
+      sources(clock, { driver: down }),
+      opts({ queues: { payments: { maxOldestReadyMs: 300_000, maxDead: 0 } } }),
+    );
+    expect(report.failing).toEqual(['driver']);
+    expect(report.checks['queues']).toBeUndefined();
+    expect(report.checks['queue:payments']).toEqual({
+      status: 'degraded',
+      error: expect.stringMatching(/^stats unknown: X_DRIVER_UNAVAILABLE: /) as unknown,
+    });
   });
 
   it('ready: a worker whose cross-process wake is unproven is degraded, not down', async () => {

@@ -2,6 +2,7 @@ import type { JobDriver } from '../../driver/job-driver';
 import type { JobScheduler } from '../../scheduler/job-scheduler';
 import type { OutboxBacklog } from '../../outbox/outbox-store';
 import type { OutboxRelay } from '../../outbox/relay/outbox-relay';
+import { renderError } from '../../runtime/render-error';
 import type { Clock } from '../../util/clock';
 import type { WorkerStats } from '../../worker/worker-options';
 import type { JobsRole } from '../jobs.options';
@@ -43,8 +44,8 @@ const report = (checks: Record<string, JobsCheck>): JobsProbeReport => ({
   checks,
 });
 
-const message = (error: unknown): string =>
-  error instanceof Error ? error.message : String(error);
+/** An error as a check's `error`: `X_CODE: message`, as the logs render it (the message alone when it has no code). */
+const message = (error: unknown): string => renderError(error);
 
 /**
  * Liveness: only what a restart cures. The worker's claim loop has passed within `loopStaleMs`, or every slot is busy
@@ -196,7 +197,9 @@ async function queueChecks(
   try {
     stats = await s.stats.read();
   } catch (error) {
-    return { queues: { status: 'down', error: message(error) } };
+    // unknown, not failing: the stats out of reach are the driver check's to name (one outage, one failing check)
+    const unknown: JobsCheck = { status: 'degraded', error: `stats unknown: ${message(error)}` };
+    return Object.fromEntries(declared.map(([queue]) => [`queue:${queue}`, unknown]));
   }
   const checks: Record<string, JobsCheck> = {};
   for (const [queue, bounds] of declared) {

@@ -28,7 +28,7 @@ export function loadFastCheck(): Fc {
   return loaded;
 }
 
-/** Generated cases per property (default 2,000; `JOBS_PROPERTY_RUNS` raises it, never below 2,000 in CI). */
+/** Generated cases per property (default 2,000; `JOBS_PROPERTY_RUNS` sets another positive whole number). */
 export function propertyRuns(): number {
   const asked = Number(process.env['JOBS_PROPERTY_RUNS']);
   return Number.isInteger(asked) && asked > 0 ? asked : 2_000;
