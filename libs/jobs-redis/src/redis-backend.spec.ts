@@ -56,6 +56,21 @@ describe('redisBackend', () => {
     });
   });
 
+  it('says at boot what failed: Redis out of reach, no job it did not queue', async () => {
+    const failure: unknown = await redisBackend({
+      url: 'redis://127.0.0.1:1',
+      connectTimeoutMs: 500,
+    }).then(
+      () => 'booted',
+      (error: unknown) => error,
+    );
+    expect(failure).toMatchObject({
+      code: 'X_DRIVER_UNAVAILABLE',
+      message: expect.stringMatching(/^Redis is out of reach at boot \(/),
+    });
+    expect(String((failure as Error).message)).not.toMatch(/job was not queued/);
+  });
+
   it('refuses, within connectTimeoutMs, a host that accepts TCP and never answers, and lets its socket go', async () => {
     const host = await silentHost();
     try {

@@ -1,5 +1,4 @@
 import {
-  DriverUnavailableError,
   InvariantError,
   JobsError,
   type BackendCapabilities,
@@ -100,10 +99,14 @@ export async function redisBackend(options: RedisBackendOptions): Promise<RedisB
   } catch (error) {
     if (owned) await endOwnedClient(client);
     if (error instanceof JobsError) throw error;
-    throw new DriverUnavailableError(
-      `Redis is out of reach at boot (${error instanceof Error ? error.message : String(error)})`,
-      'Check redis.url (and that redis-server runs and accepts connections from here), or raise connectTimeoutMs.',
-      { cause: error },
+    // a plain coded error, not DriverUnavailableError: that one is an enqueue's ("the job was not queued")
+    throw new JobsError(
+      'X_DRIVER_UNAVAILABLE',
+      `Redis is out of reach at boot (${error instanceof Error ? error.message : String(error)}).`,
+      {
+        fix: 'Check redis.url (and that redis-server runs and accepts connections from here), or raise connectTimeoutMs.',
+        cause: error,
+      },
     );
   }
   const backend = redisBackendOver({ client, prefix: options.prefix, clock: options.clock });

@@ -1,6 +1,7 @@
 import {
   DriverConnectionLostError,
   DriverUnavailableError,
+  JobsError,
   type DatabaseUnreachableReason,
 } from '@ultimat3/jobs';
 
@@ -89,6 +90,22 @@ export function mapConnectionFailures<A extends unknown[], R>(
       throw enqueueFailure(error);
     }
   };
+}
+
+/**
+ * Maps a failed ping (a readiness probe's): the database out of reach is `X_DRIVER_UNAVAILABLE` saying so — not an
+ * enqueue's error, which would tell the probe's reader a job was not queued — anything else is answered as thrown.
+ */
+export function pingFailure(error: unknown): unknown {
+  if (connectionFailure(error) === undefined) return error;
+  return new JobsError(
+    'X_DRIVER_UNAVAILABLE',
+    `PostgreSQL is out of reach (${facts(error).message}).`,
+    {
+      fix: 'Check postgres.url (DATABASE_URL) and that the server accepts connections from here; the probe answers ready once it does.',
+      cause: error,
+    },
+  );
 }
 
 /** Why a boot-time connect failed, for `DatabaseUnreachableError`. */

@@ -14,7 +14,7 @@ import {
   type RescueRequest,
   type StepStore,
 } from '@ultimat3/jobs';
-import { mapConnectionFailures } from '../backend/connection-failure';
+import { mapConnectionFailures, pingFailure } from '../backend/connection-failure';
 import type { PgExecutor } from '../executor/pg-executor';
 import { quoteSchema } from '../schema';
 import { claimRescuingRows, claimRows, rescueRows } from './pg-claim';
@@ -97,9 +97,11 @@ export function postgresJobDriver(options: PostgresJobDriverOptions): PostgresJo
       heartbeatRow(ctx, jobId, claim, visibilityTimeoutMs),
     recordProgress: (jobId, claim, progress) => recordProgressRow(ctx, jobId, claim, progress),
     stats: () => queueStats(ctx),
-    ping: mapConnectionFailures(async () => {
-      await ctx.executor.query(SQL_PING, []);
-    }),
+    async ping() {
+      await ctx.executor.query(SQL_PING, []).catch((error: unknown) => {
+        throw pingFailure(error);
+      });
+    },
     async get(jobId) {
       if (!isUuid(jobId)) return undefined;
       const { rows } = await ctx.executor.query<JobRecord>(ctx.sql.get, [jobId]);
