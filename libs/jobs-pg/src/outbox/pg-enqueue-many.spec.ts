@@ -179,6 +179,22 @@ describe('handle.enqueueMany through the outbox, in a TypeORM transaction', () =
     );
   });
 
+  it('stages a key repeated in the batch once: the repeat answers the first item’s ids, deduped, and one job runs', async () => {
+    let results: EnqueueResult[] = [];
+    const [a, b] = items(2, 'repeat');
+    await dataSource.transaction(async (manager) => {
+      results = await welcome.enqueueMany([a!, b!, a!], { manager });
+    });
+    expect(results[2]).toEqual({ ...results[0], deduped: true });
+    expect((await stagedRows()).map((r) => r.id)).toEqual([results[0]!.id, results[1]!.id]);
+    const relay = outboxRelay({
+      store: store(),
+      driver: postgresJobDriver({ executor: db.executor }),
+    });
+    expect((await relay.runOnce()).published).toBe(2);
+    expect(await count('x_jobs')).toBe(2);
+  });
+
   it('joins the ambient outbox transaction (and { tx }); a rollback leaves no row of the batch', async () => {
     await expect(
       dataSource.transaction(async (manager) => {

@@ -97,6 +97,36 @@ describe('outboxJobsFacade', () => {
     expect(woken).toEqual(['q1']);
   });
 
+  it('enqueueMany in a transaction judges a repeated key as enqueued one by one: the first item’s ids, deduped', async () => {
+    const { store, facade } = setup();
+    const tx = store.begin();
+    const first = outboxRequest({ idempotencyKey: 'k:1' });
+    const other = outboxRequest({ idempotencyKey: 'k:2' });
+    const again = outboxRequest({ idempotencyKey: 'k:1' });
+    const otherTenant = outboxRequest({ idempotencyKey: 'k:1', tenantId: 'org-b' });
+    expect(await facade.enqueueMany([first, other, again, otherTenant], { tx })).toEqual([
+      { id: first.id, runId: first.runId, deduped: false },
+      { id: other.id, runId: other.runId, deduped: false },
+      { id: first.id, runId: first.runId, deduped: true },
+      { id: otherTenant.id, runId: otherTenant.runId, deduped: false },
+    ]);
+    tx.commit();
+    const claimed = await store.claim({ claimant: 'r', limit: 10, leaseMs: 1 });
+    expect(claimed.map((r) => r.id)).toEqual([first.id, other.id, otherTenant.id]);
+  });
+
+  it("enqueueMany in a transaction refuses a repeated key under onConflict: 'error', staging nothing", async () => {
+    const { store, facade } = setup();
+    const tx = store.begin();
+    const first = outboxRequest({ idempotencyKey: 'k:1', onConflict: 'error' });
+    const again = outboxRequest({ idempotencyKey: 'k:1', onConflict: 'error' });
+    await expect(facade.enqueueMany([first, again], { tx })).rejects.toMatchObject({
+      code: 'X_JOB_DUPLICATE',
+    });
+    tx.commit();
+    expect(await store.retained()).toBe(0);
+  });
+
   it('enqueueMany outside a transaction is X_OUTBOX_NO_TX under mode required, staging nothing', async () => {
     const { store, driver, facade } = setup('required');
     await expect(facade.enqueueMany([outboxRequest()], {})).rejects.toMatchObject({
