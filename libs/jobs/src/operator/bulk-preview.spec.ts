@@ -34,3 +34,19 @@ describe('previewBulk', () => {
     await driver.close();
   });
 });
+
+describe('previewBulk refuses what bulkJobs refuses', () => {
+  // a dry run that says "would cover 3 rows, add --yes" when --yes is refused would mislead the operator
+  it.each([
+    ['requeue', 'ready', 'X_JOB_NOT_REQUEUEABLE'],
+    ['remove', 'running', 'X_JOB_NOT_REMOVABLE'],
+    ['promote', 'dead', 'X_JOB_NOT_PROMOTABLE'],
+  ] as const)('a %s preview of %s rows is %s, as the bulk call is', async (action, state, code) => {
+    const clock = frozenClock();
+    const driver = memoryJobDriver({ clock });
+    const filter: BulkFilter = { state, queue: 'bulk-preview' };
+    await expect(bulkJobs(driver, action, filter)).rejects.toMatchObject({ code });
+    await expect(previewBulk(driver, action, filter)).rejects.toMatchObject({ code });
+    await driver.close();
+  });
+});

@@ -1,10 +1,11 @@
+import { assertBulkState, type BulkOperation } from '../driver/bulk-filter';
 import {
   type JobBulkFilter,
   type JobListFilter,
   type PromotableState,
 } from '../driver/introspection';
 import type { JobDriver } from '../driver/job-driver';
-import type { JobState } from '../driver/job-row';
+import { FINISHED_STATES, LIVE_STATES, type JobState } from '../driver/job-row';
 import { jobSummary, type JobSummaryView } from './job-views';
 import { introspectionOf } from './operator-driver';
 
@@ -58,14 +59,26 @@ export async function bulkJobs(
 }
 
 const PREVIEW_PAGE = 200;
+const OPERATION: Readonly<Record<BulkAction, BulkOperation>> = {
+  requeue: 'requeueMany',
+  remove: 'removeMany',
+  promote: 'promoteMany',
+};
+const STATES: readonly string[] = [...LIVE_STATES, ...FINISHED_STATES];
 const SAMPLE = 20;
 
-/** What {@link bulkJobs} would cover, without changing anything: a count of up to 200 matching rows and a sample. */
+/**
+ * What {@link bulkJobs} would cover, without changing anything: a count of up to 200 matching rows and a sample. A
+ * state the bulk call would refuse is refused here with the same code (`X_JOB_NOT_REQUEUEABLE`,
+ * `X_JOB_NOT_REMOVABLE`, `X_JOB_NOT_PROMOTABLE`): a dry run never promises what the call will not do.
+ */
 export async function previewBulk(
   driver: JobDriver,
   action: BulkAction,
   filter: BulkFilter,
 ): Promise<BulkPreviewView> {
+  // a state that is none of the eight is left to list(), which names it as X_VALUE_INVALID
+  if (STATES.includes(filter.state)) assertBulkState(OPERATION[action], filter);
   // the fields a bulk call walks, and no other: a list field riding on the object (an idPrefix, a cursor) would
   // narrow the preview while the bulk call moves the whole set
   const { state, queue, name, tenantId } = filter;

@@ -183,6 +183,23 @@ export function xCliScenario(label: string, open: () => Promise<XTarget>): void 
       expect(await w.driver.get(kept!)).toBeUndefined();
     });
 
+    it('a bulk dry run the call would refuse is refused alike: no "add --yes" for a call --yes cannot make', async () => {
+      const [ready] = await w.seedReady('x-cli-dry-refused', 1);
+      for (const [verb, state, code] of [
+        ['retry', 'ready', 'X_JOB_NOT_REQUEUEABLE'],
+        ['promote', 'dead', 'X_JOB_NOT_PROMOTABLE'],
+      ] as const) {
+        const args = ['jobs', verb, '--state', state, '--queue', 'x-cli-dry-refused'];
+        const dry = await x(...args);
+        const done = await x(...args, '--yes');
+        expect([dry.code, done.code]).toEqual([1, 1]);
+        expect(dry.stderr).toContain(code);
+        expect(done.stderr).toContain(code);
+        expect(dry.stdout).toBe('');
+      }
+      expect((await w.driver.get(ready!))?.state).toBe('ready');
+    });
+
     it('pauses a queue: no claim takes its rows until it is resumed', async () => {
       expect(await xj('queues', 'pause', 'x-cli-paused')).toEqual({
         queue: 'x-cli-paused',
