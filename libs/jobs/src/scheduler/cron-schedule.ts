@@ -38,7 +38,7 @@ export function compileCron(
   if (typeof cron !== 'string' || cron.trim().length === 0) {
     throw new TaskDeclarationInvalidError(owner, 'cron', 'must be a non-empty cron expression');
   }
-  const expression = questionMarksAsWildcards(cron);
+  const expression = nestSpellings(questionMarksAsWildcards(cron));
   const parsed = parse(owner, cron, expression, tz);
   assertFiresWithinHorizon(owner, cron, parsed.getPattern() ?? expression, tz, nowMs);
   return scheduleOf(cron, expression, tz, parsed);
@@ -55,6 +55,44 @@ function questionMarksAsWildcards(cron: string): string {
     .trim()
     .split(/\s+/)
     .map((field) => (field === '?' ? '*' : field))
+    .join(' ');
+}
+
+/** `@Cron`'s nicknames croner does not know (it knows `@yearly`, `@monthly`, `@weekly`, `@daily` and `@hourly`). */
+const NEST_NICKNAMES: Readonly<Record<string, string>> = {
+  '@minutely': '* * * * *',
+  '@secondly': '* * * * * *',
+  '@weekdays': '0 0 * * 1-5',
+  '@weekends': '0 0 * * 0,6',
+};
+
+/** The last value of each field, seconds first (weekday 7 is Sunday, as `@Cron` reads `1/2` over 0-7). */
+const FIELD_ENDS = [59, 59, 23, 31, 12, 7] as const;
+
+/**
+ * What `@Cron` (the `cron` package) takes and croner refuses, spelled croner's way: the nicknames above, and a step
+ * from a start with no range (`0/15`, Quartz's spelling), which runs from the start to the field's end (`0-59/15`).
+ * Anything else is handed on as written, for croner to take or refuse.
+ */
+function nestSpellings(cron: string): string {
+  const name = cron.trim().toLowerCase();
+  if (Object.hasOwn(NEST_NICKNAMES, name)) return NEST_NICKNAMES[name] as string;
+  if (!cron.includes('/')) return cron;
+  const fields = cron.trim().split(/\s+/);
+  if (fields.length !== 5 && fields.length !== 6) return cron;
+  const ends = FIELD_ENDS.slice(6 - fields.length);
+  return fields
+    .map((field, i) =>
+      field
+        .split(',')
+        .map((part) =>
+          part.replace(
+            /^(\d+)\/(\d+)$/,
+            (_, from: string, step: string) => `${from}-${ends[i]}/${step}`,
+          ),
+        )
+        .join(','),
+    )
     .join(' ');
 }
 
@@ -147,13 +185,24 @@ function scheduleOf(cron: string, expression: string, tz: string, parsed: Cron):
     },
   };
 
-  /** The first occurrence after `fromMs` on a wall time the zone shows (croner, past a fall-back's repeated hour). */
+  /**
+   * The first occurrence after `fromMs` on a wall time the zone shows (croner, past a fall-back's repeated hour), at
+   * the FIRST instant of that wall time. croner maps a repeated wall time to its first instant only when the repeat
+   * lasts one hour: on Lord Howe's 30 minutes and Troll's two hours it answers the second, so such an answer is moved
+   * back to the first — or, when the first is already behind `fromMs`, past the repeated stretch.
+   */
   function existingNext(fromMs: number): number | undefined {
     let probe = fromMs;
-    for (let hop = 0; hop < 4; hop++) {
+    for (let hop = 0; hop < 6; hop++) {
       const at = raw(probe);
-      if (at === undefined || at > fromMs) return at;
-      probe = lastSecondOfRepeatedHour(tz, probe, at);
+      if (at === undefined) return at;
+      if (at <= fromMs) {
+        probe = lastSecondOfRepeatedHour(tz, probe, at);
+        continue;
+      }
+      const first = firstInstantOf(tz, at);
+      if (first === at || first > fromMs) return first;
+      probe = lastSecondOfRepeatedHour(tz, at, first);
     }
     throw new InvariantError(
       `croner answered no occurrence after ${new Date(fromMs).toISOString()} for "${cron}" in ${tz}.`,
@@ -179,6 +228,19 @@ function scheduleOf(cron: string, expression: string, tz: string, parsed: Cron):
     }
     return undefined;
   }
+}
+
+/**
+ * The first instant showing the wall time `atMs` shows: `atMs` itself, unless `atMs` lies in the second pass of a
+ * fall-back's repeated stretch — then the instant in the first pass, one repeat length earlier.
+ */
+function firstInstantOf(tz: string, atMs: number): number {
+  const offset = utcOffsetMs(tz, atMs);
+  const before = utcOffsetMs(tz, atMs - LONGEST_CLOCK_GAP_MS);
+  const repeat = before - offset;
+  if (repeat <= 0) return atMs;
+  // the same wall time one repeat earlier exists only while that instant is still on the earlier offset
+  return utcOffsetMs(tz, atMs - repeat) === before ? atMs - repeat : atMs;
 }
 
 /**

@@ -48,6 +48,15 @@ describe('processLimits (per-process caps)', () => {
     expect(limits.sharedRoom()).toBe(2);
   });
 
+  it('reads a perQueue table by its own keys only: a queue named like an Object member has no cap', () => {
+    const limits = processLimits({ perQueue: { emails: 1 } }, frozenClock());
+    for (const queue of ['constructor', 'toString', 'hasOwnProperty']) {
+      expect(limits.queueRoom(queue)).toBe(Infinity);
+      expect(limits.tryAcquire({ queue, tenantId: null })).toBe('ok');
+    }
+    expect(limits.queueRoom('emails')).toBe(1);
+  });
+
   it('rate-limits starts per tenant within a window on the clock', async () => {
     const clock = frozenClock();
     const limits = processLimits({ ratePerTenant: { limit: 2, windowMs: 1_000 } }, clock);

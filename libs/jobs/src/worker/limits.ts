@@ -143,6 +143,8 @@ class InFlightCounts implements ProcessLimits {
   /** The `perQueue` cap of `queue`, if any. */
   private queueCap(queue: string): number | undefined {
     const { perQueue } = this.config;
-    return typeof perQueue === 'number' ? perQueue : perQueue?.[queue];
+    if (typeof perQueue === 'number') return perQueue;
+    // own keys only: a queue named `constructor` or `toString` would read Object's member, a function, as its cap
+    return perQueue !== undefined && Object.hasOwn(perQueue, queue) ? perQueue[queue] : undefined;
   }
 }
