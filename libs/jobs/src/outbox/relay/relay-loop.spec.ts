@@ -105,4 +105,40 @@ describe('RelayLoop', () => {
     expect(r.claims).toEqual([0, 100]);
     await r.loop.stop(undefined);
   });
+
+  it('backs off while its passes keep failing (an outage), and passes at the interval again once one succeeds', async () => {
+    const clock = frozenClock();
+    const store = memoryOutboxStore({ clock });
+    const claims: number[] = [];
+    let down = true;
+    const loop = new RelayLoop(
+      resolveRelayOptions({
+        store: {
+          ...store,
+          claim: (options) => {
+            claims.push(clock.now() - Date.UTC(2026, 0, 1));
+            return down ? Promise.reject(new Error('connect ECONNREFUSED')) : store.claim(options);
+          },
+        },
+        driver: memoryJobDriver({ clock }),
+        clock,
+        logger: recordingLogger(),
+        claimant: 'loop-a',
+        intervalMs: 100,
+      }),
+    );
+    await store.stage(outboxRequest());
+    loop.start();
+    await clock.advance(9_100);
+    // the interval, then twice as long after each failed pass, up to the 2 s idle ceiling
+    expect(claims).toEqual([0, 100, 300, 700, 1_500, 3_100, 5_100, 7_100, 9_100]);
+    expect(loop.stats().tickFailures).toBe(9);
+    down = false;
+    await clock.advance(2_000);
+    // the pass at 11.1 s publishes the row and passes again at once; the back-off is over: the interval follows
+    await clock.advance(100);
+    expect(claims.slice(9)).toEqual([11_100, 11_100, 11_200]);
+    expect(loop.stats().published).toBe(1);
+    await loop.stop(undefined);
+  });
 });

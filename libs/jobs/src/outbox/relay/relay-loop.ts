@@ -21,6 +21,8 @@ export class RelayLoop {
   private wakeLive = false;
   private timer: TimerHandle | undefined;
   private wait: number;
+  /** The wait after the next failed pass: the interval, doubling while passes keep failing, up to the idle ceiling. */
+  private failWait: number;
   private inFlight: Promise<void> | undefined;
   private wakeAgain = false;
   private readonly stopState: RelayStopState = { waiting: undefined };
@@ -37,6 +39,7 @@ export class RelayLoop {
 
   constructor(private readonly config: ResolvedRelayOptions) {
     this.wait = config.intervalMs;
+    this.failWait = config.intervalMs;
   }
 
   /** The claimant token the relay stamps on what it claims. */
@@ -135,6 +138,14 @@ export class RelayLoop {
     }
   }
 
+  /** The wait after one more pass failed on an outage: the interval, doubling while they keep failing. */
+  private backOff(): number {
+    const ceiling = idleCeilingMs(this.config, this.wakeLive);
+    const ms = Math.min(this.failWait, ceiling);
+    this.failWait = Math.min(ms * 2, ceiling);
+    return ms;
+  }
+
   private arm(ms: number): void {
     this.timer?.cancel();
     this.timer = this.config.clock.setTimeout(() => {
@@ -150,11 +161,14 @@ export class RelayLoop {
       const result = await this.guardedPass();
       if (this.state !== 'running') return;
       if (result === 'failed' || result.failure !== undefined) {
-        // a wake during a failed pass waits out the interval with it: no pass straight after a failure
+        // a wake during a failed pass waits out the wait with it: no pass straight after a failure. A row's own
+        // failure is tried again at the interval (its tries lead to quarantine); an outage (the pass threw, or the
+        // database was out of reach) at the interval, then twice as long each time up to the idle ceiling
         this.wakeAgain = false;
         this.wait = intervalMs;
-        return this.arm(intervalMs);
+        return this.arm(result === 'failed' || result.outage ? this.backOff() : intervalMs);
       }
+      this.failWait = intervalMs;
       if (result.claimed > 0 || this.wakeAgain) {
         this.wait = intervalMs;
         continue;

@@ -18,6 +18,8 @@ export interface OutboxPassResult {
   readonly quarantined: number;
   /** The first publish that failed and will be tried again, if one did. */
   readonly failure: OutboxPublishFailure | undefined;
+  /** Whether the pass stopped on an outage (the database out of reach): the relay backs off before the next. */
+  readonly outage: boolean;
 }
 
 /** An empty pass: nothing claimed. */
@@ -28,6 +30,7 @@ export const EMPTY_PASS: OutboxPassResult = {
   released: 0,
   quarantined: 0,
   failure: undefined,
+  outage: false,
 };
 
 /**
@@ -197,5 +200,6 @@ export async function relayPass(
     released: rest.length + retried,
     quarantined: quarantined.size,
     failure: retry ?? done.stopped,
+    outage: done.stopped !== undefined,
   };
 }
