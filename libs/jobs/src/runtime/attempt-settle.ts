@@ -5,6 +5,7 @@ import { planFailure } from './failure-plan';
 import { notifyOnSettled } from './on-settled';
 import type { JobExecution, JobOutcome } from './outcome';
 import { renderError, renderFailure } from './render-error';
+import { withErrorStack } from '../util/log-format';
 
 /**
  * One attempt's settles past its ack — park, interrupt, retry or stop, hand back, refuse — each fenced on the claim,
@@ -65,13 +66,14 @@ export class AttemptSettle extends AttemptAck {
       );
       if (!landed) return this.lost('nack');
       const outcome: JobOutcome = deadLetter ? 'dead-lettered' : 'dropped';
-      o.logger.log('error', 'jobs.attempt.failed', {
-        ...this.logFields(),
-        stop,
-        outcome,
-        code,
-        error: renderError(error),
-      });
+      o.logger.log(
+        'error',
+        'jobs.attempt.failed',
+        withErrorStack(
+          { ...this.logFields(), stop, outcome, code, error: renderError(error) },
+          error,
+        ),
+      );
       if (this.job !== undefined) {
         const { ctx } = this;
         await notifyOnSettled(
@@ -94,13 +96,20 @@ export class AttemptSettle extends AttemptAck {
       }),
     );
     if (!landed) return this.lost('nack');
-    o.logger.log('warn', 'jobs.attempt.failed', {
-      ...this.logFields(),
-      outcome: 'retried',
-      code: errorCodeOf(error),
-      error: renderError(error),
-      retryInMs: plan.delayMs,
-    });
+    o.logger.log(
+      'warn',
+      'jobs.attempt.failed',
+      withErrorStack(
+        {
+          ...this.logFields(),
+          outcome: 'retried',
+          code: errorCodeOf(error),
+          error: renderError(error),
+          retryInMs: plan.delayMs,
+        },
+        error,
+      ),
+    );
     return this.finish('retried', { error, resumeAt });
   }
 

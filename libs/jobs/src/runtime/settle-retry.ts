@@ -1,6 +1,6 @@
 import type { ClaimedJob } from '../driver/job-row';
 import { JobsError } from '../errors/jobs-error';
-import { logError } from '../util/log-format';
+import { logError, withErrorStack } from '../util/log-format';
 import type { AttemptEnv } from './attempt-options';
 
 /** The first wait before a settle the driver threw on is sent again; each later wait doubles. */
@@ -33,15 +33,22 @@ export async function resendSettle(
   let wait = SETTLE_RETRY_FIRST_MS;
   for (let tries = 1; ; tries++) {
     if (error instanceof JobsError || o.clock.now() + wait > giveUpAt) throw error;
-    o.logger.log('warn', 'jobs.settle.retrying', {
-      job: claimed.name,
-      jobId: claimed.id,
-      attempt: claimed.attempt,
-      settle,
-      tries,
-      retryInMs: wait,
-      error: logError(error),
-    });
+    o.logger.log(
+      'warn',
+      'jobs.settle.retrying',
+      withErrorStack(
+        {
+          job: claimed.name,
+          jobId: claimed.id,
+          attempt: claimed.attempt,
+          settle,
+          tries,
+          retryInMs: wait,
+          error: logError(error),
+        },
+        error,
+      ),
+    );
     await new Promise<void>((resolve) => o.clock.setTimeout(resolve, wait));
     try {
       return await send();

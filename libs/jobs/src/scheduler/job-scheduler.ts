@@ -18,7 +18,7 @@ import {
   type DispatchContext,
   type TaskSlot,
 } from './task-dispatch';
-import { logError } from '../util/log-format';
+import { logError, withErrorStack } from '../util/log-format';
 
 /** Where a scheduler is in its life. */
 export type JobSchedulerStatus = 'idle' | 'running' | 'stopping' | 'stopped';
@@ -170,7 +170,11 @@ class SchedulerLoop implements JobScheduler {
     this.#round = this.#runRound()
       .catch((error: unknown) => {
         failed = true;
-        this.#ctx.logger.log('warn', 'jobs.scheduler.round.failed', { error: logError(error) });
+        this.#ctx.logger.log(
+          'warn',
+          'jobs.scheduler.round.failed',
+          withErrorStack({ error: logError(error) }, error),
+        );
       })
       .finally(() => {
         this.#round = undefined;
@@ -225,7 +229,11 @@ class SchedulerLoop implements JobScheduler {
     try {
       leads = await this.#leader.acquire();
     } catch (error) {
-      this.#ctx.logger.log('warn', 'jobs.scheduler.lease.failed', { error: logError(error) });
+      this.#ctx.logger.log(
+        'warn',
+        'jobs.scheduler.lease.failed',
+        withErrorStack({ error: logError(error) }, error),
+      );
     }
     if (leads && !this.#leading) {
       // another leader may have moved every watermark since this node last led

@@ -5,7 +5,7 @@ import type { JobsLogger } from '../util/logger';
 import { planCatchUp } from './catch-up';
 import { occurrenceRequests } from './occurrence-requests';
 import type { SchedulerState } from './scheduler-state';
-import { logError } from '../util/log-format';
+import { logError, withErrorStack } from '../util/log-format';
 
 /** What a leader holds in memory for one task, so an idle round reads no store and resolves no cron. */
 export interface TaskSlot {
@@ -84,7 +84,11 @@ export async function dispatchTask(
     // a run-all walk that stopped at maxCatchUp goes on next tick, not in a busy loop
     slot.wakeMs = plan.nextMs > nowMs ? plan.nextMs : nowMs + ctx.tickIntervalMs;
   } catch (error) {
-    ctx.logger.log('warn', 'jobs.scheduler.task.failed', { task: name, error: logError(error) });
+    ctx.logger.log(
+      'warn',
+      'jobs.scheduler.task.failed',
+      withErrorStack({ task: name, error: logError(error) }, error),
+    );
     slot.loaded = false;
     slot.wakeMs = nowMs + ctx.tickIntervalMs;
   }
@@ -134,11 +138,11 @@ async function fireOne(
     }
   } catch (error) {
     // an enqueue() that throws: no entry to fire
-    ctx.logger.log('error', 'jobs.scheduler.task.invalid', {
-      task: name,
-      occurrenceMs,
-      error: logError(error),
-    });
+    ctx.logger.log(
+      'error',
+      'jobs.scheduler.task.invalid',
+      withErrorStack({ task: name, occurrenceMs, error: logError(error) }, error),
+    );
     requests = [];
     refused = 1;
   }

@@ -43,6 +43,9 @@ export function formatLogLine(
     const stack = options.stacks ? stackOf(value) : undefined;
     if (stack !== undefined) parts.push(`${key}Stack=${quote(stack)}`);
   }
+  const carried = options.stacks && !('errorStack' in fields) ? carriedStack(fields) : undefined;
+  if (carried !== undefined && stackOf(fields.error) === undefined)
+    parts.push(`errorStack=${quote(carried)}`);
   return parts.join(' ');
 }
 
@@ -64,6 +67,8 @@ export function logRecord(
     const stack = options.stacks ? stackOf(value) : undefined;
     if (stack !== undefined) record[`${key}Stack`] = stack;
   }
+  const carried = options.stacks ? carriedStack(fields) : undefined;
+  if (carried !== undefined && !('errorStack' in record)) record.errorStack = carried;
   return record;
 }
 
@@ -100,6 +105,28 @@ export function errorLine(error: Error): string {
  */
 export function logError(error: unknown): string {
   return renderError(error);
+}
+
+/** Where {@link withErrorStack} keeps the stack of the error a line's `error` field renders. */
+const ERROR_STACK: unique symbol = Symbol('ultimat3.jobs.errorStack');
+
+/**
+ * `fields` (whose `error` is the rendered {@link logError} text of `error`) carrying `error`'s stack as well, out of
+ * sight: not an enumerable field, so a logger that reads the fields (a recording logger, an app's own) sees the same
+ * ones as before, while {@link formatLogLine} and {@link logRecord} print it as `errorStack` when asked for stacks.
+ * Answers `fields` itself.
+ */
+export function withErrorStack<F extends Record<string, unknown>>(fields: F, error: unknown): F {
+  const stack = stackOf(error);
+  if (stack !== undefined)
+    Object.defineProperty(fields, ERROR_STACK, { value: stack, enumerable: false });
+  return fields;
+}
+
+/** The stack {@link withErrorStack} put on `fields`, printed under `errorStack` unless a field of its own is an error. */
+function carriedStack(fields: Readonly<Record<string, unknown>>): string | undefined {
+  const stack = (fields as { readonly [ERROR_STACK]?: unknown })[ERROR_STACK];
+  return typeof stack === 'string' ? stack : undefined;
 }
 
 /** A field as text; a value whose every read throws (a revoked Proxy) renders as such instead of breaking the line. */

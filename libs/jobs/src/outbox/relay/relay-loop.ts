@@ -1,6 +1,6 @@
 import { InvariantError } from '../../errors/runtime-errors';
 import type { TimerHandle } from '../../util/clock';
-import { logError } from '../../util/log-format';
+import { logError, withErrorStack } from '../../util/log-format';
 import type { OutboxRelayStats } from './outbox-relay';
 import { relayPass, type OutboxPassResult } from './relay-pass';
 import {
@@ -130,10 +130,11 @@ export class RelayLoop {
       return await this.pass();
     } catch (error) {
       this.counts.tickFailures++;
-      this.config.logger.log('error', 'jobs.outbox.tick-failed', {
-        relay: this.config.claimant,
-        error: logError(error),
-      });
+      this.config.logger.log(
+        'error',
+        'jobs.outbox.tick-failed',
+        withErrorStack({ relay: this.config.claimant, error: logError(error) }, error),
+      );
       return 'failed';
     }
   }
