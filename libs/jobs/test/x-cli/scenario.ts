@@ -1,6 +1,4 @@
 import type {
-  BulkPreviewView,
-  BulkView,
   JobPageView,
   JobSummaryView,
   JobView,
@@ -13,6 +11,7 @@ import type {
 import { until } from '../../../../test/until';
 import { behaviour, xCliBlock, xCliSteps } from './app';
 import { APP, runX, runXJson } from './run-x';
+import { xCliBulkCases } from './bulk-cases';
 import { openWorld, type XTarget, type XWorld } from './target';
 
 const card = { number: '4242424242424242', last4: '4242' };
@@ -124,81 +123,7 @@ export function xCliScenario(label: string, open: () => Promise<XTarget>): void 
       expect(again.stderr).toContain('X_JOB_NOT_CANCELLABLE');
     });
 
-    it('requeues 2,500 dead rows in three bulk calls, after a dry run that changes nothing', async () => {
-      await w.seedDead('x-cli-bulk', 2_500);
-      const dry = await xj<BulkPreviewView & { dryRun: boolean }>(
-        'jobs',
-        'retry',
-        '--state',
-        'dead',
-        '--queue',
-        'x-cli-bulk',
-      );
-      expect(dry).toMatchObject({ dryRun: true, action: 'requeue', matched: 200, more: true });
-      const depth = async () =>
-        (await xj<QueueView[]>('queues', 'list')).find((q) => q.queue === 'x-cli-bulk');
-      expect(await depth()).toMatchObject({ dead: 2_500, ready: 0 });
-
-      const calls: [number, number][] = [];
-      for (let i = 0; i < 3; i += 1) {
-        const view = await xj<BulkView>(
-          'jobs',
-          'retry',
-          '--state',
-          'dead',
-          '--queue',
-          'x-cli-bulk',
-          '--yes',
-        );
-        calls.push([view.affected, view.remaining]);
-      }
-      expect(calls).toEqual([
-        [1_000, 1_500],
-        [1_000, 500],
-        [500, 0],
-      ]);
-      expect(await depth()).toMatchObject({ dead: 0, ready: 2_500 });
-    });
-
-    it('promotes and deletes one job; a bulk delete prints what it would do until --yes', async () => {
-      const [delayed] = await w.seedDelayed('x-cli-one', 1);
-      expect(await xj<JobSummaryView>('jobs', 'promote', delayed!)).toMatchObject({
-        id: delayed,
-        state: 'ready',
-      });
-      const deleted = await x('jobs', 'delete', delayed!);
-      expect([deleted.code, deleted.stdout.trim()]).toEqual([0, `deleted ${delayed}`]);
-      expect(await w.driver.get(delayed!)).toBeUndefined();
-
-      const [kept] = await w.seedDead('x-cli-delete', 1);
-      const dry = await x('jobs', 'delete', '--state', 'dead', '--queue', 'x-cli-delete');
-      expect(dry.code).toBe(0);
-      expect(dry.stdout).toContain('dry run: remove would cover 1 dead row(s); nothing changed.');
-      expect(dry.stdout).toContain(kept);
-      expect(dry.stdout).toContain('add --yes to do it');
-      expect((await w.driver.get(kept!))?.state).toBe('dead');
-      expect(
-        await xj<BulkView>('jobs', 'delete', '--state', 'dead', '--queue', 'x-cli-delete', '--yes'),
-      ).toMatchObject({ action: 'remove', affected: 1, remaining: 0 });
-      expect(await w.driver.get(kept!)).toBeUndefined();
-    });
-
-    it('a bulk dry run the call would refuse is refused alike: no "add --yes" for a call --yes cannot make', async () => {
-      const [ready] = await w.seedReady('x-cli-dry-refused', 1);
-      for (const [verb, state, code] of [
-        ['retry', 'ready', 'X_JOB_NOT_REQUEUEABLE'],
-        ['promote', 'dead', 'X_JOB_NOT_PROMOTABLE'],
-      ] as const) {
-        const args = ['jobs', verb, '--state', state, '--queue', 'x-cli-dry-refused'];
-        const dry = await x(...args);
-        const done = await x(...args, '--yes');
-        expect([dry.code, done.code]).toEqual([1, 1]);
-        expect(dry.stderr).toContain(code);
-        expect(done.stderr).toContain(code);
-        expect(dry.stdout).toBe('');
-      }
-      expect((await w.driver.get(ready!))?.state).toBe('ready');
-    });
+    xCliBulkCases({ world: () => w, x, xj });
 
     it('pauses a queue: no claim takes its rows until it is resumed', async () => {
       expect(await xj('queues', 'pause', 'x-cli-paused')).toEqual({
