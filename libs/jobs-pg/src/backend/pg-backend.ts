@@ -23,7 +23,7 @@ import { postgresBackfillLedger } from '../backfill/pg-backfill-ledger';
 import { bootOverExecutor, bootOverUrl, resolveConnectTimeout, type BootStep } from './boot-check';
 import { connectionTarget, dataSourceTarget } from './connection-target';
 import { keptWarmSql } from './kept-warm';
-import { openKept, poolOptions, type PoolShape } from './pool-options';
+import { openKept, poolOptions, wakeClientOptions, type PoolShape } from './pool-options';
 
 /** Where the backend's statements go: a URL (a pool is built and owned), the app's TypeORM DataSource, or an executor. */
 export type PostgresBackendSource =
@@ -155,12 +155,7 @@ export async function postgresBackend(
   const sql = statementsFor(options.schema);
   const url = connectionStringOf(source);
   if (url === undefined) return { ...backend, close };
-  const listener = (): Client =>
-    new Client({
-      connectionString: url,
-      application_name: 'ultimat3-jobs-wake',
-      connectionTimeoutMillis: connectTimeoutMs,
-    });
+  const listener = (): Client => new Client(wakeClientOptions(url, connectTimeoutMs));
   return {
     ...backend,
     capabilities: { ...backend.capabilities, wake: true, handOff: true },

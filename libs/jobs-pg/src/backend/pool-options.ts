@@ -17,6 +17,31 @@ export const POOL_IDLE_TIMEOUT_MS = 10_000;
  */
 export const KEEPALIVE_DELAY_MS = 10_000;
 
+/** The `pg.Client` options of a wake's LISTEN session (see {@link wakeClientOptions}). */
+export interface WakeClientOptions {
+  readonly connectionString: string;
+  readonly application_name: string;
+  readonly connectionTimeoutMillis: number;
+  readonly keepAlive: boolean;
+  readonly keepAliveInitialDelayMillis: number;
+}
+
+/**
+ * The `pg.Client` options of a wake's LISTEN session on `url`: named `ultimat3-jobs-wake`, waiting at most
+ * `connectTimeoutMs` to open, and kept alive by TCP probes like the pool's connections — a LISTEN session sends
+ * nothing while it waits, so without them a NAT or load balancer on the way forgets it, and the notifications stop
+ * with no error to re-dial on.
+ */
+export function wakeClientOptions(url: string, connectTimeoutMs: number): WakeClientOptions {
+  return {
+    connectionString: url,
+    application_name: 'ultimat3-jobs-wake',
+    connectionTimeoutMillis: connectTimeoutMs,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
+  };
+}
+
 /** The pool's shape as the backend's URL source gives it. */
 export interface PoolShape {
   /** The pool's size (default 10). */

@@ -1,6 +1,7 @@
 import { Client } from 'pg';
 import type { JobsLogger } from '@ultimat3/jobs';
 import type { PgExecutor } from '../executor/pg-executor';
+import { wakeClientOptions } from '../backend/pool-options';
 import { startQueueWake, type QueueWake } from '../wake/queue-wake';
 import { OUTBOX_WAKE_CHANNEL } from './wake-channel';
 
@@ -29,11 +30,9 @@ export function startOutboxWake(
 ): QueueWake {
   return startQueueWake({
     listener: () =>
-      new Client({
-        connectionString: source.url,
-        application_name: 'ultimat3-jobs-wake',
-        connectionTimeoutMillis: source.connectTimeoutMs ?? OUTBOX_WAKE_CONNECT_TIMEOUT_MS,
-      }),
+      new Client(
+        wakeClientOptions(source.url, source.connectTimeoutMs ?? OUTBOX_WAKE_CONNECT_TIMEOUT_MS),
+      ),
     executor: source.executor,
     channel: OUTBOX_WAKE_CHANNEL,
     onWake: () => onWake(),
