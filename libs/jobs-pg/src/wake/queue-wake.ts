@@ -1,13 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { MAX_QUEUE_NAME_LENGTH, type Clock, type TimerHandle } from '@ultimat3/jobs';
+import { MAX_QUEUE_NAME_LENGTH, type TimerHandle } from '@ultimat3/jobs';
 import { connectSession, type WakeNotification, type WakeSession } from './wake-session';
+import { destroySocket, endWithin } from './wake-socket';
 import type { QueueWake, StartQueueWakeOptions } from './queue-wake-options';
-import {
-  queueWakeConfig,
-  WAKE_END_MS,
-  WAKE_REDIAL_MAX_MS,
-  type QueueWakeConfig,
-} from './queue-wake-config';
+import { queueWakeConfig, WAKE_REDIAL_MAX_MS, type QueueWakeConfig } from './queue-wake-config';
 
 export type {
   OwnChannel,
@@ -46,32 +42,6 @@ export function startQueueWake(options: StartQueueWakeOptions): QueueWake {
     ready: () => wake.ready,
     stop: () => wake.stop(),
   };
-}
-
-/** The part of a `pg.Client` its socket is reached through (not part of {@link WakeSession}'s structural surface). */
-interface SocketHolder {
-  readonly connection?: { readonly stream?: { destroy?: () => void } };
-}
-
-/**
- * Ends `session` gracefully, or — when its close has not come within {@link WAKE_END_MS} of `clock` (a server behind a
- * partition never answers the goodbye) — destroys its socket. Never rejects.
- */
-async function endWithin(session: WakeSession, clock: Clock): Promise<void> {
-  let timer: TimerHandle | undefined;
-  const ended = await Promise.race([
-    Promise.resolve()
-      .then(() => session.end())
-      .then(
-        () => true,
-        () => true,
-      ),
-    new Promise<boolean>((resolve) => {
-      timer = clock.setTimeout(() => resolve(false), WAKE_END_MS);
-    }),
-  ]);
-  timer?.cancel();
-  if (!ended) (session as unknown as SocketHolder).connection?.stream?.destroy?.();
 }
 
 /**
@@ -194,9 +164,7 @@ class RunningWake {
       mine.on('error', (error) => this.drop(mine, error));
       mine.on('end', () => this.drop(mine, undefined));
       await connectSession(mine);
-      await mine.query(`listen ${channel}`);
-      if (sweepChannel !== undefined) await mine.query(`listen ${sweepChannel}`);
-      if (own !== undefined) await mine.query(`listen ${own.channel}`);
+      await this.listenWithin(mine, [channel, sweepChannel, own?.channel]);
     } catch (error) {
       return this.openFailed(current, error);
     }
@@ -214,6 +182,31 @@ class RunningWake {
       );
     } else if (!this.warnedUnverified) this.warnUnverified();
     this.resolveReady(proven);
+  }
+
+  /**
+   * LISTENs on each of `channels` (those given) on `session`, bounded by the probe's timeout: a server gone silent
+   * after the connect (a partition) never answers, and the wake would wait on it for ever with no error to re-dial on.
+   * Past the bound the session's socket is destroyed, which fails the LISTEN in flight, and the session is dropped
+   * to be re-dialled.
+   */
+  private async listenWithin(
+    session: WakeSession,
+    channels: readonly (string | undefined)[],
+  ): Promise<void> {
+    const { clock, probeTimeoutMs } = this.config;
+    const bound = clock.setTimeout(() => {
+      destroySocket(session);
+      this.drop(
+        session,
+        new Error(`the session did not answer LISTEN within ${probeTimeoutMs} ms`),
+      );
+    }, probeTimeoutMs);
+    try {
+      for (const name of channels) if (name !== undefined) await session.query(`listen ${name}`);
+    } finally {
+      bound.cancel();
+    }
   }
 
   /** The dial answered no session: the listener given was an instance, dialled once already. */
@@ -264,7 +257,7 @@ class RunningWake {
 
   /**
    * Ends the session; no re-dial follows. Idempotent: every call answers the one stop, once the session is ended — or
-   * its socket destroyed, when the server did not answer the goodbye within {@link WAKE_END_MS}.
+   * its socket destroyed, when the server did not answer the goodbye within `WAKE_END_MS`.
    */
   stop(): Promise<void> {
     this.stopping ??= this.stopNow();

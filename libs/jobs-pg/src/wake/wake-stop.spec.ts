@@ -1,50 +1,15 @@
-import { connect, createServer, type Server, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { Client } from 'pg';
 import { job, JobRegistry, jobWorker, recordingLogger, t } from '@ultimat3/jobs';
 import { frozenClock } from '@ultimat3/jobs/testing';
 import { until } from '../../../../test/until';
 import { JOB_TABLES } from '../../test/test-database';
+import { partitionHop } from '../../test/partition-hop';
 import { pgJobsSpec } from '../../test/pg-jobs-spec';
 import { postgresJobDriver } from '../driver/pg-driver';
 import { startQueueWake, type QueueWake } from './queue-wake';
 import { WAKE_END_MS } from './queue-wake-config';
 import { startWorkerWake } from './worker-wake';
-
-/**
- * A TCP hop on 127.0.0.1 in front of the real server that forwards both ways until `cut()`, and from then on swallows
- * everything — bytes and the client's FIN alike (half-open sockets: nothing answers the goodbye): a network partition,
- * where a graceful `end()` waits for a close that never comes.
- */
-interface PartitionHop {
-  readonly port: number;
-  cut(): void;
-  stop(): Promise<void>;
-}
-
-async function partitionHop(upstreamPort: number): Promise<PartitionHop> {
-  const sockets: Socket[] = [];
-  let cut = false;
-  const server: Server = createServer({ allowHalfOpen: true }, (client) => {
-    const upstream = connect({ port: upstreamPort, host: '127.0.0.1', allowHalfOpen: true });
-    sockets.push(client, upstream);
-    client.on('error', () => undefined);
-    upstream.on('error', () => undefined);
-    client.on('data', (chunk: Buffer) => void (cut || upstream.write(chunk)));
-    upstream.on('data', (chunk: Buffer) => void (cut || client.write(chunk)));
-    client.on('end', () => void (cut || upstream.end()));
-    upstream.on('end', () => void (cut || client.end()));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  return {
-    port: typeof address === 'object' && address ? address.port : 0,
-    cut: () => void (cut = true),
-    async stop() {
-      sockets.forEach((socket) => socket.destroy());
-      await new Promise((resolve) => server.close(resolve));
-    },
-  };
-}
 
 /** What `pending` settled with within `ms` of real time, or `'hung'`. */
 async function settledWithin(pending: Promise<unknown>, ms: number): Promise<unknown> {
