@@ -1,6 +1,7 @@
 /**
- * A throwaway `redis-server` for BullMQ on a free loopback port: nothing persisted (`--save ''`, no append-only file),
- * `noeviction` as BullMQ requires. Started by `bench:peers` only when BullMQ is selected, stopped at its end.
+ * A throwaway `redis-server` on a free loopback port: nothing persisted (`--save ''`, no append-only file),
+ * `noeviction` as BullMQ requires. Started by `bench:peers` only when a Redis peer is selected (`bullmq`, `ours-redis`,
+ * `floor-redis`), by `npm run bench`'s `redis` section and by `quiet-spell.mjs` for a Redis peer; stopped at their end.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
@@ -28,7 +29,7 @@ export async function startRedis() {
   const version = redisServerVersion();
   if (version === null)
     throw new Error(
-      'redis-server not found: install it (`apt-get install -y redis-server`) or leave BullMQ out (BENCH_PEERS)',
+      'redis-server not found: install it (`apt-get install -y redis-server`) or leave the Redis peers out (BENCH_PEERS)',
     );
   const port = await freePort();
   const child = spawn(
