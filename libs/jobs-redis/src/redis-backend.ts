@@ -39,7 +39,9 @@ export interface RedisBackendOptions extends RedisConnectionOptions {
  * shape as the `JobsBackend` `JobsModule` builds for `driver: 'postgres'`.
  */
 export interface RedisBackend extends JobsBackend {
+  /** The Redis driver. */
   readonly driver: RedisJobDriver;
+  /** The event bus, on the same client and hash tag. */
   readonly events: EventBus;
   /** Watermarks, fires and pauses under the deployment's hash tag (the same object as the driver's). */
   readonly schedulerState: SchedulerState;
@@ -51,6 +53,7 @@ export interface RedisBackend extends JobsBackend {
    * `JobsBackend.startWake` has; its stop deregisters the worker and hands back what it was handed and did not take.
    */
   startWake(target: BackendWakeTarget, logger?: JobsLogger): { stop(): Promise<void> };
+  /** Closes the driver, then quits a client the backend opened (never one the caller handed it). */
   close(): Promise<void>;
 }
 

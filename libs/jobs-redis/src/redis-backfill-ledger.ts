@@ -27,6 +27,7 @@ type Reply = string | number | null | Reply[];
 
 /** Options of {@link redisBackfillLedger}. */
 export interface RedisBackfillLedgerOptions {
+  /** The ioredis client (or Cluster) the ledger's keys live on. */
   readonly client: Redis | Cluster;
   /** The deployment name the job driver uses (default `jobs`): the ledger's keys share its hash tag. */
   readonly prefix?: string;

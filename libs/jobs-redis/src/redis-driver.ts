@@ -59,9 +59,13 @@ export interface RedisJobDriverOptions extends RedisConnectionOptions {
 
 /** The Redis driver: a {@link JobDriver} that always carries the operator surface and the lease store. */
 export interface RedisJobDriver extends JobDriver {
+  /** Always `'redis'`. */
   readonly kind: 'redis';
+  /** The operator surface (list, cancel, requeue, pause, counters, …). */
   readonly introspect: JobIntrospection;
+  /** The fleet lease store: keyed concurrency caps and the scheduler's leader election take their leases here. */
   readonly leases: LeaseStore;
+  /** Rescues the slots' lapsed leases and claims, in one round trip (see `JobDriver.claimRescuing`). */
   claimRescuing(options: ClaimOptions, rescue: RescueRequest): Promise<ClaimAndRescueResult>;
   /**
    * The scheduler's durable state on the same Redis and hash tag (a fire enqueues its rows in the same script that

@@ -10,14 +10,19 @@ import {
 
 /** What a started wake tells: a queue was announced, and whether the wake is proven live. */
 export interface RedisWakeListener {
+  /** Told each queue another process announced. */
   signalEnqueued(queue: string): void;
+  /** Told when the wake is proven live, and when it is lost. */
   setWakeLive(live: boolean): void;
 }
 
 /** The announcement counts a claim was sent under: a queue whose count moved since may hold rows again. */
 export interface WakeMark {
+  /** When the claim was sent (this process's clock, epoch ms). */
   readonly sentAt: number;
+  /** The count every queue shares: bumped by a write of this process that can make rows claimable, or a wake gone un-live. */
   readonly all: number;
+  /** Per queue, the announcements heard. */
   readonly gens: ReadonlyMap<string, number>;
 }
 

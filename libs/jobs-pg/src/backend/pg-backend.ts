@@ -66,7 +66,9 @@ export interface PostgresBackendDriver extends PostgresJobDriver {
 
 /** An open Postgres backend: the driver, the executor under it, and `close()` for what it opened. */
 export interface PostgresBackend extends JobsBackend {
+  /** The Postgres driver, with its `schedulerState`. */
   readonly driver: PostgresBackendDriver;
+  /** The executor every statement of the backend runs through. */
   readonly executor: PgExecutor;
   /** The event bus over `x_job_events`, on the database's clock: what `step.waitForEvent` reads across processes. */
   readonly events: EventBus;

@@ -55,6 +55,7 @@ function rowOf(r: BackfillRecord): BackfillPassRow {
 
 /** Options of {@link postgresBackfillLedger}. */
 export interface PostgresBackfillLedgerOptions {
+  /** Where the ledger's statements run. */
   readonly executor: PgExecutor;
   /** The schema the jobs tables live in (default: found through `search_path`), as the job driver's. */
   readonly schema?: string;

@@ -49,12 +49,17 @@ export interface PostgresJobDriverOptions {
 
 /** The Postgres driver: a {@link JobDriver} that always carries the operator surface and the lease store. */
 export interface PostgresJobDriver extends JobDriver {
+  /** Always `'postgres'`. */
   readonly kind: 'postgres';
+  /** The operator surface (list, cancel, requeue, pause, counters, …). */
   readonly introspect: JobIntrospection;
+  /** The fleet lease store: keyed concurrency caps and the scheduler's leader election take their leases here. */
   readonly leases: LeaseStore;
   /** The queues' low water, kept from this driver's own claims (see `PgLowWater`); a test may set a bound. */
   readonly lowWater: PgLowWater;
+  /** A lower bound (epoch ms) on the run time of every row of `queue` waiting, from the low water this driver's own claims keep; undefined when it knows none. */
   waitingBound(queue: string): number | undefined;
+  /** Rescues the slots' lapsed leases and claims, in one round trip (see `JobDriver.claimRescuing`). */
   claimRescuing(options: ClaimOptions, rescue: RescueRequest): Promise<ClaimAndRescueResult>;
 }
 

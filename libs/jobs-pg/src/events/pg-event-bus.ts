@@ -18,7 +18,9 @@ import { SQL_EVENTS_RESET } from './sql/events-reset.sql';
 
 /** Options of {@link postgresEventBus}. It takes no clock: the database's now() is the bus's one clock. */
 export interface PostgresEventBusOptions {
+  /** Where the bus's statements run. */
   readonly executor: PgExecutor;
+  /** The schema holding the tables `migrate()` created (default: found through `search_path`). */
   readonly schema?: string;
   /** Rows read per page while matching (default 200). */
   readonly pageSize?: number;

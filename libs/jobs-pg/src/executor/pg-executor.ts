@@ -1,5 +1,6 @@
 /** What one statement answered: its rows (decoded: jsonb as JSON, timestamptz as `Date`) and how many it touched. */
 export interface PgQueryResult<R> {
+  /** The rows answered, decoded. */
   readonly rows: R[];
   /** Rows returned by a SELECT, or written by an INSERT / UPDATE / DELETE (0 when the driver says none). */
   readonly rowCount: number;
@@ -12,6 +13,7 @@ export interface PgQueryResult<R> {
  * {@link typeormExecutor} for a TypeORM `DataSource` / `QueryRunner`.
  */
 export interface PgExecutor {
+  /** Runs `text` with `values` as `$1…$n` parameters and answers its rows. */
   query<R>(text: string, values: readonly unknown[]): Promise<PgQueryResult<R>>;
   /**
    * True when every statement runs on a connection of a shared pool, in a transaction of its own: statements sent at

@@ -6,6 +6,7 @@ import type { PgExecutor, PgQueryResult } from './pg-executor';
  * nothing from `pg` at run time.
  */
 export interface PgQueryable {
+  /** Runs one parameterised statement (`pg`'s query-config form). */
   query(config: { text: string; values: unknown[]; name?: string }): Promise<{
     rows: unknown[];
     rowCount: number | null;

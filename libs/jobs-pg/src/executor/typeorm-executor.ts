@@ -11,16 +11,19 @@ interface TypeormQueryResult {
  * run time; a real `QueryRunner` satisfies it.
  */
 export interface TypeormQueryRunnerLike {
+  /** Runs one statement with its parameters, as `QueryRunner.query` does. */
   query(
     query: string,
     parameters: unknown[] | undefined,
     useStructuredResult: true,
   ): Promise<unknown>;
+  /** Hands the runner's connection back to the pool. */
   release(): Promise<void>;
 }
 
 /** The part of a TypeORM `DataSource` the adapter calls. */
 export interface TypeormDataSourceLike {
+  /** A query runner on the DataSource's pool. */
   createQueryRunner(): TypeormQueryRunnerLike;
 }
 

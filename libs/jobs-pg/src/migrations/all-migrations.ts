@@ -21,6 +21,7 @@ import { MIGRATION_0018_HAND_OFFS } from './0018_hand_offs.sql';
 export interface JobsMigration {
   /** Its number: the order it applies in, and its key in `x_migrations`. */
   readonly id: number;
+  /** Its name, recorded in `x_migrations`. */
   readonly name: string;
   /** The DDL, any number of statements. */
   readonly sql: string;

@@ -14,6 +14,7 @@ export interface OutboxWakeSource {
   readonly url: string;
   /** The pooled executor the probe is sent through: the path every commit that stages a row takes. */
   readonly executor: PgExecutor;
+  /** How long dialling the LISTEN session may take, in ms (default {@link OUTBOX_WAKE_CONNECT_TIMEOUT_MS}). */
   readonly connectTimeoutMs?: number;
 }
 

@@ -39,6 +39,7 @@ export function handOffChannel(workerId: string): string {
 
 /** What {@link pgHandOff} needs beside the worker's side. */
 export interface PgHandOffOptions {
+  /** The worker's side of the hand-off. */
   readonly target: WakeHandOff;
   /** The pool the flush marker is sent through (`pg_notify`). */
   readonly executor: PgExecutor;
@@ -46,6 +47,7 @@ export interface PgHandOffOptions {
   readonly driver: Pick<JobDriver, 'nack'>;
   /** The statements, qualified for the driver's schema. */
   readonly sql: { readonly handOffRegister: string; readonly handOffLeave: string };
+  /** Where the hand-off logs (default a silent logger). */
   readonly logger?: JobsLogger;
   /** The clock the leave's bound runs on (default: the system clock). */
   readonly clock?: Clock;
@@ -53,6 +55,7 @@ export interface PgHandOffOptions {
 
 /** A started hand-off: the wake's own channel, and `leave()`, which a stop runs before the session ends. */
 export interface PgHandOff {
+  /** The channel the hand-off listens on, on the wake's session. */
   readonly own: OwnChannel;
   /**
    * Removes the worker's registrations, then waits until every row handed to it before that has come in: a marker sent

@@ -34,7 +34,9 @@ export interface StartQueueWakeOptions {
   readonly onLive?: (live: boolean) => void;
   /** The worker to drive: its `signalEnqueued` and `setWakeLive` are the defaults of `onWake` and `onLive`. */
   readonly target?: WakeTarget;
+  /** Where the wake logs (default a silent logger). */
   readonly logger?: JobsLogger;
+  /** The clock the wake's timers run on (default the system clock). */
   readonly clock?: Clock;
   /** How long the probe may take (default 3 s). */
   readonly probeTimeoutMs?: number;
@@ -61,9 +63,13 @@ export interface StartQueueWakeOptions {
  * told each payload, and `lost` each time the session drops.
  */
 export interface OwnChannel {
+  /** The channel to LISTEN on. */
   readonly channel: string;
+  /** Runs on the session once its probe came back; a failure is logged and the wake stays. */
   opened(session: WakeSession): Promise<void>;
+  /** Told each payload heard on the channel. */
   heard(payload: string): void;
+  /** Told each time the session drops. */
   lost(): void;
 }
 

@@ -34,7 +34,9 @@ export const WAKE_DUE_WITHIN_MS = 1_000;
 
 /** One notification as `pg` delivers it. */
 export interface WakeNotification {
+  /** The channel it was sent on. */
   readonly channel: string;
+  /** The payload, when one was sent. */
   readonly payload?: string;
 }
 
@@ -44,12 +46,17 @@ export interface WakeNotification {
  * transaction-pooling proxy hands the LISTEN's server connection to someone else and delivers nothing.
  */
 export interface WakeSession {
+  /** Opens the connection. */
   connect(): Promise<unknown>;
+  /** Runs one statement (`LISTEN`, `UNLISTEN`, the probe's `pg_notify`). */
   query(text: string, values?: readonly unknown[]): Promise<unknown>;
+  /** Subscribes to the session's notifications. */
   on(event: 'notification', listener: (message: WakeNotification) => void): unknown;
   on(event: 'error', listener: (error: Error) => void): unknown;
   on(event: 'end', listener: () => void): unknown;
+  /** Removes the listeners of `event`, or of every event. */
   removeAllListeners(event?: string): unknown;
+  /** Closes the connection. */
   end(): Promise<unknown>;
 }
 

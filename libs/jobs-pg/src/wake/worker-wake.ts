@@ -8,13 +8,17 @@ import type { WakeListener } from './wake-session';
 
 /** A worker's wake target, with its hand-off side when it takes rows claimed for it. */
 export interface WorkerWakeTarget extends WakeTarget {
+  /** The worker's hand-off side, when it takes rows claimed for it. */
   readonly handOff?: WakeHandOff;
 }
 
 /** Options of {@link startWorkerWake}. */
 export interface StartWorkerWakeOptions {
+  /** The LISTEN session: a dedicated `pg.Client`, or a factory dialling one. */
   readonly listener: WakeListener;
+  /** The pool the wake's probes (and the hand-off's statements) are sent through. */
   readonly executor: PgExecutor;
+  /** The worker to wake. */
   readonly target: WorkerWakeTarget;
   /** The schema the tables live in (default: found through `search_path`). */
   readonly schema?: string;
@@ -22,6 +26,7 @@ export interface StartWorkerWakeOptions {
   readonly driver?: Pick<JobDriver, 'nack'>;
   /** The hand-off's statements (default: qualified for `schema`). */
   readonly sql?: { readonly handOffRegister: string; readonly handOffLeave: string };
+  /** Where the wake logs (default a silent logger). */
   readonly logger?: JobsLogger;
   /** The clock the wake's timers and the hand-off's leave bound run on (default: the system clock). */
   readonly clock?: Clock;

@@ -8,10 +8,15 @@ import type { JobRegistry } from '../registry/job-registry';
 
 /** One backfill this app declares, beside its newest pass: a sweep merged and never run shows `pending`. */
 export interface AdminDeclaredBackfillView {
+  /** The backfill's name. */
   readonly name: string;
+  /** Where the sweep stands for this environment (`pending`, `failed`, `running`, `completed`, `excluded`). */
   readonly state: BackfillState;
+  /** The newest completed pass ran under another checksum. */
   readonly checksumMoved: boolean;
+  /** The environments it belongs to; null: every one. */
   readonly environments: readonly string[] | null;
+  /** The id of its newest pass's ledger row, or null. */
   readonly lastRunId: string | null;
 }
 
@@ -21,9 +26,11 @@ export interface AdminBackfillsView {
   readonly available: boolean;
   /** The environment the declared sweeps are judged for (`JOBS_ENVIRONMENT`, else `NODE_ENV`). */
   readonly environment: string;
+  /** Every declared backfill beside its newest pass. */
   readonly declared: readonly AdminDeclaredBackfillView[];
   /** Declared and not swept (`pending` or `failed`). */
   readonly pending: readonly string[];
+  /** The ledger's passes, newest first. */
   readonly passes: readonly BackfillPassView[];
 }
 

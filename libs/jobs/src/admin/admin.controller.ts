@@ -42,9 +42,11 @@ import { JOBS_ADMIN_OPTIONS, type AdminRequest, type ResolvedAdminOptions } from
 
 /** What `GET <path>/api/session` answers: what the page may show, and the token its writes send. */
 export interface AdminSessionView {
+  /** Whether the caller may use the page's writes (`canWrite(request)`'s answer). */
   readonly canWrite: boolean;
   /** Sent back in the `x-jobs-csrf` header of every write; null for a read-only caller. */
   readonly csrfToken: string | null;
+  /** How often the page refreshes, in ms. */
   readonly pollMs: number;
   /** Whether the backend keeps a backfill ledger. */
   readonly backfills: boolean;
@@ -69,6 +71,7 @@ export class JobsAdminApi {
     this.csrf = new AdminCsrf(options);
   }
 
+  /** `GET <path>`: the admin page's HTML. */
   @Get()
   @Header('content-type', 'text/html; charset=utf-8')
   @Header('content-security-policy', ADMIN_CSP)
@@ -78,6 +81,7 @@ export class JobsAdminApi {
     return adminHtml(this.options.path);
   }
 
+  /** `GET <path>/assets/:file`: one built asset of the page; 404 when it is not there. */
   @Get('assets/:file')
   async asset(@Param('file') file: string): Promise<StreamableFile> {
     const asset = await readAdminAsset(this.options.assetsDir, file);
@@ -89,6 +93,7 @@ export class JobsAdminApi {
     return new StreamableFile(asset.body, { type: asset.type });
   }
 
+  /** `GET <path>/api/session`: whether the caller may write, and the CSRF token its writes send. */
   @Get('api/session')
   @Header('cache-control', 'no-store')
   async session(@Req() request: AdminRequest): Promise<AdminSessionView> {
@@ -102,16 +107,19 @@ export class JobsAdminApi {
     };
   }
 
+  /** `GET <path>/api/queues`: every queue's counts. */
   @Get('api/queues')
   queues(): Promise<readonly QueueView[]> {
     return this.jobs.inspectQueues();
   }
 
+  /** `GET <path>/api/stats`: queues, workers and per-job counter totals. */
   @Get('api/stats')
   stats(@Query() query: AdminQuery): Promise<StatsView> {
     return this.jobs.inspectStats(sinceOf(query));
   }
 
+  /** `GET <path>/api/counters`: one job's counter buckets. */
   @Get('api/counters')
   counters(@Query() query: AdminQuery): Promise<readonly CounterBucket[]> {
     const since = sinceOf(query);
@@ -121,37 +129,44 @@ export class JobsAdminApi {
     });
   }
 
+  /** `GET <path>/api/jobs`: one page of job rows, by the query's filter. */
   @Get('api/jobs')
   list(@Query() query: AdminQuery): Promise<JobPageView> {
     return this.jobs.listJobs(jobListFilter(query));
   }
 
+  /** `GET <path>/api/jobs/:id`: everything about one job. */
   @Get('api/jobs/:id')
   job(@Param('id') id: string): Promise<JobView> {
     return this.jobs.inspectJob(id);
   }
 
+  /** `GET <path>/api/dead`: one page of dead-lettered rows. */
   @Get('api/dead')
   dead(@Query() query: AdminQuery): Promise<JobPageView> {
     const { state: _state, ...filter } = jobListFilter(query);
     return this.jobs.inspectDeadLetters(filter);
   }
 
+  /** `GET <path>/api/workers`: every live worker. */
   @Get('api/workers')
   workers(): Promise<readonly WorkerInfo[]> {
     return this.jobs.inspectWorkers();
   }
 
+  /** `GET <path>/api/tasks`: every task, with its pause flag, last fire and next run. */
   @Get('api/tasks')
   tasks(): Promise<readonly TaskView[]> {
     return this.jobs.inspectTasks();
   }
 
+  /** `GET <path>/api/manifest`: the app's declared jobs and tasks. */
   @Get('api/manifest')
   manifest(): OperatorDeclarations {
     return this.jobs.inspectManifest();
   }
 
+  /** `GET <path>/api/backfills`: the declared backfills against the ledger, and its passes. */
   @Get('api/backfills')
   async backfills(@Query() query: AdminQuery): Promise<AdminBackfillsView> {
     return adminBackfills(
@@ -161,6 +176,7 @@ export class JobsAdminApi {
     );
   }
 
+  /** `POST <path>/api/jobs/:id/retry` (a write): re-queues a finished job, from the body's `fromStep` if given. */
   @Post('api/jobs/:id/retry')
   @HttpCode(200)
   async retry(
@@ -172,6 +188,7 @@ export class JobsAdminApi {
     return this.jobs.retryFromStep(id, bodyText(body, 'fromStep'));
   }
 
+  /** `POST <path>/api/jobs/:id/cancel` (a write): stops a live job, with the body's `reason`. */
   @Post('api/jobs/:id/cancel')
   @HttpCode(200)
   async cancel(
@@ -183,6 +200,7 @@ export class JobsAdminApi {
     return this.jobs.cancelJob(id, bodyText(body, 'reason'));
   }
 
+  /** `POST <path>/api/bulk/preview` (checked as a write): what a bulk action would cover, changing nothing. */
   @Post('api/bulk/preview')
   @HttpCode(200)
   async bulkPreview(@Req() request: AdminRequest, @Body() body: unknown): Promise<BulkPreviewView> {
@@ -191,6 +209,7 @@ export class JobsAdminApi {
     return this.jobs.previewBulk(action, filter);
   }
 
+  /** `POST <path>/api/bulk` (a write): runs one bulk requeue, remove or promote. */
   @Post('api/bulk')
   @HttpCode(200)
   async bulk(@Req() request: AdminRequest, @Body() body: unknown): Promise<BulkView> {
@@ -199,6 +218,7 @@ export class JobsAdminApi {
     return this.jobs.bulkJobs(action, filter);
   }
 
+  /** `POST <path>/api/queues/:queue/pause` or `…/resume` (a write). */
   @Post('api/queues/:queue/:verb')
   @HttpCode(200)
   async queue(
@@ -212,6 +232,7 @@ export class JobsAdminApi {
     throw new NotFoundException(`no queue action "${verb}": pause or resume.`);
   }
 
+  /** `POST <path>/api/tasks/:task/pause` or `…/resume` (a write). */
   @Post('api/tasks/:task/:verb')
   @HttpCode(200)
   async task(
@@ -225,6 +246,7 @@ export class JobsAdminApi {
     throw new NotFoundException(`no task action "${verb}": pause or resume.`);
   }
 
+  /** `<path>/ext/:name`, any method: hands the request to the extension route of that name, same-origin only. */
   @All('ext/:name')
   async extension(
     @Req() request: AdminRequest,

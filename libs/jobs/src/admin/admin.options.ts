@@ -7,9 +7,11 @@ export type AdminRequest = IncomingMessage & { readonly body?: unknown };
 
 /** What an extension route gets: the raw request and response, the projection, and whether the caller may write. */
 export interface JobsAdminRouteContext {
+  /** The raw request (its parsed `body`, when the platform parsed one). */
   readonly request: AdminRequest;
   /** The platform's response (Express: `Response`); the route writes and ends it. */
   readonly response: ServerResponse;
+  /** The operator projection. */
   readonly jobs: JobsService;
   /** `canWrite(request)`'s answer for this request. */
   readonly canWrite: boolean;
@@ -23,6 +25,7 @@ export interface JobsAdminRouteContext {
 export interface JobsAdminRoute {
   /** The last path segment: letters, digits, `-` and `_`. */
   readonly name: string;
+  /** Answers one request; the route writes and ends the response itself. */
   handle(context: JobsAdminRouteContext): Promise<void> | void;
 }
 

@@ -8,19 +8,33 @@ import type {
 
 /** One ledger row as every surface shows it (times as ISO text): the one projection they all read. */
 export interface BackfillPassView {
+  /** The row's own id (a UUID). */
   readonly id: string;
+  /** The backfill's name. */
   readonly name: string;
+  /** Whether the pass is running, completed or failed. */
   readonly status: BackfillStatus;
+  /** The definition checksum the pass ran under. */
   readonly checksum: string;
+  /** The app's version that started the pass, when known. */
   readonly appVersion: string | null;
+  /** The job that runs the pass. */
   readonly jobId: string | null;
+  /** That job's run id. */
   readonly runId: string | null;
+  /** Rows handled so far. */
   readonly rows: number;
+  /** Pages handled so far. */
   readonly batches: number;
+  /** The keyset cursor after the last handled page (null before the first). */
   readonly lastCursor: JsonValue | null;
+  /** The newest failure's text, or null. */
   readonly lastError: string | null;
+  /** When the pass began (ISO text). */
   readonly startedAt: string;
+  /** When the row was last written (ISO text). */
   readonly updatedAt: string;
+  /** When the pass completed (ISO text), or null. */
   readonly completedAt: string | null;
 }
 

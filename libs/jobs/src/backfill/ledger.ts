@@ -7,14 +7,17 @@ export type BackfillStatus = 'running' | 'completed' | 'failed';
 export interface BackfillPassRow {
   /** The row's own id (a UUID). */
   readonly id: string;
+  /** The backfill's name. */
   readonly name: string;
   /** The definition checksum the pass ran under (see `backfillChecksum`). */
   readonly checksum: string;
+  /** Whether the pass is running, completed or failed. */
   readonly status: BackfillStatus;
   /** The app's version that started the pass, when the runtime knows it. */
   readonly appVersion: string | null;
   /** The job that runs the pass: its retries adopt this row. */
   readonly jobId: string | null;
+  /** The run id of the job that runs the pass. */
   readonly runId: string | null;
   /** Rows handled so far. */
   readonly rows: number;
@@ -26,32 +29,47 @@ export interface BackfillPassRow {
   readonly lastError: string | null;
   /** When the pass began (epoch ms): an adopting retry keeps it. */
   readonly startedAt: number;
+  /** When the row was last written (epoch ms). */
   readonly updatedAt: number;
+  /** When the pass completed (epoch ms), or null. */
   readonly completedAt: number | null;
 }
 
 /** A new row: a pass starting. */
 export interface BackfillPassStart {
+  /** The new row's id (a UUID). */
   readonly id: string;
+  /** The backfill's name. */
   readonly name: string;
+  /** The definition checksum the pass runs under. */
   readonly checksum: string;
+  /** The app's version, when the runtime knows it. */
   readonly appVersion: string | null;
+  /** The job that runs the pass. */
   readonly jobId: string;
+  /** That job's run id. */
   readonly runId: string;
+  /** When the pass starts (epoch ms). */
   readonly nowMs: number;
 }
 
 /** How far a pass got: written after each page, and with its ending. */
 export interface BackfillPassProgress {
+  /** Rows handled so far. */
   readonly rows: number;
+  /** Pages handled so far. */
   readonly batches: number;
+  /** The keyset cursor after the last handled page. */
   readonly lastCursor: JsonValue | null;
+  /** When the progress is written (epoch ms). */
   readonly nowMs: number;
 }
 
 /** Which rows {@link BackfillLedger.list} answers. */
 export interface BackfillLedgerFilter {
+  /** Rows of this backfill only. */
   readonly name?: string;
+  /** Rows in this status only. */
   readonly status?: BackfillStatus;
   /** At most this many rows (default 100). */
   readonly limit?: number;

@@ -7,6 +7,7 @@ import type { RetryPolicy } from './retry-policy';
 
 /** What `source` and `count` receive: the run's context (its actor carries the pass's tenant). */
 export interface BackfillSourceArgs {
+  /** The run's context; its actor carries the pass's tenant. */
   readonly ctx: JobRunContext;
 }
 
@@ -16,9 +17,11 @@ export interface BackfillSourceArgs {
  * hands the page again — so write idempotently (an upsert, an update to a value), never `count + 1`.
  */
 export interface BackfillHandleArgs<T> {
+  /** The page of rows to handle, in key order. */
   readonly rows: readonly T[];
   /** The run's cancellation composed with the page's own ceiling (`stepTimeout`): hand it to what the body calls. */
   readonly signal: AbortSignal;
+  /** The run's context; its actor carries the pass's tenant. */
   readonly ctx: JobRunContext;
 }
 
@@ -52,6 +55,7 @@ export interface BackfillDefinition<T> {
   readonly count?: (args: BackfillSourceArgs) => number | Promise<number>;
   /** The queue the pass runs on (default the job default). */
   readonly queue?: string;
+  /** How a failed attempt of the pass is retried, as on `job()`. */
   readonly retry?: RetryPolicy;
   /** Bounds one attempt of the pass. */
   readonly timeout?: Duration;
@@ -67,8 +71,11 @@ export interface BackfillDefinition<T> {
 
 /** What a pass answers: how much it swept, or that a completed pass made it a no-op. */
 export interface BackfillResult {
+  /** The backfill's name. */
   readonly name: string;
+  /** Pages the pass handled (0 when skipped). */
   readonly batches: number;
+  /** Rows the pass handled (0 when skipped). */
   readonly rows: number;
   /** True when a completed pass is in the ledger and `force` was not set: nothing was read. */
   readonly skipped: boolean;
@@ -78,19 +85,26 @@ export interface BackfillResult {
 
 /** What a backfill's `enqueue` takes: `{}`, or `{ force: true }` to sweep a completed name again, into a new row. */
 export interface BackfillInput {
+  /** Sweep again even though a completed pass is in the ledger. */
   readonly force?: boolean;
 }
 
 /** The JSON manifest row of one backfill (`registeredBackfills()`). */
 export interface BackfillDescriptor {
+  /** Always `'backfill'`. */
   readonly kind: 'backfill';
+  /** The durable key: the job's name and the ledger's. */
   readonly name: string;
+  /** The definition checksum (see `backfillChecksum`). */
   readonly checksum: string;
+  /** The migration that must be applied first, or null. */
   readonly requires: string | null;
   /** Null: every environment. */
   readonly environments: readonly string[] | null;
   /** Whether it declares `count`. */
   readonly counts: boolean;
+  /** Rows per page. */
   readonly batch: number;
+  /** Pages per second. */
   readonly rate: number;
 }

@@ -58,8 +58,11 @@ function checkedList(name: string, field: string, value: unknown): readonly stri
  * declaration only delegates to.
  */
 export interface BackfillChecksumSource {
+  /** The class's `source` method. */
   readonly source: unknown;
+  /** The class's `handle` method. */
   readonly handle: unknown;
+  /** The class's `count` method, when it declares one. */
   readonly count?: unknown;
 }
 

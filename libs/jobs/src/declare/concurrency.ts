@@ -25,8 +25,11 @@ export type JobConcurrency<I> =
 
 /** A checked concurrency declaration. */
 export interface ResolvedConcurrency {
+  /** Max in-flight runs: of the job, or of one key when `keyed`. */
   readonly limit: number;
+  /** Whether the cap applies per key (`{ key, limit }`) rather than to the whole job. */
   readonly keyed: boolean;
+  /** `'wait'` keeps a run ready while the cap is full; `'fail'` settles it failed with `X_JOB_KEY_BUSY`. */
   readonly whenBusy: 'wait' | 'fail';
 }
 

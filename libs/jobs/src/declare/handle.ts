@@ -8,7 +8,9 @@ import type { JobSettled, RunArgs } from './run-args';
 
 /** The actor an enqueue acts for: its id is recorded as `enqueuedBy`, its org as the row's tenant. */
 export interface EnqueueActor {
+  /** The actor's id, recorded as the row's `enqueuedBy`. */
   readonly id?: string | null;
+  /** The actor's org; becomes the row's tenant. */
   readonly orgId?: string | null;
 }
 
@@ -40,18 +42,27 @@ export interface EnqueueOptions {
  * `In` is what `enqueue` takes, `Out` what the body receives, `R` what the body returns.
  */
 export interface JobHandle<In, Out = In, R = unknown> {
+  /** Always `'job'`: tells a job handle from a task handle. */
   readonly kind: 'job';
   /** The durable queue key. */
   readonly name: string;
   /** Whether `name:` was set on the declaration (an explicit name is never re-stamped). */
   readonly explicitName: boolean;
+  /** The queue enqueues go to unless `options.queue` overrides it. */
   readonly queue: string;
+  /** The retry policy, every default filled in. */
   readonly retry: ResolvedRetryPolicy;
+  /** The default priority; lower runs first. */
   readonly priority: number;
+  /** The per-attempt deadline in ms, or undefined for none. */
   readonly timeoutMs: number | undefined;
+  /** The per-`step.run` deadline in ms, or undefined for none. */
   readonly stepTimeoutMs: number | undefined;
+  /** How long a `step.waitForEvent` parks between polls, in ms (default 30 s). */
   readonly eventPollMs: number;
+  /** The checked fleet-wide concurrency cap, or null when none is declared. */
   readonly concurrency: ResolvedConcurrency | null;
+  /** `'input'` when the tenant is derived from the input, `'none'` when the job belongs to no tenant. */
   readonly tenantMode: 'input' | 'none';
   /** Whether the declaration carries its own body. */
   readonly inline: boolean;

@@ -16,11 +16,17 @@ export interface RetryPolicy {
 
 /** A retry policy with every default filled in. */
 export interface ResolvedRetryPolicy {
+  /** Total attempts, the first included. */
   readonly attempts: number;
+  /** How the delay grows between retries. */
   readonly backoff: 'exponential' | 'linear' | 'fixed';
+  /** The first retry's delay in ms. */
   readonly delay: number;
+  /** The ceiling of any one delay in ms. */
   readonly maxDelay: number;
+  /** Whether equal jitter applies (half the delay fixed, half random). */
   readonly jitter: boolean;
+  /** Whether exhausted jobs go `dead` (true) or settle `failed` (false). */
   readonly deadLetter: boolean;
 }
 

@@ -11,6 +11,7 @@ export interface RunActor {
 
 /** What a run executes under: its actor, its cancellation signal and its identity. */
 export interface JobRunContext {
+  /** Who the run acts for: the enqueuer and the declared tenant. */
   readonly actor: RunActor;
   /**
    * Aborted by the first stop: the deadline, a lost lease, a cancel, or the worker's drain (`X_DRAINING`). A signal
@@ -23,9 +24,13 @@ export interface JobRunContext {
    * down at once: a request already on the wire whose answer is recorded (a second delivery would follow it).
    */
   readonly hardSignal: AbortSignal;
+  /** The job id. */
   readonly jobId: string;
+  /** The run id. */
   readonly runId: string;
+  /** The job's durable name. */
   readonly name: string;
+  /** The current attempt, 1-based. */
   readonly attempt: number;
 }
 
@@ -58,15 +63,21 @@ export interface StepApi {
 
 /** What a job body receives, for a parsed input type `I`. */
 export interface RunArgs<I> {
+  /** The input, parsed by the declared schema. */
   readonly input: I;
+  /** Durable steps: `step.run`, `step.sleep`, `step.waitForEvent`. */
   readonly step: StepApi;
+  /** The run's actor, signals and identity. */
   readonly ctx: JobRunContext;
   /** The same as `ctx.signal`. */
   readonly signal: AbortSignal;
+  /** The current attempt, 1-based. */
   readonly attempt: number;
   /** True when a failure of this attempt is not retried for want of attempts. */
   readonly finalAttempt: boolean;
+  /** The job id. */
   readonly jobId: string;
+  /** The run id. */
   readonly runId: string;
   /**
    * Reports how far the run has got; written at most once a second, plus the last before the settle. `done` and

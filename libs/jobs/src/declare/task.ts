@@ -43,11 +43,17 @@ export interface TaskDefinition {
 
 /** The JSON manifest row of one task. */
 export interface TaskDescriptor {
+  /** Always `'task'`: tells a task's manifest row from a job's. */
   readonly kind: 'task';
+  /** The durable name the task's watermark is kept under. */
   readonly name: string;
+  /** The declared cron expression. */
   readonly cron: string;
+  /** The IANA zone the cron's wall clock is read in. */
   readonly tz: string;
+  /** What fires after downtime. */
   readonly catchUp: CatchUpPolicy;
+  /** How many missed occurrences one round walks for `run-all`. */
   readonly maxCatchUp: number;
   /** The job names the task enqueues, in declaration order, each once. */
   readonly jobs: readonly string[];
@@ -61,14 +67,19 @@ export type TaskEnqueueOptions = Omit<EnqueueOptions, 'runId'> & {
 
 /** The surface of one recurring task: its schedule, its entries, a manual fire and its manifest row. */
 export interface TaskHandle {
+  /** Always `'task'`: tells a task handle from a job handle. */
   readonly kind: 'task';
   /** The durable key of the task's watermark, pause and fire record. */
   readonly name: string;
   /** Whether `name:` was set on the declaration (an explicit name is never re-stamped). */
   readonly explicitName: boolean;
+  /** The declared cron expression. */
   readonly cron: string;
+  /** The IANA zone the cron's wall clock is read in. */
   readonly tz: string;
+  /** What fires after downtime (default `'skip'`). */
   readonly catchUp: CatchUpPolicy;
+  /** How many missed occurrences one round walks for `run-all` (default 10). */
   readonly maxCatchUp: number;
   /** The resolver the scheduler fires by; `nextTaskRun(task, from)` reads it. */
   readonly schedule: CronSchedule;

@@ -19,9 +19,13 @@ export type PromotableState = (typeof PROMOTABLE_STATES)[number];
 
 /** A filter over job rows, and a page of it. */
 export interface JobListFilter {
+  /** Rows of this queue only. */
   readonly queue?: string;
+  /** Rows of this job name only. */
   readonly name?: string;
+  /** Rows in this state only. */
   readonly state?: JobState;
+  /** Rows of this tenant only. */
   readonly tenantId?: string;
   /**
    * Rows whose id starts with it: a lower-case prefix of a UUID, dashes where a UUID has them (`0194f3a2`,
@@ -42,20 +46,27 @@ export interface JobListFilter {
 
 /** The set a bulk operation walks: one state, narrowed by queue, job name and tenant. */
 export interface JobBulkFilter<S extends JobState = JobState> {
+  /** The one state the operation walks. */
   readonly state: S;
+  /** Rows of this queue only. */
   readonly queue?: string;
+  /** Rows of this job name only. */
   readonly name?: string;
+  /** Rows of this tenant only. */
   readonly tenantId?: string;
 }
 
 /** What one bulk call did: rows it moved (at most {@link MAX_BULK_ROWS}), and what a second call could still move. */
 export interface JobBulkResult {
+  /** Rows this call moved (or removed). */
   readonly affected: number;
+  /** Rows of the filter a second call could still move. */
   readonly remaining: number;
 }
 
 /** The scheduler's record of a fire that went through `driver.enqueue` (`recordTaskFire`). */
 export interface TaskFireNote {
+  /** The task name. */
   readonly task: string;
   /** The occurrence that fired (epoch ms). */
   readonly occurrenceMs: number;
@@ -119,10 +130,13 @@ export interface JobIntrospection {
   promoteMany(filter: JobBulkFilter<PromotableState>): Promise<JobBulkResult>;
   /** A paused queue is claimed by no worker; enqueues still land. Effective at every worker's next claim. */
   pauseQueue(queue: string): Promise<void>;
+  /** Lets workers claim from a paused queue again. Effective at every worker's next claim. */
   resumeQueue(queue: string): Promise<void>;
+  /** The paused queues, by name. */
   pausedQueues(): Promise<readonly string[]>;
   /** A paused task is not dispatched; on resume its own `catchUp` decides what it missed. Idempotent. */
   pauseTask(task: string): Promise<void>;
+  /** Lets a paused task dispatch again. */
   resumeTask(task: string): Promise<void>;
   /** The paused tasks, by name. */
   pausedTasks(): Promise<readonly string[]>;

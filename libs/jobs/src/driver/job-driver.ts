@@ -13,20 +13,31 @@ export { claimAndRescue } from './claim-and-rescue';
 export interface EnqueueRequest {
   /** The job id. A second enqueue under an id that already names a row, live or finished, inserts nothing. */
   readonly id: string;
+  /** The run id (UUID). */
   readonly runId: string;
+  /** The job's durable name. */
   readonly name: string;
+  /** The queue to put the row on. */
   readonly queue: string;
+  /** The parsed input, as stored. */
   readonly input: JsonValue;
+  /** The key a live row of the same name and tenant dedupes on. */
   readonly idempotencyKey: string;
+  /** The declared tenant, or null for `tenant: 'none'`. */
   readonly tenantId: string | null;
+  /** The actor id that enqueued it (attribution, never authority), or null. */
   readonly enqueuedBy: string | null;
   /** Epoch ms the row is due; a future time makes it `delayed`. */
   readonly runAt: number;
+  /** Total attempts the row may take. */
   readonly maxAttempts: number;
+  /** Lower runs first. */
   readonly priority: number;
   /** What a live row holding the same `(name, tenantId, idempotencyKey)` means: dedupe to it, or an error. */
   readonly onConflict: 'dedupe' | 'error';
+  /** The fleet concurrency key the run counts under, or null. */
   readonly concurrencyKey: string | null;
+  /** The W3C traceparent of the span active at the enqueue, or null. */
   readonly traceparent: string | null;
   /**
    * The `crossTenant(reason, …)` this row was enqueued under, when a run enqueued it for a tenant other than its own
@@ -37,7 +48,9 @@ export interface EnqueueRequest {
 
 /** What an enqueue answered: the ids of the job that holds the key, and whether that was an existing one. */
 export interface EnqueueResult {
+  /** The id of the job holding the key: the new row, or the existing one when `deduped`. */
   readonly id: string;
+  /** That job's run id. */
   readonly runId: string;
   /** True when nothing was inserted: the id already named a row, or a live row held the idempotency key. */
   readonly deduped: boolean;
@@ -45,6 +58,7 @@ export interface EnqueueResult {
 
 /** One queue a claim may take rows from, and at most how many. */
 export interface ClaimSlot {
+  /** The queue to claim from. */
   readonly queue: string;
   /** Rows to claim for the queue's free slots, whatever their attempt. */
   readonly limit: number;
@@ -73,6 +87,7 @@ export interface ClaimSlot {
  * trip.
  */
 export interface ClaimOptions {
+  /** The claiming worker; claimed rows carry it. */
   readonly workerId: string;
   /** Every queue with a free slot, each with its free slot count. One claim covers them all. */
   readonly slots: readonly ClaimSlot[];
@@ -91,6 +106,7 @@ export interface ClaimOptions {
 
 /** The job names a rescue may act on in one queue: a {@link ClaimSlot} is one (its `limit` and `ahead` unread). */
 export interface RescueSlot {
+  /** The queue the names belong to. */
   readonly queue: string;
   /**
    * The names the rescuing worker serves in `queue`; absent: every name. A lapsed lease of another name is not made
@@ -119,22 +135,27 @@ export interface RescueOptions extends RescueRequest {
 
 /** What a rescue did: the rows it buried (lease lapsed on their final attempt), settled and counted already. */
 export interface RescueResult {
+  /** The rows buried, as settled. */
   readonly buried: readonly JobRow[];
 }
 
 /** What {@link claimAndRescue} answers: the rows handed out, and what the rescue in the same pass did. */
 export interface ClaimAndRescueResult {
+  /** The rows handed out to the worker. */
   readonly claimed: readonly ClaimedJob[];
+  /** What the rescue of the same pass did. */
   readonly rescued: RescueResult;
 }
 
 /** Settle a run as completed. */
 export interface AckOptions extends ClaimRef {
+  /** How long the attempt ran, in ms. */
   readonly durationMs?: number;
 }
 
 /** One run of a batched ack ({@link JobDriver.ackMany}): the row, and the claim its settle is fenced on. */
 export interface AckManyItem extends AckOptions {
+  /** The id of the job to settle. */
   readonly jobId: string;
 }
 
@@ -143,10 +164,15 @@ export interface AckManyItem extends AckOptions {
  * `oldestReadyMs` grows). Finished rows are counted per queue only.
  */
 export interface JobNameStats {
+  /** The job name. */
   readonly name: string;
+  /** Rows of the name that are `ready`. */
   readonly ready: number;
+  /** Rows of the name that are `delayed`. */
   readonly delayed: number;
+  /** Rows of the name that are `running`. */
   readonly running: number;
+  /** Rows of the name that are `suspended`. */
   readonly suspended: number;
   /** Age in ms of the name's oldest due ready (or due delayed) row, or 0. */
   readonly oldestReadyMs: number;
@@ -154,14 +180,23 @@ export interface JobNameStats {
 
 /** Per-queue counts. */
 export interface QueueStats {
+  /** The queue. */
   readonly queue: string;
+  /** Rows in `ready`. */
   readonly ready: number;
+  /** Rows in `delayed`. */
   readonly delayed: number;
+  /** Rows in `running`. */
   readonly running: number;
+  /** Rows in `suspended`. */
   readonly suspended: number;
+  /** Rows in `done`. */
   readonly done: number;
+  /** Rows in `failed`. */
   readonly failed: number;
+  /** Rows in `dead`. */
   readonly dead: number;
+  /** Rows in `cancelled`. */
   readonly cancelled: number;
   /** Age in ms of the oldest due ready row, or 0. */
   readonly oldestReadyMs: number;
@@ -171,12 +206,15 @@ export interface QueueStats {
 
 /** One stored step of a run. */
 export interface StepRecord {
+  /** The step's name (its replay key). */
   readonly name: string;
   /** The stored result; absent when the step returned nothing (`undefined`). */
   readonly output?: JsonValue;
   /** The attempt that completed it. */
   readonly attempt: number;
+  /** When the step started (epoch ms). */
   readonly startedAt: number;
+  /** When the step's result was stored (epoch ms). */
   readonly completedAt: number;
 }
 

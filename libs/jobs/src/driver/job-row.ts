@@ -21,8 +21,11 @@ export function isLiveState(state: JobState): state is LiveState {
 
 /** The last progress a run reported. */
 export interface JobProgress {
+  /** Units of work done so far. */
   readonly done: number;
+  /** Units of work in all. */
   readonly total: number;
+  /** A free-text note the run reported with it. */
   readonly note?: string;
 }
 
@@ -34,23 +37,29 @@ export interface JobRow {
   readonly runId: string;
   /** The job's durable name. */
   readonly name: string;
+  /** The queue the row waits on. */
   readonly queue: string;
   /** The parsed input, as stored. */
   readonly input: JsonValue;
+  /** The key that dedupes a second enqueue while this row is live. */
   readonly idempotencyKey: string;
   /** The declared tenant, or `null` for `tenant: 'none'`. */
   readonly tenantId: string | null;
   /** The actor id that enqueued it (attribution, never authority). */
   readonly enqueuedBy: string | null;
+  /** The row's lifecycle state. */
   readonly state: JobState;
   /** Attempts claimed so far; an attempt handed back uncounted is taken off again. */
   readonly attempt: number;
+  /** Total attempts the row may take (the retry policy's `attempts`). */
   readonly maxAttempts: number;
   /** Lower sorts first. */
   readonly priority: number;
   /** When the row is due. */
   readonly runAt: number;
+  /** When the row was inserted. */
   readonly createdAt: number;
+  /** When the row was last written. */
   readonly updatedAt: number;
   /** The worker holding the current claim, while running. */
   readonly workerId: string | null;
@@ -58,7 +67,9 @@ export interface JobRow {
   readonly claim: string | null;
   /** When the current lease lapses, while running. */
   readonly leaseExpiresAt: number | null;
+  /** The error the last failure recorded (or the reason a cancel gave), or null. */
   readonly lastError: string | null;
+  /** The last progress the run reported, or null. */
   readonly progress: JobProgress | null;
   /** The fleet concurrency key this run counts under, if the job declares a keyed cap. */
   readonly concurrencyKey: string | null;
@@ -78,15 +89,21 @@ export interface JobRow {
 
 /** A row handed to a worker by `claim()`: it is running and carries its claim. */
 export interface ClaimedJob extends JobRow {
+  /** Always `'running'` for a claimed row. */
   readonly state: 'running';
+  /** The worker the row was claimed for. */
   readonly workerId: string;
+  /** The fresh claim token that fences every write of this attempt. */
   readonly claim: string;
+  /** When the lease lapses unless a heartbeat renews it. */
   readonly leaseExpiresAt: number;
 }
 
 /** The fence every write of one attempt carries: the worker and the claim token it was handed. */
 export interface ClaimRef {
+  /** The worker holding the claim. */
   readonly workerId: string;
+  /** The claim token the worker was handed. */
   readonly claim: string;
 }
 

@@ -5,12 +5,17 @@ export const DEFAULT_EVENT_TTL_MS = 86_400_000;
 
 /** One published event. Times are the bus's own clock. */
 export interface PublishedEvent {
+  /** The event's id. */
   readonly id: string;
+  /** The event name a `step.waitForEvent` waits on. */
   readonly name: string;
+  /** The JSON payload a matching wait answers. */
   readonly payload: JsonValue;
   /** The tenant it was published under; null: none. A wait matches only its own run's tenant. */
   readonly tenant: string | null;
+  /** When it was published (epoch ms). */
   readonly publishedAt: number;
+  /** When it stops matching waits (epoch ms). */
   readonly expiresAt: number;
 }
 

@@ -10,7 +10,9 @@ import type { ExportSinkSource } from './export-sink';
 
 /** What `source` receives: the parsed input and the run's context (its actor carries the export's tenant). */
 export interface ExportSourceArgs<I> {
+  /** The parsed input. */
   readonly input: I;
+  /** The run's context; its actor carries the export's tenant. */
   readonly ctx: JobRunContext;
 }
 
@@ -37,6 +39,7 @@ export interface ExportDefinition<S extends JobInputSchema, T, C extends string>
    * bind a Nest provider's method instead (`@ExportSource(handle)`, with its injected `DataSource` at hand).
    */
   readonly source?: (args: ExportSourceArgs<OutputOf<S>>) => BackfillSource<T>;
+  /** How the parts are encoded. */
   readonly format: ExportFormat;
   /** The columns, in order: the CSV header and the keys of each JSON line. Non-empty, unique. */
   readonly columns: readonly C[];
@@ -60,6 +63,7 @@ export interface ExportDefinition<S extends JobInputSchema, T, C extends string>
   readonly key?: string | readonly string[];
   /** The queue the export runs on (default the job default). */
   readonly queue?: string;
+  /** How a failed attempt is retried, as on `job()`. */
   readonly retry?: RetryPolicy;
   /** Bounds one attempt. */
   readonly timeout?: Duration;
@@ -73,11 +77,17 @@ export interface ExportDefinition<S extends JobInputSchema, T, C extends string>
 
 /** What an export answers once its manifest is written. */
 export interface ExportResult {
+  /** The key prefix the objects were written under. */
   readonly prefix: string;
+  /** The encoding of the parts. */
   readonly format: ExportFormat;
+  /** How many parts were written. */
   readonly parts: number;
+  /** Data rows across every part. */
   readonly rows: number;
+  /** Bytes across every part. */
   readonly bytes: number;
+  /** The key of the written `manifest.json`. */
   readonly manifestKey: string;
 }
 

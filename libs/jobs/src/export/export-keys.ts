@@ -22,9 +22,13 @@ export function exportManifestKey(prefix: string): string {
 
 /** What `manifest.json` holds: counts, never a list of parts (a list is the one thing that would grow with the export). */
 export interface ExportManifest {
+  /** The manifest format version. */
   readonly version: 1;
+  /** The export's job name. */
   readonly name: string;
+  /** The encoding of the parts. */
   readonly format: ExportFormat;
+  /** The columns, in order. */
   readonly columns: readonly string[];
   /**
    * Parts `0 … parts - 1`, keyed by {@link exportPartKey}. The last is the short page that ended the export, so it may

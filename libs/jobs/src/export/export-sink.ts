@@ -16,6 +16,7 @@ export interface ExportSinkWriteOptions {
  * valid file.
  */
 export interface ExportSink {
+  /** Stores `body` as the whole object at `key`, replacing what is there. */
   write(key: string, body: Uint8Array, options: ExportSinkWriteOptions): Promise<void>;
 }
 

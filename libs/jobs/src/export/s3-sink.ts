@@ -6,11 +6,13 @@ export const S3_SINK_PEERS: readonly string[] = ['@aws-sdk/client-s3', '@aws-sdk
 
 /** The part of an AWS SDK v3 `S3Client` this package names (structural: its types are an optional peer's). */
 export interface S3ClientLike {
+  /** Sends one command, as `S3Client.send` does. */
   send(command: never, options?: never): Promise<unknown>;
 }
 
 /** Options of {@link s3ExportSink}. */
 export interface S3ExportSinkOptions {
+  /** The bucket the objects are written to. */
   readonly bucket: string;
   /**
    * An `S3Client` of the app's (its region, credentials, endpoint) — or the config one is built from

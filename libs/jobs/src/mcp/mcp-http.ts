@@ -68,16 +68,21 @@ export interface McpAdminRouteOptions {
 
 /** What the admin module hands an extension route (structurally its `JobsAdminRouteContext`). */
 export interface McpRouteContext {
+  /** The raw request (its parsed `body`, when the platform parsed one). */
   readonly request: IncomingMessage & { readonly body?: unknown };
+  /** The platform's response; the route writes and ends it. */
   readonly response: ServerResponse;
   /** The operator projection (the app's `JobsService`). */
   readonly jobs: McpOperator;
+  /** `canWrite(request)`'s answer for this request. */
   readonly canWrite: boolean;
 }
 
 /** The MCP endpoint as an admin extension route (structurally a `JobsAdminRoute`). */
 export interface McpAdminRoute {
+  /** The route's segment, served at `<admin path>/ext/<name>`. */
   readonly name: string;
+  /** Serves one MCP streamable-HTTP request. */
   handle(context: McpRouteContext): Promise<void>;
 }
 

@@ -25,20 +25,31 @@ import type { Clock } from '../util/clock';
  * driver (the `x mcp` command line).
  */
 export interface McpOperator {
+  /** Every queue's counts. */
   inspectQueues(): Promise<readonly QueueView[]>;
+  /** One page of job rows, newest first. */
   listJobs(filter?: JobListFilter): Promise<JobPageView>;
+  /** Everything about one job. */
   inspectJob(id: string): Promise<JobView>;
+  /** One page of dead-lettered rows. */
   inspectDeadLetters(filter?: Omit<JobListFilter, 'state'>): Promise<JobPageView>;
+  /** Every live worker. */
   inspectWorkers(): Promise<readonly WorkerInfo[]>;
+  /** Every task, with its pause flag, last fire and next run. */
   inspectTasks(): Promise<readonly TaskView[]>;
+  /** Re-queues a finished job, from `fromStep` when given. */
   retryFromStep(id: string, fromStep?: string): Promise<JobSummaryView>;
+  /** Stops a live job. */
   cancelJob(id: string, reason?: string): Promise<JobSummaryView>;
+  /** Pauses a queue: no worker claims from it. */
   pauseQueue(queue: string): Promise<QueuePauseView>;
+  /** Resumes a paused queue. */
   resumeQueue(queue: string): Promise<QueuePauseView>;
 }
 
 /** What {@link mcpOperatorOver} reads through. */
 export interface McpOperatorSource {
+  /** The driver whose introspection the tools read and move. */
   readonly driver: JobDriver;
   /** The app's declarations: inputs are redacted by their `redact:` paths, tasks show cron and next run. */
   readonly declarations?: OperatorDeclarations;

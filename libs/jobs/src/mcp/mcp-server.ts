@@ -22,6 +22,7 @@ export interface JobsMcpServerOptions {
 export interface JobsMcpServer {
   /** Connects a transport of the SDK (stdio, streamable HTTP, in-memory). */
   connect(transport: object): Promise<void>;
+  /** Closes the server and its transport. */
   close(): Promise<void>;
 }
 

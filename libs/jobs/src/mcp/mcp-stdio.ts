@@ -9,7 +9,9 @@ import type { JobsMcpServerOptions } from './mcp-server';
 export interface McpStdioOptions extends JobsMcpServerOptions {
   /** Where a line about the server goes (stderr: stdout carries only the protocol). */
   readonly note?: (text: string) => void;
+  /** Where the protocol is read from (default `process.stdin`). */
   readonly stdin?: NodeJS.ReadableStream & { pause(): unknown };
+  /** Where the protocol is written (default `process.stdout`). */
   readonly stdout?: NodeJS.WritableStream;
 }
 

@@ -41,12 +41,19 @@ export interface JobsConfig {
   readonly startWake?: JobsBackend['startWake'];
   /** Starts the backend's outbox wake for a relay, when it has one. */
   readonly startOutboxWake?: JobsBackend['startOutboxWake'];
+  /** The roles this process plays (`web`, `worker`, `scheduler`, `relay`). */
   readonly roles: ReadonlySet<JobsRole>;
+  /** The worker options, defaults filled in. */
   readonly worker: JobsModuleWorkerOptions;
+  /** The scheduler options, defaults filled in. */
   readonly scheduler: JobsModuleSchedulerOptions;
+  /** How long the drain waits for in-flight runs, in ms (default 25 000). */
   readonly shutdownDeadlineMs: number;
+  /** The time source every host reads. */
   readonly clock: Clock;
+  /** Where structured events go. */
   readonly logger: JobsLogger;
+  /** The bus `publishEvent` and `step.waitForEvent` share. */
   readonly events: EventBus;
 }
 

@@ -56,6 +56,7 @@ export interface JobsModuleSchedulerOptions {
  * app's initialised DataSource — with `forRootAsync({ inject: [DataSource], useFactory })` — and its pool is reused.
  */
 export interface JobsPostgresDataSource {
+  /** A TypeORM `QueryRunner` on the DataSource's pool. */
   createQueryRunner(): unknown;
 }
 
@@ -98,6 +99,7 @@ export type JobsPostgresOptions =
  * Pass the app's own client to share its connection; the app keeps owning it.
  */
 export interface JobsRedisClient {
+  /** `PING`: checks the connection answers. */
   ping(): Promise<unknown>;
 }
 

@@ -44,6 +44,7 @@ async function rollbackQuietly(runner: OutboxQueryRunner): Promise<void> {
 export class OutboxInterceptor implements NestInterceptor {
   constructor(@Inject(OUTBOX_DATA_SOURCE) private readonly dataSource: OutboxDataSource) {}
 
+  /** Runs the handler inside a transaction it commits after, or joins the ambient one; passes `@Sse()` routes through. */
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     if (currentOutboxTx() !== undefined || isSseRoute(context)) return next.handle();
     return defer(() => this.inTransaction(next)).pipe(mergeMap((values) => from(values)));

@@ -32,6 +32,7 @@ export class SchedulerHost implements JobsRoleHost {
     return this.#scheduler;
   }
 
+  /** Starts the scheduler (and the leader's counter rollup) over the module's tasks; none registered, it warns and stays idle. */
   start(): Promise<void> {
     const { backend, driver, clock, logger, scheduler: options } = this.runtime.config;
     const tasks = this.tasks.all();
@@ -80,6 +81,7 @@ export class SchedulerHost implements JobsRoleHost {
     return Promise.resolve();
   }
 
+  /** Stops dispatching; the round in flight may run on until `deadlineAt`. */
   beginStop(_cause: string, deadlineAt: number): void {
     const scheduler = this.#scheduler;
     if (scheduler === undefined || this.#stopping !== undefined) return;
@@ -89,6 +91,7 @@ export class SchedulerHost implements JobsRoleHost {
     this.#stopping = scheduler.stop({ deadlineMs });
   }
 
+  /** Stops the scheduler and waits for the round in flight, up to `deadlineAt`. */
   async stop(deadlineAt: number): Promise<void> {
     if (this.#scheduler === undefined) return;
     this.beginStop('stop', deadlineAt);

@@ -36,6 +36,7 @@ export class WorkerHost implements JobsRoleHost {
     return this.#worker?.stats();
   }
 
+  /** Starts the worker over the module's registry and its backend's wake; nothing to serve, it warns and stays idle. */
   async start(): Promise<void> {
     const { driver, clock, logger, events, worker: options } = this.runtime.config;
     if (options.queues === undefined && this.registry.all().length === 0) {
@@ -68,6 +69,7 @@ export class WorkerHost implements JobsRoleHost {
     }
   }
 
+  /** Stops the wake and begins the worker's drain: no more claims, held runs aborted with `X_DRAINING`. */
   beginStop(cause: string): void {
     const worker = this.#worker;
     if (worker === undefined) return;
@@ -78,6 +80,7 @@ export class WorkerHost implements JobsRoleHost {
     worker.beginDrain(cause);
   }
 
+  /** Waits for in-flight runs up to `deadlineAt`, then stops the worker. */
   async stop(deadlineAt: number): Promise<void> {
     const worker = this.#worker;
     if (worker === undefined) return;

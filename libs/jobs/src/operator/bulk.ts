@@ -17,15 +17,21 @@ export type BulkAction = 'requeue' | 'remove' | 'promote';
 
 /** What one bulk call did: rows it moved, and rows a second call could still move ("call until zero" ends). */
 export interface BulkView {
+  /** The bulk operation that ran. */
   readonly action: BulkAction;
+  /** The filter it walked. */
   readonly filter: BulkFilter;
+  /** Rows it moved (or removed). */
   readonly affected: number;
+  /** Rows of the filter a second call could still move. */
   readonly remaining: number;
 }
 
 /** What a bulk call would cover, read without changing anything: the first rows it matches. */
 export interface BulkPreviewView {
+  /** The bulk operation previewed. */
   readonly action: BulkAction;
+  /** The filter it would walk. */
   readonly filter: BulkFilter;
   /** The rows matched, counted up to `atLeast`'s page: exact when `more` is false. */
   readonly matched: number;

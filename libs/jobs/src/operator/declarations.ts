@@ -14,13 +14,17 @@ import type { JobRegistry } from '../registry/job-registry';
  * `x.manifest.json` a deploy writes with `x manifest --app … --json` is one, read back with `--manifest`.
  */
 export interface OperatorDeclarations {
+  /** Every declared job's manifest row. */
   readonly jobs: readonly JobDescriptor[];
+  /** Every declared task's manifest row. */
   readonly tasks: readonly TaskDescriptor[];
 }
 
 /** Where {@link inspectManifest} reads declarations: the Nest registries, or handles collected any other way. */
 export interface DeclarationSource {
+  /** The job registry, or the job handles themselves. */
   readonly jobs: JobRegistry | readonly AnyJobHandle[];
+  /** The task registry (anything with `manifest()`), or the task handles; absent: no tasks. */
   readonly tasks?: { manifest(): readonly TaskDescriptor[] } | readonly TaskHandle[];
 }
 

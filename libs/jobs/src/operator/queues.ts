@@ -12,12 +12,15 @@ export interface QueueView extends QueueStats {
 
 /** A queue's pause state after `pauseQueue` / `resumeQueue`. */
 export interface QueuePauseView {
+  /** The queue. */
   readonly queue: string;
+  /** Whether it is paused now. */
   readonly paused: boolean;
 }
 
 /** Queues, workers and per-job counters in one answer: `x jobs stats --json`. */
 export interface StatsView {
+  /** Every queue's counts. */
   readonly queues: readonly QueueView[];
   /** Per job name, its counter buckets starting at or after `sinceMs`, summed. */
   readonly totals: readonly CounterTotals[];

@@ -8,11 +8,15 @@ import { introspectionOf } from './operator-driver';
 
 /** One task as operators read it: its declaration (when known), pause flag, last fire and next run. */
 export interface TaskView {
+  /** The task name. */
   readonly name: string;
   /** Whether the app's declarations name it; a task only the backend remembers (fired or paused) is `false`. */
   readonly declared: boolean;
+  /** The declared cron expression; null when undeclared. */
   readonly cron: string | null;
+  /** The IANA zone the cron is read in; null when undeclared. */
   readonly tz: string | null;
+  /** The declared catch-up policy; null when undeclared. */
   readonly catchUp: CatchUpPolicy | null;
   /** The job names one occurrence enqueues (empty when undeclared). */
   readonly jobs: readonly string[];
@@ -26,7 +30,9 @@ export interface TaskView {
 
 /** A task's pause state after `pauseTask` / `resumeTask`. */
 export interface TaskPauseView {
+  /** The task name. */
   readonly task: string;
+  /** Whether it is paused now. */
   readonly paused: boolean;
 }
 

@@ -19,6 +19,7 @@ export interface OutboxJobsFacadeOptions {
   readonly store: OutboxStore;
   /** Where an enqueue outside one is published (`mode: 'optional'`). */
   readonly driver: JobDriver;
+  /** The time source (default the system clock). */
   readonly clock?: Clock;
   /** Outside a transaction: publish directly (default) or refuse. */
   readonly mode?: OutboxMode;

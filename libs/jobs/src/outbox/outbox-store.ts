@@ -31,12 +31,15 @@ export type OutboxQuarantineCode = 'X_OUTBOX_QUARANTINED' | 'X_OUTBOX_HELD_BEHIN
 
 /** A staged row out of every claim until an operator restores it ({@link OutboxStore.restore}). */
 export interface QuarantinedOutboxRecord {
+  /** The staged row's id. */
   readonly id: string;
   /** The request as it was staged. */
   readonly request: EnqueueRequest;
+  /** When it was staged (epoch ms). */
   readonly stagedAt: number;
   /** When it was quarantined (epoch ms). */
   readonly quarantinedAt: number;
+  /** Why: out of tries, or held behind a row of its transaction that was. */
   readonly code: OutboxQuarantineCode;
   /** Publishes of this row that failed (0 for a row held behind another). */
   readonly attempts: number;
@@ -83,7 +86,9 @@ export interface OutboxClaimOptions {
 
 /** The publish that stopped a batch: recorded on its row when the batch is released. */
 export interface OutboxPublishFailure {
+  /** The staged row whose publish failed. */
   readonly id: string;
+  /** The publish error, rendered. */
   readonly error: string;
 }
 

@@ -34,6 +34,7 @@ export interface AttemptEnv {
 export interface ExecuteJobOptions extends AttemptEnv {
   /** The registered job for the row's name; undefined when this process does not know it. */
   readonly job: RegisteredJob | undefined;
+  /** The claimed row the attempt runs. */
   readonly claimed: ClaimedJob;
   /** A signal the run follows: aborted on a drain (`X_DRAINING`), a lost lease or a cancel. */
   readonly signal?: AbortSignal;

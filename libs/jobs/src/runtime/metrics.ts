@@ -32,6 +32,7 @@ export function fanOutJobMetrics(sinks: readonly JobMetrics[]): JobMetrics | und
 export interface MemoryJobMetrics extends JobMetrics {
   /** `jobs_total` by `queue|outcome`. */
   readonly totals: Map<string, number>;
+  /** Lost leases, by queue. */
   readonly leasesLost: Map<string, number>;
   /** The count of one `jobs_total` series. */
   total(queue: string, outcome: JobsTotalOutcome): number;

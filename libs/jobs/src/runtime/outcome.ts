@@ -37,14 +37,18 @@ export function jobsTotalOutcome(outcome: JobOutcome): JobsTotalOutcome | undefi
 
 /** What one attempt came to. */
 export interface JobExecution {
+  /** The job the attempt ran. */
   readonly jobId: string;
+  /** How the attempt ended. */
   readonly outcome: JobOutcome;
   /** What the body returned (completed runs only): the value itself, never serialised. */
   readonly result?: unknown;
   /** What the body threw, for failed attempts. */
   readonly error?: unknown;
+  /** Why the job stopped for good, when it did. */
   readonly stopReason?: StopReason;
   /** When the row is due again (retried and suspended runs). */
   readonly resumeAt?: number;
+  /** How long the attempt took, in ms. */
   readonly durationMs: number;
 }

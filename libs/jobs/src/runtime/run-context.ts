@@ -4,7 +4,9 @@ import type { JobsLogger } from '../util/logger';
 
 /** What is ambient while a job body runs: its context, its steps, and any cross-tenant scope it opened. */
 export interface RunScope {
+  /** The running job's context. */
   readonly ctx: JobRunContext;
+  /** The running job's durable steps. */
   readonly step: StepApi;
   /** The reason of the innermost `crossTenant()` around the current code, if any. */
   readonly crossTenant?: string;

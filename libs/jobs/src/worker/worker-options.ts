@@ -52,6 +52,7 @@ export function assertWorkerTimings(
 
 /** Options of `jobWorker()`. Only `driver` and `registry` are required. */
 export interface JobWorkerOptions {
+  /** The driver to claim from and settle through. */
   readonly driver: JobDriver;
   /** The jobs this worker can run, with their bodies. */
   readonly registry: JobRegistry;
@@ -69,7 +70,9 @@ export interface JobWorkerOptions {
   readonly idlePollMaxMs?: number;
   /** The worker id (default a random one per process). */
   readonly workerId?: string;
+  /** The time source (default the system clock). */
   readonly clock?: Clock;
+  /** Where the worker logs (default a silent logger). */
   readonly logger?: JobsLogger;
   /** The event bus `step.waitForEvent` reads (default a memory bus on this worker's clock). */
   readonly events?: EventBus;
@@ -91,19 +94,29 @@ export interface JobWorkerOptions {
 
 /** What a worker has done since it started. */
 export interface WorkerStats {
+  /** Rows claimed and taken into a run. */
   readonly claimed: number;
+  /** Attempts that completed. */
   readonly completed: number;
+  /** Failed attempts scheduled to retry. */
   readonly retried: number;
+  /** Runs that stopped for good and went `dead`. */
   readonly deadLettered: number;
+  /** Runs that stopped for good and settled `failed` (`retry.deadLetter: false`). */
   readonly dropped: number;
+  /** Attempts that parked the run (a `step.sleep` or `step.waitForEvent`). */
   readonly suspended: number;
+  /** Attempts a drain aborted and handed back, uncounted. */
   readonly interrupted: number;
+  /** Runs settled failed with `X_JOB_KEY_BUSY` by a `whenBusy: 'fail'` cap, their body never run. */
   readonly refused: number;
   /** Claims handed straight back by a cap (per-process limits or a fleet slot), uncounted. */
   readonly deferred: number;
+  /** Runs under way now. */
   readonly inFlight: number;
   /** Claim statements issued. */
   readonly claims: number;
+  /** Held runs whose lease was lost (the heartbeat could not renew it). */
   readonly leasesLost: number;
   /** When the claim loop last ran a pass (epoch ms, this worker's clock; its start before the first; 0 unstarted). */
   readonly lastPassAt: number;
@@ -115,6 +128,7 @@ export interface WorkerStats {
 
 /** A running worker. */
 export interface JobWorker {
+  /** The worker id its claims and registry row carry. */
   readonly id: string;
   /** Starts claiming. Refuses unbound jobs (`X_JOB_UNBOUND`) and unenforceable concurrency. */
   start(): Promise<void>;
@@ -142,5 +156,6 @@ export interface JobWorker {
    * nothing). With `deadlineAt` (this worker's clock) it stops waiting there and logs `jobs.worker.drain-abandoned`.
    */
   stop(deadlineAt?: number): Promise<void>;
+  /** What the worker has done since it started. */
   stats(): WorkerStats;
 }

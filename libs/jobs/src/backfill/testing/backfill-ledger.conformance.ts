@@ -3,6 +3,7 @@ import type { BackfillLedger, BackfillPassProgress, BackfillPassStart } from '..
 
 /** The ledger under test over EMPTY storage. */
 export interface BackfillLedgerUnderTest {
+  /** The ledger under test. */
   readonly ledger: BackfillLedger;
   /** Frees what `make` opened; called after each test. */
   close?(): Promise<void>;

@@ -2,6 +2,7 @@ import type { EventBus } from '../event-bus';
 
 /** The bus under test over EMPTY storage. */
 export interface EventBusUnderTest {
+  /** The bus under test. */
   readonly bus: EventBus;
   /** Frees what `make` opened; called after each test. */
   close?(): Promise<void>;

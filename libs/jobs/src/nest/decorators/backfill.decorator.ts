@@ -16,13 +16,17 @@ export type BackfillClassOptions = Omit<BackfillDefinition<unknown>, 'source' | 
  * with the provider as `this`, so an injected repository or `DataSource` is at hand.
  */
 export interface BackfillProvider {
+  /** Builds the rows' query for one page. */
   source(args: BackfillSourceArgs): BackfillSource<unknown>;
+  /** Does the work for one page of rows. */
   handle(args: BackfillHandleArgs<never>): void | Promise<void>;
+  /** Counts the rows `source` selects (optional). */
   count?(args: BackfillSourceArgs): number | Promise<number>;
 }
 
 /** What `@Backfill` leaves on a class: the backfill it declared, and how a discovered instance serves it. */
 export interface BackfillClassBinding {
+  /** The backfill the class declared. */
   readonly handle: BackfillHandle;
   /** The class name, for logs. */
   readonly binder: string;

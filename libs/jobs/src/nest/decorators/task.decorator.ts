@@ -15,6 +15,7 @@ export type TaskMethod = (occurrenceMs: number) => readonly TaskEntry[];
 
 /** What `@Task` leaves on a method: the task it declared, and how a discovered provider instance serves it. */
 export interface TaskMethodBinding {
+  /** The task the method declared. */
   readonly handle: TaskHandle;
   /** `Class.method`, for logs. */
   readonly binder: string;

@@ -16,7 +16,9 @@ export type JobsCheck = { readonly status: 'up' | 'down' | 'degraded' } & Readon
 
 /** What a probe answers: every check it ran by name, and the names of those that are down. */
 export interface JobsProbeReport {
+  /** The names of the checks that are down. */
   readonly failing: readonly string[];
+  /** Every check the probe ran, by name. */
   readonly checks: Readonly<Record<string, JobsCheck>>;
 }
 

@@ -3,6 +3,7 @@ import type { JobsError } from '../../errors/jobs-error';
 
 /** What `JobsErrorFilter` answers: Nest's usual `statusCode` and `message`, plus the stable code. */
 export interface JobsErrorBody {
+  /** The HTTP status. */
   readonly statusCode: number;
   /** The stable `X_…` code: what a client matches on. */
   readonly code: string;

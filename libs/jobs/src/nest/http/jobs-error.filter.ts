@@ -30,6 +30,7 @@ export class JobsErrorFilter implements ExceptionFilter<JobsError> {
     @Optional() private readonly runtime?: JobsRuntime,
   ) {}
 
+  /** Replies to an HTTP request with the error's status and body; rethrows outside HTTP. */
   catch(error: JobsError, host: ArgumentsHost): void {
     if (host.getType() !== 'http') throw error;
     const status = jobsErrorHttpStatus(error.code);

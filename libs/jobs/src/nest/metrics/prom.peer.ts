@@ -6,9 +6,13 @@ import { OptionalPeerMissingError } from '../../errors/declaration-errors';
  * in an app without prom-client.
  */
 export interface MetricsRegistryLike {
+  /** Renders every metric in the exposition format. */
   metrics(): Promise<string>;
+  /** The exposition format's content type. */
   readonly contentType: string;
+  /** The metric registered under `name`, if any. */
   getSingleMetric(name: string): unknown;
+  /** Unregisters the metric named `name`. */
   removeSingleMetric(name: string): void;
 }
 

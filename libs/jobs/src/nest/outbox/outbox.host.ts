@@ -63,6 +63,7 @@ export class OutboxHost implements JobsRoleHost, OnModuleInit {
     return outboxBacklogCacheOf(this.options.store, this.runtime.config.clock).read();
   }
 
+  /** Hands the outbox facade and this host to `JobsLifecycle`. */
   onModuleInit(): void {
     this.lifecycle.addFacade(() => this.installFacade());
     this.lifecycle.addHost(this);
@@ -92,6 +93,7 @@ export class OutboxHost implements JobsRoleHost, OnModuleInit {
     );
   }
 
+  /** Starts the relay and the outbox wake (the store's own, else the backend's). */
   async start(): Promise<void> {
     const { clock, logger, shutdownDeadlineMs } = this.runtime.config;
     const relay = outboxRelay({
@@ -125,6 +127,7 @@ export class OutboxHost implements JobsRoleHost, OnModuleInit {
     }
   }
 
+  /** Stops the wake and the relay's polling. */
   beginStop(): void {
     const relay = this.#relay;
     if (relay === undefined) return;
@@ -133,6 +136,7 @@ export class OutboxHost implements JobsRoleHost, OnModuleInit {
     relay.beginDrain();
   }
 
+  /** Joins the relay's pass in flight, up to `deadlineAt`. */
   async stop(deadlineAt: number): Promise<void> {
     const relay = this.#relay;
     if (relay === undefined) return;

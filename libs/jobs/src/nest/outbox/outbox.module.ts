@@ -31,6 +31,7 @@ function resolve(
  */
 @Module({})
 export class OutboxModule {
+  /** The outbox module for `{ dataSource, store }`; throws `X_INVARIANT` when either is missing. */
   static forRoot(options: OutboxModuleOptions): DynamicModule {
     if (options?.dataSource === undefined || options.store === undefined) {
       throw new InvariantError(

@@ -4,10 +4,15 @@ import { RelayLoop } from './relay-loop';
 
 /** What a relay has done since it was created. */
 export interface OutboxRelayStats {
+  /** Passes run. */
   readonly passes: number;
+  /** Staged rows claimed. */
   readonly claimed: number;
+  /** Rows published and retired (a `deduped` publish included). */
   readonly published: number;
+  /** Of those, the publishes that met an existing job (a republish, or a live key's holder). */
   readonly deduped: number;
+  /** Rows handed straight back: behind a failed publish of their transaction, or on a drain. */
   readonly released: number;
   /** Passes in which a publish failed and will be tried again (the database out of reach included). */
   readonly publishFailures: number;
@@ -42,6 +47,7 @@ export interface OutboxRelay {
    * earliest deadline wins.
    */
   stop(deadlineAt?: number): Promise<void>;
+  /** What the relay has done since it was created. */
   stats(): OutboxRelayStats;
 }
 

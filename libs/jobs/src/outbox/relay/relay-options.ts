@@ -37,10 +37,13 @@ export interface OutboxRelayFaults {
 
 /** Options of `outboxRelay()`. Only `store` and `driver` are required. */
 export interface OutboxRelayOptions {
+  /** Where staged rows are claimed from. */
   readonly store: OutboxStore;
   /** Where rows are published: each under its staged id (`driver.enqueue(record.request)`). */
   readonly driver: JobDriver;
+  /** The time source (default the system clock). */
   readonly clock?: Clock;
+  /** Where the relay logs (default a silent logger). */
   readonly logger?: JobsLogger;
   /** The pass interval after a failure, and the first idle wait (default 200 ms). */
   readonly intervalMs?: number;
@@ -68,18 +71,29 @@ export interface OutboxRelayOptions {
 
 /** The options with every default filled in and checked. */
 export interface ResolvedRelayOptions {
+  /** Where staged rows are claimed from. */
   readonly store: OutboxStore;
+  /** Where rows are published. */
   readonly driver: JobDriver;
+  /** The time source. */
   readonly clock: Clock;
+  /** Where the relay logs. */
   readonly logger: JobsLogger;
+  /** The pass interval after a failure, and the first idle wait. */
   readonly intervalMs: number;
   /** The declared ceiling, or `undefined` for the default that follows the wake. See `idleCeilingMs` (relay-loop.ts). */
   readonly idlePollMaxMs: number | undefined;
+  /** Rows per claim. */
   readonly batch: number;
+  /** The claim's lease, in ms. */
   readonly claimLeaseMs: number;
+  /** Tries to publish one row before it is quarantined. */
   readonly maxPublishAttempts: number;
+  /** The token stamped on what this relay claims. */
   readonly claimant: string;
+  /** Told the queue of every job a pass created. */
   readonly onPublished: ((queue: string) => void) | undefined;
+  /** Fault injection for tests. */
   readonly faults: OutboxRelayFaults | undefined;
 }
 

@@ -10,12 +10,15 @@ import { ids, LEASE, type OutboxSuite } from './outbox-suite';
 export interface OutboxTestTx {
   /** What `stage(request, tx)` is handed. */
   readonly tx: unknown;
+  /** Commits the transaction. */
   commit(): Promise<void>;
+  /** Rolls the transaction back. */
   rollback(): Promise<void>;
 }
 
 /** The store under test over EMPTY storage, deciding leases on the clock it was built with. */
 export interface OutboxStoreUnderTest {
+  /** The store under test. */
   readonly store: OutboxStore;
   /** Opens a transaction of the store's backend. */
   begin(): Promise<OutboxTestTx>;

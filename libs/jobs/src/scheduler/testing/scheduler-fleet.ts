@@ -16,14 +16,19 @@ export interface SchedulerFleetOptions {
   readonly startMs?: number;
   /** The lease TTL of every member (default 30 s). */
   readonly ttlMs?: number;
+  /** Each member's tick interval, as `jobScheduler`'s. */
   readonly tickIntervalMs?: number;
+  /** How often each member renews its leader lease, as `jobScheduler`'s. */
   readonly renewEveryMs?: number;
 }
 
 /** One store call, as the fleet counted it: who made it, which member, and when. */
 export interface FleetCall {
+  /** The index of the member that made the call. */
   readonly member: number;
+  /** The state or leader method called. */
   readonly call: string;
+  /** When it was called, on the fleet's clock (epoch ms). */
   readonly at: number;
 }
 
@@ -33,10 +38,15 @@ export interface FleetCall {
  * timers never fire again, as after SIGKILL) instead of stopped.
  */
 export interface SchedulerFleet {
+  /** The frozen clock every member runs on; advance it to drive the fleet. */
   readonly clock: FrozenClock;
+  /** The memory driver fires enqueue into. */
   readonly driver: MemoryJobDriver;
+  /** The scheduler state every member shares. */
   readonly state: SchedulerState;
+  /** The lease table the members elect their leader in. */
   readonly table: MemoryLeaseTable;
+  /** Records what every member logged. */
   readonly logger: RecordingLogger;
   /** Every member spawned so far, in spawn order (killed and stopped ones included). */
   readonly members: JobScheduler[];

@@ -29,6 +29,7 @@ export interface ConformanceCapabilities {
 
 /** Options of `jobDriverConformance`. */
 export interface JobDriverConformanceOptions {
+  /** What the driver under test declares it supports; suites needing anything else are skipped. */
   readonly capabilities?: ConformanceCapabilities;
 }
 

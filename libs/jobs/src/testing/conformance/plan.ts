@@ -33,8 +33,11 @@ export const CAPABILITY_SUITES: Readonly<Record<BackendCapability, readonly stri
 
 /** A capability the backend does not declare, and the suites that therefore did not run. */
 export interface SkippedCapability {
+  /** The capability the backend does not declare. */
   readonly capability: BackendCapability;
+  /** The suites that did not run for want of it. */
   readonly suites: readonly string[];
+  /** Why those suites need it. */
   readonly reason: string;
 }
 
