@@ -21,9 +21,13 @@ export interface BackfillRuntime {
 
 /** A {@link BackfillRuntime} with every field decided. */
 export interface ResolvedBackfillRuntime {
+  /** The `x_backfills` ledger, or undefined: no ledger row is kept. */
   readonly ledger: BackfillLedger | undefined;
+  /** The environment this process serves (default `JOBS_ENVIRONMENT`, else `NODE_ENV`, else `'development'`). */
   readonly environment: string;
+  /** The app's version stamped on the ledger row, or null. */
   readonly appVersion: string | null;
+  /** Where `jobs.backfill.*` events go (default the run's logger, else silent). */
   readonly logger: JobsLogger;
 }
 

@@ -7,13 +7,17 @@ import { InvariantError } from '../errors/runtime-errors';
 
 /** The part of a TypeORM `ColumnMetadata` the keyset reads. */
 export interface KeysetColumnLike {
+  /** The column's property path on the entity (`id`, `createdAt`). */
   readonly propertyPath: string;
+  /** Reads this column's value from a loaded entity. */
   getEntityValue(entity: object): unknown;
 }
 
 /** The part of a TypeORM `SelectQueryBuilder` a backfill pages with. */
 export interface SelectQueryLike<T> {
+  /** The alias of the main entity, which the key columns are qualified with. */
   readonly alias: string;
+  /** The builder's state: its where conditions (bracketed before the keyset's is added) and main entity metadata. */
   readonly expressionMap: {
     wheres: unknown[];
     readonly mainAlias?: {
@@ -24,26 +28,39 @@ export interface SelectQueryLike<T> {
       };
     };
   };
+  /** A copy the page reshapes, leaving the source's own builder untouched. */
   clone(): SelectQueryLike<T>;
+  /** Sets the where condition (a repository source's `where`). */
   where(where: string | object | object[], parameters?: Record<string, unknown>): unknown;
+  /** Adds the keyset's `key > cursor` condition. */
   andWhere(where: string, parameters?: Record<string, unknown>): unknown;
+  /** Clears the source's own ordering. */
   orderBy(): unknown;
+  /** Orders by one key column. */
   addOrderBy(sort: string, order?: 'ASC' | 'DESC'): unknown;
+  /** Caps the page's rows. */
   take(take?: number): unknown;
+  /** Clears the source's own skip (called with undefined). */
   skip(skip?: number): unknown;
+  /** Clears the source's own LIMIT (called with undefined). */
   limit(limit?: number): unknown;
+  /** Clears the source's own OFFSET (called with undefined). */
   offset(offset?: number): unknown;
+  /** Runs the query and answers the page's entities. */
   getMany(): Promise<T[]>;
 }
 
 /** The part of a TypeORM `Repository` a backfill reads through. */
 export interface RepositoryLike<T> {
+  /** A fresh query builder over the repository's entity (the backfill passes the alias `backfill_row`). */
   createQueryBuilder(alias?: string): SelectQueryLike<T>;
 }
 
 /** A repository and the rows of it to sweep (a TypeORM `where`: an object, or an array of them for OR). */
 export interface RepositorySource<T> {
+  /** The repository to sweep. */
   readonly repository: RepositoryLike<T>;
+  /** Which rows to sweep: a TypeORM `where` (an array of them for OR); default every row. */
   readonly where?: object | readonly object[];
 }
 
@@ -58,7 +75,9 @@ export type KeysetCursor = readonly (string | number)[];
 
 /** One page: its rows, and the cursor after its last row (null for an empty page). */
 export interface KeysetPage<T> {
+  /** The page's rows, in key order. */
   readonly rows: readonly T[];
+  /** The key values of the last row, or null for an empty page. */
   readonly cursor: KeysetCursor | null;
 }
 

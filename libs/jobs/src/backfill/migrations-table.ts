@@ -2,7 +2,9 @@ import { InvariantError } from '../errors/runtime-errors';
 
 /** The part of a TypeORM `DataSource` {@link readAppliedMigrations} uses (structural: core never imports `typeorm`). */
 export interface MigrationsSourceLike {
+  /** Runs raw SQL, answering the rows (here `select name, timestamp` from the migrations table). */
   query(sql: string): Promise<unknown>;
+  /** The DataSource's options; only `migrationsTableName` is read (default `migrations`). */
   readonly options: { readonly migrationsTableName?: string };
 }
 

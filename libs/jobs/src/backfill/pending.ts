@@ -22,12 +22,17 @@ export const UNSWEPT_STATES: readonly BackfillState[] = ['pending', 'failed'];
 
 /** One declaration beside its newest pass. */
 export interface PendingBackfillRow {
+  /** The backfill's durable name. */
   readonly name: string;
+  /** Where it stands in this environment. */
   readonly state: BackfillState;
+  /** The declaration's checksum in this build (see `backfillChecksum`). */
   readonly checksum: string;
   /** The newest completed pass ran under another checksum (a warning: function text moves under a bundler). */
   readonly checksumMoved: boolean;
+  /** The migration that must be applied first, or null. */
   readonly requires: string | null;
+  /** The environments it belongs to; null: every one. */
   readonly environments: readonly string[] | null;
   /** The newest pass of the name, or null. */
   readonly lastRun: BackfillPassRow | null;
@@ -35,6 +40,7 @@ export interface PendingBackfillRow {
 
 /** Declared against swept, for one environment. */
 export interface PendingBackfillsReport {
+  /** The environment the report was made for. */
   readonly environment: string;
   /** One row per declaration, in declaration order. */
   readonly rows: readonly PendingBackfillRow[];
@@ -50,6 +56,7 @@ export interface PendingBackfillsInput {
   readonly declarations?: readonly BackfillDescriptor[];
   /** Ledger rows, any order: at least the newest pass and the newest completed pass of each name. */
   readonly runs: readonly BackfillPassRow[];
+  /** The environment to report for: a declaration whose `environments` leave it out is `excluded`. */
   readonly environment: string;
 }
 
@@ -100,7 +107,9 @@ export function assertNothingPending(report: PendingBackfillsReport): void {
 
 /** What {@link gateBackfill} checks one name against. */
 export interface GateBackfillInput {
+  /** The backfill to enqueue: it must be declared (else `X_BACKFILL_UNKNOWN`). */
   readonly name: string;
+  /** The environment this process serves: the declaration's `environments` must include it (`X_BACKFILL_ENVIRONMENT`). */
   readonly environment: string;
   /** Ledger rows of the name (see {@link ledgerRunsOf}). */
   readonly runs: readonly BackfillPassRow[];

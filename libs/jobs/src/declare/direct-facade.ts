@@ -7,7 +7,9 @@ import type { EventBus } from '../events/event-bus';
 
 /** Options of {@link directJobsFacade}. */
 export interface DirectJobsFacadeOptions {
+  /** The driver every enqueue is written through. */
   readonly driver: JobDriver;
+  /** The clock `now()` answers from (default `systemClock`). */
   readonly clock?: Clock;
   /** Told after a row landed, so a worker in this process starts it at once (the in-process wake). */
   readonly onEnqueued?: (queue: string) => void;

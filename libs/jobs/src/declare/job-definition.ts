@@ -39,6 +39,7 @@ export interface JobDefinition<S extends JobInputSchema, R> {
   readonly idempotencyKey: (input: OutputOf<S>) => string;
   /** The org the run acts under, or `'none'` for a job that belongs to no tenant. REQUIRED. */
   readonly tenant: ((input: OutputOf<S>) => string) | 'none';
+  /** How a failed attempt is retried (default 3 attempts, exponential backoff from 1 s, then `dead`). */
   readonly retry?: RetryPolicy;
   /** The queue (default `'default'`). */
   readonly queue?: string;

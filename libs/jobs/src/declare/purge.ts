@@ -34,7 +34,9 @@ export interface PurgeDefinition {
 
 /** What a sweep answers: the time it purged against, and the rows each target removed. */
 export interface PurgeResult {
+  /** The one clock reading (epoch ms) every target purged against. */
   readonly nowMs: number;
+  /** The rows each target removed, by target name. */
   readonly removed: Readonly<Record<string, number>>;
 }
 

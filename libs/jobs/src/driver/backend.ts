@@ -56,6 +56,7 @@ export const BACKEND_CAPABILITIES: readonly BackendCapability[] = [
 
 /** What an idle worker can take of one queue it serves, for a backend that hands rows over ({@link WakeHandOff}). */
 export interface HandOffOffer {
+  /** The queue the offer is for. */
   readonly queue: string;
   /** Free slots of the queue no held row (nor a claim on the wire) covers. */
   readonly free: number;
@@ -95,6 +96,7 @@ export interface BackendWakeTarget {
   signalEnqueued(queue: string, sweepAfterMs?: number): void;
   /** Rows of `queue` may commit within `sweepAfterMs` and none waits now: pass once, that long after, not now. */
   signalSweep?(queue: string, sweepAfterMs: number): void;
+  /** Tells whether the backend's proven cross-process wake is live (raises the idle ceiling) or lost. */
   setWakeLive(live: boolean): void;
   /** The worker's hand-off side, when it takes rows a backend claimed for it (see {@link WakeHandOff}). */
   readonly handOff?: WakeHandOff;
@@ -108,6 +110,7 @@ export interface BackendWakeTarget {
 export interface JobsBackend {
   /** A short name for logs (`memory`, `postgres`, `redis`): the driver's kind. */
   readonly kind: string;
+  /** The driver every job row is read and written through. */
   readonly driver: JobDriver;
   /** What the backend declares it can do; each `true` is held to its conformance suites. */
   readonly capabilities: BackendCapabilities;

@@ -2,7 +2,9 @@ import { InvariantError } from '../errors/runtime-errors';
 
 /** One tier of the per-job history: buckets `bucketMs` wide, kept while they started less than `keepMs` ago. */
 export interface CounterTier {
+  /** The width of one bucket, ms. */
   readonly bucketMs: number;
+  /** How long a bucket is kept after it started, ms: then folded into the next tier (or dropped, in the last). */
   readonly keepMs: number;
 }
 
@@ -42,6 +44,7 @@ export interface CounterCounts {
 
 /** One bucket of one job's history. */
 export interface CounterBucket extends CounterCounts {
+  /** The job's durable name. */
   readonly job: string;
   /** The bucket's width: one of {@link COUNTER_TIERS}' `bucketMs`. */
   readonly bucketMs: number;
@@ -51,12 +54,15 @@ export interface CounterBucket extends CounterCounts {
 
 /** One job's counts summed over every bucket in a window. */
 export interface CounterTotals extends CounterCounts {
+  /** The job's durable name. */
   readonly job: string;
 }
 
 /** What `counters()` reads: one job's buckets starting at or after `sinceMs` (epoch ms, default 0: all of them). */
 export interface CounterQuery {
+  /** The job's durable name. */
   readonly job: string;
+  /** Epoch ms; only buckets starting at or after it are read (default 0). */
   readonly sinceMs?: number;
 }
 

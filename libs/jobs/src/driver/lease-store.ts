@@ -4,6 +4,7 @@ export interface LeaseHolder {
   readonly holder: string;
   /** The slot index within the key's limit. */
   readonly slot: number;
+  /** When the slot lapses unless renewed (epoch ms). */
   readonly expiresAt: number;
 }
 

@@ -4,12 +4,15 @@ import { claimOf, type ClaimedJob, type ClaimRef, type JobState } from './job-ro
 export interface NackBase extends ClaimRef {
   /** The error text to record (NUL characters are stripped at the write); null clears it. */
   readonly error: string | null;
+  /** How long the attempt ran, in ms: added to the job's counters when the attempt counts (default 0). */
   readonly durationMs?: number;
 }
 
 /** A failed attempt, counted, due again at `runAt` (default now): `delayed` while it is ahead, else `ready`. */
 export interface RetryNack extends NackBase {
+  /** Try again: the attempt counts. */
   readonly kind: 'retry';
+  /** When the row is due again (epoch ms; default now). */
   readonly runAt?: number;
 }
 
@@ -18,7 +21,9 @@ export interface RetryNack extends NackBase {
  * at `runAt` (default now), and the next claim presents the same attempt number.
  */
 export interface HandBackNack extends NackBase {
+  /** Give the run back: the attempt does not count. */
   readonly kind: 'handBack';
+  /** When the row is due again (epoch ms; default now). */
   readonly runAt?: number;
 }
 
@@ -32,17 +37,21 @@ export function unstartedHandBack(row: ClaimedJob): HandBackNack {
 
 /** A suspension (a step.sleep, a waitForEvent): `suspended` until `runAt`, the attempt handed back uncounted. */
 export interface ParkNack extends NackBase {
+  /** Suspend the run until `runAt`. */
   readonly kind: 'park';
+  /** When the suspension ends and the row is due again (epoch ms). */
   readonly runAt: number;
 }
 
 /** A run stopped for good into the dead-letter queue: `dead` (kept, requeueable). The attempt counts. */
 export interface DeadNack extends NackBase {
+  /** Bury the run in the dead-letter queue. */
   readonly kind: 'dead';
 }
 
 /** A run stopped for good outside the dead-letter queue: `failed`. */
 export interface FailNack extends NackBase {
+  /** End the run `failed`. */
   readonly kind: 'fail';
   /** The body never ran (a `whenBusy: 'fail'` refusal): the claim's attempt is handed back. Default false. */
   readonly uncounted?: boolean;

@@ -26,8 +26,11 @@ export interface RetentionPolicy {
 
 /** {@link RetentionPolicy} with every default filled in. */
 export interface ResolvedRetention {
+  /** How long a done, failed or cancelled job and a published outbox row are kept, ms. */
   readonly finishedMs: number;
+  /** How long a dead job is kept, ms. */
   readonly deadMs: number;
+  /** Rows one purge statement removes at most. */
   readonly batchSize: number;
 }
 

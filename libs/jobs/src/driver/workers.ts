@@ -7,7 +7,9 @@ export const MAX_WORKER_IN_FLIGHT = 100;
 export interface WorkerBeat {
   /** The worker id (`jobWorker`'s `id`). */
   readonly id: string;
+  /** The host name of the worker's machine. */
   readonly host: string;
+  /** The worker's process id, or null when unknown. */
   readonly pid: number | null;
   /** Epoch ms the worker started. */
   readonly startedAt: number;
@@ -19,6 +21,7 @@ export interface WorkerBeat {
 
 /** One live worker, as `workers()` answers it. */
 export interface WorkerInfo extends WorkerBeat {
+  /** The names of the queues it serves, sorted (the keys of `slots`). */
   readonly queues: readonly string[];
   /** Epoch ms of its last registry heartbeat. */
   readonly heartbeatAt: number;
@@ -44,7 +47,9 @@ export interface WorkerRegistry {
 
 /** A registry beat a claim carries (`ClaimOptions.presence`): the row to write and how long it stays live. */
 export interface ClaimPresence {
+  /** The worker row to write. */
   readonly beat: WorkerBeat;
+  /** How long the row stays live after this beat, ms. */
   readonly visibilityTimeoutMs: number;
 }
 

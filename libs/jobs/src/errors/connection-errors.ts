@@ -2,9 +2,13 @@ import { JobsError } from './jobs-error';
 
 /** Where a driver connects, as an error may name it: never the password. */
 export interface DatabaseTarget {
+  /** The host name or address connected to. */
   readonly host: string;
+  /** The TCP port (5432 unless the connection options say otherwise). */
   readonly port: number;
+  /** The database name. */
   readonly database: string;
+  /** The user connecting, when known; never the password. */
   readonly user?: string;
 }
 

@@ -41,6 +41,7 @@ export interface JobInputIssue {
   readonly index?: number;
   /** Where in the input (`address.city`, `items[2].id`); `''` for the input itself. */
   readonly path: string;
+  /** What is wrong there, as the validator put it (`required`, `expected a UUID, got 'x'`). */
   readonly message: string;
 }
 

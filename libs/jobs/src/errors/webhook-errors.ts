@@ -2,7 +2,9 @@ import { JobsError } from './jobs-error';
 
 /** What every webhook error carries in its meta: the endpoint and the event of the delivery. */
 export interface WebhookErrorSubject {
+  /** The id of the endpoint the delivery was posted to. */
   readonly endpointId: string;
+  /** The id of the event being delivered. */
   readonly eventId: string;
 }
 

@@ -12,7 +12,9 @@ export type JobBody = (args: RunArgs<unknown>) => unknown;
 
 /** A registered job: its handle, and the body that serves it (undefined until bound). */
 export interface RegisteredJob {
+  /** The job's declaration, as registered. */
   readonly handle: AnyJobHandle;
+  /** The body that runs it: the inline `run`, a bound `@Job` method, or undefined while none is bound. */
   readonly body: JobBody | undefined;
 }
 

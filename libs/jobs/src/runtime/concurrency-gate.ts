@@ -25,16 +25,21 @@ export const OPEN_GATE: GateVerdict = Object.freeze({
 
 /** What the gate needs. */
 export interface GateOptions {
+  /** The job of the claimed run: its `concurrency` says the cap and the key. */
   readonly handle: AnyJobHandle;
   /** The parsed input (the key is derived from it at every claim). */
   readonly input: unknown;
+  /** The claimed run's job id: the holder of the slot it takes. */
   readonly jobId: string;
+  /** Where the fleet slots live; undefined refuses a capped job (`ConcurrencyUnenforceableError`). */
   readonly leases: LeaseStore | undefined;
   /** How long a held slot lives without a renewal: the worker's visibility timeout. */
   readonly ttlMs: number;
   /** How often a held slot is renewed: the heartbeat interval. */
   readonly renewEveryMs: number;
+  /** The clock the renewal timer runs on. */
   readonly clock: Clock;
+  /** Where a lost slot and a failed renewal are reported. */
   readonly logger: JobsLogger;
   /** Told once when a renewal finds the slot taken by another holder. */
   readonly onLost: (error: JobSlotLostError) => void;

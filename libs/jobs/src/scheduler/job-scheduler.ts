@@ -37,6 +37,7 @@ export interface SchedulerStopOptions {
 export interface JobScheduler {
   /** This process's lease holder id. */
   readonly holderId: string;
+  /** Where it is in its life: `idle` until `start()`, then `running`, `stopping`, `stopped`. */
   readonly status: JobSchedulerStatus;
   /** Whether this scheduler believes it leads (it found out otherwise at its last renewal, at the latest). */
   isLeader(): boolean;

@@ -4,7 +4,9 @@ import { DEFAULT_LEASE_TTL_MS, SCHEDULER_LEASE_KEY, type LeaseLeader } from './l
 
 /** One held lease. */
 export interface MemoryLease {
+  /** Who holds it. */
   readonly holder: string;
+  /** When it lapses unless renewed (epoch ms, the table's clock). */
   readonly expiresAt: number;
 }
 

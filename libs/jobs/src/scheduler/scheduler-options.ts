@@ -26,6 +26,7 @@ export interface JobSchedulerOptions {
   readonly state?: SchedulerState;
   /** The one clock occurrences are decided by (default `systemClock`). */
   readonly clock?: Clock;
+  /** Where `jobs.scheduler.*` events go: start, stop, leadership, failed rounds, task catch-up (default silent). */
   readonly logger?: JobsLogger;
   /** How often a leader looks at its due times (default 1 s). */
   readonly tickIntervalMs?: number;

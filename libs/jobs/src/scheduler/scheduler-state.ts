@@ -30,7 +30,9 @@ export interface TaskFireResult {
 
 /** The last occurrence of one task that DISPATCHED. Arming and skipping move the watermark and are not fires. */
 export interface TaskFireRecord {
+  /** The task's name. */
   readonly task: string;
+  /** The occurrence that fired (epoch ms it was due). */
   readonly occurrenceMs: number;
   /** When the fire landed, on the state's clock. */
   readonly firedAt: number;
@@ -63,6 +65,8 @@ export interface SchedulerState {
   taskFires(): Promise<readonly TaskFireRecord[]>;
   /** A paused task is not dispatched; on resume its own `catchUp` decides what it missed. */
   pauseTask(task: string): Promise<void>;
+  /** Lifts a task's pause: it is dispatched again, its own `catchUp` deciding what it missed. */
   resumeTask(task: string): Promise<void>;
+  /** The names of the paused tasks. */
   pausedTasks(): Promise<readonly string[]>;
 }

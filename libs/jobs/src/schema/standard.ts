@@ -4,7 +4,9 @@ export type { StandardSchemaV1 };
 
 /** One problem found by a schema, with a dotted path (`items[2].id`). */
 export interface SchemaIssue {
+  /** Where the problem is, as `a.b[0].c`; `''` for the value itself. */
   readonly path: string;
+  /** What is wrong, as the validator put it. */
   readonly message: string;
 }
 

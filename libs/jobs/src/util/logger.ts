@@ -19,6 +19,7 @@ export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
  * {@link formatLogJson}). The Nest module's default prints one line per event through Nest's `Logger`.
  */
 export interface JobsLogger {
+  /** Reports one event: its severity, its stable name (`jobs.lease.lost`) and its flat fields. */
   log(level: LogLevel, event: string, fields?: Readonly<Record<string, unknown>>): void;
 }
 
@@ -27,6 +28,7 @@ export const silentLogger: JobsLogger = { log: () => undefined };
 
 /** A logger that keeps every event in memory: for tests that assert what was reported. */
 export interface RecordingLogger extends JobsLogger {
+  /** Every event logged so far, in order (fields `{}` when none were passed). */
   readonly events: { level: LogLevel; event: string; fields: Readonly<Record<string, unknown>> }[];
   /** Events with this name. */
   named(

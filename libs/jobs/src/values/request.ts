@@ -21,7 +21,9 @@ import { identifierProblem } from './text';
 
 /** One broken rule: the field, and why. */
 export interface ValueFault {
+  /** The field that broke the rule (`queue`, `tenantId`, `input`, …). */
   readonly field: string;
+  /** Why, as a phrase that follows the field's name (`must be a string (got null)`). */
   readonly reason: string;
 }
 

@@ -24,7 +24,9 @@ import { signWebhook } from './webhook-signature';
 
 /** What a webhook job takes: the endpoint and the event by id, and the org that owns the endpoint. */
 export interface WebhookInput {
+  /** The endpoint to post to, read through the declaration's `endpoint()` on every attempt. */
   readonly endpointId: string;
+  /** The event to post, read through the declaration's `event()` on every attempt. */
   readonly eventId: string;
   /** The endpoint's org; required by a `tenant: ({ orgId }) => orgId` declaration, absent under `'none'`. */
   readonly orgId?: string | undefined;
@@ -32,8 +34,11 @@ export interface WebhookInput {
 
 /** What a delivered attempt answers (the job's result). */
 export interface WebhookDelivered {
+  /** The endpoint posted to. */
   readonly endpointId: string;
+  /** The event delivered. */
   readonly eventId: string;
+  /** The 2xx status the receiver answered. */
   readonly status: number;
 }
 

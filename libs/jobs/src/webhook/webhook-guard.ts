@@ -40,6 +40,10 @@ export interface WebhookGuardOptions {
 export class WebhookSignatureGuard implements CanActivate {
   constructor(private readonly options: WebhookGuardOptions) {}
 
+  /**
+   * Verifies the request's signature over its raw body: sets `request.webhook` and answers true, or throws 401
+   * (`InvariantError` when there is no raw body).
+   */
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<RawBodyRequest>();
     const body =

@@ -15,15 +15,21 @@ export type WebhookAttemptOutcome =
 
 /** One delivery attempt: written before the attempt's outcome is thrown or returned. */
 export interface WebhookAttempt {
+  /** The endpoint the attempt was for. */
   readonly endpointId: string;
+  /** The event the attempt carried. */
   readonly eventId: string;
+  /** The event's topic. */
   readonly topic: string;
   /** The org the run acted under, or null (`tenant: 'none'`). */
   readonly orgId: string | null;
+  /** The id of the job row that made the attempt. */
   readonly jobId: string;
+  /** The id of the run within that job. */
   readonly runId: string;
   /** The job's attempt number (1-based). */
   readonly attempt: number;
+  /** How the attempt ended. */
   readonly outcome: WebhookAttemptOutcome;
   /** The HTTP status, or null when there was no answer. */
   readonly status: number | null;
@@ -41,6 +47,7 @@ export interface WebhookAttempt {
 export interface WebhookDisable {
   /** The consecutive failed attempts that reached `disableAfter`. */
   readonly failures: number;
+  /** When it was disabled (epoch ms, the webhook's clock). */
   readonly atMs: number;
   /** The code of the attempt that tipped it. */
   readonly code: string | null;

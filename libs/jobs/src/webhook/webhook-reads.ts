@@ -26,7 +26,9 @@ export interface WebhookEndpoint {
 
 /** What `event()` answers: the topic and the exact body to post (JSON text). */
 export interface WebhookEvent {
+  /** The event's topic: sent in `x-ultimate-webhook-topic` and signed; non-empty printable ASCII without `:`. */
   readonly topic: string;
+  /** The exact body posted, as `application/json`, and signed. */
   readonly body: string;
 }
 

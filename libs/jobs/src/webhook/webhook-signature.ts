@@ -11,7 +11,9 @@ export const WEBHOOK_TOLERANCE_SECONDS = 300;
 
 /** What one signature covers: the event id, its topic, the exact body posted, and the send time. */
 export interface WebhookSignedParts {
+  /** The event's id (the `x-ultimate-webhook-id` header): non-empty printable ASCII without `:`. */
   readonly eventId: string;
+  /** The event's topic (the `x-ultimate-webhook-topic` header): non-empty printable ASCII without `:`. */
   readonly topic: string;
   /** The exact bytes posted (a string is read as UTF-8). */
   readonly body: string | Uint8Array;
@@ -64,6 +66,7 @@ export function signWebhook(secret: string, parts: WebhookSignedParts): Record<s
 
 /** A received request as the verifier reads it: its headers and its raw body, exactly as received. */
 export interface WebhookRequestLike {
+  /** The request's headers as the framework parsed them: looked up in any case; a header given twice counts as missing. */
   readonly headers: Readonly<Record<string, string | readonly string[] | undefined>>;
   /** The raw body (Nest: `req.rawBody` with `NestFactory.create(AppModule, { rawBody: true })`). */
   readonly body: string | Uint8Array | undefined;

@@ -20,7 +20,9 @@ export interface LimitConfig {
 
 /** The part of a row the limits read. */
 export interface LimitedRun {
+  /** The queue the run was claimed from: counted against `perQueue`. */
   readonly queue: string;
+  /** The tenant it runs under, or null for a job with no tenant (exempt from `perTenant` and `ratePerTenant`). */
   readonly tenantId: string | null;
 }
 

@@ -13,6 +13,7 @@ export interface MemoryBackendOptions {
 
 /** The memory backend: its driver is the memory driver. */
 export interface MemoryBackend extends JobsBackend {
+  /** The memory driver, with its operator surface and lease store. */
   readonly driver: MemoryJobDriver;
 }
 

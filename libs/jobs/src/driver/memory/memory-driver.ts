@@ -25,9 +25,13 @@ export interface MemoryJobDriverOptions {
 
 /** The memory driver: a {@link JobDriver} that always carries the operator surface and the lease store. */
 export interface MemoryJobDriver extends JobDriver {
+  /** Always `'memory'`. */
   readonly kind: 'memory';
+  /** The operator surface over the same maps, always present. */
   readonly introspect: JobIntrospection;
+  /** The fleet lease store over the same maps, always present. */
   readonly leases: LeaseStore;
+  /** A rescue and a claim in one pass over the maps (see {@link JobDriver.claimRescuing}); always present. */
   claimRescuing(options: ClaimOptions, rescue: RescueRequest): Promise<ClaimAndRescueResult>;
 }
 

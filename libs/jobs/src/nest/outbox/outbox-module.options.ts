@@ -40,7 +40,10 @@ export interface OutboxModuleOptions {
 
 /** The options with the store resolved. */
 export interface ResolvedOutboxModuleOptions {
+  /** The store, built from the `DataSource` when a factory was passed. */
   readonly store: OutboxStore;
+  /** What an enqueue outside any transaction does (default `'optional'`: publish directly). */
   readonly mode: OutboxMode;
+  /** The relay knobs (default `{}`: the relay's own defaults). */
   readonly relay: OutboxModuleRelayOptions;
 }

@@ -8,12 +8,19 @@
 export interface OutboxQueryRunner {
   /** The transaction's `EntityManager`: what `currentEntityManager()` answers inside the request. */
   readonly manager: object;
+  /** Whether a transaction is open on the runner (read before a rollback). */
   readonly isTransactionActive: boolean;
+  /** Takes the runner's connection from the pool. */
   connect(): Promise<unknown>;
+  /** Opens a transaction. */
   startTransaction(): Promise<void>;
+  /** Commits the open transaction. */
   commitTransaction(): Promise<void>;
+  /** Rolls back the open transaction. */
   rollbackTransaction(): Promise<void>;
+  /** Gives the connection back to the pool. */
   release(): Promise<void>;
+  /** Runs one statement with positional parameters, answering TypeORM's structured result (`useStructuredResult`). */
   query(
     query: string,
     parameters: unknown[] | undefined,
@@ -23,6 +30,7 @@ export interface OutboxQueryRunner {
 
 /** The part of a TypeORM `DataSource` the outbox uses: it opens query runners. */
 export interface OutboxDataSource {
+  /** Opens a query runner: one pooled connection, released by its caller. */
   createQueryRunner(): OutboxQueryRunner;
 }
 
@@ -31,6 +39,8 @@ export interface OutboxDataSource {
  * TypeORM's `EntityManager` is one; name it as the type argument to get its full type back.
  */
 export interface OutboxEntityManager {
+  /** The query runner the manager is bound to (a transaction's manager has one). */
   readonly queryRunner?: unknown;
+  /** The repository of an entity, bound to this manager. */
   getRepository(target: never): unknown;
 }
