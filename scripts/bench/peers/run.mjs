@@ -222,7 +222,9 @@ async function runPeer(peer) {
 
 /** Every peer idle at once (floors have no idle worker): records each one's statements or commands a minute. */
 async function runIdle(idlePeers) {
-  console.log('idle: every peer at once, 15 s to back off, then three 20 s windows');
+  console.log(
+    `idle: every peer at once, 15 s to back off, then ${runs} windows of a whole minute (a once-a-minute beat counts)`,
+  );
   const stores = [];
   for (const peer of idlePeers) stores.push(await freshStore(peer)); // one admin session: one at a time
   try {
@@ -236,7 +238,7 @@ async function runIdle(idlePeers) {
         context: contexts[i],
         database: stores[i].database,
       })),
-      { admin, redis, settleMs: 15_000, windowMs: 20_000, windows: runs },
+      { admin, redis, settleMs: 15_000, windowMs: 60_000, windows: runs },
     );
     idlePeers.forEach((peer, i) => perMinute[i].forEach((n) => record(peer, 'idle', n)));
   } finally {

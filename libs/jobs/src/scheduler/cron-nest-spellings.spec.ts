@@ -63,6 +63,19 @@ const NEST_SPELLINGS: readonly (readonly [cron: string, fires: string[]])[] = [
   ],
   // weekdays 1, 3, 5 and 7 (Sunday), as `cron` reads 1/2 over 0-7
   ['0 0 * * 1/2', iso('01T23:00:00', '03T23:00:00', '04T23:00:00', '06T23:00:00', '08T23:00:00')],
+  // the start named, as `cron` takes it: the same days, the same months
+  ['0 0 * * MON/2', iso('01T23:00:00', '03T23:00:00', '04T23:00:00', '06T23:00:00', '08T23:00:00')],
+  ['0 0 * * mon/2', iso('01T23:00:00', '03T23:00:00', '04T23:00:00', '06T23:00:00', '08T23:00:00')],
+  [
+    '0 0 1 JAN/4 *',
+    [
+      '2026-04-30T22:00:00.000Z',
+      '2026-08-31T22:00:00.000Z',
+      '2026-12-31T23:00:00.000Z',
+      '2027-04-30T22:00:00.000Z',
+      '2027-08-31T22:00:00.000Z',
+    ],
+  ],
 ];
 
 describe("@Cron's own spellings: the nicknames and a step from a start", () => {

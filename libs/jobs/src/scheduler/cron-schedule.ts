@@ -71,7 +71,8 @@ const FIELD_ENDS = [59, 59, 23, 31, 12, 7] as const;
 
 /**
  * What `@Cron` (the `cron` package) takes and croner refuses, spelled croner's way: the nicknames above, and a step
- * from a start with no range (`0/15`, Quartz's spelling), which runs from the start to the field's end (`0-59/15`).
+ * from a start with no range (`0/15`, Quartz's spelling; the start may be a name, `MON/2`), which runs from the start
+ * to the field's end (`0-59/15`, `MON-7/2`).
  * Anything else is handed on as written, for croner to take or refuse.
  */
 function nestSpellings(cron: string): string {
@@ -87,7 +88,7 @@ function nestSpellings(cron: string): string {
         .split(',')
         .map((part) =>
           part.replace(
-            /^(\d+)\/(\d+)$/,
+            /^(\d+|[a-z]{3})\/(\d+)$/i,
             (_, from: string, step: string) => `${from}-${ends[i]}/${step}`,
           ),
         )
