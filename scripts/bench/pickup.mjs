@@ -269,7 +269,7 @@ export async function benchPickup(serverUrl) {
     );
 
     console.log('\nIdle cost');
-    const windowMs = Number(process.env.BENCH_IDLE_WINDOW_MS ?? 15_000);
+    const windowMs = Number(process.env.BENCH_IDLE_WINDOW_MS ?? 60_000);
     const idle = await idleStatements(db.url, windowMs);
     report(
       'statements per idle worker minute, proven wake',
