@@ -1,6 +1,7 @@
 import { claimOf } from '../driver/job-row';
 import type { JobDriver } from '../driver/job-driver';
 import { memoryJobDriver } from '../driver/memory';
+import { errorCodeOf, JobsError } from '../errors/jobs-error';
 import { uuidv7 } from '../util/ids';
 import { ackBatcher } from './ack-batcher';
 import { batchRequest as request, gatedAcks } from '../../test/gated-acks';
@@ -34,6 +35,35 @@ describe('ackBatcher', () => {
     const inner = memoryJobDriver();
     const acks = ackBatcher({ ...inner, ackMany: () => Promise.reject(new Error('down')) });
     await expect(acks.ack(uuidv7(), { workerId: 'w', claim: uuidv7() })).rejects.toThrow('down');
+  });
+
+  it('fails a batch at once when the database is out of reach, rather than sending each ack again', async () => {
+    const down = new JobsError('X_DRIVER_UNAVAILABLE', 'the database is out of reach');
+    const held: (() => void)[] = [];
+    const alone: string[] = [];
+    const driver: JobDriver = {
+      ...memoryJobDriver(),
+      ackMany: () => new Promise((_, reject) => held.push(() => reject(down))),
+      ack: (jobId) => {
+        alone.push(jobId);
+        return Promise.reject(down);
+      },
+    };
+    const acks = ackBatcher(driver);
+    // two lone acks fill the wire; the next three queue and leave as one batch of three
+    const answers = [1, 2, 3, 4, 5].map(() =>
+      acks.ack(uuidv7(), { workerId: 'w', claim: uuidv7() }).then(
+        () => 'answered',
+        (error: unknown) => errorCodeOf(error),
+      ),
+    );
+    while (held.length > 0) {
+      held.shift()?.();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(await Promise.all(answers)).toEqual(answers.map(() => 'X_DRIVER_UNAVAILABLE'));
+    expect(alone).toEqual([]);
+    expect(acks.pending()).toBe(0);
   });
 
   it('acks one by one through a driver without ackMany', async () => {

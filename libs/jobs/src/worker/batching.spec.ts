@@ -101,6 +101,66 @@ describe('jobWorker batching', () => {
     expect(h.worker.stats().claimed).toBe(11);
   });
 
+  it('a manual stop() hands the held rows back uncounted as well, and waits for the run', async () => {
+    const handle = blocking('batch.stop-held');
+    h = await runJobs({ jobs: [handle], claimAhead: true, concurrency: 1 });
+    for (let n = 0; n < 10; n++) await handle.enqueue({ n });
+    await h.settle();
+    await h.advance(100); // 10 runs in one 100 ms window: a target of 20 rows ahead
+    await backlog(h, 'batch.stop-held', 39);
+    expect((await h.driver.stats())[0]?.running).toBe(1 + 20);
+
+    const stopping = h.worker.stop();
+    await h.settle();
+    hold?.();
+    hold = undefined;
+    await h.settle();
+    await stopping;
+    const rows = await h.driver.introspect!.list({ state: 'ready', limit: 100 });
+    const back = rows.filter((r) => (r.input as { n: number }).n > 1_000);
+    expect(back).toHaveLength(39);
+    expect(back.every((r) => r.attempt === 0)).toBe(true);
+    expect(h.worker.stats()).toMatchObject({ completed: 11, claimed: 11, inFlight: 0 });
+  });
+
+  it('starts the rows it holds in priority order as the slot frees', async () => {
+    const started: number[] = [];
+    const handle = job({
+      name: 'batch.priority',
+      input,
+      idempotencyKey: ({ n }) => `n:${n}`,
+      tenant: 'none',
+      run: ({ input: i }) => {
+        started.push(i.n);
+        return i.n === 1_000 ? new Promise<void>((resolve) => (hold = resolve)) : undefined;
+      },
+    });
+    h = await runJobs({ jobs: [handle], claimAhead: true, concurrency: 1 });
+    for (let n = 0; n < 10; n++) await handle.enqueue({ n });
+    await h.settle();
+    await h.advance(100); // a target of 20 rows ahead: the claim below takes them all
+    started.length = 0;
+    // n = 1,000 first in claim order (priority 0), then five rows whose priorities run against their order
+    const priorities = [0, 5, 3, 4, 1, 2];
+    const rows = priorities.map((priority, i) => ({
+      ...request(h!.clock, i),
+      name: 'batch.priority',
+      queue: 'default',
+      input: { n: 1_000 + i },
+      idempotencyKey: `n:${1_000 + i}`,
+      priority,
+    }));
+    await h.driver.enqueueMany(rows);
+    h.worker.signalEnqueued('default');
+    await h.settle();
+    expect(started).toEqual([1_000]);
+    expect((await h.driver.stats())[0]?.running).toBe(6);
+    hold?.();
+    hold = undefined;
+    await h.settle();
+    expect(started).toEqual([1_000, 1_004, 1_005, 1_002, 1_003, 1_001]);
+  });
+
   it('hands a held row back rather than start it once it has waited a heartbeat interval', async () => {
     const handle = blocking('batch.stale');
     h = await runJobs({

@@ -100,6 +100,64 @@ describe('ClaimPlanner', () => {
     }
   });
 
+  it('a slot that frees while a claim is out waits for that claim to return', () => {
+    const { planner: p, ledger } = planner({ slots: { a: 2 }, claimAhead: false });
+    const run = { queue: 'a', tenantId: null };
+    ledger.take(run);
+    const first = p.plan(T0)!;
+    expect(first.options.slots).toMatchObject([{ queue: 'a', limit: 1 }]);
+    // the run ends while the claim is on the wire: no second claim races it for the freed slot
+    ledger.give(run);
+    expect(p.plan(T0 + 1)).toBeUndefined();
+    p.returned(first);
+    expect(p.plan(T0 + 2)?.options.slots).toMatchObject([{ queue: 'a', limit: 2 }]);
+  });
+
+  /** A planner over one busy slot of `a` whose measured rate sets a prefetch target of 6 rows from T0 + 100. */
+  function busyAtTarget6() {
+    const made = planner({ slots: { a: 1 } });
+    made.ledger.take({ queue: 'a', tenantId: null });
+    for (let i = 0; i < 3; i++) made.held.completed('a');
+    // the rate's window opens at the first look: 3 runs in 100 ms, 0.03 a ms over the 200 ms horizon
+    expect(made.planner.plan(T0)).toBeUndefined();
+    return made;
+  }
+
+  it('tops the buffer up once a third of its target is missing, not before', () => {
+    const { planner: p, held } = busyAtTarget6();
+    held.hold(
+      [1, 2, 3, 4, 5].map((n) => heldRow('a', `${n}`)),
+      T0,
+    );
+    // 5 of 6 held: one short is less than a third
+    expect(p.plan(T0 + 100)).toBeUndefined();
+    held.next('a', T0 + 100, []);
+    // 4 of 6 held: two short is a third
+    expect(p.plan(T0 + 100)?.options.slots).toEqual([
+      { queue: 'a', limit: 0, ahead: 2, names: ['a.job'] },
+    ]);
+  });
+
+  it('counts the rows a claim on the wire asked ahead for: no second claim asks for them again', () => {
+    const { planner: p } = busyAtTarget6();
+    const first = p.plan(T0 + 100)!;
+    expect(first.options.slots).toMatchObject([{ queue: 'a', limit: 0, ahead: 6 }]);
+    expect(p.plan(T0 + 101)).toBeUndefined();
+    p.returned(first);
+    expect(p.plan(T0 + 102)?.options.slots).toMatchObject([{ queue: 'a', ahead: 6 }]);
+  });
+
+  it('a rescuing claim that fails after a later one rescued does not make the next claim rescue', () => {
+    const rescues = new RescueCadence(1_000);
+    expect(rescues.due(T0)).toBe(true);
+    expect(rescues.due(T0 + 1_000)).toBe(true);
+    // the claim sent at T0 fails only now: the one sent at T0 + 1000 still rescued within the interval
+    rescues.failed(T0);
+    expect(rescues.due(T0 + 1_001)).toBe(false);
+    rescues.failed(T0 + 1_000);
+    expect(rescues.due(T0 + 1_002)).toBe(true);
+  });
+
   it('rescues on the first claim and after a rescuing claim failed, not on every busy claim', () => {
     const { planner: p } = planner({ claimAhead: false });
     const first = p.plan(T0)!;

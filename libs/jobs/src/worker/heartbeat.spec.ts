@@ -171,13 +171,21 @@ describe('the lease heartbeat', () => {
 
   it('a heartbeat that hangs is caught like one that rejects: a window with none landing', async () => {
     const { handle, reasons } = abortRecording('heartbeat.hangs', 1);
-    const h = await start([handle], () => () => new Promise<boolean>(() => undefined), {
-      concurrency: 1,
-    });
+    let sent = 0;
+    const h = await start(
+      [handle],
+      () => () => {
+        sent++;
+        return new Promise<boolean>(() => undefined);
+      },
+      { concurrency: 1 },
+    );
     await handle.enqueue({ n: 1 });
     await h.settle();
 
     await h.advance(VISIBILITY - 1);
+    // two intervals passed: the renewal on the wire is not piled on by a second one
+    expect(sent).toBe(1);
     expect(h.logger.named('jobs.lease.lost')).toHaveLength(0);
     await h.advance(1);
     expect(h.logger.named('jobs.lease.lost')).toHaveLength(1);

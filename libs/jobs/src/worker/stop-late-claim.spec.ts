@@ -1,19 +1,25 @@
 import { job } from '../declare/job';
 import type { JobDriver } from '../driver/job-driver';
 import { memoryJobDriver } from '../driver/memory';
+import { errorCodeOf } from '../errors/jobs-error';
 import { t } from '../schema';
 import { frozenClock } from '../testing/frozen-clock';
 import { runJobs, type JobsHarness } from '../testing/run-jobs';
 import { gate } from '../testing/test-kit';
 
 const ran: number[] = [];
+/** Each run's signal as its body saw it: aborted, and why. */
+const signals: { aborted: boolean; reason: unknown }[] = [];
 const late = job({
   name: 'stop-late.noop',
   input: t.object({ n: t.number }),
   idempotencyKey: ({ n }) => `n:${n}`,
   tenant: 'none',
-  run: ({ input }) => {
+  run: ({ input, signal }) => {
     ran.push(input.n);
+    signals.push({ aborted: signal.aborted, reason: signal.reason });
+    // a body that honours its signal: a drain's abort ends it
+    signal.throwIfAborted();
     return 'ran';
   },
 });
@@ -44,6 +50,7 @@ describe('a claim that answers after the stop gave up waiting for it', () => {
     await h?.close();
     h = undefined;
     ran.length = 0;
+    signals.length = 0;
   });
 
   it.each([
@@ -75,4 +82,31 @@ describe('a claim that answers after the stop gave up waiting for it', () => {
       expect(h.clock.pending()).toBe(0);
     },
   );
+});
+
+describe('a claim that answers while the drain still waits for it', () => {
+  let h: JobsHarness | undefined;
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+    ran.length = 0;
+    signals.length = 0;
+  });
+
+  it("starts its rows under the drain's abort: X_DRAINING, handed back uncounted", async () => {
+    const slow = await slowClaims();
+    h = slow.h;
+    const { id } = await late.enqueue({ n: 1 });
+    await h.settle();
+
+    h.worker.beginDrain('SIGTERM');
+    const stopping = h.worker.stop();
+    // the claim answers before the stop's wait ends: the row starts, under the drain's abort
+    slow.answer.open();
+    await h.settle();
+    await stopping;
+    expect(signals.map((s) => [s.aborted, errorCodeOf(s.reason)])).toEqual([[true, 'X_DRAINING']]);
+    expect(h.worker.stats()).toMatchObject({ completed: 0, interrupted: 1 });
+    expect(await h.driver.get(id)).toMatchObject({ state: 'ready', attempt: 0 });
+  });
 });

@@ -40,10 +40,10 @@ describe("a worker's hand-off side meeting a claim of its own on the wire", () =
   });
 
   /**
-   * A worker at concurrency 1 whose claims can be held on the wire (`hold()`; `release()` lets them reach the memory
+   * A worker at `concurrency` (1 unless given) whose claims can be held on the wire (`hold()`; `release()` lets them reach the memory
    * driver), the memory driver under it, and a row claimed for it as a backend's hand-off claims one.
    */
-  async function start() {
+  async function start(concurrency = 1) {
     const clock = frozenClock();
     const inner = memoryJobDriver({ clock });
     let gate: Promise<void> | undefined;
@@ -59,7 +59,7 @@ describe("a worker's hand-off side meeting a claim of its own on the wire", () =
         return inner.claimRescuing(o, r);
       },
     };
-    h = await runJobs({ jobs: [noop], clock, driver, concurrency: 1, installFacade: false });
+    h = await runJobs({ jobs: [noop], clock, driver, concurrency, installFacade: false });
     await settle();
     const worker = h.worker as JobWorker & { readonly handOff: WakeHandOff };
     const enqueue = async (n: number): Promise<string> =>
@@ -133,6 +133,25 @@ describe("a worker's hand-off side meeting a claim of its own on the wire", () =
     finishTwo();
     await settle();
     expect((await s.inner.get(claimedId))?.state).toBe('done');
+  });
+
+  it('offers nothing while that claim is out, though a run freed a slot meanwhile', async () => {
+    const s = await start(2);
+    await s.enqueue(2);
+    s.worker.signalEnqueued(QUEUE);
+    await settle();
+    expect(ran).toEqual([2]);
+    s.hold();
+    s.worker.signalEnqueued(QUEUE);
+    await settle();
+    // the claim for the other slot is on the wire when the run gives its slot back
+    finishTwo();
+    await settle();
+    const whileOut = s.worker.handOff.offers();
+    s.release();
+    await settle();
+    expect(whileOut).toEqual([]);
+    expect(s.worker.handOff.offers()).toEqual([{ queue: QUEUE, free: 2, names: [NAME] }]);
   });
 });
 
