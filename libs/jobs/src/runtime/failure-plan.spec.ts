@@ -69,6 +69,14 @@ describe('planFailure: what a failed attempt comes to, before anything is writte
     expect(plan).toMatchObject({ kind: 'stop', deadLetter: false });
   });
 
+  it('a wait an error names is read only for a retry-after code: any other error follows the back-off', () => {
+    const named = coded('X_TEST_UNCLASSIFIED', { meta: { retryAfterSeconds: 30 } });
+    expect(planFailure(named, claimed(1, 4), fixed, false, undefined)).toEqual({
+      kind: 'retry',
+      delayMs: 2_000,
+    });
+  });
+
   it('backs a row of a job this process does not know off exponentially from 1 s, with jitter', () => {
     const half = (): number => 0.5;
     // attempt 2: base 2,000 ms; equal jitter at 0.5 is 1,000 + 500
@@ -76,5 +84,18 @@ describe('planFailure: what a failed attempt comes to, before anything is writte
       kind: 'retry',
       delayMs: 1_500,
     });
+  });
+
+  it('caps that back-off at an hour', () => {
+    // attempt 20: base 1,000 × 2^19 ms, clamped to 3,600,000; equal jitter at 0.5 is 1,800,000 + 900,000
+    expect(planFailure(new Error('boom'), claimed(20, 30), undefined, false, () => 0.5)).toEqual({
+      kind: 'retry',
+      delayMs: 2_700_000,
+    });
+  });
+
+  it('dead-letters the final failure of a row whose job this process does not know', () => {
+    const plan = planFailure(new Error('boom'), claimed(5, 5), undefined, true, undefined);
+    expect(plan).toMatchObject({ kind: 'stop', stop: 'attempts-exhausted', deadLetter: true });
   });
 });

@@ -152,4 +152,36 @@ describe('progress(done, total, note)', () => {
       progress: { done: 2, total: 4, note: 'half way' },
     });
   });
+
+  it('a progress write the driver fails is swallowed: the run completes all the same', async () => {
+    const clock = frozenClock();
+    const inner = memoryJobDriver({ clock });
+    let refused = 0;
+    const driver: JobDriver = {
+      ...inner,
+      recordProgress: () => {
+        refused++;
+        return Promise.reject(new Error('Connection terminated unexpectedly'));
+      },
+    };
+    const handle = job({
+      name: 'progress.write-fails',
+      input: t.object({ n: t.number }),
+      idempotencyKey: ({ n }) => `n:${n}`,
+      tenant: 'none',
+      run: ({ progress }) => {
+        progress(1, 2);
+        progress(2, 2, 'held back, flushed before the ack');
+        return 'done';
+      },
+    });
+    h = await runJobs({ jobs: [handle], clock, driver });
+    const { id } = await handle.enqueue({ n: 1 });
+    await h.settle();
+
+    expect(refused).toBe(2);
+    expect(await h.driver.get(id)).toMatchObject({ state: 'done', attempt: 1 });
+    expect(h.metrics.total('default', 'ok')).toBe(1);
+    expect(h.logger.named('jobs.worker.execute-failed')).toEqual([]);
+  });
 });

@@ -3,7 +3,7 @@ import { DEFAULT_RETRY, type ResolvedRetryPolicy } from '../declare/retry-policy
 import { t } from '../schema';
 import { harnessSlot } from '../../test/harness-slot';
 import { registerErrorRetry } from './error-retry';
-import { equalJitter, retryDelay, retrySchedule, statedDelay } from './retry-schedule';
+import { baseDelay, equalJitter, retryDelay, retrySchedule, statedDelay } from './retry-schedule';
 
 const input = t.object({ n: t.number });
 
@@ -52,6 +52,12 @@ describe('retrySchedule: the base delays between attempts', () => {
     expect(retrySchedule({})).toEqual([1000, 2000]);
   });
 
+  it('baseDelay reads an attempt below 1 as the first: never a shorter or a zero wait', () => {
+    const policy: ResolvedRetryPolicy = { ...DEFAULT_RETRY, delay: 1000 };
+    expect(baseDelay({ ...policy, backoff: 'exponential' }, 0)).toBe(1000);
+    expect(baseDelay({ ...policy, backoff: 'linear' }, 0)).toBe(1000);
+  });
+
   it('refuses a maxDelay below delay at the call, with the declaration code', () => {
     expect(() => retrySchedule({ delay: 5000, maxDelay: 1000 })).toThrow(
       expect.objectContaining({ code: 'X_JOB_DECLARATION_INVALID' }) as Error,
@@ -90,6 +96,12 @@ describe('jitter', () => {
       expect(d).toBeLessThanOrEqual(5_500);
       expect(statedDelay(policy, 90_000, random)).toBe(60_000);
     }
+  });
+
+  it('a stated delay below zero is no delay, never a wait in the past', () => {
+    const policy: ResolvedRetryPolicy = { ...DEFAULT_RETRY, maxDelay: 60_000 };
+    expect(statedDelay({ ...policy, jitter: false }, -5_000)).toBe(0);
+    expect(statedDelay({ ...policy, jitter: true }, -5_000, () => 0.5)).toBe(0);
   });
 });
 

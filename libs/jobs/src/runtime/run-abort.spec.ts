@@ -96,6 +96,19 @@ describe('RunAbort: a soft stop (the drain) and a hard stop (deadline, lost leas
     run.onStop((reason) => late.push(reason));
     expect(late).toEqual([run.reason]);
   });
+
+  it('a stop listener that removes itself while told does not make the next one miss the stop', () => {
+    const run = new RunAbort();
+    const heard: string[] = [];
+    const off = run.onStop(() => {
+      heard.push('once');
+      off();
+    });
+    run.onStop((reason) => heard.push(`each ${errorCodeOf(reason)}`));
+    run.abort(drained());
+    run.abort(new LeaseLostError('job-1'));
+    expect(heard).toEqual(['once', 'each X_DRAINING', 'each X_JOB_LEASE_LOST']);
+  });
 });
 
 describe('RunAbort in a drained attempt (driven clock)', () => {

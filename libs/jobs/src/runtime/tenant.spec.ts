@@ -6,6 +6,7 @@ import { assertTenant, crossTenant, currentTenant } from './tenant';
 
 const ORG = '0190a0a0-0000-7000-8000-0000000000d1';
 const OTHER = '0190a0a0-0000-7000-8000-0000000000d2';
+const THIRD = '0190a0a0-0000-7000-8000-0000000000d3';
 
 /** What `fn` threw, by code, or 'allowed'. */
 function verdict(fn: () => void): string {
@@ -87,6 +88,34 @@ describe('a run acts under the tenant its job declared', () => {
       noReason: 'X_JOB_TENANT_REQUIRED',
     });
     expect(await h.driver.get(id)).toMatchObject({ state: 'done', tenantId: null });
+  });
+
+  it('a crossTenant scope logs each other org once, its own org never; a new scope logs again', async () => {
+    const handle = job({
+      name: 'tenant.crossing-logged-once',
+      input: t.object({ orgId: t.uuid }),
+      idempotencyKey: ({ orgId }) => `t:${orgId}`,
+      tenant: ({ orgId }) => orgId,
+      run: () => {
+        crossTenant('nightly audit', () => {
+          for (let i = 0; i < 3; i++) assertTenant(OTHER);
+          assertTenant(ORG);
+          assertTenant(THIRD);
+        });
+        crossTenant('second pass', () => assertTenant(OTHER));
+      },
+    });
+    const h = await start({ jobs: [handle] });
+    const { id } = await handle.enqueue({ orgId: ORG });
+    await h.settle();
+
+    expect((await h.driver.get(id))?.state).toBe('done');
+    const crossed = h.logger.named('jobs.tenant.crossed').map((l) => l.fields);
+    expect(crossed.map((f) => [f.reason, f.from, f.to])).toEqual([
+      ['nightly audit', ORG, OTHER],
+      ['nightly audit', ORG, THIRD],
+      ['second pass', ORG, OTHER],
+    ]);
   });
 
   it('outside a run assertTenant allows and currentTenant is undefined', () => {
