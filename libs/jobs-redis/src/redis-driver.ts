@@ -38,6 +38,8 @@ const WAKING: ReadonlySet<ScriptName> = new Set([
   'nack',
   'requeue',
   'promote',
+  'requeueMany',
+  'promoteMany',
   'schedulerFire',
 ]);
 
@@ -161,7 +163,7 @@ export function redisJobDriver(options: RedisJobDriverOptions): RedisJobDriver {
       );
     },
     steps: redisSteps(ctx),
-    introspect: checkedIntrospection(redisIntrospection(ctx)),
+    introspect: checkedIntrospection(redisIntrospection(ctx, () => wake.touch())),
     leases: redisLeases(ctx),
     workerRegistry: redisWorkerRegistry(ctx),
     schedulerState: redisSchedulerState(ctx),

@@ -91,8 +91,15 @@ function rowOf(rest: readonly ScriptReply[]): JobRow {
   return row;
 }
 
-/** The operator surface over the deployment's keys. Values are checked by `checkedIntrospection` around it. */
-export function redisIntrospection(ctx: RedisContext): JobIntrospection {
+/**
+ * The operator surface over the deployment's keys. Values are checked by `checkedIntrospection` around it. `touch` is
+ * told when a call made rows claimable without a script of the driver's (a resumed queue), so that the driver's wake
+ * stops answering idle claims empty at once, as it does after its own waking scripts.
+ */
+export function redisIntrospection(
+  ctx: RedisContext,
+  touch: () => void = () => undefined,
+): JobIntrospection {
   const paused = `${ctx.prefix}paused`;
   return {
     list: (filter) => listRows(ctx, filter),
@@ -135,6 +142,7 @@ export function redisIntrospection(ctx: RedisContext): JobIntrospection {
     },
     async resumeQueue(queue) {
       await ctx.client.srem(paused, queue);
+      touch();
       // its waiting rows are claimable again: announced like an enqueue (see the prelude's wake)
       await ctx.client.spublish(`${ctx.prefix}wake`, queue);
     },
