@@ -41,11 +41,41 @@ async function ackOne(ctx: PgContext, item: AckManyItem): Promise<boolean> {
 }
 
 /**
- * Settles many runs done in ONE statement, each fenced on its own claim (see `SQL_ACK`). Items that cannot hold a row
- * (not uuids) and repeats of an id already in the batch answer false without reaching the statement: of the join
- * rows naming one target, UPDATE … FROM uses an unpredictable one, so only the first item of an id is sent.
+ * Settles many runs done in ONE statement per worker the batch names (a worker's own batch names one), each fenced on
+ * its own claim and worker (see `SQL_ACK`, which checks the worker against the batch's workers: only over one worker
+ * is that each item's own). Items that cannot hold a row (not uuids) and repeats of an id already in the batch answer
+ * false without reaching the statement: of the join rows naming one target, UPDATE … FROM uses an unpredictable one,
+ * so only the first item of an id is sent.
  */
 export async function ackRows(ctx: PgContext, items: readonly AckManyItem[]): Promise<boolean[]> {
+  const first = items[0]?.workerId;
+  if (items.every((item) => item.workerId === first)) return ackRowsOfOneWorker(ctx, items);
+  const answers = items.map(() => false);
+  const seen = new Set<string>();
+  const byWorker = new Map<string, number[]>();
+  items.forEach((item, i) => {
+    const id = typeof item.jobId === 'string' ? item.jobId.toLowerCase() : item.jobId;
+    if (seen.has(id)) return; // a repeat of an id answers false, whichever worker it names
+    seen.add(id);
+    const indexes = byWorker.get(item.workerId) ?? [];
+    indexes.push(i);
+    byWorker.set(item.workerId, indexes);
+  });
+  for (const indexes of byWorker.values()) {
+    const landed = await ackRowsOfOneWorker(
+      ctx,
+      indexes.map((i) => items[i] as AckManyItem),
+    );
+    indexes.forEach((i, k) => (answers[i] = landed[k] ?? false));
+  }
+  return answers;
+}
+
+/** {@link ackRows} over items that all name one worker: one statement. */
+async function ackRowsOfOneWorker(
+  ctx: PgContext,
+  items: readonly AckManyItem[],
+): Promise<boolean[]> {
   const answers = items.map(() => false);
   /** The index of the item sent for each (lower-case) id. */
   const sent = new Map<string, number>();

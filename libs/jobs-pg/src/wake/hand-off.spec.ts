@@ -6,7 +6,9 @@ import { JOB_TABLES } from '../../test/test-database';
 import { pgJobsSpec } from '../../test/pg-jobs-spec';
 import { request } from '../../test/requests';
 import { postgresJobDriver } from '../driver/pg-driver';
+import { singleEnqueueParams } from '../driver/pg-enqueue-params';
 import { toClaimedJob, type JobRecord } from '../driver/pg-rows';
+import { SQL_ENQUEUE_HAND_OFF } from '../sql/enqueue-hand-off.sql';
 import { SQL_HAND_OFF_LEAVE } from '../sql/hand-off-leave.sql';
 import { SQL_HAND_OFF_REGISTER } from '../sql/hand-off-register.sql';
 import { handOffChannel, HAND_OFF_LOCK_CLASS } from './pg-hand-off';
@@ -156,6 +158,23 @@ describe('the hand-off on PostgreSQL', () => {
     await h.client.query('select 1'); // a round trip on the session: any notification sent has arrived
     expect(h.heard).toEqual([]);
     expect(woken).toContain(row?.queue);
+  });
+
+  it("hands no row due after the statement's clock: a sender whose clock runs ahead cannot start it early", async () => {
+    const h = await holder('worker-a');
+    await h.register([{ queue: 'pg-q', free: 3, names: ['pg.job'] }]);
+    // sent as if the sender's clock said the row is due: the statement judges by its own clock ($1)
+    const later = request({ runAt: clock.now() + 1 });
+    const now = new Date(clock.now()).toISOString();
+    const { rows } = await db.pool.query<{ handed: boolean }>(
+      SQL_ENQUEUE_HAND_OFF,
+      singleEnqueueParams(later, now),
+    );
+    expect(rows.map((r) => r.handed)).toEqual([false]);
+    expect(await stored(later.id)).toMatchObject({ state: 'delayed', attempt: 0, workerId: null });
+    expect(await registrations()).toEqual([{ worker_id: 'worker-a', queue: 'pg-q', free: 3 }]);
+    await h.client.query('select 1'); // a round trip on the session: any notification sent has arrived
+    expect(h.heard).toEqual([]);
   });
 
   it('a registration writes the queues offered with a free slot and keeps the others; a leave takes all', async () => {

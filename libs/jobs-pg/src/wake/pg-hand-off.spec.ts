@@ -1,4 +1,4 @@
-import type { ClaimedJob, JobDriver, WakeHandOff } from '@ultimat3/jobs';
+import type { ClaimedJob, JobDriver, NackOptions, WakeHandOff } from '@ultimat3/jobs';
 import { frozenClock } from '@ultimat3/jobs/testing';
 import type { PgExecutor } from '../executor/pg-executor';
 import { HAND_OFF_LEAVE_MS, pgHandOff } from './pg-hand-off';
@@ -113,6 +113,57 @@ describe('pgHandOff, its session faked', () => {
     expect(left).toBe(false);
     expect(sent).toContain('leave');
     await clock.advance(1);
+    await leaving;
+    expect(left).toBe(true);
+  });
+});
+
+describe('pgHandOff leaving, its session faked', () => {
+  it('hands back, unstarted, a row heard once its leave began, and its leave waits for that hand-back', async () => {
+    const { session } = fakeSession();
+    const target = fakeTarget();
+    const backs: [string, NackOptions][] = [];
+    let answer: () => void = () => undefined;
+    const backing: Pick<JobDriver, 'nack'> = {
+      nack(id, options) {
+        backs.push([id, options]);
+        return new Promise((resolve) => (answer = () => resolve(true)));
+      },
+    };
+    // the flush marker the leave sends comes back on the session, as the server would echo it
+    const echoing: PgExecutor = {
+      query(_text, values) {
+        queueMicrotask(() => side.own.heard(String(values[1])));
+        return Promise.resolve({ rows: [], rowCount: 1 });
+      },
+    };
+    const side = pgHandOff({
+      target,
+      executor: echoing,
+      driver: backing,
+      sql: SQL,
+      clock: frozenClock(),
+    });
+    await side.own.opened(session);
+    let left = false;
+    const leaving = side.leave().then(() => (left = true));
+    side.own.heard(handed('00000000-0000-7000-8000-000000000003', 3));
+    expect(target.taken).toEqual([]);
+    expect(backs).toEqual([
+      [
+        '00000000-0000-7000-8000-000000000003',
+        {
+          kind: 'handBack',
+          workerId: 'w-1',
+          claim: '11111111-1111-4111-8111-111111111111',
+          error: null,
+          runAt: 0,
+        },
+      ],
+    ]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(left).toBe(false);
+    answer();
     await leaving;
     expect(left).toBe(true);
   });
