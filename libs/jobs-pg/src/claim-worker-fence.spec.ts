@@ -74,4 +74,25 @@ describe('PostgreSQL fences a run on its claiming worker as well as its claim (d
     expect(states).toEqual(['done', 'running', 'done']);
     expect(await driver.ackMany!([item(1), item(0)])).toEqual([true, false]);
   });
+
+  it('an item that cannot hold a row does not shadow a later item of its id, in a batch of one worker or of several', async () => {
+    const driver = postgresJobDriver({ executor: db.executor, clock });
+    const rows = await claimed(driver, clock, 3);
+    const item = (i: number, workerId = 'w'): AckManyItem => {
+      const row = rows[i] as ClaimedJob;
+      return { jobId: row.id, ...claimOf(row), workerId };
+    };
+    const malformed = (i: number, workerId: string): AckManyItem => ({
+      ...item(i, workerId),
+      claim: 'not-a-claim',
+    });
+    expect(await driver.ackMany!([malformed(0, 'w'), item(0), item(1)])).toEqual([
+      false,
+      true,
+      true,
+    ]);
+    expect(await driver.ackMany!([malformed(2, 'other'), item(2)])).toEqual([false, true]);
+    const states = await Promise.all(rows.map(async (r) => (await driver.get(r.id))?.state));
+    expect(states).toEqual(['done', 'done', 'done']);
+  });
 });

@@ -8,6 +8,7 @@ import {
   type EnqueueRequest,
 } from '@ultimat3/jobs';
 import { frozenClock } from '@ultimat3/jobs/testing';
+import { handBackEarly } from '../test/hand-back-early';
 import { request } from '../test/requests';
 import { resetJobTables, JOB_TABLES } from '../test/test-database';
 import { pgJobsSpec } from '../test/pg-jobs-spec';
@@ -94,16 +95,7 @@ describe('claim low water (PostgreSQL, driven clock)', () => {
     await claimOne(driver);
     expect(driver.lowWater.bound(QUEUE)).toBe(START - 1_000);
     const early = at(START);
-    await driver.enqueue(early);
-    const [row] = await claimOne(driver);
-    expect(row?.id).toBe(early.id);
-    await driver.nack(early.id, {
-      workerId: 'w',
-      claim: row!.claim,
-      kind: 'handBack',
-      error: null,
-      runAt: START - 2_000.5,
-    });
+    await handBackEarly(driver, QUEUE, early, START - 2_000.5);
     // the bound is a whole ms at or below the stored time, never the fraction above it
     expect(driver.lowWater.bound(QUEUE)).toBe(START - 2_001);
     expect((await claimOne(driver)).map((r) => r.id)).toEqual([early.id]);

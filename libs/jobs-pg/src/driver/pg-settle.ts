@@ -40,81 +40,62 @@ async function ackOne(ctx: PgContext, item: AckManyItem): Promise<boolean> {
   return rows[0]?.landed === 1;
 }
 
+/** An item {@link ackRows} sends: its place in the batch and its id in lower case. */
+interface SentAck {
+  readonly index: number;
+  readonly id: string;
+  readonly item: AckManyItem;
+}
+
 /**
  * Settles many runs done in ONE statement per worker the batch names (a worker's own batch names one), each fenced on
  * its own claim and worker (see `SQL_ACK`, which checks the worker against the batch's workers: only over one worker
- * is that each item's own). Items that cannot hold a row (not uuids) and repeats of an id already in the batch answer
- * false without reaching the statement: of the join rows naming one target, UPDATE … FROM uses an unpredictable one,
- * so only the first item of an id is sent.
+ * is that each item's own). Items that cannot hold a row (not uuids) and repeats of an id already sent answer false
+ * without reaching a statement: of the join rows naming one target, UPDATE … FROM uses an unpredictable one, so only
+ * the first item of an id that can hold a row is sent, whichever worker it names.
  */
 export async function ackRows(ctx: PgContext, items: readonly AckManyItem[]): Promise<boolean[]> {
-  const first = items[0]?.workerId;
-  if (items.every((item) => item.workerId === first)) return ackRowsOfOneWorker(ctx, items);
   const answers = items.map(() => false);
   const seen = new Set<string>();
-  const byWorker = new Map<string, number[]>();
-  items.forEach((item, i) => {
-    const id = typeof item.jobId === 'string' ? item.jobId.toLowerCase() : item.jobId;
-    if (seen.has(id)) return; // a repeat of an id answers false, whichever worker it names
+  const byWorker = new Map<string, SentAck[]>();
+  items.forEach((item, index) => {
+    if (!canHold(item.jobId, item)) return;
+    const id = item.jobId.toLowerCase();
+    if (seen.has(id)) return;
     seen.add(id);
-    const indexes = byWorker.get(item.workerId) ?? [];
-    indexes.push(i);
-    byWorker.set(item.workerId, indexes);
+    const group = byWorker.get(item.workerId);
+    if (group === undefined) byWorker.set(item.workerId, [{ index, id, item }]);
+    else group.push({ index, id, item });
   });
-  for (const indexes of byWorker.values()) {
-    const landed = await ackRowsOfOneWorker(
-      ctx,
-      indexes.map((i) => items[i] as AckManyItem),
-    );
-    indexes.forEach((i, k) => (answers[i] = landed[k] ?? false));
+  for (const [workerId, sent] of byWorker) {
+    const landed = await ackOfOneWorker(ctx, workerId, sent);
+    sent.forEach(({ index }, k) => (answers[index] = landed[k] === true));
   }
   return answers;
 }
 
-/** {@link ackRows} over items that all name one worker: one statement. */
-async function ackRowsOfOneWorker(
+/** Sends {@link ackRows}' items of one worker, checked and each id once: one statement. Answers per item of `sent`. */
+async function ackOfOneWorker(
   ctx: PgContext,
-  items: readonly AckManyItem[],
+  workerId: string,
+  sent: readonly SentAck[],
 ): Promise<boolean[]> {
-  const answers = items.map(() => false);
-  /** The index of the item sent for each (lower-case) id. */
-  const sent = new Map<string, number>();
-  const ids: string[] = [];
-  const workers: string[] = [];
+  if (sent.length === 1) return [await ackOne(ctx, (sent[0] as SentAck).item)];
   /** `SQL_ACK`'s $4, a jsonb object from each id to its claim, written out: both are checked uuids (`canHold`). */
   let fences = '';
-  const durations: number[] = [];
-  items.forEach((item, i) => {
-    if (!canHold(item.jobId, item)) return;
-    const id = item.jobId.toLowerCase();
-    if (sent.has(id)) return;
-    sent.set(id, i);
-    ids.push(id);
-    if (!workers.includes(item.workerId)) workers.push(item.workerId);
+  for (const { id, item } of sent)
     fences += `${fences === '' ? '{' : ','}"${id}":"${item.claim.toLowerCase()}"`;
-    durations.push(storableDuration(item.durationMs));
-  });
-  if (ids.length === 0) return answers;
-  if (ids.length === 1) {
-    const index = sent.values().next().value as number;
-    answers[index] = await ackOne(ctx, items[index] as AckManyItem);
-    return answers;
-  }
   // the statement answers the ids that did NOT land. The ids go binary (16 bytes each, copied by the server), not as
   // an array literal `pg` would build element by element and the server parse back (see `uuidArray`)
   const { rows } = await ctx.executor.query<{ id: string }>(ctx.sql.ack, [
     ctx.now(),
-    uuidArray(ids),
-    workers,
+    uuidArray(sent.map(({ id }) => id)),
+    [workerId],
     `${fences}}`,
-    durations,
+    sent.map(({ item }) => storableDuration(item.durationMs)),
   ]);
-  for (const index of sent.values()) answers[index] = true;
-  for (const { id } of rows) {
-    const index = sent.get(id);
-    if (index !== undefined) answers[index] = false;
-  }
-  return answers;
+  const missed = new Set(rows.map(({ id }) => id));
+  return sent.map(({ id }) => !missed.has(id));
 }
 
 /**

@@ -4,9 +4,10 @@
  * one run is arrays of one.
  *
  * $1 now (timestamptz; null = the database's `now()`), $2 ids uuid[] (an id appears at most once), $3 worker_ids
- * text[] (the distinct workers of the batch), $4 fences jsonb (an object: for each id of $2, as uuid text in lower case
- * with its hyphens, the claim token its run holds, written the same way), $5 durations int8[] (per id of $2, in the
- * same order: the run's duration in ms).
+ * text[] (the batch's one worker: the driver sends one statement per worker, so the worker each row is checked against
+ * is its item's), $4 fences jsonb (an object: for each id of $2, as uuid text in lower case with its hyphens, the claim
+ * token its run holds, written the same way), $5 durations int8[] (per id of $2, in the same order: the run's
+ * duration in ms).
  *
  * Returns the `id` of every item of $2 whose row did NOT move: a settle that did not land (the lease lapsed and the row
  * was re-claimed, or it was cancelled). A batch that landed whole — nearly every batch — answers no row, so the client
