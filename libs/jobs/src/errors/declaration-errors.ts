@@ -107,3 +107,16 @@ export class OptionalPeerMissingError extends JobsError {
     );
   }
 }
+
+/**
+ * `registerErrorRetry` was handed a class that is none of the three, a code this package classifies itself, or a code
+ * already registered under another class; nothing of that table was registered.
+ */
+export class ErrorRetryInvalidError extends JobsError {
+  constructor(code: string, reason: string) {
+    super('X_ERROR_RETRY_INVALID', `registerErrorRetry: ${JSON.stringify(code)} ${reason}.`, {
+      fix: "Register each of your own codes once, as 'terminal', 'retry-after' or 'retryable'.",
+      meta: { code },
+    });
+  }
+}

@@ -7,6 +7,7 @@ export type JobsErrorCode =
   | 'X_JOB_DUPLICATE'
   | 'X_JOB_INPUT_INVALID'
   | 'X_JOB_OPTIONS_INVALID'
+  | 'X_ERROR_RETRY_INVALID'
   | 'X_PEER_MISSING'
   | 'X_JOB_UNBOUND'
   | 'X_JOB_UNKNOWN'

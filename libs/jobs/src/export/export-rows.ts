@@ -3,7 +3,6 @@ import type { JobHandle } from '../declare/handle';
 import type { InputOf, JobInputSchema, OutputOf } from '../declare/job-definition';
 import { JobDeclarationInvalidError } from '../errors/declaration-errors';
 import { InvariantError } from '../errors/runtime-errors';
-import { registerErrorRetry } from '../runtime/error-retry';
 import { systemClock } from '../util/clock';
 import {
   checkedBatch,
@@ -15,12 +14,6 @@ import {
 } from './export-checks';
 import type { ExportDefinition, ExportResult } from './export-definition';
 import { exportPass, type ResolvedExport } from './export-pass';
-
-// The same page maps and encodes the same on every attempt: a retry would only rewrite the parts before it.
-registerErrorRetry({
-  X_EXPORT_PART_TOO_LARGE: 'terminal',
-  X_EXPORT_ROW_INVALID: 'terminal',
-});
 
 /** The handle `exportRows()` answers: a job over the declared input whose result is the export's counts. */
 export type ExportHandle<S extends JobInputSchema> = JobHandle<

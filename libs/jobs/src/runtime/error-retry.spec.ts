@@ -1,40 +1,78 @@
-import { DEFAULT_RETRY, type ResolvedRetryPolicy } from '../declare/retry-policy';
 import type { ClaimedJob } from '../driver/job-row';
-import { errorRetryOf, registerErrorRetry, retryAfterSecondsOf } from './error-retry';
+import { claimedAt, coded, fixedRetry as fixed } from '../../test/retry-fixtures';
+import {
+  errorRetryOf,
+  registerErrorRetry,
+  retryAfterSecondsOf,
+  type ErrorRetryClass,
+} from './error-retry';
 import { planFailure } from './failure-plan';
 
-/** The fields of a claimed row the plan reads; the rest are never touched. */
-function claimed(attempt: number, maxAttempts: number): ClaimedJob {
-  return { name: 'error-retry.job', attempt, maxAttempts } as ClaimedJob;
+const claimed = (attempt: number, maxAttempts: number): ClaimedJob =>
+  claimedAt('error-retry.job', attempt, maxAttempts);
+
+// The table is process-wide (one per spec file under jest): this file's app codes.
+registerErrorRetry({ X_TEST_THROTTLED: 'retry-after', X_TEST_REFUSED: 'terminal' });
+
+/** What `registerErrorRetry(table)` throws, or `undefined`. */
+function refusalOf(table: Readonly<Record<string, unknown>>): unknown {
+  try {
+    registerErrorRetry(table as Readonly<Record<string, ErrorRetryClass>>);
+    return undefined;
+  } catch (error) {
+    return error;
+  }
 }
 
-const fixed: ResolvedRetryPolicy = {
-  ...DEFAULT_RETRY,
-  attempts: 4,
-  backoff: 'fixed',
-  delay: 2_000,
-  jitter: false,
-};
-
-const coded = (code: string, extra: object = {}): Error =>
-  Object.assign(new Error(`failed with ${code}`), { code }, extra);
-
-// The table is process-wide (one per spec file under jest): this file's app code, and one code the package classifies
-// itself that the app classifies again.
-registerErrorRetry({ X_TEST_THROTTLED: 'retry-after', X_JOB_TIMEOUT: 'terminal' });
-
 describe('errorRetryOf: how a thrown code is retried', () => {
-  it("the app's registration is read first: it can reclassify a code the package classifies itself", () => {
-    expect(errorRetryOf(coded('X_JOB_TIMEOUT'))).toBe('terminal');
+  it("reads the package's classes and the app's registrations; an unregistered code or none is unclassified", () => {
+    expect(errorRetryOf(coded('X_JOB_TIMEOUT'))).toBe('retryable');
     expect(errorRetryOf(coded('X_DRAINING'))).toBe('retryable');
+    expect(errorRetryOf(coded('X_JOB_TENANT_MISMATCH'))).toBe('terminal');
+    expect(errorRetryOf(coded('X_WEBHOOK_DELIVERY_THROTTLED'))).toBe('retry-after');
+    expect(errorRetryOf(coded('X_EXPORT_ROW_INVALID'))).toBe('terminal');
     expect(errorRetryOf(coded('X_TEST_THROTTLED'))).toBe('retry-after');
+    expect(errorRetryOf(coded('X_TEST_REFUSED'))).toBe('terminal');
     expect(errorRetryOf(coded('X_TEST_NEVER_REGISTERED'))).toBeUndefined();
     expect(errorRetryOf(new Error('no code'))).toBeUndefined();
   });
 
-  it('a timeout the app made terminal dead-letters on its first attempt', () => {
-    const plan = planFailure(coded('X_JOB_TIMEOUT'), claimed(1, 4), fixed, false, undefined);
-    expect(plan).toMatchObject({ kind: 'stop', stop: 'terminal', code: 'X_JOB_TIMEOUT' });
+  it('an app code registered terminal dead-letters on its first attempt', () => {
+    const plan = planFailure(coded('X_TEST_REFUSED'), claimed(1, 4), fixed, false, undefined);
+    expect(plan).toMatchObject({ kind: 'stop', stop: 'terminal', code: 'X_TEST_REFUSED' });
+  });
+});
+
+describe('registerErrorRetry: what it refuses (X_ERROR_RETRY_INVALID), registering nothing of that table', () => {
+  it.each([
+    ['X_JOB_TIMEOUT', 'terminal', 'retryable'],
+    ['X_DRAINING', 'terminal', 'retryable'],
+    ['X_JOB_TENANT_MISMATCH', 'retryable', 'terminal'],
+    ['X_WEBHOOK_ENDPOINT_DISABLED', 'retryable', 'terminal'],
+  ] as const)('a code the package classifies itself: %s as %s', (code, cls, kept) => {
+    expect(refusalOf({ X_TEST_ALONGSIDE: 'terminal', [code]: cls })).toMatchObject({
+      code: 'X_ERROR_RETRY_INVALID',
+      meta: { code },
+    });
+    expect(errorRetryOf(coded(code))).toBe(kept);
+    expect(errorRetryOf(coded('X_TEST_ALONGSIDE'))).toBeUndefined();
+  });
+
+  it('a class that is none of the three, and an empty code', () => {
+    for (const cls of ['fatal', 'Terminal', undefined, 1]) {
+      expect(refusalOf({ X_TEST_ODD: cls })).toMatchObject({ code: 'X_ERROR_RETRY_INVALID' });
+    }
+    expect(refusalOf({ '': 'terminal' })).toMatchObject({ code: 'X_ERROR_RETRY_INVALID' });
+    expect(errorRetryOf(coded('X_TEST_ODD'))).toBeUndefined();
+  });
+
+  it('a code registered again under another class; the same class again is a no-op', () => {
+    expect(refusalOf({ X_TEST_THROTTLED: 'retry-after' })).toBeUndefined();
+    expect(refusalOf({ X_TEST_THROTTLED: 'terminal' })).toMatchObject({
+      code: 'X_ERROR_RETRY_INVALID',
+      message: expect.stringContaining("already registered as 'retry-after'"),
+    });
+    expect(errorRetryOf(coded('X_TEST_THROTTLED'))).toBe('retry-after');
   });
 });
 

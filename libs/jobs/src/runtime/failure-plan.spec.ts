@@ -1,23 +1,10 @@
-import { DEFAULT_RETRY, type ResolvedRetryPolicy } from '../declare/retry-policy';
 import type { ClaimedJob } from '../driver/job-row';
+import { claimedAt, coded, fixedRetry as fixed } from '../../test/retry-fixtures';
 import { isFinal, planFailure } from './failure-plan';
 import { ERROR_TEXT_MAX_LENGTH } from './render-error';
 
-/** The fields of a claimed row the plan reads; the rest are never touched. */
-function claimed(attempt: number, maxAttempts: number): ClaimedJob {
-  return { name: 'plan.job', attempt, maxAttempts } as ClaimedJob;
-}
-
-const fixed: ResolvedRetryPolicy = {
-  ...DEFAULT_RETRY,
-  attempts: 4,
-  backoff: 'fixed',
-  delay: 2_000,
-  jitter: false,
-};
-
-const coded = (code: string, extra: object = {}): Error =>
-  Object.assign(new Error(`failed with ${code}`), { code }, extra);
+const claimed = (attempt: number, maxAttempts: number): ClaimedJob =>
+  claimedAt('plan.job', attempt, maxAttempts);
 
 describe('isFinal: whether a failure of this attempt stops the job', () => {
   it("follows the job's retry policy when it has one, else the row's maxAttempts", () => {

@@ -1,7 +1,6 @@
 import { job } from '../declare/job';
 import type { RetryPolicy } from '../declare/retry-policy';
 import { JobDeclarationInvalidError } from '../errors/declaration-errors';
-import { registerErrorRetry } from '../runtime/error-retry';
 import { t } from '../schema/t';
 import { systemClock, type Clock } from '../util/clock';
 import type { Duration } from '../util/duration';
@@ -9,19 +8,6 @@ import type { WebhookDestinations } from './webhook-destination';
 import { deliverWebhook, type WebhookDelivered, type WebhookInput } from './webhook-delivery';
 import type { WebhookLedger } from './webhook-ledger';
 import type { WebhookEndpoint, WebhookEvent } from './webhook-reads';
-
-// A throttled delivery waits what the receiver named; a row that is wrong, gone or disabled is refused the same on
-// every attempt; an unanswered or refused POST follows the backoff (and counts toward disableAfter).
-registerErrorRetry({
-  X_WEBHOOK_DELIVERY_THROTTLED: 'retry-after',
-  X_WEBHOOK_DELIVERY_FAILED: 'retryable',
-  X_WEBHOOK_DELIVERY_REJECTED: 'retryable',
-  X_WEBHOOK_ENDPOINT_DISABLED: 'terminal',
-  X_WEBHOOK_ENDPOINT_INVALID: 'terminal',
-  X_WEBHOOK_ENDPOINT_UNKNOWN: 'terminal',
-  X_WEBHOOK_EVENT_INVALID: 'terminal',
-  X_WEBHOOK_EVENT_UNKNOWN: 'terminal',
-});
 
 /** The default `User-Agent` of a delivery. */
 export const WEBHOOK_USER_AGENT = 'ultimat3-jobs-webhook/1';
