@@ -127,6 +127,26 @@ describe('a settle the driver throws on is sent again (it is fenced, so a repeat
     expect(await h.driver.get(id)).toMatchObject({ state: 'done', attempt: 2 });
   });
 
+  it('a re-send due exactly at the end of the window is still sent; the window is the visibility timeout', async () => {
+    const clock = frozenClock();
+    const { driver, state } = flakyDriver(clock);
+    const handle = job({
+      name: 'settle-retry.edge',
+      input,
+      idempotencyKey: ({ n }) => `n:${n}`,
+      tenant: 'none',
+      run: () => void (state.down = true),
+    });
+    // the window ends 9,100 ms after the first failure, where the eighth re-send is due
+    const h = await start({ jobs: [handle], clock, driver, visibilityTimeoutMs: 9_100 });
+    await handle.enqueue({ n: 1 });
+    await h.settle();
+    for (let i = 0; i < 5; i++) await h.advance(SETTLE_RETRY_MAX_MS);
+    expect(h.logger.named('jobs.settle.retrying')).toHaveLength(8);
+    expect(state.thrown).toBe(9);
+    expect(h.logger.named('jobs.worker.execute-failed')).toHaveLength(1);
+  });
+
   it('a coded error of ours is not a blip: thrown at once, never re-sent', async () => {
     const clock = frozenClock();
     const { driver, state } = flakyDriver(clock);
