@@ -1,6 +1,6 @@
 import { uuidv7, type EnqueueRequest } from '@ultimat3/jobs';
 import { frozenClock } from '@ultimat3/jobs/testing';
-import { handBackEarly } from '../test/hand-back-early';
+import { claimAndHandBack } from '../test/claim-and-hand-back';
 import { request } from '../test/requests';
 import { JOB_TABLES } from '../test/test-database';
 import { pgJobsSpec } from '../test/pg-jobs-spec';
@@ -31,7 +31,8 @@ describe('claim low water lowered by the driver itself (PostgreSQL, driven clock
     expect(driver.lowWater.bound(QUEUE)).toBe(START - 1_000);
     const early = at(START);
     // below the bound the claim computed at START (its time less a second), so the driver lowers it
-    await handBackEarly(driver, QUEUE, early, START - 1_500);
+    await driver.enqueue(early);
+    await claimAndHandBack(driver, QUEUE, early.id, START - 1_500);
     expect((await claimOne(driver)).map((r) => r.id)).toEqual([early.id]);
     // a batch of rows due now holding one row in the past: that one row lowers the bound
     const past = at(START - 3_600_000);

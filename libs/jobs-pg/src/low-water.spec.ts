@@ -8,7 +8,7 @@ import {
   type EnqueueRequest,
 } from '@ultimat3/jobs';
 import { frozenClock } from '@ultimat3/jobs/testing';
-import { handBackEarly } from '../test/hand-back-early';
+import { claimAndHandBack } from '../test/claim-and-hand-back';
 import { request } from '../test/requests';
 import { resetJobTables, JOB_TABLES } from '../test/test-database';
 import { pgJobsSpec } from '../test/pg-jobs-spec';
@@ -76,15 +76,7 @@ describe('claim low water (PostgreSQL, driven clock)', () => {
     const early = at(START - 3_600_000);
     await driver.enqueue(early);
     expect(driver.lowWater.bound(QUEUE)).toBe(START - 3_600_000);
-    const [row] = await claimOne(driver);
-    expect(row?.id).toBe(early.id);
-    await driver.nack(early.id, {
-      workerId: 'w',
-      claim: row!.claim,
-      kind: 'handBack',
-      error: null,
-      runAt: START - 7_200_000,
-    });
+    await claimAndHandBack(driver, QUEUE, early.id, START - 7_200_000);
     expect(driver.lowWater.bound(QUEUE)).toBe(START - 7_200_000);
     expect((await claimOne(driver)).map((r) => r.id)).toEqual([early.id]);
   });
@@ -95,7 +87,8 @@ describe('claim low water (PostgreSQL, driven clock)', () => {
     await claimOne(driver);
     expect(driver.lowWater.bound(QUEUE)).toBe(START - 1_000);
     const early = at(START);
-    await handBackEarly(driver, QUEUE, early, START - 2_000.5);
+    await driver.enqueue(early);
+    await claimAndHandBack(driver, QUEUE, early.id, START - 2_000.5);
     // the bound is a whole ms at or below the stored time, never the fraction above it
     expect(driver.lowWater.bound(QUEUE)).toBe(START - 2_001);
     expect((await claimOne(driver)).map((r) => r.id)).toEqual([early.id]);
