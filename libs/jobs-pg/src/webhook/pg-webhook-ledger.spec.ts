@@ -92,11 +92,20 @@ describe('postgresWebhookLedger', () => {
       code: 'X_WEBHOOK_DELIVERY_REJECTED',
     });
     expect(await ledger.isDisabled('off')).toBe(true);
-    const { rows } = await db.executor.query<{ disabled_failures: number; disabled_code: string }>(
-      `select disabled_failures, disabled_code from hooks.x_webhook_endpoints where endpoint_id = 'off'`,
+    const { rows } = await db.executor.query<{
+      disabled_failures: number;
+      disabled_code: string;
+      disabled_at_ms: number;
+    }>(
+      `select disabled_failures, disabled_code,
+         floor(extract(epoch from disabled_at) * 1000)::float8 as disabled_at_ms
+       from hooks.x_webhook_endpoints where endpoint_id = 'off'`,
       [],
     );
-    expect(rows).toEqual([{ disabled_failures: 10, disabled_code: 'X_WEBHOOK_DELIVERY_FAILED' }]);
+    // the whole first verdict: its count, its code and its time
+    expect(rows).toEqual([
+      { disabled_failures: 10, disabled_code: 'X_WEBHOOK_DELIVERY_FAILED', disabled_at_ms: T0 },
+    ]);
     await ledger.enable('off');
     expect(await ledger.isDisabled('off')).toBe(false);
     expect(await ledger.record(attempt({ endpointId: 'off' }))).toBe(1);
@@ -121,6 +130,21 @@ describe('postgresWebhookLedger', () => {
     expect(() => ledger.purgeTarget({ keepMs: 0 })).toThrow(
       expect.objectContaining({ code: 'X_INVARIANT' }),
     );
+  });
+
+  it('keeps an attempt exactly the retention old, and sweeps one a millisecond older', async () => {
+    const ledger = ledgerFor();
+    const keepMs = 30 * 24 * 3_600_000;
+    // the other tests' attempts (at T0) are swept too; only these two sit at the edge
+    const now = T0 + 7 * keepMs;
+    await ledger.record(
+      attempt({ endpointId: 'edge', eventId: 'kept', attemptedAtMs: now - keepMs }),
+    );
+    await ledger.record(
+      attempt({ endpointId: 'edge', eventId: 'gone', attemptedAtMs: now - keepMs - 1 }),
+    );
+    await ledger.purgeTarget({ keepMs }).purgeExpired(now);
+    expect((await ledger.attempts('edge')).map((a) => a.eventId)).toEqual(['kept']);
   });
 
   describe('behind webhook()', () => {

@@ -69,6 +69,16 @@ describe('encodePage()', () => {
   });
 });
 
+describe('encodePage(): the maxPartBytes bound', () => {
+  it('takes a part of exactly maxPartBytes, and refuses one a byte over', () => {
+    const rows = Array.from({ length: 3 }, () => ({ a: 'xxxx', b: 1 })); // 'xxxx,1\n': 7 bytes each
+    expect(encodePage(encoding({ maxPartBytes: 21 }), 1, rows)).toHaveLength(21);
+    expect(() => encodePage(encoding({ maxPartBytes: 20 }), 1, rows)).toThrow(
+      expect.objectContaining({ code: 'X_EXPORT_PART_TOO_LARGE' }),
+    );
+  });
+});
+
 describe('filesystemExportSink()', () => {
   let root: string;
   beforeEach(async () => {

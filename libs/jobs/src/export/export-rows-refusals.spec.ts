@@ -1,3 +1,6 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { frozenClock } from '../testing/frozen-clock';
 import type { ExportSink } from './export-sink';
 import { ExportOrder, seedOrders } from '../../test/export-orders';
 import { clock, completed, exportFixture, type Columns } from '../../test/export-fixture';
@@ -27,6 +30,31 @@ describe('exportRows(): pacing, empty sources and refusals', () => {
     const gaps = started.slice(1).map((t, i) => t - started[i]!);
     // each page starts at least 1 / rate = 500 ms after the one before
     expect(gaps.every((g) => g >= 500)).toBe(true);
+  });
+
+  it('pauses between pages only: the short page that ends the export goes straight to the manifest', async () => {
+    await seedOrders(f.db.data, 150);
+    // the export paces on a clock of its own, moved only here: each pause it arms is counted, then paid
+    const pace = frozenClock(Date.UTC(2026, 5, 1));
+    const x = declare({ batch: 100, rate: 2, clock: pace });
+    await f.start(x.handle);
+    await x.handle.enqueue({ orgId: 'org-a', exportId: 'last-unpaced' });
+    let pauses = 0;
+    let paying = false;
+    await until('the export to settle', () => {
+      if (!paying && pace.pending() > 0) {
+        pauses++;
+        paying = true;
+        void pace.advance(500).then(() => (paying = false));
+      }
+      return x.settled.length > 0;
+    });
+    expect(completed(x.settled[0])).toMatchObject({ parts: 2, rows: 150 });
+    expect(pauses).toBe(1);
+    const manifest = JSON.parse(
+      await readFile(join(f.root, 'exports/org-a/last-unpaced/manifest.json'), 'utf8'),
+    ) as { completedAtMs: number };
+    expect(manifest.completedAtMs).toBe(Date.UTC(2026, 5, 1) + 500);
   });
 
   it('an empty source writes part 0 with the header alone', async () => {
@@ -94,6 +122,9 @@ describe('exportRows(): pacing, empty sources and refusals', () => {
     expect(() => declare({ rate: 0 })).toThrow(
       expect.objectContaining({ code: 'X_JOB_DECLARATION_INVALID' }),
     );
+    expect(() => declare({ batch: 0 })).toThrow(
+      expect.objectContaining({ code: 'X_JOB_DECLARATION_INVALID' }),
+    );
     expect(() => declare({ batch: 100_001 })).toThrow(
       expect.objectContaining({ code: 'X_JOB_DECLARATION_INVALID' }),
     );
@@ -103,7 +134,7 @@ describe('exportRows(): pacing, empty sources and refusals', () => {
 
     const x = declare();
     await f.start(x.handle);
-    for (const exportId of ['../../etc', '', 'a//b']) {
+    for (const exportId of ['../../etc', '', 'a//b', 'a/./b', 'a\\b', 'a\nb']) {
       await expect(x.handle.enqueue({ orgId: 'org-a', exportId })).rejects.toMatchObject({
         code: 'X_JOB_INPUT_INVALID',
       });

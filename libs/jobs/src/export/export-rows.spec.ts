@@ -91,6 +91,10 @@ describe('exportRows() from a TypeORM source on PostgreSQL', () => {
     );
     expect(Object.keys(JSON.parse(lines[0]!))).toEqual(COLUMNS);
     expect(x.writes.filter((k) => k.includes('part-'))).toHaveLength(3);
+    const manifest = JSON.parse(
+      await readFile(join(f.root, 'exports/org-a/j1/manifest.json'), 'utf8'),
+    );
+    expect(manifest).toMatchObject({ format: 'jsonl', parts: 3, rows: 2_000, header: false });
   });
 
   it('a page whose checkpoint never landed runs again and rewrites its own part: no duplicate row', async () => {

@@ -49,4 +49,39 @@ describe('memoryWebhookLedger', () => {
     expect(await ledger.attempts('ep', 1_000)).toHaveLength(3);
     expect(await ledger.attempts('ep')).toHaveLength(3);
   });
+
+  it('counts every outcome but a delivery as a failure in a row, per endpoint; a delivery resets it', async () => {
+    const ledger = memoryWebhookLedger();
+    const counts: number[] = [];
+    for (const outcome of ['failed', 'rejected', 'throttled', 'refused'] as const)
+      counts.push(await ledger.record(attempt({ outcome })));
+    expect(counts).toEqual([1, 2, 3, 4]);
+    expect(await ledger.record(attempt({ endpointId: 'other' }))).toBe(1);
+    expect(await ledger.record(attempt({ outcome: 'delivered', status: 200 }))).toBe(0);
+    expect(await ledger.record(attempt({ outcome: 'rejected', status: 404 }))).toBe(1);
+  });
+
+  it('keeps the first disable verdict, and enable() clears it and the count', async () => {
+    const ledger = memoryWebhookLedger();
+    for (let i = 0; i < 3; i++) await ledger.record(attempt());
+    await ledger.disable('ep', { failures: 3, atMs: 1, code: 'X_WEBHOOK_DELIVERY_FAILED' });
+    await ledger.disable('ep', { failures: 4, atMs: 2, code: 'X_WEBHOOK_DELIVERY_REJECTED' });
+    expect(ledger.disabled().get('ep')).toEqual({
+      failures: 3,
+      atMs: 1,
+      code: 'X_WEBHOOK_DELIVERY_FAILED',
+    });
+    await ledger.enable('ep');
+    expect(await ledger.isDisabled('ep')).toBe(false);
+    // the count starts over: one failure after re-enabling is one, not the fourth
+    expect(await ledger.record(attempt())).toBe(1);
+  });
+
+  it('keeps exactly the newest `capacity` attempts across every endpoint', async () => {
+    const ledger = memoryWebhookLedger({ capacity: 3 });
+    for (let i = 0; i < 5; i++)
+      await ledger.record(attempt({ endpointId: i % 2 === 0 ? 'ep' : 'ep-2', eventId: `e${i}` }));
+    expect((await ledger.attempts('ep')).map((a) => a.eventId)).toEqual(['e4', 'e2']);
+    expect((await ledger.attempts('ep-2')).map((a) => a.eventId)).toEqual(['e3']);
+  });
 });
