@@ -40,6 +40,19 @@ describe('MemoryOutboxTable', () => {
     expect(claimed.map((r) => [r.id, r.request.name])).toEqual([[shared.id, shared.name]]);
   });
 
+  it('refuses at stage time, as the unique index does, a request another transaction already committed', () => {
+    const table = new MemoryOutboxTable(frozenClock());
+    const landed = outboxRequest();
+    table.stageAll([landed], undefined);
+    const tx = new MemoryTx(table);
+    expect(() => table.stageAll([{ ...landed, name: 'copy' }], tx)).toThrow(
+      expect.objectContaining({ code: 'X_INVARIANT', message: expect.stringContaining(landed.id) }),
+    );
+    expect(tx.staged).toEqual([]);
+    const claimed = table.claim({ claimant: 'r', limit: 10, ...LEASE });
+    expect(claimed.map((r) => [r.id, r.request.name])).toEqual([[landed.id, landed.name]]);
+  });
+
   it("refuses another store's transaction: its rows would land there, checked against this one", () => {
     const table = new MemoryOutboxTable(frozenClock());
     const other = new MemoryOutboxTable(frozenClock());

@@ -13,6 +13,8 @@ interface Rig {
   logger: RecordingLogger;
   claims: number[];
   loop: RelayLoop;
+  /** While set, every claim fails as the database out of reach. */
+  outage: { now: boolean };
 }
 
 /** A loop over a memory store whose claims are counted by the time they were issued. */
@@ -20,12 +22,13 @@ function rig(overrides: Partial<OutboxRelayOptions> = {}): Rig {
   const clock = frozenClock();
   const store = memoryOutboxStore({ clock });
   const logger = recordingLogger();
+  const outage = { now: false };
   const claims: number[] = [];
   const counted: OutboxStore = {
     ...store,
     claim: (options) => {
       claims.push(clock.now() - Date.UTC(2026, 0, 1));
-      return store.claim(options);
+      return outage.now ? Promise.reject(new Error('connect ECONNREFUSED')) : store.claim(options);
     },
   };
   const config = resolveRelayOptions({
@@ -37,7 +40,7 @@ function rig(overrides: Partial<OutboxRelayOptions> = {}): Rig {
     intervalMs: 100,
     ...overrides,
   });
-  return { clock, store, logger, claims, loop: new RelayLoop(config) };
+  return { clock, store, logger, claims, outage, loop: new RelayLoop(config) };
 }
 
 describe('RelayLoop', () => {
@@ -140,5 +143,54 @@ describe('RelayLoop', () => {
     expect(claims.slice(9)).toEqual([11_100, 11_100, 11_200]);
     expect(loop.stats().published).toBe(1);
     await loop.stop(undefined);
+  });
+
+  it('never idles below its interval: an interval above the 2 s ceiling is the ceiling, and so is an equal one', async () => {
+    const slow = rig({ intervalMs: 3_000 });
+    slow.loop.start();
+    await slow.clock.advance(9_000);
+    expect(slow.claims).toEqual([0, 3_000, 6_000, 9_000]);
+    await slow.loop.stop(undefined);
+    const flat = rig({ idlePollMaxMs: 100 });
+    flat.loop.start();
+    await flat.clock.advance(300);
+    expect(flat.claims).toEqual([0, 100, 200, 300]);
+    await flat.loop.stop(undefined);
+  });
+
+  it('puts the wait back at the interval after a wake met the idle pass in flight', async () => {
+    const r = rig();
+    r.loop.start();
+    await r.clock.advance(1_600);
+    expect(r.claims).toEqual([0, 100, 300, 700, 1_500]); // the next idle pass is armed at 3.1 s
+    r.loop.wake();
+    r.loop.wake(); // meets the pass the first wake began: another runs straight after it
+    await r.clock.advance(300);
+    expect(r.claims.slice(5)).toEqual([1_600, 1_600, 1_700, 1_900]);
+    await r.loop.stop(undefined);
+  });
+
+  it('starts a new outage back at the interval once a pass between succeeded', async () => {
+    const r = rig();
+    r.outage.now = true;
+    r.loop.start();
+    await r.clock.advance(700);
+    expect(r.claims).toEqual([0, 100, 300, 700]); // backing off: the next is at 1.5 s
+    r.outage.now = false;
+    await r.clock.advance(800);
+    r.outage.now = true; // the pass at 1.5 s succeeded; the next, at 1.6 s, fails again
+    await r.clock.advance(300);
+    expect(r.claims.slice(4)).toEqual([1_500, 1_600, 1_700]);
+    await r.loop.stop(undefined);
+  });
+
+  it('leaves no timer behind when a stop joined the pass before its deadline', async () => {
+    const r = rig();
+    await r.store.stage(outboxRequest());
+    r.loop.start();
+    await r.loop.stop(r.clock.now() + 10_000);
+    expect(r.loop.stats()).toMatchObject({ passes: 1, claimed: 1 });
+    expect(r.logger.named('jobs.outbox.drain-abandoned')).toEqual([]);
+    expect(r.clock.pending()).toBe(0);
   });
 });

@@ -35,6 +35,25 @@ export function outboxQuarantineConformance(s: OutboxSuite): void {
     expect(listed[1]?.error).toContain(r2?.id);
   });
 
+  it('quarantines only the rows its transaction staged AFTER the row, never an earlier one', async () => {
+    const [r1, r2, r3] = await inTx(3);
+    expect(ids(await claim('relay-a'))).toEqual([r1?.id, r2?.id, r3?.id]);
+    // the row first, then the rows held behind it in staging order; r1, staged before it, stays relay-a's
+    expect(await s.store.quarantine(r2?.id ?? '', 'relay-a', 'bad')).toEqual([r2?.id, r3?.id]);
+    expect((await s.store.quarantined()).map((q) => q.id)).toEqual([r2?.id, r3?.id]);
+    expect(await s.store.markPublished([r1?.id ?? ''], 'relay-a')).toBe(1);
+  });
+
+  it('lists the oldest quarantine first, whatever the staging order, at most limit rows', async () => {
+    const [early, late] = await stageAll(2);
+    await claim('relay-a');
+    expect(await s.store.quarantine(late?.id ?? '', 'relay-a', 'out first')).toEqual([late?.id]);
+    await s.clock.advance(1_000);
+    expect(await s.store.quarantine(early?.id ?? '', 'relay-a', 'out later')).toEqual([early?.id]);
+    expect((await s.store.quarantined()).map((q) => q.id)).toEqual([late?.id, early?.id]);
+    expect((await s.store.quarantined(1)).map((q) => q.id)).toEqual([late?.id]);
+  });
+
   it('bounds a stored error: 5 MB with NUL and lone surrogates is stored readable, cut to 8,192 with a marker', async () => {
     const huge = `X_BOOM: first \u0000 \ud800 ${'y\udc00'.repeat(2_621_440)}`;
     const [r1, r2] = await stageAll(2);
@@ -88,6 +107,17 @@ export function outboxQuarantineConformance(s: OutboxSuite): void {
       [r1?.id, 0],
       [r2?.id, 0],
     ]);
+  });
+
+  it('restores no row that is not quarantined: a waiting or held row keeps its attempts and its claimant', async () => {
+    const [r1] = await stageAll(1);
+    await claim('relay-a');
+    await s.store.release([r1?.id ?? ''], 'relay-a', { id: r1?.id ?? '', error: 'x' });
+    expect(await s.store.restore([r1?.id ?? ''])).toBe(0);
+    const [back] = await claim('relay-b');
+    expect(back?.attempts).toBe(1);
+    expect(await s.store.restore([r1?.id ?? ''])).toBe(0);
+    expect(await s.store.markPublished([r1?.id ?? ''], 'relay-b')).toBe(1);
   });
 
   it('backlog(): the rows retained() counts and the oldest of them, in one read', async () => {
