@@ -129,6 +129,20 @@ describe('the ledger a pass writes (PostgreSQL driver and ledger)', () => {
     });
   });
 
+  it('a count still matching one row stalls the pass; a negative count is X_INVARIANT, not converged', async () => {
+    const one = await sweep({ count: () => 1 });
+    expect((await one.run()).settled).toMatchObject({
+      outcome: 'dead-lettered',
+      code: 'X_BACKFILL_STALLED',
+    });
+    await one.harness.close();
+    const negative = await sweep({ count: () => -1 });
+    expect((await negative.run()).settled).toMatchObject({
+      outcome: 'dead-lettered',
+      code: 'X_INVARIANT',
+    });
+  });
+
   it('X_BACKFILL_ENVIRONMENT: the pass refuses an environment it is not declared for, before any row', async () => {
     const { handle, run } = await sweep({ environments: ['staging', 'production'] }, 'test');
     const { settled } = await run();

@@ -25,7 +25,7 @@ export interface BackfillPassRow {
   readonly batches: number;
   /** The keyset cursor after the last handled page (null before the first). */
   readonly lastCursor: JsonValue | null;
-  /** The newest failure's text, while the row is `failed` (kept once a retry adopts it). */
+  /** The newest failure's text: set when the row fails, kept when a retry adopts it and when that retry completes. */
   readonly lastError: string | null;
   /** When the pass began (epoch ms): an adopting retry keeps it. */
   readonly startedAt: number;

@@ -45,4 +45,13 @@ describe('the backfill throttle', () => {
     await expect(throttle(clock, 1, clock.now(), run.signal)).rejects.toBe(drained);
     expect(clock.pending()).toBe(0);
   });
+
+  it('refuses an aborted run even when the interval has already passed: no page is read after the abort', async () => {
+    const clock = frozenClock();
+    const run = new AbortController();
+    run.abort('cancelled by an operator');
+    await expect(throttle(clock, 5, clock.now() - 10_000, run.signal)).rejects.toMatchObject({
+      code: 'X_ABORTED',
+    });
+  });
 });

@@ -120,6 +120,30 @@ export function backfillLedgerConformance(name: string, make: MakeBackfillLedger
       expect(await ledger.begin({ ...pass, id: uuidv7(), nowMs: T0 + 4_000 })).toEqual(done);
     });
 
+    it('leaves a failed row as it is on a late progress write; completing it keeps the failure text', async () => {
+      const pass = start('late');
+      await ledger.begin(pass);
+      await ledger.finish(pass.id, 'failed', at(5, 1, [5], T0 + 1_000), 'boom');
+      // a write of the attempt that failed, arriving after its failure was recorded
+      await ledger.progress(pass.id, at(9, 2, [9], T0 + 2_000));
+      expect(await ledger.byJob(pass.jobId)).toMatchObject({
+        status: 'failed',
+        rows: 5,
+        batches: 1,
+        lastCursor: [5],
+        updatedAt: T0 + 1_000,
+        completedAt: null,
+      });
+      await ledger.begin({ ...pass, id: uuidv7(), nowMs: T0 + 3_000 });
+      await ledger.finish(pass.id, 'completed', at(20, 4, [20], T0 + 4_000), null);
+      expect(await ledger.byJob(pass.jobId)).toMatchObject({
+        status: 'completed',
+        rows: 20,
+        lastError: 'boom',
+        completedAt: T0 + 4_000,
+      });
+    });
+
     it('hands out copies: editing a row read back, its cursor included, changes no stored row', async () => {
       const pass = start('copies');
       const begun = await ledger.begin(pass);
@@ -152,6 +176,16 @@ export function backfillLedgerConformance(name: string, make: MakeBackfillLedger
       expect((await ledger.list({ limit: 1 })).map((r) => r.id)).toEqual([a2.id]);
       expect(await ledger.list({ name: 'nobody' })).toEqual([]);
       await expect(ledger.list({ limit: 0 })).rejects.toMatchObject({ code: 'X_INVARIANT' });
+      expect(await ledger.list({ limit: 1_000 })).toHaveLength(3);
+      await expect(ledger.list({ limit: 1_001 })).rejects.toMatchObject({ code: 'X_INVARIANT' });
+    });
+
+    it('lists passes started in the same millisecond by id, newest (largest) first', async () => {
+      const ids = ['0', '2', '1'].map((d) => `01950000-0000-7000-8000-00000000000${d}`);
+      for (const id of ids) await ledger.begin({ ...start('tie'), id });
+      expect((await ledger.list({ name: 'tie' })).map((r) => r.id)).toEqual(
+        [...ids].sort().reverse(),
+      );
     });
 
     it('answers no row for a job that runs no pass, and ignores writes to a row that does not exist', async () => {
@@ -159,6 +193,8 @@ export function backfillLedgerConformance(name: string, make: MakeBackfillLedger
       expect(await ledger.byJob('not-a-uuid')).toBeUndefined();
       await ledger.progress(uuidv7(), at(1, 1, null, T0));
       await ledger.finish(uuidv7(), 'completed', at(1, 1, null, T0), null);
+      await ledger.progress('not-a-uuid', at(1, 1, null, T0));
+      await ledger.finish('not-a-uuid', 'failed', at(1, 1, null, T0), 'boom');
       expect(await ledger.list()).toEqual([]);
     });
   });
