@@ -62,6 +62,19 @@ describe('postgresSchedulerState on PostgreSQL', () => {
     expect(await state.load(['a'])).toEqual(new Map([['a', 1_000]]));
   });
 
+  it('answers a request whose id a stored row holds as deduped (as enqueueMany does), and fires', async () => {
+    const driver = postgresJobDriver({ executor: db.executor, clock });
+    const state = postgresSchedulerState({ executor: db.executor, clock });
+    const stored = request({ idempotencyKey: 'another-key' });
+    await driver.enqueue(stored);
+    await state.skipTo('a', 0, undefined);
+    const result = await state.fire(fire('a', [{ ...request(), id: stored.id }]));
+    expect(result).toEqual({
+      fired: true,
+      results: [{ id: stored.id, runId: stored.runId, deduped: true }],
+    });
+  });
+
   it("refuses the whole fire when an onConflict: 'error' request meets a live key: nothing moves", async () => {
     const driver = postgresJobDriver({ executor: db.executor, clock });
     const state = postgresSchedulerState({ executor: db.executor, clock });
@@ -74,8 +87,14 @@ describe('postgresSchedulerState on PostgreSQL', () => {
       idempotencyKey: 'strict-key',
       onConflict: 'error',
     };
-    const error: unknown = await state.fire(fire('a', [other, strict])).catch((e: unknown) => e);
+    // a strict request that met no key stands before it: the error names the one that did
+    const fresh: EnqueueRequest = { ...request(), onConflict: 'error' };
+    const error: unknown = await state
+      .fire(fire('a', [fresh, other, strict]))
+      .catch((e: unknown) => e);
     expect(errorCodeOf(error)).toBe('X_JOB_DUPLICATE');
+    expect(error).toMatchObject({ meta: { id: held.id } });
+    expect(await driver.get(fresh.id)).toBeUndefined();
     expect(await driver.get(other.id)).toBeUndefined();
     expect(await state.load(['a'])).toEqual(new Map([['a', 0]]));
     expect(await state.taskFires()).toEqual([]);

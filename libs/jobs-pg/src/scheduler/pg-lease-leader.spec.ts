@@ -46,6 +46,15 @@ describe('postgresLeaseLeader on the database clock', () => {
     expect(rows[0]!.ms).toBeGreaterThan(28_000);
     expect(rows[0]!.ms).toBeLessThanOrEqual(30_000);
     expect(rows[0]!.locks).toBe(0);
+    const short = postgresLeaseLeader({ executor: db.executor, key: 'x:other', ttlMs: 5_000 });
+    expect(await short.acquire()).toBe(true);
+    const { rows: own } = await db.pool.query<{ ms: number }>(
+      `select (extract(epoch from (expires_at - now())) * 1000)::float8 as ms
+       from x_job_leases where key = 'x:other'`,
+    );
+    expect(own).toHaveLength(1);
+    expect(own[0]!.ms).toBeGreaterThan(3_000);
+    expect(own[0]!.ms).toBeLessThanOrEqual(5_000);
     const other = postgresLeaseLeader({ executor: db.executor });
     expect(other.holderId).not.toBe(leader.holderId);
     expect(leader.holderId).toMatch(/^scheduler-[0-9a-f-]{36}$/);

@@ -130,3 +130,34 @@ describe('skip after a year-long gap', () => {
     await fleet.stopAll();
   });
 });
+
+describe('skip after a gap that ends on an occurrence', () => {
+  const everySecond = task({
+    name: 'catch-up.every-second.skip',
+    cron: '* * * * * *',
+    tz: 'UTC',
+    enqueue: (occurrenceMs) => [[tick, { task: 'every-second', occurrenceMs }]],
+  });
+
+  // down from 00:00:02: two missed (03, 04) or three (03, 04, 05), the last one due at the very restart
+  it.each([
+    [2_000, [1_000, 2_000, 4_000]],
+    [3_000, [1_000, 2_000, 5_000]],
+  ])(
+    'fires only the occurrence due at the instant it restarts (%d ms down)',
+    async (downMs, expected) => {
+      const fleet = schedulerFleet({ startMs: START });
+      const before = fleet.spawn([everySecond]);
+      await fleet.clock.advance(2_000);
+      await before.stop();
+      await fleet.clock.advance(downMs);
+      fleet.spawn([everySecond]);
+      await fleet.clock.advance(500);
+      const rows = await fleet.rows();
+      expect(rows.map((r) => (r.input as { occurrenceMs: number }).occurrenceMs - START)).toEqual(
+        expected,
+      );
+      await fleet.stopAll();
+    },
+  );
+});

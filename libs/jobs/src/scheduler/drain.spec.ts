@@ -181,4 +181,15 @@ describe('memory lease table', () => {
     table.release('k', 'b');
     expect(table.lease('k')).toBeUndefined();
   });
+
+  it('a leader demoted by setLeading(false) gives the row back at its next ask, for a standby to take at once', async () => {
+    const table = memoryLeaseTable({ clock: frozenClock() });
+    const a = memoryLeaseLeader({ table, holderId: 'a' });
+    const b = memoryLeaseLeader({ table, holderId: 'b' });
+    expect(await a.acquire()).toBe(true);
+    a.setLeading(false);
+    expect(await a.acquire()).toBe(false);
+    expect(table.lease()).toBeUndefined();
+    expect(await b.acquire()).toBe(true);
+  });
 });

@@ -64,4 +64,44 @@ describe('a fire the state fails', () => {
       await scheduler.stop();
     }
   });
+
+  it('reads the watermark back after a fire whose answer was lost once it had landed: no second plan from the old one', async () => {
+    const clock = frozenClock(START);
+    const driver = memoryJobDriver({ clock });
+    const logger = recordingLogger();
+    const inner = memorySchedulerState({ driver, clock });
+    let fires = 0;
+    const state: SchedulerState = {
+      ...inner,
+      fire: async (request) => {
+        const result = await inner.fire(request);
+        if (++fires === 1) throw new Error('connection lost after commit');
+        return result;
+      },
+    };
+    const minutely = task({
+      name: 'failed-fire-backoff.landed',
+      cron: '* * * * *',
+      tz: 'UTC',
+      enqueue: () => [[report, { n: 2 }]],
+    });
+    const scheduler = jobScheduler({
+      driver,
+      tasks: [minutely],
+      clock,
+      logger,
+      state,
+      leader: memoryLeaseLeader(),
+    });
+    scheduler.start();
+    try {
+      await clock.advance(MINUTE + 5 * TICK);
+      expect(logger.named('jobs.scheduler.task.failed')).toHaveLength(1);
+      expect(logger.named('jobs.scheduler.fire.refused')).toEqual([]);
+      expect(fires).toBe(1);
+      expect(await driver.introspect.list()).toHaveLength(1);
+    } finally {
+      await scheduler.stop();
+    }
+  });
 });

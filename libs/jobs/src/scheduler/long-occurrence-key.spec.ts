@@ -58,4 +58,11 @@ describe('an occurrence of a job whose own key is long', () => {
       await scheduler.stop();
     }
   });
+
+  it('keeps a job key that fills the limit exactly as it is, and hashes one a character longer', () => {
+    const prefix = `task:t:${START}:0:`;
+    const fits = 'k'.repeat(MAX_IDEMPOTENCY_KEY_LENGTH - prefix.length);
+    expect(occurrenceKey('t', START, 0, fits)).toBe(prefix + fits);
+    expect(occurrenceKey('t', START, 0, `${fits}k`)).toMatch(/^task:t:\d+:0:sha256:[0-9a-f]{64}$/);
+  });
 });

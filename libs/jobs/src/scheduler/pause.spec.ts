@@ -76,3 +76,33 @@ describe('a paused task', () => {
     expect(await fired(fleet)).toEqual([]);
   });
 });
+
+describe('a task paused before it was ever armed', () => {
+  it('is armed when first seen anyway, so on resume run-all fires what the pause held back since then', async () => {
+    const seconds = task({
+      name: 'pause.every-second.run-all',
+      cron: '* * * * * *',
+      tz: 'UTC',
+      catchUp: 'run-all',
+      maxCatchUp: 100,
+      enqueue: (occurrenceMs) => [[tick, { occurrenceMs }]],
+    });
+    const fleet = schedulerFleet({ startMs: START });
+    // an armed task falls due in the same first round, so the pause set is read there
+    await fleet.state.skipTo(tasks.skip.name, START - MINUTE, undefined);
+    await fleet.state.pauseTask(seconds.name);
+    fleet.spawn([tasks.skip, seconds]);
+    await fleet.clock.flush();
+    expect(await fleet.state.load([seconds.name])).toEqual(new Map([[seconds.name, START]]));
+    await fleet.clock.advance(10_000);
+    await fleet.state.resumeTask(seconds.name);
+    await fleet.clock.advance(PAUSE_RECHECK_MS);
+    const held = (await fleet.rows())
+      .map((r) => (r.input as { occurrenceMs: number }).occurrenceMs - START)
+      .filter((at) => at > 0);
+    expect(held.sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 15 }, (_, i) => (i + 1) * 1_000),
+    );
+    await fleet.stopAll();
+  });
+});

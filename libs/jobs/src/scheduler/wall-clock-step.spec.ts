@@ -1,0 +1,55 @@
+import { job } from '../declare/job';
+import { task } from '../declare/task';
+import { memoryJobDriver } from '../driver/memory';
+import { t } from '../schema';
+import { frozenClock } from '../testing/frozen-clock';
+import type { Clock } from '../util/clock';
+import { jobScheduler } from './job-scheduler';
+import { memoryLeaseLeader } from './memory-lease-leader';
+import { memorySchedulerState } from './memory-scheduler-state';
+
+const START = Date.UTC(2026, 0, 1);
+const MINUTE = 60_000;
+const tick = job({
+  name: 'wall-clock-step.tick',
+  input: t.object({ occurrenceMs: t.number.int() }),
+  idempotencyKey: ({ occurrenceMs }) => `tick:${occurrenceMs}`,
+  tenant: 'none',
+});
+const everyMinute = task({
+  name: 'wall-clock-step.every-minute',
+  cron: '* * * * *',
+  tz: 'UTC',
+  enqueue: (occurrenceMs) => [[tick, { occurrenceMs }]],
+});
+
+describe('a wall clock stepped forward (NTP, a host resumed from sleep)', () => {
+  it('fires the occurrence it stepped past within one tick, not at the timer armed before the step', async () => {
+    // timers run on the frozen (monotonic) clock; `now()` reads the wall clock, which the test steps
+    const monotonic = frozenClock(START);
+    let stepMs = 0;
+    const clock: Clock = {
+      now: () => monotonic.now() + stepMs,
+      setTimeout: (fn, ms) => monotonic.setTimeout(fn, ms),
+    };
+    const driver = memoryJobDriver({ clock });
+    const state = memorySchedulerState({ driver, clock });
+    const scheduler = jobScheduler({
+      driver,
+      tasks: [everyMinute],
+      clock,
+      state,
+      leader: memoryLeaseLeader(),
+      tickIntervalMs: 1_000,
+      renewEveryMs: 10_000,
+    });
+    scheduler.start();
+    await monotonic.advance(35_000);
+    stepMs = 30_000; // the wall clock now reads 00:01:05: the 00:01 occurrence is due
+    await monotonic.advance(1_000);
+    expect(await state.taskFires()).toEqual([
+      expect.objectContaining({ task: everyMinute.name, occurrenceMs: START + MINUTE }),
+    ]);
+    await scheduler.stop();
+  });
+});
