@@ -1,54 +1,12 @@
 import 'reflect-metadata';
-import type { PoolClient } from 'pg';
 import { DataSource } from 'typeorm';
 import { frozenClock, outboxRequest } from '@ultimat3/jobs/testing';
-import { pgPoolExecutor } from '../executor/pg-pool-executor';
 import { pgJobsSpec } from '../../test/pg-jobs-spec';
 import { postgresOutboxStore } from './pg-outbox-store';
 
 const db = pgJobsSpec({ emptyBeforeEach: ['x_outbox'] });
 
-/** A `pg` client inside BEGIN is a transaction this store writes on. */
-const pgClientTx = (tx: unknown) => pgPoolExecutor(tx as PoolClient);
-
 describe('postgresOutboxStore guards', () => {
-  it('stageMany notifies x_outbox_wake on commit only when no committed unclaimed row is waiting', async () => {
-    const store = postgresOutboxStore({ executor: db.executor, txExecutor: pgClientTx });
-    const listener = await db.pool.connect();
-    const heard: string[] = [];
-    listener.on('notification', (n) => heard.push(n.channel));
-    await listener.query('listen x_outbox_wake');
-    const stageManyInTx = async (count: number, verb: 'commit' | 'rollback'): Promise<void> => {
-      const client = await db.pool.connect();
-      await client.query('begin');
-      await store.stageMany(
-        Array.from({ length: count }, () => outboxRequest()),
-        client,
-      );
-      await client.query(verb);
-      client.release();
-    };
-    const notifications = async (): Promise<number> => {
-      await listener.query('select 1'); // a round trip: a notification sent before it has arrived
-      return heard.length;
-    };
-    try {
-      await stageManyInTx(2, 'rollback');
-      expect(await notifications()).toBe(0);
-      await stageManyInTx(3, 'commit');
-      expect(await notifications()).toBe(1);
-      await stageManyInTx(2, 'commit'); // a committed unclaimed row already waits: no second wake
-      expect(await notifications()).toBe(1);
-      // everything waiting is claimed (a relay mid-pass, or one that died holding its lease): wake again
-      await store.claim({ claimant: 'relay-a', limit: 10, leaseMs: 30_000 });
-      await stageManyInTx(1, 'commit');
-      expect(await notifications()).toBe(2);
-    } finally {
-      await listener.query('unlisten *');
-      listener.release();
-    }
-  });
-
   it('stamps published_at with the store clock, as it stamps the claim', async () => {
     const clock = frozenClock(Date.UTC(2031, 5, 1));
     const store = postgresOutboxStore({ executor: db.executor, clock });

@@ -90,38 +90,43 @@ describe('postgresOutboxStore', () => {
     expect(await store.retained()).toBe(0);
   });
 
-  it('notifies x_outbox_wake on commit only when no committed unclaimed row is waiting', async () => {
-    const store = postgresOutboxStore({ executor: db.executor, txExecutor: pgClientTx });
-    const listener = await db.pool.connect();
-    const heard: string[] = [];
-    listener.on('notification', (n) => heard.push(n.channel));
-    await listener.query('listen x_outbox_wake');
-    const stageInTx = async (count: number, verb: 'commit' | 'rollback'): Promise<void> => {
-      const client = await db.pool.connect();
-      await client.query('begin');
-      for (let i = 0; i < count; i++) await store.stage(outboxRequest(), client);
-      await client.query(verb);
-      client.release();
-    };
-    const notifications = async (): Promise<number> => {
-      await listener.query('select 1'); // a round trip: a notification sent before it has arrived
-      return heard.length;
-    };
-    try {
-      await stageInTx(2, 'rollback');
-      expect(await notifications()).toBe(0);
-      await stageInTx(3, 'commit');
-      expect(await notifications()).toBe(1);
-      await stageInTx(1, 'commit'); // a committed unclaimed row already waits: no second wake
-      expect(await notifications()).toBe(1);
-      await store.claim({ claimant: 'relay-a', limit: 10, leaseMs: 30_000 });
-      await stageInTx(1, 'commit'); // everything waiting is claimed: wake again
-      expect(await notifications()).toBe(2);
-    } finally {
-      await listener.query('unlisten *');
-      listener.release();
-    }
-  });
+  it.each(['stage', 'stageMany'] as const)(
+    '%s notifies x_outbox_wake on commit only when no committed unclaimed row is waiting',
+    async (write) => {
+      const store = postgresOutboxStore({ executor: db.executor, txExecutor: pgClientTx });
+      const listener = await db.pool.connect();
+      const heard: string[] = [];
+      listener.on('notification', (n) => heard.push(n.channel));
+      await listener.query('listen x_outbox_wake');
+      const stageInTx = async (count: number, verb: 'commit' | 'rollback'): Promise<void> => {
+        const client = await db.pool.connect();
+        await client.query('begin');
+        const requests = Array.from({ length: count }, () => outboxRequest());
+        if (write === 'stageMany') await store.stageMany(requests, client);
+        else for (const request of requests) await store.stage(request, client);
+        await client.query(verb);
+        client.release();
+      };
+      const notifications = async (): Promise<number> => {
+        await listener.query('select 1'); // a round trip: a notification sent before it has arrived
+        return heard.length;
+      };
+      try {
+        await stageInTx(2, 'rollback');
+        expect(await notifications()).toBe(0);
+        await stageInTx(3, 'commit');
+        expect(await notifications()).toBe(1);
+        await stageInTx(1, 'commit'); // a committed unclaimed row already waits: no second wake
+        expect(await notifications()).toBe(1);
+        await store.claim({ claimant: 'relay-a', limit: 10, leaseMs: 30_000 });
+        await stageInTx(1, 'commit'); // everything waiting is claimed: wake again
+        expect(await notifications()).toBe(2);
+      } finally {
+        await listener.query('unlisten *');
+        listener.release();
+      }
+    },
+  );
 
   it('works in a named schema, and refuses a bad schema name at construction', async () => {
     await migrate(db.executor, { schema: 'outbox_alt' });
