@@ -1,14 +1,8 @@
-import { uuidv7, type EnqueueRequest } from '@ultimat3/jobs';
 import { frozenClock } from '@ultimat3/jobs/testing';
-import { claimAndHandBack } from '../test/claim-and-hand-back';
-import { request } from '../test/requests';
+import { at, claimAndHandBack, claimOne, QUEUE, START } from '../test/low-water-fixtures';
 import { JOB_TABLES } from '../test/test-database';
 import { pgJobsSpec } from '../test/pg-jobs-spec';
-import { postgresJobDriver, type PostgresJobDriver } from './driver/pg-driver';
-
-const VT = 30_000;
-const QUEUE = 'pg-q';
-const START = Date.UTC(2026, 0, 1);
+import { postgresJobDriver } from './driver/pg-driver';
 
 /**
  * The rows the driver puts below its own low water, where its next claim must still see them: a row put back more than
@@ -17,12 +11,6 @@ const START = Date.UTC(2026, 0, 1);
  */
 describe('claim low water lowered by the driver itself (PostgreSQL, driven clock)', () => {
   const db = pgJobsSpec({ emptyBeforeEach: JOB_TABLES });
-
-  const at = (runAt: number, overrides: Partial<EnqueueRequest> = {}): EnqueueRequest =>
-    request({ id: uuidv7(runAt), runAt, ...overrides });
-
-  const claimOne = (driver: PostgresJobDriver) =>
-    driver.claim({ workerId: 'w', slots: [{ queue: QUEUE, limit: 1 }], visibilityTimeoutMs: VT });
 
   it('lowers the bound for a row put back just over a second in the past, and for the one past row of a batch', async () => {
     const clock = frozenClock(START);

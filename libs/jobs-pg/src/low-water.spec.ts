@@ -3,21 +3,15 @@ import {
   JobRegistry,
   jobWorker,
   t,
-  uuidv7,
   type ClaimSlot,
   type EnqueueRequest,
 } from '@ultimat3/jobs';
 import { frozenClock } from '@ultimat3/jobs/testing';
-import { claimAndHandBack } from '../test/claim-and-hand-back';
-import { request } from '../test/requests';
+import { at, claimAndHandBack, claimOne, QUEUE, START, VT } from '../test/low-water-fixtures';
 import { resetJobTables, JOB_TABLES } from '../test/test-database';
 import { pgJobsSpec } from '../test/pg-jobs-spec';
 import { postgresJobDriver, type PostgresJobDriver } from './driver/pg-driver';
 import { LOW_WATER_REFRESH_MS } from './driver/pg-low-water';
-
-const VT = 30_000;
-const QUEUE = 'pg-q';
-const START = Date.UTC(2026, 0, 1);
 
 /**
  * The driver's low water (`PgLowWater`, inside the PostgreSQL driver): a hint that lets a claim's waiting scan start
@@ -25,17 +19,6 @@ const START = Date.UTC(2026, 0, 1);
  */
 describe('claim low water (PostgreSQL, driven clock)', () => {
   const db = pgJobsSpec({ emptyBeforeEach: JOB_TABLES });
-
-  const at = (runAt: number, overrides: Partial<EnqueueRequest> = {}): EnqueueRequest =>
-    request({ id: uuidv7(runAt), runAt, ...overrides });
-
-  const claimOne = (driver: PostgresJobDriver, excludeTenants?: string[]) =>
-    driver.claim({
-      workerId: 'w',
-      slots: [{ queue: QUEUE, limit: 1 }],
-      visibilityTimeoutMs: VT,
-      ...(excludeTenants === undefined ? {} : { excludeTenants }),
-    });
 
   it('computes the least run time of every waiting row, excluded tenants and rows it takes included', async () => {
     const clock = frozenClock(START);
