@@ -37,6 +37,15 @@ describe('errorRetryOf: how a thrown code is retried', () => {
     expect(errorRetryOf(new Error('no code'))).toBeUndefined();
   });
 
+  it('a code spelled like an Object.prototype member is an app code: unclassified until registered', () => {
+    expect(errorRetryOf(coded('toString'))).toBeUndefined();
+    expect(errorRetryOf(coded('__proto__'))).toBeUndefined();
+    expect(refusalOf({ constructor: 'terminal' })).toBeUndefined();
+    expect(errorRetryOf(coded('constructor'))).toBe('terminal');
+    const plan = planFailure(coded('toString'), claimed(1, 4), fixed, false, undefined);
+    expect(plan).toMatchObject({ kind: 'retry', delayMs: 2_000 });
+  });
+
   it('an app code registered terminal dead-letters on its first attempt', () => {
     const plan = planFailure(coded('X_TEST_REFUSED'), claimed(1, 4), fixed, false, undefined);
     expect(plan).toMatchObject({ kind: 'stop', stop: 'terminal', code: 'X_TEST_REFUSED' });

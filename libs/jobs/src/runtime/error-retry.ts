@@ -82,7 +82,9 @@ export function registerErrorRetry(table: Readonly<Record<string, ErrorRetryClas
 export function errorRetryOf(error: unknown): ErrorRetryClass | undefined {
   const code = errorCodeOf(error);
   if (code === undefined) return undefined;
-  return BUILT_IN[code] ?? (registeredErrorRetry(code) as ErrorRetryClass | undefined);
+  // An own key only: a code spelled like an Object.prototype member (`constructor`) is an app code like any other.
+  if (Object.hasOwn(BUILT_IN, code)) return BUILT_IN[code];
+  return registeredErrorRetry(code) as ErrorRetryClass | undefined;
 }
 
 /** The `retryAfterSeconds` an error carries in its meta (or top level), when a positive finite number. */
