@@ -64,6 +64,23 @@ describe('claim low water (PostgreSQL, driven clock)', () => {
     expect((await claimOne(driver)).map((r) => r.id)).toEqual([early.id]);
   });
 
+  it('lowers the bound for a row put back just over a second in the past, and for the one past row of a batch', async () => {
+    const clock = frozenClock(START);
+    const driver = postgresJobDriver({ executor: db.executor, clock });
+    await claimOne(driver);
+    expect(driver.lowWater.bound(QUEUE)).toBe(START - 1_000);
+    const early = at(START);
+    // below the bound the claim computed at START (its time less a second), so the driver lowers it
+    await driver.enqueue(early);
+    await claimAndHandBack(driver, QUEUE, early.id, START - 1_500);
+    expect((await claimOne(driver)).map((r) => r.id)).toEqual([early.id]);
+    // a batch of rows due now holding one row in the past: that one row lowers the bound
+    const past = at(START - 3_600_000);
+    await driver.enqueueMany([at(START), past, at(START)]);
+    expect(driver.lowWater.bound(QUEUE)).toBe(START - 3_600_000);
+    expect((await claimOne(driver)).map((r) => r.id)).toEqual([past.id]);
+  });
+
   it('a row handed back at a fractional past time (stored to the whole ms below it) is still claimed at once', async () => {
     const clock = frozenClock(START);
     const driver = postgresJobDriver({ executor: db.executor, clock });
