@@ -1,12 +1,9 @@
 import { Pool } from 'pg';
 import {
   DEFAULT_LEASE_TTL_MS,
-  job,
   jobScheduler,
   recordingLogger,
   SCHEDULER_LEASE_KEY,
-  t,
-  task,
   type Clock,
   type JobScheduler,
   type RecordingLogger,
@@ -18,20 +15,12 @@ import { postgresJobDriver } from '../driver/pg-driver';
 import { pgPoolExecutor } from '../executor/pg-pool-executor';
 import { postgresLeaseLeader } from './pg-lease-leader';
 import { postgresSchedulerState } from './pg-scheduler-state';
+import { tickJob, tickTask } from '../../../jobs/test/tick-tasks';
 
-const tick = job({
-  name: 'pg-election.tick',
-  input: t.object({ occurrenceMs: t.number.int() }),
-  idempotencyKey: ({ occurrenceMs }) => `tick:${occurrenceMs}`,
-  tenant: 'none',
-});
-const everySecond = task({
-  name: 'pg-election.every-second',
-  cron: '* * * * * *',
-  tz: 'UTC',
+const tick = tickJob('pg-election');
+const everySecond = tickTask(tick, 'pg-election.every-second', '* * * * * *', {
   catchUp: 'run-all',
   maxCatchUp: 100,
-  enqueue: (occurrenceMs) => [[tick, { occurrenceMs }]],
 });
 
 /** One scheduler "process": its own pool, driver, state and lease leader on the shared database and frozen clock. */

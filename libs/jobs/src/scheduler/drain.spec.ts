@@ -1,26 +1,14 @@
-import { job } from '../declare/job';
-import { task } from '../declare/task';
 import { memoryJobDriver } from '../driver/memory';
-import { t } from '../schema';
 import { frozenClock } from '../testing/frozen-clock';
 import { recordingLogger } from '../util/logger';
 import { jobScheduler } from './job-scheduler';
 import { memoryLeaseLeader, memoryLeaseTable } from './memory-lease-leader';
 import { memorySchedulerState } from './memory-scheduler-state';
 import type { SchedulerState } from './scheduler-state';
+import { tickJob, tickTask } from '../../test/tick-tasks';
 
-const tick = job({
-  name: 'drain.tick',
-  input: t.object({ occurrenceMs: t.number.int() }),
-  idempotencyKey: ({ occurrenceMs }) => `tick:${occurrenceMs}`,
-  tenant: 'none',
-});
-const everySecond = task({
-  name: 'drain.every-second',
-  cron: '* * * * * *',
-  tz: 'UTC',
-  enqueue: (occurrenceMs) => [[tick, { occurrenceMs }]],
-});
+const tick = tickJob('drain');
+const everySecond = tickTask(tick, 'drain.every-second', '* * * * * *');
 
 /** A scheduler whose state's fire waits on a gate the test opens. */
 function gated() {

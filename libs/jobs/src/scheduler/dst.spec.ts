@@ -1,8 +1,7 @@
-import { job } from '../declare/job';
 import { task, type TaskHandle } from '../declare/task';
-import { t } from '../schema';
 import { compileCron } from './cron-schedule';
 import { schedulerFleet } from './testing/scheduler-fleet';
+import { tickJob } from '../../test/tick-tasks';
 
 /** The table documented in docs/dst.md: what fires on each 2026 switch day, as UTC instants. */
 const TABLE: readonly (readonly [zone: string, day: string, cron: string, fires: string[]])[] = [
@@ -50,12 +49,7 @@ const TABLE: readonly (readonly [zone: string, day: string, cron: string, fires:
   ],
 ];
 
-const tick = job({
-  name: 'dst.tick',
-  input: t.object({ occurrenceMs: t.number.int() }),
-  idempotencyKey: ({ occurrenceMs }) => `tick:${occurrenceMs}`,
-  tenant: 'none',
-});
+const tick = tickJob('dst');
 const declared = new Map<string, TaskHandle>();
 const taskFor = (zone: string, cron: string): TaskHandle => {
   const key = `${zone} ${cron}`;

@@ -1,22 +1,11 @@
-import { job } from '../declare/job';
-import { task } from '../declare/task';
-import { t } from '../schema';
 import { DEFAULT_LEASE_TTL_MS } from './lease-leader';
 import { schedulerFleet, type SchedulerFleet } from './testing/scheduler-fleet';
+import { tickJob, tickTask } from '../../test/tick-tasks';
 
-const tick = job({
-  name: 'election.tick',
-  input: t.object({ occurrenceMs: t.number.int() }),
-  idempotencyKey: ({ occurrenceMs }) => `tick:${occurrenceMs}`,
-  tenant: 'none',
-});
-const everySecond = task({
-  name: 'election.every-second',
-  cron: '* * * * * *',
-  tz: 'UTC',
+const tick = tickJob('election');
+const everySecond = tickTask(tick, 'election.every-second', '* * * * * *', {
   catchUp: 'run-all',
   maxCatchUp: 100,
-  enqueue: (occurrenceMs) => [[tick, { occurrenceMs }]],
 });
 
 /** Advances one second at a time, asserting after each step that at most one live member leads. */

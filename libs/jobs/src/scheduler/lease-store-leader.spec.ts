@@ -1,24 +1,13 @@
-import { job } from '../declare/job';
-import { task } from '../declare/task';
 import { memoryJobDriver } from '../driver/memory';
-import { t } from '../schema';
 import { frozenClock } from '../testing/frozen-clock';
 import { jobScheduler } from './job-scheduler';
 import { leaseStoreLeader } from './lease-store-leader';
 import { memorySchedulerState } from './memory-scheduler-state';
+import { tickJob, tickTask } from '../../test/tick-tasks';
 
-const tick = job({
-  name: 'lease-store.tick',
-  input: t.object({ occurrenceMs: t.number.int() }),
-  idempotencyKey: ({ occurrenceMs }) => `tick:${occurrenceMs}`,
-  tenant: 'none',
-});
-const everySecond = task({
-  name: 'lease-store.every-second',
-  cron: '* * * * * *',
-  tz: 'UTC',
+const tick = tickJob('lease-store');
+const everySecond = tickTask(tick, 'lease-store.every-second', '* * * * * *', {
   catchUp: 'run-all',
-  enqueue: (occurrenceMs) => [[tick, { occurrenceMs }]],
 });
 
 describe('leaseStoreLeader', () => {

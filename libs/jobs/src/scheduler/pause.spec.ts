@@ -1,19 +1,13 @@
-import { job } from '../declare/job';
 import { task, type CatchUpPolicy } from '../declare/task';
-import { t } from '../schema';
 import { PAUSE_RECHECK_MS } from './scheduler-options';
 import { schedulerFleet, type SchedulerFleet } from './testing/scheduler-fleet';
+import { tickJob } from '../../test/tick-tasks';
 
 const MINUTE = 60_000;
 const START = Date.UTC(2026, 0, 1);
 const mmss = (ms: number): string => new Date(ms).toISOString().slice(14, 19);
 
-const tick = job({
-  name: 'pause.tick',
-  input: t.object({ occurrenceMs: t.number.int() }),
-  idempotencyKey: ({ occurrenceMs }) => `tick:${occurrenceMs}`,
-  tenant: 'none',
-});
+const tick = tickJob('pause');
 const everyMinute = (catchUp: CatchUpPolicy) =>
   task({
     name: `pause.every-minute.${catchUp}`,

@@ -1,7 +1,5 @@
-import { job } from '../declare/job';
 import { task } from '../declare/task';
 import { memoryJobDriver } from '../driver/memory';
-import { t } from '../schema';
 import { frozenClock } from '../testing/frozen-clock';
 import { recordingLogger } from '../util/logger';
 import { jobScheduler } from './job-scheduler';
@@ -10,29 +8,16 @@ import { memoryLeaseLeader, memoryLeaseTable } from './memory-lease-leader';
 import { memorySchedulerState } from './memory-scheduler-state';
 import type { SchedulerState } from './scheduler-state';
 import { schedulerFleet } from './testing/scheduler-fleet';
+import { tickJob, tickTask } from '../../test/tick-tasks';
 
 const START = Date.UTC(2026, 0, 1);
 const MINUTE = 60_000;
-const tick = job({
-  name: 'round-guards.tick',
-  input: t.object({ occurrenceMs: t.number.int() }),
-  idempotencyKey: ({ occurrenceMs }) => `tick:${occurrenceMs}`,
-  tenant: 'none',
-});
-const everySecond = task({
-  name: 'round-guards.every-second',
-  cron: '* * * * * *',
-  tz: 'UTC',
+const tick = tickJob('round-guards');
+const everySecond = tickTask(tick, 'round-guards.every-second', '* * * * * *', {
   catchUp: 'run-all',
   maxCatchUp: 100,
-  enqueue: (occurrenceMs) => [[tick, { occurrenceMs }]],
 });
-const everyMinute = task({
-  name: 'round-guards.every-minute',
-  cron: '* * * * *',
-  tz: 'UTC',
-  enqueue: (occurrenceMs) => [[tick, { occurrenceMs }]],
-});
+const everyMinute = tickTask(tick, 'round-guards.every-minute', '* * * * *');
 
 /**
  * A leader that finds 5 every-second occurrences due at once (armed at START, started 5 s later): its run-all

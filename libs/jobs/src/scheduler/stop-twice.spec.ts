@@ -1,25 +1,13 @@
-import { job } from '../declare/job';
-import { task } from '../declare/task';
 import { memoryJobDriver } from '../driver/memory';
-import { t } from '../schema';
 import { frozenClock } from '../testing/frozen-clock';
 import { jobScheduler } from './job-scheduler';
 import { memoryLeaseLeader, memoryLeaseTable } from './memory-lease-leader';
 import { memorySchedulerState } from './memory-scheduler-state';
 import type { SchedulerState } from './scheduler-state';
+import { tickJob, tickTask } from '../../test/tick-tasks';
 
-const tick = job({
-  name: 'stop-twice.tick',
-  input: t.object({ occurrenceMs: t.number.int() }),
-  idempotencyKey: ({ occurrenceMs }) => `tick:${occurrenceMs}`,
-  tenant: 'none',
-});
-const everySecond = task({
-  name: 'stop-twice.every-second',
-  cron: '* * * * * *',
-  tz: 'UTC',
-  enqueue: (occurrenceMs) => [[tick, { occurrenceMs }]],
-});
+const tick = tickJob('stop-twice');
+const everySecond = tickTask(tick, 'stop-twice.every-second', '* * * * * *');
 
 /** A leading scheduler whose first fire waits on a gate the test opens. */
 async function firing() {

@@ -1,27 +1,15 @@
-import { job } from '../declare/job';
-import { task } from '../declare/task';
 import { memoryJobDriver } from '../driver/memory';
-import { t } from '../schema';
 import { frozenClock } from '../testing/frozen-clock';
 import type { Clock } from '../util/clock';
 import { jobScheduler } from './job-scheduler';
 import { memoryLeaseLeader } from './memory-lease-leader';
 import { memorySchedulerState } from './memory-scheduler-state';
+import { tickJob, tickTask } from '../../test/tick-tasks';
 
 const START = Date.UTC(2026, 0, 1);
 const MINUTE = 60_000;
-const tick = job({
-  name: 'wall-clock-step.tick',
-  input: t.object({ occurrenceMs: t.number.int() }),
-  idempotencyKey: ({ occurrenceMs }) => `tick:${occurrenceMs}`,
-  tenant: 'none',
-});
-const everyMinute = task({
-  name: 'wall-clock-step.every-minute',
-  cron: '* * * * *',
-  tz: 'UTC',
-  enqueue: (occurrenceMs) => [[tick, { occurrenceMs }]],
-});
+const tick = tickJob('wall-clock-step');
+const everyMinute = tickTask(tick, 'wall-clock-step.every-minute', '* * * * *');
 
 describe('a wall clock stepped forward (NTP, a host resumed from sleep)', () => {
   it('fires the occurrence it stepped past within one tick, not at the timer armed before the step', async () => {
