@@ -26,3 +26,19 @@ export async function untilValue<T>(
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
+
+/**
+ * What `pending` settled with within `ms` of real time: the value it resolved to, the error it rejected with, or
+ * `'hung'` — for a test whose subject must settle in bounded time (a boot meeting a silent server, a stop).
+ */
+export async function settledWithin<T>(pending: Promise<T>, ms: number): Promise<unknown> {
+  let timer: NodeJS.Timeout | undefined;
+  const hung = new Promise<'hung'>((resolve) => {
+    timer = setTimeout(() => resolve('hung'), ms);
+  });
+  try {
+    return await Promise.race([pending.catch((error: unknown) => error), hung]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,6 +1,7 @@
-import { partitionHop, type PartitionHop } from '../../test/partition-hop';
+import { partitionHop, type PartitionHop } from '../../../../test/partition-hop';
 import { pgJobsSpec } from '../../test/pg-jobs-spec';
 import { postgresBackend } from './pg-backend';
+import { settledWithin } from '../../../../test/until';
 
 /** Terminate: 'X' then its length (4), which the client sends alone before its FIN. */
 const isTerminate = (chunk: Buffer): boolean =>
@@ -14,19 +15,6 @@ const isTerminate = (chunk: Buffer): boolean =>
  */
 const goodbyeHop = (upstreamPort: number): Promise<PartitionHop> =>
   partitionHop(upstreamPort, { cutOn: (chunk, session) => session === 0 && isTerminate(chunk) });
-
-/** What `boot` settled with within `ms` of real time, or `'hung'`. */
-async function settledWithin<T>(boot: Promise<T>, ms: number): Promise<T | unknown> {
-  let timer: NodeJS.Timeout | undefined;
-  const hung = new Promise<'hung'>((resolve) => {
-    timer = setTimeout(() => resolve('hung'), ms);
-  });
-  try {
-    return await Promise.race([boot.catch((error: unknown) => error), hung]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 describe('postgresBackend whose boot session meets a partition at its goodbye', () => {
   const db = pgJobsSpec({ migrate: false });

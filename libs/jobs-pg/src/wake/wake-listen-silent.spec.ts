@@ -3,7 +3,7 @@ import { Client } from 'pg';
 import { recordingLogger } from '@ultimat3/jobs';
 import { frozenClock } from '@ultimat3/jobs/testing';
 import { until } from '../../../../test/until';
-import { partitionHop } from '../../test/partition-hop';
+import { partitionHop } from '../../../../test/partition-hop';
 import { pgJobsSpec } from '../../test/pg-jobs-spec';
 import { startQueueWake, WAKE_PROBE_TIMEOUT_MS, WAKE_REDIAL_MS } from './queue-wake';
 

@@ -4,14 +4,19 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
  * A TCP hop on 127.0.0.1 in front of the real server that forwards both ways until it is cut, and from then on
  * swallows everything — bytes and the client's FIN alike (half-open sockets: nothing answers the goodbye): a network
  * partition, where a graceful `end()` waits for a close that never comes. `cut()` cuts every session at once;
- * `cutOn` cuts one session by itself, at a point of its protocol.
+ * `cutOn` and `cutAfter` cut one session by itself, at a point of its protocol: a server that opened the session and
+ * went silent (a pooler in front of a database it cannot reach, a proxy that lost its server).
  */
 export interface PartitionHop {
   readonly port: number;
   /** Cuts every session, now and to come. */
   cut(): void;
-  /** Whether any session was cut (by `cut()` or by `cutOn`). */
+  /** Whether any session was cut (by `cut()`, `cutOn` or `cutAfter`). */
   wasCut(): boolean;
+  /** Sessions the hop accepted. */
+  sessions(): number;
+  /** Sessions whose client let its socket go (sent its FIN), cut or not. */
+  ended(): number;
   stop(): Promise<void>;
 }
 
@@ -22,6 +27,11 @@ export interface PartitionHopOptions {
    * `session` counts the hop's sessions from 0.
    */
   readonly cutOn?: (chunk: Buffer, session: number) => boolean;
+  /**
+   * Cuts one session by itself once everything its server sent so far answers true — after passing on the chunk that
+   * made it so: the client got that answer, and nothing after it.
+   */
+  readonly cutAfter?: (fromServer: Buffer, session: number) => boolean;
 }
 
 /** Opens a {@link PartitionHop} on a free port of 127.0.0.1 in front of the server at 127.0.0.1:`upstreamPort`. */
@@ -33,6 +43,7 @@ export async function partitionHop(
   let all = false;
   let any = false;
   let sessions = 0;
+  let ended = 0;
   const server: Server = createServer({ allowHalfOpen: true }, (client) => {
     const session = sessions++;
     let mine = false;
@@ -45,8 +56,18 @@ export async function partitionHop(
       if (!cut() && options.cutOn?.(chunk, session)) mine = any = true;
       if (!cut()) upstream.write(chunk);
     });
-    upstream.on('data', (chunk: Buffer) => void (cut() || client.write(chunk)));
-    client.on('end', () => void (cut() || upstream.end()));
+    let fromServer = Buffer.alloc(0);
+    upstream.on('data', (chunk: Buffer) => {
+      if (cut()) return;
+      client.write(chunk);
+      if (options.cutAfter === undefined) return;
+      fromServer = Buffer.concat([fromServer, chunk]);
+      if (options.cutAfter(fromServer, session)) mine = any = true;
+    });
+    client.on('end', () => {
+      ended++;
+      if (!cut()) upstream.end();
+    });
     upstream.on('end', () => void (cut() || client.end()));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -55,6 +76,8 @@ export async function partitionHop(
     port: typeof address === 'object' && address ? address.port : 0,
     cut: () => void (all = any = true),
     wasCut: () => any,
+    sessions: () => sessions,
+    ended: () => ended,
     async stop() {
       sockets.forEach((socket) => socket.destroy());
       await new Promise((resolve) => server.close(resolve));
