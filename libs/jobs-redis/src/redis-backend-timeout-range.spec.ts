@@ -22,3 +22,17 @@ describe('redis connectTimeoutMs out of range', () => {
     },
   );
 });
+
+describe('redisBackend without one source', () => {
+  it.each([{}, { url: testRedisUrl(), client: 'both' }, undefined, null])(
+    '%p is refused as X_INVARIANT naming redisBackend before anything connects',
+    async (options) => {
+      const error = await redisBackend(options as never).catch((e: unknown) => e);
+      expect(error).toMatchObject({
+        code: 'X_INVARIANT',
+        message: expect.stringMatching(/^redisBackend: pass exactly one of client and url\./),
+        fix: expect.stringContaining('{ url:'),
+      });
+    },
+  );
+});

@@ -93,8 +93,8 @@ function connectTimeoutOf(ms: number | undefined): number {
  */
 export async function redisBackend(options: RedisBackendOptions): Promise<RedisBackend> {
   // checked first: a bad one is refused before anything connects (a timer past 2^31-1 ms would fire at once)
-  const ms = connectTimeoutOf(options.connectTimeoutMs);
-  const { client, owned } = clientOf(options);
+  const ms = connectTimeoutOf((options as RedisBackendOptions | undefined)?.connectTimeoutMs);
+  const { client, owned } = clientOf(options, 'redisBackend');
   try {
     await within(client.ping(), ms, 'Redis');
     // bounded too: a server that answered the PING and went silent would hold the boot forever (no command timeout)

@@ -9,14 +9,24 @@ export interface RedisConnectionOptions {
   readonly url?: string;
 }
 
-/** The client of the options: the caller's, or one opened on `url`; exactly one of them must be given. */
-export function clientOf(options: RedisConnectionOptions): {
+/**
+ * The client of the options: the caller's, or one opened on `url`; exactly one of them must be given, else
+ * `X_INVARIANT` naming `caller` (`redisJobDriver`, `redisBackend`) before anything connects.
+ */
+export function clientOf(
+  options: RedisConnectionOptions,
+  caller = 'redisJobDriver',
+): {
   client: Redis | Cluster;
   owned: boolean;
 } {
-  if ((options.client === undefined) === (options.url === undefined)) {
+  if (
+    typeof options !== 'object' ||
+    options === null ||
+    (options.client === undefined) === (options.url === undefined)
+  ) {
     throw new InvariantError(
-      'redisJobDriver: pass exactly one of client and url.',
+      `${caller}: pass exactly one of client and url.`,
       "Pass { url: 'redis://127.0.0.1:6379' }, or { client } with an ioredis client you own.",
     );
   }

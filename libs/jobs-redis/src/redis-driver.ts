@@ -119,7 +119,8 @@ function enqueueEntry(
  * {@link RedisJobDriverOptions.clock}). It runs `jobDriverConformance` (see its spec for which suites).
  */
 export function redisJobDriver(options: RedisJobDriverOptions): RedisJobDriver {
-  const prefix = redisKeyPrefix(options.prefix ?? 'jobs');
+  // a call without options is refused as one without client or url, not a TypeError
+  const prefix = redisKeyPrefix((options as RedisJobDriverOptions | undefined)?.prefix ?? 'jobs');
   const { client, owned } = clientOf(options);
   const wake = redisWake(client, prefix, options.clock);
   const ctx = redisContext(client, prefix, options.clock, (name) => {

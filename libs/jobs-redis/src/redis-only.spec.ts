@@ -90,6 +90,12 @@ describe('redisJobDriver (redis only)', () => {
       expect.objectContaining({ code: 'X_INVARIANT' }),
     );
     expect(() => redisJobDriver({})).toThrow(expect.objectContaining({ code: 'X_INVARIANT' }));
+    expect(() => redisJobDriver(undefined as never)).toThrow(
+      expect.objectContaining({
+        code: 'X_INVARIANT',
+        message: expect.stringMatching(/^redisJobDriver: /),
+      }),
+    );
     expect(() => redisJobDriver({ client: redis.client, url: testRedisUrl() })).toThrow(
       expect.objectContaining({ code: 'X_INVARIANT' }),
     );

@@ -105,9 +105,17 @@ describe('postgresBackend', () => {
     await expect(
       postgresBackend({ url: db.url, poolSize: 1 }, { schema: 'Not A Schema' }),
     ).rejects.toThrow(/not a plain identifier/);
-    await expect(
-      postgresBackend({ nothing: true } as unknown as PostgresBackendSource),
-    ).rejects.toThrow(TypeError);
+    for (const source of [{ nothing: true }, { url: 5 }, { url: '' }, undefined, null]) {
+      await expect(
+        postgresBackend(source as unknown as PostgresBackendSource),
+      ).rejects.toMatchObject({
+        code: 'X_INVARIANT',
+        message: expect.stringMatching(
+          /^postgresBackend needs \{ url \}, \{ dataSource \} or \{ executor \}\./,
+        ),
+        fix: expect.stringContaining('DATABASE_URL'),
+      });
+    }
   });
 });
 

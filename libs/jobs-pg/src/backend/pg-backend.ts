@@ -1,4 +1,5 @@
 import { Client, Pool } from 'pg';
+import { InvariantError } from '@ultimat3/jobs';
 import type {
   BackendCapabilities,
   Clock,
@@ -126,7 +127,10 @@ async function openSource(
     executor = source.executor as PgExecutor;
     await bootOverExecutor(executor, undefined, step);
   } else {
-    throw new TypeError('postgresBackend needs { url }, { dataSource } or { executor }.');
+    throw new InvariantError(
+      'postgresBackend needs { url }, { dataSource } or { executor }.',
+      'Pass { url: process.env.DATABASE_URL }, { dataSource } with your TypeORM DataSource, or { executor }.',
+    );
   }
   return { pool, executor };
 }
