@@ -27,6 +27,9 @@ describe('t.array', () => {
   it('applies min and max together with item checks', () => {
     const some = t.array(t.uuid).min(1).max(2);
     expect(refuse(some, [])).toEqual([': expected at least 1 item, got 0']);
+    // both bounds are inclusive
+    expect(accept(some, [ID])).toEqual([ID]);
+    expect(accept(some, [ID, ID2])).toEqual([ID, ID2]);
     expect(refuse(some, [ID, ID, 'x'])).toEqual([
       ': expected at most 2 items, got 3',
       "[2]: expected a UUID, got 'x'",
@@ -167,6 +170,16 @@ describe('Standard Schema V1', () => {
       expect(schema['~standard'].vendor).toBe('ultimat3');
       expect(schema['~standard'].validate(Symbol('x'))).not.toBeInstanceOf(Promise);
     }
+  });
+
+  it('is told apart from what only looks like one: another version, or no validate', () => {
+    const validate = (): { value: unknown } => ({ value: 1 });
+    expect(isStandardSchema({ '~standard': { version: 1, vendor: 'x', validate } })).toBe(true);
+    for (const version of [2, 0, '1', undefined]) {
+      expect(isStandardSchema({ '~standard': { version, vendor: 'x', validate } })).toBe(false);
+    }
+    expect(isStandardSchema({ '~standard': { version: 1, vendor: 'x' } })).toBe(false);
+    expect(isStandardSchema(null)).toBe(false);
   });
 
   it('reports paths as arrays of keys and indices', () => {

@@ -17,6 +17,9 @@ describe('t.string', () => {
       .max(5)
       .regex(/^[a-z]+$/);
     expect(accept(code, 'abcd')).toBe('abcd');
+    // both bounds are inclusive
+    expect(accept(code, 'abc')).toBe('abc');
+    expect(accept(code, 'abcde')).toBe('abcde');
     expect(refuse(code, 'ab')).toEqual([': expected at least 3 characters, got 2']);
     expect(refuse(code, 'abcdef')).toEqual([': expected at most 5 characters, got 6']);
     expect(refuse(code, 'A1')).toEqual([
