@@ -48,6 +48,14 @@ describe('the declaration table keeps job and task names apart', () => {
     expect(codeOf(() => stampTaskExportNames({ 'seats-spec-c': tk }))).toBeUndefined();
   });
 
+  it('stamping an export name frees the positional name for another declaration', () => {
+    const j = aJob() as { readonly name: string };
+    const positional = j.name;
+    stampExportNames({ 'seats-spec-e': j });
+    expect(j.name).toBe('seats-spec-e');
+    expect(codeOf(() => aJob(positional))).toBeUndefined();
+  });
+
   it('the same kind under one name is still X_JOB_DUPLICATE', () => {
     aJob('seats-spec-d');
     aTask('seats-spec-d');

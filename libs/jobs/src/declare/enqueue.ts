@@ -121,8 +121,9 @@ function rowFor<In, Out>(
     queue: resolved.queue ?? handle.queue,
     input,
     idempotencyKey: handle.idempotencyKeyOf(value),
-    tenantId: declaredTenant ?? actor?.orgId ?? null,
-    enqueuedBy: actor?.id ?? null,
+    // an actor's '' id or org is none, as null (see assertActor)
+    tenantId: declaredTenant ?? (actor?.orgId || null),
+    enqueuedBy: actor?.id || null,
     runAt: resolved.runAt,
     maxAttempts: handle.retry.attempts,
     priority: resolved.priority ?? handle.priority,

@@ -166,6 +166,24 @@ describe('a task handle', () => {
     }
   });
 
+  it('builds the entries for the occurrence given, and hands every job the enqueue options', async () => {
+    const clock = frozenClock(Date.UTC(2026, 2, 1, 12));
+    const driver = memoryJobDriver({ clock });
+    const uninstall = setJobsFacade(directJobsFacade({ driver, clock }));
+    try {
+      const occurrenceMs = Date.UTC(2026, 2, 1, 3);
+      const [fired] = await task(base()).enqueue({ occurrenceMs, delay: '1m', priority: 7 });
+      expect(await driver.get(fired?.id ?? '')).toMatchObject({
+        idempotencyKey: `tick:${occurrenceMs}`,
+        input: { occurrenceMs },
+        runAt: clock.now() + 60_000,
+        priority: 7,
+      });
+    } finally {
+      uninstall();
+    }
+  });
+
   it('is X_DRIVER_UNAVAILABLE with no facade, never a silently dropped fire', async () => {
     await expect(task(base()).enqueue()).rejects.toMatchObject({ code: 'X_DRIVER_UNAVAILABLE' });
   });
