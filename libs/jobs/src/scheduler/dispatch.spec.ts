@@ -2,13 +2,10 @@ import { setJobsFacade } from '../declare/ambient';
 import { directJobsFacade } from '../declare/direct-facade';
 import { job } from '../declare/job';
 import { task } from '../declare/task';
-import { memoryJobDriver } from '../driver/memory';
 import { t } from '../schema';
 import { frozenClock } from '../testing/frozen-clock';
-import { recordingLogger } from '../util/logger';
-import { jobScheduler } from './job-scheduler';
-import { memoryLeaseLeader } from './memory-lease-leader';
-import { memorySchedulerState } from './memory-scheduler-state';
+import type { TaskHandle } from '../declare/task';
+import { schedulerRig } from '../../test/memory-scheduler';
 
 const MINUTE = 60_000;
 const START = Date.UTC(2026, 0, 1);
@@ -20,23 +17,11 @@ const report = job({
   tenant: 'none',
 });
 
-function harness(tasks: Parameters<typeof jobScheduler>[0]['tasks']) {
-  const clock = frozenClock(START);
-  const driver = memoryJobDriver({ clock });
-  const logger = recordingLogger();
+function harness(tasks: readonly TaskHandle[]) {
+  const rig = schedulerRig(frozenClock(START));
   const woken: string[] = [];
-  const state = memorySchedulerState({ driver, clock });
-  const scheduler = jobScheduler({
-    driver,
-    tasks,
-    clock,
-    logger,
-    state,
-    leader: memoryLeaseLeader(),
-    onEnqueued: (queue) => woken.push(queue),
-  });
-  scheduler.start();
-  return { clock, driver, logger, woken, state, scheduler };
+  const scheduler = rig.start({ tasks, onEnqueued: (queue) => woken.push(queue) });
+  return { ...rig, woken, scheduler };
 }
 
 describe('dispatching an occurrence', () => {

@@ -1,13 +1,9 @@
 import { job } from '../declare/job';
 import { task } from '../declare/task';
-import { memoryJobDriver } from '../driver/memory';
 import { t } from '../schema';
 import { frozenClock } from '../testing/frozen-clock';
-import { recordingLogger } from '../util/logger';
-import { jobScheduler } from './job-scheduler';
-import { memoryLeaseLeader } from './memory-lease-leader';
-import { memorySchedulerState } from './memory-scheduler-state';
 import type { SchedulerState } from './scheduler-state';
+import { schedulerRig } from '../../test/memory-scheduler';
 
 const MINUTE = 60_000;
 const TICK = 1_000;
@@ -21,10 +17,7 @@ const report = job({
 
 describe('a fire the state fails', () => {
   it('is retried once a tick, not in a loop at the same instant', async () => {
-    const clock = frozenClock(START);
-    const driver = memoryJobDriver({ clock });
-    const logger = recordingLogger();
-    const inner = memorySchedulerState({ driver, clock });
+    const { clock, logger, state: inner, start } = schedulerRig(frozenClock(START));
     // the store is down for the first 20 fires; a busy loop spends them all at one instant
     let fires = 0;
     const state: SchedulerState = {
@@ -42,16 +35,7 @@ describe('a fire the state fails', () => {
       tz: 'UTC',
       enqueue: () => [[report, { n: 1 }]],
     });
-    const scheduler = jobScheduler({
-      driver,
-      tasks: [minutely],
-      clock,
-      logger,
-      state,
-      leader: memoryLeaseLeader(),
-      tickIntervalMs: TICK,
-    });
-    scheduler.start();
+    const scheduler = start({ tasks: [minutely], state, tickIntervalMs: TICK });
     try {
       await clock.advance(MINUTE);
       expect(fires).toBe(1);
@@ -66,10 +50,7 @@ describe('a fire the state fails', () => {
   });
 
   it('reads the watermark back after a fire whose answer was lost once it had landed: no second plan from the old one', async () => {
-    const clock = frozenClock(START);
-    const driver = memoryJobDriver({ clock });
-    const logger = recordingLogger();
-    const inner = memorySchedulerState({ driver, clock });
+    const { clock, driver, logger, state: inner, start } = schedulerRig(frozenClock(START));
     let fires = 0;
     const state: SchedulerState = {
       ...inner,
@@ -85,15 +66,7 @@ describe('a fire the state fails', () => {
       tz: 'UTC',
       enqueue: () => [[report, { n: 2 }]],
     });
-    const scheduler = jobScheduler({
-      driver,
-      tasks: [minutely],
-      clock,
-      logger,
-      state,
-      leader: memoryLeaseLeader(),
-    });
-    scheduler.start();
+    const scheduler = start({ tasks: [minutely], state });
     try {
       await clock.advance(MINUTE + 5 * TICK);
       expect(logger.named('jobs.scheduler.task.failed')).toHaveLength(1);

@@ -1,12 +1,8 @@
 import { job } from '../declare/job';
 import { task } from '../declare/task';
-import { memoryJobDriver } from '../driver/memory';
 import { t } from '../schema';
 import { frozenClock } from '../testing/frozen-clock';
-import { recordingLogger } from '../util/logger';
-import { jobScheduler } from './job-scheduler';
-import { memoryLeaseLeader } from './memory-lease-leader';
-import { memorySchedulerState } from './memory-scheduler-state';
+import { schedulerRig } from '../../test/memory-scheduler';
 
 const MINUTE = 60_000;
 const START = Date.UTC(2026, 0, 1);
@@ -20,9 +16,7 @@ const digest = job({
 
 describe('a scheduler fire with one entry its job refuses', () => {
   it('fires the other entries of the occurrence and reports the bad one alone', async () => {
-    const clock = frozenClock(START);
-    const driver = memoryJobDriver({ clock });
-    const logger = recordingLogger();
+    const { clock, driver, logger, state, start } = schedulerRig(frozenClock(START));
     const fanOut = task({
       name: 'fire-bad-entry.fan-out',
       cron: '* * * * *',
@@ -33,16 +27,7 @@ describe('a scheduler fire with one entry its job refuses', () => {
         [digest, { org: 'c' }],
       ],
     });
-    const state = memorySchedulerState({ driver, clock });
-    const scheduler = jobScheduler({
-      driver,
-      tasks: [fanOut],
-      clock,
-      logger,
-      state,
-      leader: memoryLeaseLeader(),
-    });
-    scheduler.start();
+    const scheduler = start({ tasks: [fanOut] });
     try {
       await clock.advance(MINUTE);
       const rows = await driver.introspect.list();

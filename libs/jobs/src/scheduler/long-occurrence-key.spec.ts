@@ -1,14 +1,10 @@
 import { job } from '../declare/job';
 import { task } from '../declare/task';
-import { memoryJobDriver } from '../driver/memory';
 import { t } from '../schema';
 import { frozenClock } from '../testing/frozen-clock';
-import { recordingLogger } from '../util/logger';
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../values/bounds';
-import { jobScheduler } from './job-scheduler';
-import { memoryLeaseLeader } from './memory-lease-leader';
-import { memorySchedulerState } from './memory-scheduler-state';
 import { occurrenceKey } from './occurrence-requests';
+import { schedulerRig } from '../../test/memory-scheduler';
 
 const MINUTE = 60_000;
 const START = Date.UTC(2026, 0, 1);
@@ -21,10 +17,7 @@ const sync = job({
 
 describe('an occurrence of a job whose own key is long', () => {
   it('fires: the occurrence key stays within the key limit every driver stores', async () => {
-    const clock = frozenClock(START);
-    const driver = memoryJobDriver({ clock });
-    const logger = recordingLogger();
-    const state = memorySchedulerState({ driver, clock });
+    const { clock, driver, logger, state, start } = schedulerRig(frozenClock(START));
     const path = 'p'.repeat(MAX_IDEMPOTENCY_KEY_LENGTH - 20);
     const minutely = task({
       name: 'long-occurrence-key.minutely',
@@ -32,15 +25,7 @@ describe('an occurrence of a job whose own key is long', () => {
       tz: 'UTC',
       enqueue: () => [[sync, { path }]],
     });
-    const scheduler = jobScheduler({
-      driver,
-      tasks: [minutely],
-      clock,
-      logger,
-      state,
-      leader: memoryLeaseLeader(),
-    });
-    scheduler.start();
+    const scheduler = start({ tasks: [minutely] });
     try {
       await clock.advance(MINUTE);
       expect(logger.named('jobs.scheduler.task.failed')).toEqual([]);

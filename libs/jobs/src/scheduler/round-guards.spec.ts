@@ -1,13 +1,10 @@
 import { task } from '../declare/task';
-import { memoryJobDriver } from '../driver/memory';
 import { frozenClock } from '../testing/frozen-clock';
-import { recordingLogger } from '../util/logger';
-import { jobScheduler } from './job-scheduler';
 import { DEFAULT_LEASE_TTL_MS, SCHEDULER_LEASE_KEY } from './lease-leader';
 import { memoryLeaseLeader, memoryLeaseTable } from './memory-lease-leader';
-import { memorySchedulerState } from './memory-scheduler-state';
 import type { SchedulerState } from './scheduler-state';
 import { schedulerFleet } from './testing/scheduler-fleet';
+import { schedulerRig } from '../../test/memory-scheduler';
 import { tickJob, tickTask } from '../../test/tick-tasks';
 
 const START = Date.UTC(2026, 0, 1);
@@ -24,10 +21,8 @@ const everyMinute = tickTask(tick, 'round-guards.every-minute', '* * * * *');
  * round's first fire waits on a gate the test opens; the later fires go straight through.
  */
 async function gatedCatchUp() {
-  const clock = frozenClock(START);
-  const driver = memoryJobDriver({ clock });
+  const { clock, driver, state: inner, start } = schedulerRig(frozenClock(START));
   const table = memoryLeaseTable({ clock });
-  const inner = memorySchedulerState({ driver, clock });
   await inner.skipTo(everySecond.name, START, undefined);
   let open: () => void = () => undefined;
   const gate = new Promise<void>((resolve) => (open = resolve));
@@ -40,14 +35,11 @@ async function gatedCatchUp() {
     },
   };
   await clock.advance(5_000);
-  const scheduler = jobScheduler({
-    driver,
+  const scheduler = start({
     tasks: [everySecond],
-    clock,
     state,
     leader: memoryLeaseLeader({ table, holderId: 'gated' }),
   });
-  scheduler.start();
   await clock.flush();
   expect(fires).toBe(1);
   const rows = async (): Promise<number> => (await driver.introspect.list()).length;
@@ -80,9 +72,7 @@ describe('a round with several fires to make', () => {
 
 describe('the loop', () => {
   it('retries a watermark read that fails once a tick, not in a loop at the same instant', async () => {
-    const clock = frozenClock(START);
-    const driver = memoryJobDriver({ clock });
-    const inner = memorySchedulerState({ driver, clock });
+    const { clock, state: inner, start } = schedulerRig(frozenClock(START));
     const loads: number[] = [];
     const state: SchedulerState = {
       ...inner,
@@ -93,15 +83,7 @@ describe('the loop', () => {
           : inner.load(tasks);
       },
     };
-    const scheduler = jobScheduler({
-      driver,
-      tasks: [everyMinute],
-      clock,
-      state,
-      leader: memoryLeaseLeader(),
-      logger: recordingLogger(),
-    });
-    scheduler.start();
+    const scheduler = start({ tasks: [everyMinute], state });
     await clock.advance(3_000);
     expect(loads).toEqual([0, 1_000, 2_000, 3_000]);
     expect(await state.load([everyMinute.name])).toEqual(
@@ -138,9 +120,7 @@ describe('the loop', () => {
 
 describe('dispatching a task', () => {
   it('reads back a task another leader armed first, instead of arming it again', async () => {
-    const clock = frozenClock(START);
-    const driver = memoryJobDriver({ clock });
-    const inner = memorySchedulerState({ driver, clock });
+    const { clock, state: inner, start } = schedulerRig(frozenClock(START));
     let arms = 0;
     const state: SchedulerState = {
       ...inner,
@@ -152,14 +132,7 @@ describe('dispatching a task', () => {
         return inner.skipTo(name, watermarkMs, previous);
       },
     };
-    const scheduler = jobScheduler({
-      driver,
-      tasks: [everyMinute],
-      clock,
-      state,
-      leader: memoryLeaseLeader(),
-    });
-    scheduler.start();
+    const scheduler = start({ tasks: [everyMinute], state });
     await clock.advance(30_000);
     expect(arms).toBe(1);
     // its watermark, not this leader's, decides: the 00:00 occurrence was still due from it
@@ -172,9 +145,7 @@ describe('dispatching a task', () => {
   });
 
   it('announces only the queues a fire put a NEW row on: a retry that dedupes wakes no worker', async () => {
-    const clock = frozenClock(START);
-    const driver = memoryJobDriver({ clock });
-    const inner = memorySchedulerState({ driver, clock });
+    const { clock, driver, state: inner, start } = schedulerRig(frozenClock(START));
     let fires = 0;
     const state: SchedulerState = {
       ...inner,
@@ -186,15 +157,11 @@ describe('dispatching a task', () => {
       },
     };
     const woken: string[] = [];
-    const scheduler = jobScheduler({
-      driver,
+    const scheduler = start({
       tasks: [everyMinute],
-      clock,
       state,
-      leader: memoryLeaseLeader(),
       onEnqueued: (queue) => woken.push(queue),
     });
-    scheduler.start();
     await clock.advance(MINUTE + 1_000);
     expect(fires).toBe(2);
     const rows = await driver.introspect.list();

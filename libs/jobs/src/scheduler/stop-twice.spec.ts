@@ -1,9 +1,7 @@
-import { memoryJobDriver } from '../driver/memory';
 import { frozenClock } from '../testing/frozen-clock';
-import { jobScheduler } from './job-scheduler';
 import { memoryLeaseLeader, memoryLeaseTable } from './memory-lease-leader';
-import { memorySchedulerState } from './memory-scheduler-state';
 import type { SchedulerState } from './scheduler-state';
+import { schedulerRig } from '../../test/memory-scheduler';
 import { tickJob, tickTask } from '../../test/tick-tasks';
 
 const tick = tickJob('stop-twice');
@@ -11,10 +9,8 @@ const everySecond = tickTask(tick, 'stop-twice.every-second', '* * * * * *');
 
 /** A leading scheduler whose first fire waits on a gate the test opens. */
 async function firing() {
-  const clock = frozenClock();
-  const driver = memoryJobDriver({ clock });
+  const { clock, state: inner, start } = schedulerRig(frozenClock());
   const table = memoryLeaseTable({ clock });
-  const inner = memorySchedulerState({ driver, clock });
   let open: () => void = () => undefined;
   const gate = new Promise<void>((resolve) => (open = resolve));
   let gated = false;
@@ -26,14 +22,11 @@ async function firing() {
       return inner.fire(request);
     },
   };
-  const scheduler = jobScheduler({
-    driver,
+  const scheduler = start({
     tasks: [everySecond],
-    clock,
     state,
     leader: memoryLeaseLeader({ table, holderId: 'twice' }),
   });
-  scheduler.start();
   await clock.advance(1_000);
   expect(gated).toBe(true);
   return { clock, table, scheduler, open };

@@ -1,9 +1,6 @@
-import { memoryJobDriver } from '../driver/memory';
 import { frozenClock } from '../testing/frozen-clock';
 import type { Clock } from '../util/clock';
-import { jobScheduler } from './job-scheduler';
-import { memoryLeaseLeader } from './memory-lease-leader';
-import { memorySchedulerState } from './memory-scheduler-state';
+import { schedulerRig } from '../../test/memory-scheduler';
 import { tickJob, tickTask } from '../../test/tick-tasks';
 
 const START = Date.UTC(2026, 0, 1);
@@ -20,18 +17,8 @@ describe('a wall clock stepped forward (NTP, a host resumed from sleep)', () => 
       now: () => monotonic.now() + stepMs,
       setTimeout: (fn, ms) => monotonic.setTimeout(fn, ms),
     };
-    const driver = memoryJobDriver({ clock });
-    const state = memorySchedulerState({ driver, clock });
-    const scheduler = jobScheduler({
-      driver,
-      tasks: [everyMinute],
-      clock,
-      state,
-      leader: memoryLeaseLeader(),
-      tickIntervalMs: 1_000,
-      renewEveryMs: 10_000,
-    });
-    scheduler.start();
+    const { state, start } = schedulerRig(clock);
+    const scheduler = start({ tasks: [everyMinute], tickIntervalMs: 1_000, renewEveryMs: 10_000 });
     await monotonic.advance(35_000);
     stepMs = 30_000; // the wall clock now reads 00:01:05: the 00:01 occurrence is due
     await monotonic.advance(1_000);
