@@ -1,11 +1,7 @@
-import type { JobDriver } from '../driver/job-driver';
-import { memoryJobDriver } from '../driver/memory';
 import { t } from '../schema';
-import { frozenClock } from '../testing/frozen-clock';
-import { setJobsFacade } from './ambient';
-import { directJobsFacade } from './direct-facade';
 import { job } from './job';
 import { rejection } from '../../test/outcomes';
+import { memoryFacadeEach } from '../../test/memory-facade';
 
 let n = 0;
 const unique = (): string => `options-${++n}`;
@@ -20,14 +16,7 @@ const declare = () =>
 const ok = (email: string) => ({ email, tags: ['a'] });
 
 describe('a runId that is not a UUID', () => {
-  let driver: JobDriver;
-  let uninstall: () => void = () => undefined;
-  beforeEach(() => {
-    const clock = frozenClock();
-    driver = memoryJobDriver({ clock });
-    uninstall = setJobsFacade(directJobsFacade({ driver, clock }));
-  });
-  afterEach(() => uninstall());
+  const facade = memoryFacadeEach();
 
   it.each([['run-1'], [''], ['0190a0a0-0000-7000-8000-00000000000'], [42]])(
     'is X_JOB_OPTIONS_INVALID naming options.runId (%p), single and many, and nothing is queued',
@@ -44,7 +33,7 @@ describe('a runId that is not a UUID', () => {
           meta: { job: h.name, field: 'options.runId' },
         });
       }
-      expect(await driver.stats()).toEqual([]);
+      expect(await facade.driver.stats()).toEqual([]);
     },
   );
 
@@ -76,7 +65,7 @@ describe('a runId that is not a UUID', () => {
         });
       }
     }
-    expect(await driver.stats()).toEqual([]);
+    expect(await facade.driver.stats()).toEqual([]);
   });
 
   it('accepts a UUID of any version or letter case, and stores it in lower case as every driver reads it back', async () => {

@@ -13,15 +13,11 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
-import { setJobsFacade } from '../../declare/ambient';
-import { directJobsFacade } from '../../declare/direct-facade';
 import { job } from '../../declare/job';
-import { memoryJobDriver } from '../../driver/memory';
-import type { JobDriver } from '../../driver/job-driver';
-import { frozenClock } from '../../testing/frozen-clock';
 import { runJobs } from '../../testing/run-jobs';
 import { dtoSchema } from './dto-schema';
 import { rejection } from '../../../test/outcomes';
+import { memoryFacadeEach } from '../../../test/memory-facade';
 
 class AddressDto {
   @IsString()
@@ -139,14 +135,7 @@ describe('dtoSchema: a class-validator DTO as a Standard Schema', () => {
 });
 
 describe('job({ input: DtoClass })', () => {
-  let driver: JobDriver;
-  let uninstall: () => void = () => undefined;
-  beforeEach(() => {
-    const clock = frozenClock();
-    driver = memoryJobDriver({ clock });
-    uninstall = setJobsFacade(directJobsFacade({ driver, clock }));
-  });
-  afterEach(() => uninstall());
+  const facade = memoryFacadeEach();
 
   const declare = () =>
     job({
@@ -159,7 +148,7 @@ describe('job({ input: DtoClass })', () => {
   it('stores plain JSON and derives the key from an instance', async () => {
     const h = declare();
     const { id } = await h.enqueue(order());
-    const row = await driver.get(id);
+    const row = await facade.driver.get(id);
     expect(row?.input).toEqual({ ...order(), deliverBy: '2026-03-01T09:00:00.000Z' });
     expect(row?.idempotencyKey).toBe('order:ada@example.com:5');
     expect(h.describe().inputVendor).toBe('class-validator');
@@ -177,7 +166,7 @@ describe('job({ input: DtoClass })', () => {
         { path: 'lines[0].qty', message: expect.any(String) },
       ],
     });
-    expect(await driver.stats()).toEqual([]);
+    expect(await facade.driver.stats()).toEqual([]);
   });
 
   it('reports the bad items of an enqueueMany by index', async () => {
@@ -189,7 +178,7 @@ describe('job({ input: DtoClass })', () => {
       code: 'X_JOB_INPUT_INVALID',
       issues: [{ index: 1, path: 'email', message: expect.any(String) }],
     });
-    expect(await driver.stats()).toEqual([]);
+    expect(await facade.driver.stats()).toEqual([]);
   });
 });
 
