@@ -2,15 +2,22 @@ import { JobsError } from './jobs-error';
 
 /**
  * An enqueue found nowhere to go: no facade is installed (before the module bootstrapped, after it closed, or none at
- * all), or the database is out of reach. The row certainly was not written; never a silently dropped job.
+ * all), or the database is out of reach. The row certainly was not written; never a silently dropped job. An event
+ * published through a facade that has no event bus is refused the same way.
  */
 export class DriverUnavailableError extends JobsError {
   constructor(
     detail = 'No jobs facade is installed',
     fix = 'Import JobsModule.forRoot({ driver }) in the app and enqueue once it bootstrapped; a script without Nest installs one with setJobsFacade(directJobsFacade({ driver })).',
-    options: { readonly cause?: unknown; readonly meta?: Readonly<Record<string, unknown>> } = {},
+    options: {
+      readonly cause?: unknown;
+      readonly meta?: Readonly<Record<string, unknown>>;
+      /** What certainly did not happen (default: the job was not queued). */
+      readonly notDone?: string;
+    } = {},
   ) {
-    super('X_DRIVER_UNAVAILABLE', `${detail}; the job was not queued.`, { fix, ...options });
+    const { notDone = 'the job was not queued', ...rest } = options;
+    super('X_DRIVER_UNAVAILABLE', `${detail}; ${notDone}.`, { fix, ...rest });
   }
 }
 

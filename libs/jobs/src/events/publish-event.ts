@@ -31,7 +31,11 @@ export async function publishEvent(
 ): Promise<PublishedEvent> {
   const bus = jobsFacade().events;
   if (bus === undefined)
-    throw new DriverUnavailableError('The installed jobs facade has no event bus');
+    throw new DriverUnavailableError(
+      'The installed jobs facade has no event bus',
+      "Hand the backend's bus to the facade: directJobsFacade({ driver, events: backend.events }); JobsModule installs it.",
+      { notDone: 'the event was not published' },
+    );
   return bus.publish(name, payload, eventPublishOptions(name, payload, options));
 }
 

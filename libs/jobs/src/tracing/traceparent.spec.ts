@@ -18,6 +18,19 @@ describe('traceparent', () => {
     });
   });
 
+  it('reads the flags as a hex byte, and writes them back the same', () => {
+    for (const [flags, byte] of [
+      ['0a', 10],
+      ['ff', 255],
+      ['10', 16],
+    ] as const) {
+      expect(parseTraceparent(`00-${TRACE}-${SPAN}-${flags}`)?.traceFlags).toBe(byte);
+      expect(formatTraceparent({ traceId: TRACE, spanId: SPAN, traceFlags: byte })).toBe(
+        `00-${TRACE}-${SPAN}-${flags}`,
+      );
+    }
+  });
+
   it('accepts a later version with trailing fields, reading only the first four', () => {
     expect(parseTraceparent(`01-${TRACE}-${SPAN}-03-later`)).toEqual({
       traceId: TRACE,
