@@ -21,11 +21,6 @@ export function isClaimable(row: JobRow, now: number): boolean {
   }
 }
 
-/** Whether a claimable row is a lapsed lease on its final attempt: buried by the claim, never handed out again. */
-export function isFinalAttempt(row: JobRow): boolean {
-  return row.state === 'running' && row.attempt >= row.maxAttempts;
-}
-
 /** The claim order: priority, then run time, then id (UUIDv7 ids sort by creation). */
 export function claimOrder(a: JobRow, b: JobRow): number {
   if (a.priority !== b.priority) return a.priority - b.priority;

@@ -94,6 +94,20 @@ export function claimSuite(h: Harness): void {
       expect((await h.driver().get(other.id))?.state).toBe('ready');
     });
 
+    it('reads a fractional limit or ahead as its whole part, and a negative one as none', async () => {
+      for (let i = 0; i < 5; i++) await h.enqueue({ maxAttempts: 3 });
+      const claim = (limit: number, ahead = 0) =>
+        h.driver().claim({
+          workerId: WORKER,
+          visibilityTimeoutMs: VT,
+          slots: [{ queue: Q, limit, ahead }],
+        });
+      expect(await claim(1.9)).toHaveLength(1);
+      expect(await claim(-1, 1.9)).toHaveLength(1);
+      expect(await claim(-2, -1)).toEqual([]);
+      expect(await claim(2.5, 0.5)).toHaveLength(2);
+    });
+
     it('takes rows ahead of its limit only when their claim would not be their final attempt', async () => {
       const now = h.clock().now();
       // claim order: a (any), then b final, c, d final, e — maxAttempts 1 makes the first claim final

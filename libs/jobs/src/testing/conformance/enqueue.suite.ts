@@ -237,5 +237,28 @@ export function enqueueSuite(h: Harness): void {
         code: 'X_JOB_DUPLICATE',
       });
     });
+
+    it('refused by a conflict, writes none of its rows and takes away none of the rows it deduped against', async () => {
+      const held = await h.enqueue({ idempotencyKey: 'held' });
+      const other = await h.enqueue({ idempotencyKey: 'other' });
+      const fresh = h.request();
+      const batch = [
+        h.request({ idempotencyKey: 'other' }),
+        fresh,
+        h.request({ idempotencyKey: 'held', onConflict: 'error' }),
+      ];
+      await expect(h.driver().enqueueMany(batch)).rejects.toMatchObject({
+        code: 'X_JOB_DUPLICATE',
+      });
+      expect(await h.driver().get(fresh.id)).toBeUndefined();
+      expect(await h.driver().get(other.id)).toMatchObject({
+        state: 'ready',
+        idempotencyKey: 'other',
+      });
+      expect(await h.driver().get(held.id)).toMatchObject({
+        state: 'ready',
+        idempotencyKey: 'held',
+      });
+    });
   });
 }

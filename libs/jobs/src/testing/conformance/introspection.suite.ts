@@ -258,5 +258,22 @@ export function introspectionSuite(h: Harness): void {
       await h.introspect().resumeQueue(Q);
       expect(await h.claim({ rescue: true })).toMatchObject([{ id: row.id, attempt: 2 }]);
     });
+
+    it('a standalone rescue leaves a paused queue’s lapsed leases, final attempts too, until it resumes', async () => {
+      const row = await h.running({}, { visibilityTimeoutMs: 1_000 });
+      const final = await h.running({ maxAttempts: 1 }, { visibilityTimeoutMs: 1_000 });
+      await h.introspect().pauseQueue(Q);
+      await h.clock().advance(1_000);
+      const rescue = () => h.driver().rescue({ slots: [{ queue: Q }], visibilityTimeoutMs: VT });
+      expect(await rescue()).toEqual({ buried: [] });
+      expect(await h.driver().get(row.id)).toMatchObject({ state: 'running', claim: row.claim });
+      expect(await h.driver().get(final.id)).toMatchObject({
+        state: 'running',
+        claim: final.claim,
+      });
+      await h.introspect().resumeQueue(Q);
+      expect(idsOf((await rescue()).buried)).toEqual([final.id]);
+      expect((await h.driver().get(row.id))?.state).toBe('ready');
+    });
   });
 }

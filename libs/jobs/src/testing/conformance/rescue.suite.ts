@@ -31,6 +31,14 @@ export function rescueSuite(h: Harness): void {
       expect(again).toMatchObject({ id: held.id, attempt: 2, workerId: 'worker-b' });
     });
 
+    it('makes every lapsed lease of a queue claimable in one call', async () => {
+      const held = [];
+      for (let i = 0; i < 3; i++) held.push(await h.running({}, { visibilityTimeoutMs: 1_000 }));
+      await h.clock().advance(1_000);
+      expect(await rescue()).toEqual({ buried: [] });
+      for (const row of held) expect((await h.driver().get(row.id))?.state).toBe('ready');
+    });
+
     it('leaves a live lease alone', async () => {
       const held = await h.running({}, { visibilityTimeoutMs: 1_000 });
       await h.clock().advance(999);
