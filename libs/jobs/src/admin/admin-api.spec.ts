@@ -6,8 +6,13 @@ import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import request from 'supertest';
 import { AdminGuardRequiredError } from '../errors/admin-errors';
+import { claimOf } from '../driver/job-row';
 import { JobsModule } from '../nest/jobs.module';
+import { JobsRuntime } from '../nest/jobs.runtime';
+import { JobsService } from '../nest/jobs.service';
+import { uuidv7 } from '../util/ids';
 import { BearerGuard, other, READER, WRITER } from '../../test/admin/admin-app';
+import { enqueueRequest } from '../../test/requests';
 import { JobsAdminModule } from './admin.module';
 import type { JobsAdminOptions } from './admin.options';
 
@@ -77,7 +82,13 @@ describe('JobsAdminModule: mounting, the guard, canWrite and CSRF (memory backen
     const readerSession = await request(server).get('/_x/jobs/api/session').set(READER).expect(200);
     expect(readerSession.body).toMatchObject({ canWrite: false, csrfToken: null });
     const session = await request(server).get('/_x/jobs/api/session').set(WRITER).expect(200);
-    expect(session.body.canWrite).toBe(true);
+    // the memory backend keeps a backfill ledger; the page polls every 2 s by default
+    expect(session.body).toMatchObject({
+      canWrite: true,
+      pollMs: 2000,
+      backfills: true,
+      routes: [],
+    });
     const token = session.body.csrfToken as string;
 
     const refused = async (headers: Record<string, string>, reason: string) => {
@@ -126,6 +137,83 @@ describe('JobsAdminModule: mounting, the guard, canWrite and CSRF (memory backen
       pending: [],
       passes: [],
     });
+  });
+
+  it('narrows lists by every query filter: tenant, id prefix, and the queue of the dead letters', async () => {
+    const server = (await writerApp()).getHttpServer();
+    const { driver } = app!.get(JobsService);
+    const row = (name: string, queue: string, tenantId: string) =>
+      enqueueRequest({ name, queue, tenantId, idempotencyKey: `${queue}:${tenantId}` });
+    const a = await driver.enqueue(row('filters.a', 'fq', 't-a'));
+    const b = await driver.enqueue(row('filters.a', 'fq', 't-b'));
+    const c = await driver.enqueue(row('filters.b', 'fq2', 't-a'));
+    const list = async (path: string, query: Record<string, string>) => {
+      const res = await request(server).get(path).query(query).set(READER).expect(200);
+      return res.body as { jobs: { id: string }[]; next: string | null };
+    };
+    const ids = async (path: string, query: Record<string, string>) =>
+      (await list(path, query)).jobs.map((j) => j.id).sort();
+    expect(await ids('/_x/jobs/api/jobs', { tenantId: 't-a' })).toEqual([a.id, c.id].sort());
+    expect(await ids('/_x/jobs/api/jobs', { idPrefix: b.id })).toEqual([b.id]);
+    // three rows are fewer than the default page: it is the last one
+    expect((await list('/_x/jobs/api/jobs', {})).next).toBeNull();
+
+    const claimed = await driver.claim({
+      workerId: 'w',
+      slots: [
+        { queue: 'fq', limit: 2 },
+        { queue: 'fq2', limit: 1 },
+      ],
+      visibilityTimeoutMs: 30_000,
+    });
+    for (const r of claimed)
+      await driver.nack(r.id, { kind: 'dead', ...claimOf(r), error: 'X_NO' });
+    expect(await ids('/_x/jobs/api/dead', { queue: 'fq2' })).toEqual([c.id]);
+  });
+
+  it('narrows the backfill passes by ?status', async () => {
+    const server = (await writerApp()).getHttpServer();
+    const ledger = app!.get(JobsRuntime).config.backend.backfills!;
+    const pass = (name: string) => {
+      const nowMs = Date.now();
+      const [id, jobId, runId] = [uuidv7(nowMs), uuidv7(nowMs), uuidv7(nowMs)];
+      return ledger.begin({ id, name, checksum: 'c', appVersion: null, jobId, runId, nowMs });
+    };
+    await pass('sweep-running');
+    const done = await pass('sweep-done');
+    const progress = { rows: 1, batches: 1, lastCursor: null, nowMs: Date.now() };
+    await ledger.finish(done.id, 'completed', progress, null);
+    const res = await request(server)
+      .get('/_x/jobs/api/backfills')
+      .query({ status: 'completed' })
+      .set(READER)
+      .expect(200);
+    expect(res.body.passes.map((p: { name: string }) => p.name)).toEqual(['sweep-done']);
+  });
+
+  it('reads stats and counters over the ?sinceMs window asked for', async () => {
+    const server = (await writerApp()).getHttpServer();
+    const { driver } = app!.get(JobsService);
+    await other.enqueue({ n: 1 });
+    const [row] = await driver.claim({
+      workerId: 'w',
+      slots: [{ queue: other.queue, limit: 1 }],
+      visibilityTimeoutMs: 30_000,
+    });
+    await driver.nack(row!.id, { kind: 'dead', ...claimOf(row!), error: 'X_BOOM: no' });
+    const counters = (query: Record<string, string | number>) =>
+      request(server).get('/_x/jobs/api/counters').query(query).set(READER).expect(200);
+    expect((await counters({ job: other.name })).body).toEqual([
+      expect.objectContaining({ job: other.name, dead: 1 }),
+    ]);
+    const later = Date.now() + 3_600_000;
+    expect((await counters({ job: other.name, sinceMs: later })).body).toEqual([]);
+    const stats = await request(server)
+      .get('/_x/jobs/api/stats')
+      .query({ sinceMs: later })
+      .set(READER)
+      .expect(200);
+    expect(stats.body).toMatchObject({ sinceMs: later, totals: [] });
   });
 
   it('mounts extension routes at <path>/ext/<name> behind the same guard and origin check', async () => {

@@ -49,4 +49,54 @@ describe('previewBulk refuses what bulkJobs refuses', () => {
     await expect(previewBulk(driver, action, filter)).rejects.toMatchObject({ code });
     await driver.close();
   });
+
+  it('a state that is none of the eight is X_VALUE_INVALID on both, for every action', async () => {
+    const driver = memoryJobDriver({ clock: frozenClock() });
+    // a JSON body or a JavaScript caller can send any text as the state
+    const filter = { state: 'zombie', queue: 'bulk-preview' } as unknown as BulkFilter;
+    for (const action of ['requeue', 'remove', 'promote'] as const) {
+      const code = 'X_VALUE_INVALID';
+      await expect(bulkJobs(driver, action, filter)).rejects.toMatchObject({ code });
+      await expect(previewBulk(driver, action, filter)).rejects.toMatchObject({ code });
+    }
+    await driver.close();
+  });
+});
+
+describe('previewBulk narrows as bulkJobs does', () => {
+  // a preview counting other tenants' or other jobs' rows would show an operator rows the call never moves
+  it.each([
+    ['tenant', { tenantId: 't-a' }],
+    ['job name', { name: 'bulk-scope.a' }],
+  ] as const)(
+    'by %s: the preview covers exactly the rows the bulk call moves',
+    async (_label, narrow) => {
+      const clock = frozenClock();
+      const driver = memoryJobDriver({ clock });
+      let n = 0;
+      for (const tenantId of ['t-a', 't-b']) {
+        for (const name of ['bulk-scope.a', 'bulk-scope.b']) {
+          n += 1;
+          await driver.enqueue(
+            enqueueRequest({
+              id: uuidv7(clock.now() + n),
+              runId: uuidv7(clock.now() + n),
+              name,
+              queue: 'bulk-scope',
+              input: { n },
+              idempotencyKey: `k${n}`,
+              tenantId,
+              runAt: clock.now(),
+            }),
+          );
+        }
+      }
+      const filter: BulkFilter = { state: 'ready', queue: 'bulk-scope', ...narrow };
+      const preview = await previewBulk(driver, 'remove', filter);
+      expect(preview).toMatchObject({ matched: 2, more: false });
+      for (const row of preview.sample) expect(row).toMatchObject(narrow);
+      expect(await bulkJobs(driver, 'remove', filter)).toMatchObject({ affected: 2, remaining: 0 });
+      await driver.close();
+    },
+  );
 });

@@ -53,6 +53,15 @@ describe('inspectManifest and collectDeclarations', () => {
     expect(JSON.parse(JSON.stringify(manifest))).toEqual(manifest);
   });
 
+  it('collects the handles one level down in an exported object, named by their key there', () => {
+    const { send, digest } = declare();
+    const key = `welcome${seq}`;
+    const found = collectDeclarations({ mail: { [key]: send, digest } });
+    expect(found.jobs).toEqual([send]);
+    expect(found.tasks).toEqual([digest]);
+    expect(send.name).toBe(key);
+  });
+
   it("lists a task's jobs even when only the task was handed over", () => {
     const { send, digest } = declare();
     collectDeclarations({ [`mailOnly${seq}`]: send });

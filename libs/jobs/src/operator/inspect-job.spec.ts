@@ -195,6 +195,9 @@ describe('inspectJob', () => {
     state.fixed = true;
     const requeued = await retryFromStep(h.driver, id, 'b');
     expect(requeued).toMatchObject({ id, state: 'ready', attempt: 0 });
+    // the kept step was stored by attempt 1; the count restarted at 0, so nothing has replayed it yet
+    const queued = await inspectJob(h.driver, id);
+    expect(queued.steps.map((s) => [s.name, s.attempt, s.replays])).toEqual([['a', 1, 0]]);
     h.worker.signalEnqueued(handle.queue);
     await h.advance(2_000);
 
@@ -243,5 +246,7 @@ describe('failureOf', () => {
     });
     expect(failureOf('plain words')).toEqual({ code: null, message: 'plain words', stack: null });
     expect(failureOf(null)).toBeNull();
+    // trailing blank lines are no stack
+    expect(failureOf('X_BOOM: no\n  \n')).toEqual({ code: 'X_BOOM', message: 'no', stack: null });
   });
 });

@@ -72,12 +72,34 @@ describe('operator projections over the memory driver', () => {
     expect(first.jobs[0]).not.toHaveProperty('input');
   });
 
+  it('a page read backwards leads on to older rows, and back to newer ones only while it came back full', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i += 1) ids.push((await driver.enqueue(request())).id);
+    const newest = [...ids].reverse();
+    const first = await listJobs(driver, { limit: 2 });
+    const second = await listJobs(driver, { limit: 2, after: first.next! });
+
+    // back from the third-newest row, three at a time: the two newest, and nothing newer than them
+    const back = await listJobs(driver, { limit: 3, before: second.previous! });
+    expect(back.jobs.map((j) => j.id)).toEqual(newest.slice(0, 2));
+    expect(back.previous).toBeNull();
+    expect(back.next).not.toBeNull();
+    const on = await listJobs(driver, { limit: 3, after: back.next! });
+    expect(on.jobs.map((j) => j.id)).toEqual(newest.slice(2, 5));
+  });
+
   it('inspectDeadLetters lists only dead rows', async () => {
     await driver.enqueue(request());
     await deadRows(2);
     const page = await inspectDeadLetters(driver);
     expect(page.jobs).toHaveLength(2);
     expect(page.jobs.every((j) => j.state === 'dead')).toBe(true);
+    // a state riding on the filter (a JavaScript caller, a JSON body) does not turn it into another list
+    const asked = { queue: Q, state: 'ready' };
+    expect((await inspectDeadLetters(driver, asked)).jobs.map((j) => j.state)).toEqual([
+      'dead',
+      'dead',
+    ]);
   });
 
   it('cancelJob cancels a live row; a finished row or an unknown id is X_JOB_NOT_CANCELLABLE', async () => {
@@ -140,6 +162,24 @@ describe('operator projections over the memory driver', () => {
     ]);
     expect(await resumeQueue(driver, 'empty-q')).toEqual({ queue: 'empty-q', paused: false });
     expect((await inspectQueues(driver)).map((q) => q.queue)).toEqual([Q]);
+  });
+
+  it('inspectQueues flags a paused queue that holds rows, beside its counts', async () => {
+    await driver.enqueue(request());
+    await pauseQueue(driver, Q);
+    expect((await inspectQueues(driver)).map((q) => [q.queue, q.paused, q.ready])).toEqual([
+      [Q, true, 1],
+    ]);
+  });
+
+  it('inspectStats sums over the window it is given, not the default 24 hours', async () => {
+    const start = clock.now();
+    await deadRows(2);
+    await clock.advance(2 * 86_400_000);
+    const since = await inspectStats(driver, { clock, sinceMs: start });
+    expect(since.sinceMs).toBe(start);
+    expect(since.totals).toEqual([expect.objectContaining({ job: 'op.job', dead: 2 })]);
+    expect((await inspectStats(driver, { clock })).totals).toEqual([]);
   });
 
   it('inspectStats sums the counters in the window; inspectWorkers lists live workers', async () => {

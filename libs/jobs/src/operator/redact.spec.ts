@@ -25,6 +25,8 @@ describe('redaction', () => {
       '98765',
     ]);
     expect(redactedValues(input, [])).toEqual([]);
+    // the bound is inclusive: a 4-character PIN is scrubbed, a 3-character CVC is not
+    expect(redactedValues({ pin: '1234', cvc: '123' }, ['pin', 'cvc'])).toEqual(['1234']);
   });
 
   it('scrubText replaces every occurrence, the longer secret first where one holds another', () => {
