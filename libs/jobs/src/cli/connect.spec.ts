@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { thrownCode } from '../testing/test-kit';
 import { connectionUrl, openCliBackend, type PeerLoaders } from './connect';
 import { runX } from './program';
@@ -13,6 +16,9 @@ describe('where x connects', () => {
     expect(connectionUrl({}, { DATABASE_URL: PG, REDIS_URL: REDIS, JOBS_DRIVER: 'redis' })).toBe(
       REDIS,
     );
+    // a variable set to nothing (`DATABASE_URL=` in a shell or an .env file) is not set
+    expect(connectionUrl({}, { DATABASE_URL: '', REDIS_URL: REDIS })).toBe(REDIS);
+    expect(connectionUrl({}, { DATABASE_URL: PG, REDIS_URL: '', JOBS_DRIVER: 'redis' })).toBe(PG);
   });
 
   it('is X_DRIVER_UNAVAILABLE with nowhere to connect, or a scheme it does not know', async () => {
@@ -41,6 +47,21 @@ describe('where x connects', () => {
       'X_DRIVER_UNAVAILABLE',
     );
     expect(loaded).toEqual(['pg', 'redis']);
+  });
+  it('knows postgresql:// and rediss:// (TLS) as well, each through its own package', async () => {
+    const opened: string[] = [];
+    const backend = (url: string) => {
+      opened.push(url);
+      return Promise.resolve({ close: () => Promise.resolve() });
+    };
+    const loaders: PeerLoaders = {
+      postgres: () => ({ postgresBackend: (source: { url: string }) => backend(source.url) }),
+      redis: () => ({ redisBackend: (options: { url: string }) => backend(options.url) }),
+    };
+    for (const url of ['postgresql://u@db:5432/app', 'rediss://cache:6380']) {
+      await openCliBackend({ url }, {}, loaders);
+    }
+    expect(opened).toEqual(['postgresql://u@db:5432/app', 'rediss://cache:6380']);
   });
 });
 
@@ -82,6 +103,8 @@ describe('runX in process', () => {
     expect(plain.code).toBe(1);
     expect(plain.err).toContain('error X_DRIVER_UNAVAILABLE: ');
     expect(plain.err).toContain('fix: Pass --url');
+    // the fix is printed once, on its own line: not again at the end of the message
+    expect(plain.err).not.toContain('Fix:');
     const json = await run('queues', 'list', '--json');
     expect(JSON.parse(json.err)).toEqual({
       error: {
@@ -90,11 +113,26 @@ describe('runX in process', () => {
         fix: expect.stringContaining('--url'),
       },
     });
+    expect(JSON.parse(json.err).error.message).not.toContain('Fix:');
   });
 
   it('reads a manifest file and refuses one that is not a manifest', async () => {
     const bad = await run('manifest', '--manifest', 'package.json');
     expect(bad.code).toBe(1);
     expect(bad.err).toContain('X_JOB_DECLARATION_INVALID');
+    // a manifest needs both lists; a module given as --app must export a job or task handle
+    const dir = mkdtempSync(join(tmpdir(), 'x-manifest-'));
+    const jobsOnly = join(dir, 'x.manifest.json');
+    writeFileSync(jobsOnly, JSON.stringify({ jobs: [] }));
+    const noHandle = 'libs/jobs/test/x-cli/run-x.ts';
+    for (const args of [
+      ['--manifest', jobsOnly],
+      ['--app', noHandle],
+    ]) {
+      const refused = await run('manifest', ...args);
+      expect([args[0], refused.code]).toEqual([args[0], 1]);
+      expect(refused.err).toContain('X_JOB_DECLARATION_INVALID');
+    }
+    rmSync(dir, { recursive: true, force: true });
   });
 });

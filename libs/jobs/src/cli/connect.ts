@@ -56,8 +56,10 @@ const LOADERS: PeerLoaders = {
  * set, PostgreSQL first — `DATABASE_URL` or `REDIS_URL`. None: `X_DRIVER_UNAVAILABLE` naming all three.
  */
 export function connectionUrl(options: ConnectOptions, env: NodeJS.ProcessEnv): string {
-  const pick = env['JOBS_DRIVER'] === 'redis' ? env['REDIS_URL'] : undefined;
-  const url = options.url ?? pick ?? env['DATABASE_URL'] ?? env['REDIS_URL'];
+  // a variable set to nothing (`DATABASE_URL=` in an .env file) is not set
+  const set = (name: string): string | undefined => (env[name] === '' ? undefined : env[name]);
+  const pick = env['JOBS_DRIVER'] === 'redis' ? set('REDIS_URL') : undefined;
+  const url = options.url ?? pick ?? set('DATABASE_URL') ?? set('REDIS_URL');
   if (url === undefined || url === '') {
     throw new JobsError(
       'X_DRIVER_UNAVAILABLE',

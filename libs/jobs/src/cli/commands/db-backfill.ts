@@ -19,6 +19,7 @@ import { errorCodeOf, JobsError } from '../../errors/jobs-error';
 import type { Cli } from '../cli';
 import { appliedMigrationsFrom } from '../migrations-source';
 import { CliUsageError } from '../exit-codes';
+import { parsePositive } from '../parse';
 import type { CliCommand } from '.';
 
 interface BackfillFlags {
@@ -30,7 +31,7 @@ interface BackfillFlags {
   readonly environment?: string;
   readonly name?: string;
   readonly status?: string;
-  readonly limit?: string;
+  readonly limit?: number;
   readonly migrationsUrl?: string;
 }
 
@@ -154,7 +155,7 @@ async function listLedger(cli: Cli, command: Command, flags: BackfillFlags): Pro
   const rows = await inspectBackfills(await ledgerOf(cli, command), {
     ...(flags.name === undefined ? {} : { name: flags.name }),
     ...(flags.status === undefined ? {} : { status: flags.status as BackfillStatus }),
-    ...(flags.limit === undefined ? {} : { limit: Number(flags.limit) }),
+    ...(flags.limit === undefined ? {} : { limit: flags.limit }),
   });
   cli.print(command, rows, () => renderList(rows));
 }
@@ -212,7 +213,7 @@ export const dbBackfill: CliCommand = {
       )
       .option('--name <name>', 'with --list: one backfill')
       .option('--status <status>', 'with --list: running, completed or failed')
-      .option('--limit <n>', 'with --list: at most n rows (default 100)')
+      .option('--limit <n>', 'with --list: at most n rows (default 100)', parsePositive)
       .option(
         '--migrations-url <url>',
         "the app's PostgreSQL database, where requires is checked (default: the one x opened; on Redis, DATABASE_URL)",
