@@ -89,12 +89,14 @@ export class WorkerRuns implements RunAcks {
   }
 
   /**
-   * Places a claim's rows, in claim order per queue: held, then started while slots are free. While stopping, what
-   * fits the free slots starts (a drain aborts it at once) and the rest goes straight back.
+   * Places a claim's rows, in claim order per queue: held, then started while slots are free. While a manual stop
+   * waits, what fits the free slots starts and the rest goes straight back; a draining or closed worker starts none:
+   * every row goes back unstarted, uncounted (a body started only to be aborted would run its first part during the
+   * drain, and one that missed the abort would hold the drain to its deadline).
    */
   place(claimed: readonly ClaimedJob[]): void {
     const { o } = this;
-    if (this.closed) {
+    if (this.closed || this.draining) {
       o.handBacks.release(claimed);
       return;
     }
@@ -139,7 +141,7 @@ export class WorkerRuns implements RunAcks {
     return this.drainSignal !== undefined;
   }
 
-  /** Aborts every run with `X_DRAINING`, and every run a claim still on the wire starts from here. */
+  /** Aborts every run with `X_DRAINING`; what a claim still on the wire answers from here goes back unstarted. */
   drain(signal: string): void {
     this.drainSignal = signal;
     for (const run of this.runs.values())
