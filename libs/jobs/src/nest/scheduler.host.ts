@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { CounterRollup } from '../scheduler/counter-rollup';
 import { jobScheduler, type JobScheduler } from '../scheduler/job-scheduler';
 import { JobsRuntime } from './jobs.runtime';
+import { countingFires } from './metrics/counting-driver';
 import type { JobsRoleHost } from './lifecycle/role-host';
 import { schedulerWiring } from './scheduler.config';
 import { TaskRegistry } from './task.registry';
@@ -56,13 +57,15 @@ export class SchedulerHost implements JobsRoleHost {
       });
     }
     const scheduler = jobScheduler({
-      // the driver, with its fires counted in jobs_enqueued_total
-      driver: this.runtime.enqueueDriver,
+      driver,
       tasks,
       clock,
       logger,
       leader: wiring.leader,
-      state: wiring.state,
+      // a fire lands its rows through the state, in its own write: counted there in jobs_enqueued_total
+      state: countingFires(wiring.state, (queue, rows) =>
+        this.runtime.metrics?.enqueued?.(queue, rows),
+      ),
       tickIntervalMs: options.tickIntervalMs,
       renewEveryMs: options.renewEveryMs,
       onEnqueued: (queue) => this.runtime.notifyEnqueued(queue),

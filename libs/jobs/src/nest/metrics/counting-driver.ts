@@ -1,8 +1,23 @@
-import type { JobDriver } from '../../driver/job-driver';
+import type { EnqueueRequest, EnqueueResult, JobDriver } from '../../driver/job-driver';
+import type { SchedulerState } from '../../scheduler/scheduler-state';
+
+/** Tells `landed(queue, rows)` once per queue of the rows `results` says landed (a deduplicated one landed none). */
+function tally(
+  requests: readonly EnqueueRequest[],
+  results: readonly EnqueueResult[],
+  landed: (queue: string, rows: number) => void,
+): void {
+  const perQueue = new Map<string, number>();
+  results.forEach((result, i) => {
+    const queue = requests[i]?.queue;
+    if (!result.deduped && queue !== undefined) perQueue.set(queue, (perQueue.get(queue) ?? 0) + 1);
+  });
+  perQueue.forEach((rows, queue) => landed(queue, rows));
+}
 
 /**
- * The driver, telling `landed(queue, rows)` after each enqueue that landed rows — whoever enqueued: the facade, the
- * outbox relay's publish, the scheduler's fire. Every other member is the driver's own, bound to it (a driver class
+ * The driver, telling `landed(queue, rows)` after each enqueue that landed rows — whoever enqueued through it: the
+ * facade, the outbox relay's publish (a scheduler's fire lands through its state: {@link countingFires}). Every other member is the driver's own, bound to it (a driver class
  * with private fields keeps working behind the proxy).
  */
 export function countingEnqueues(
@@ -16,13 +31,7 @@ export function countingEnqueues(
   };
   const enqueueMany: JobDriver['enqueueMany'] = async (requests) => {
     const results = await driver.enqueueMany(requests);
-    const perQueue = new Map<string, number>();
-    results.forEach((result, i) => {
-      const queue = requests[i]?.queue;
-      if (!result.deduped && queue !== undefined)
-        perQueue.set(queue, (perQueue.get(queue) ?? 0) + 1);
-    });
-    perQueue.forEach((rows, queue) => landed(queue, rows));
+    tally(requests, results, landed);
     return results;
   };
   const bound = new Map<PropertyKey, unknown>();
@@ -34,6 +43,36 @@ export function countingEnqueues(
       if (typeof value !== 'function') return value;
       if (!bound.has(key)) bound.set(key, (value as (...a: unknown[]) => unknown).bind(target));
       return bound.get(key);
+    },
+  });
+}
+
+/**
+ * The scheduler state, telling `landed(queue, rows)` after each fire that landed rows: a state fires in its own write
+ * (PostgreSQL's moves the watermark and inserts the rows in one statement), never through the counting driver.
+ */
+export function countingFires(
+  state: SchedulerState,
+  landed: (queue: string, rows: number) => void,
+): SchedulerState {
+  const fire: SchedulerState['fire'] = async (request) => {
+    const result = await state.fire(request);
+    tally(request.requests, result.results, landed);
+    return result;
+  };
+  return withOwn(state, 'fire', fire);
+}
+
+/** `target` with member `key` answered by `value`; every other function member bound to `target` (a class keeps working). */
+function withOwn<T extends object>(target: T, key: PropertyKey, value: unknown): T {
+  const bound = new Map<PropertyKey, unknown>();
+  return new Proxy(target, {
+    get(t, k) {
+      if (k === key) return value;
+      const member: unknown = Reflect.get(t, k, t);
+      if (typeof member !== 'function') return member;
+      if (!bound.has(k)) bound.set(k, (member as (...a: unknown[]) => unknown).bind(t));
+      return bound.get(k);
     },
   });
 }
