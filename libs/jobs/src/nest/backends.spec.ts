@@ -42,7 +42,13 @@ describe("openJobsBackend: driver 'postgres'", () => {
     await openJobsBackend(
       {
         driver: 'postgres',
-        postgres: { url: 'postgres://a/b', poolSize: 3, idleConnections: 2, schema: 'jobs' },
+        postgres: {
+          url: 'postgres://a/b',
+          poolSize: 3,
+          idleConnections: 2,
+          schema: 'jobs',
+          connectTimeoutMs: 1_500,
+        },
       },
       context({ load: pg.load, clock, env: { DATABASE_URL: 'postgres://env/x' } }),
     );
@@ -53,7 +59,7 @@ describe("openJobsBackend: driver 'postgres'", () => {
     expect(pg.calls).toEqual([
       [
         { url: 'postgres://a/b', poolSize: 3, idleConnections: 2 },
-        { clock, schema: 'jobs' },
+        { clock, schema: 'jobs', connectTimeoutMs: 1_500 },
       ],
       [{ url: 'postgres://env/x' }, {}],
     ]);
@@ -74,6 +80,11 @@ describe("openJobsBackend: driver 'postgres'", () => {
     expect(
       await rejectionCode(openJobsBackend({ driver: 'postgres' }, context({ load: pg.load }))),
     ).toBe('X_DRIVER_UNAVAILABLE');
+    // an empty DATABASE_URL (`DATABASE_URL=` in a compose file) is nowhere too
+    const empty = context({ load: pg.load, env: { DATABASE_URL: '' } });
+    expect(await rejectionCode(openJobsBackend({ driver: 'postgres' }, empty))).toBe(
+      'X_DRIVER_UNAVAILABLE',
+    );
     const notADataSource = { dataSource: {} } as unknown as JobsModuleOptions['postgres'];
     expect(
       await rejectionCode(

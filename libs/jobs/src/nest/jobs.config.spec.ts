@@ -1,6 +1,7 @@
-import { memoryJobDriver } from '../driver/memory';
+import { memoryBackend, memoryJobDriver } from '../driver/memory';
+import { memoryEventBus } from '../events/memory-event-bus';
 import { frozenClock } from '../testing/frozen-clock';
-import { resolveJobsConfig } from './jobs.config';
+import { loadJobsConfig, resolveJobsConfig } from './jobs.config';
 import type { JobsModuleOptions } from './jobs.options';
 import { codeOf } from '../../test/outcomes';
 
@@ -31,6 +32,23 @@ describe('resolveJobsConfig', () => {
     );
   });
 
+  it('names where a bad role came from: JOBS_ROLES, or the roles option', () => {
+    const fromEnv = (): unknown => resolveJobsConfig({ driver: 'memory' }, { JOBS_ROLES: 'cron' });
+    expect(fromEnv).toThrow('JobsModule JOBS_ROLES names an unknown role "cron"');
+    const passed = loose({ driver: 'memory', roles: ['cron'] });
+    expect(() => resolveJobsConfig(passed, { JOBS_ROLES: 'web' })).toThrow(
+      'JobsModule roles names an unknown role "cron"',
+    );
+  });
+
+  it("prefers an explicit events bus to the backend's own", async () => {
+    const clock = frozenClock();
+    const backend = memoryBackend({ clock });
+    const events = memoryEventBus({ clock });
+    expect((await loadJobsConfig({ backend, clock }, {})).events).toBe(backend.events);
+    expect((await loadJobsConfig({ backend, clock, events }, {})).events).toBe(events);
+  });
+
   it('keeps a driver instance, and refuses drivers this build cannot create', () => {
     const driver = memoryJobDriver({ clock: frozenClock() });
     expect(resolveJobsConfig({ driver }, {}).driver).toBe(driver);
@@ -49,12 +67,19 @@ describe('resolveJobsConfig', () => {
       { worker: { concurrency: { default: 1.5 } } },
       { worker: { visibilityTimeoutMs: -1 } },
       { worker: { queues: [''] } },
+      { worker: { idlePollMaxMs: 0 } },
       { shutdown: { deadlineMs: Number.NaN } },
+      { shutdown: { deadlineMs: -1 } },
     ];
     for (const options of bad) {
       expect(codeOf(() => resolveJobsConfig(loose({ driver: 'memory', ...options }), {}))).toBe(
         'X_INVARIANT',
       );
     }
+  });
+
+  it('takes a drain deadline of 0 ms: a shutdown that waits for nothing', () => {
+    const config = resolveJobsConfig({ driver: 'memory', shutdown: { deadlineMs: 0 } }, {});
+    expect(config.shutdownDeadlineMs).toBe(0);
   });
 });

@@ -54,6 +54,33 @@ describe('JobsModule.forRoot({ backend })', () => {
     expect(closed).toEqual(['driver', 'backend']);
   });
 
+  it('closes the backend once, after the driver, even when the driver fails to close', async () => {
+    const clock = frozenClock();
+    const backend = memoryBackend({ clock });
+    const closed: string[] = [];
+    const failing = {
+      ...backend,
+      driver: {
+        ...backend.driver,
+        close: () => (
+          closed.push('driver'),
+          Promise.reject(new Error('spec: driver close failed'))
+        ),
+      },
+      close: () => (closed.push('backend'), backend.close()),
+    };
+    const app = await boot({ backend: failing, clock });
+    const runtime = app.get(JobsRuntime);
+    // what the module opened under the driver (a pool) must not leak because the driver's close failed
+    await expect(runtime.close()).rejects.toThrow('spec: driver close failed');
+    expect(closed).toEqual(['driver', 'backend']);
+    // asked again (a second app.close(), a shutdown after a failed one), nothing is closed twice
+    await expect(runtime.close()).rejects.toThrow('spec: driver close failed');
+    await app.close().catch(() => undefined);
+    open.splice(open.indexOf(app), 1);
+    expect(closed).toEqual(['driver', 'backend']);
+  });
+
   it("keeps driver: 'memory' and a driver instance as sugar over a backend", async () => {
     const onMemory = await boot({ driver: 'memory' });
     expect(onMemory.get(JobsRuntime).config.backend).toMatchObject({
@@ -74,6 +101,10 @@ describe('JobsModule.forRoot({ backend })', () => {
     );
     const notOne = { driver: memoryJobDriver() } as unknown as JobsModuleOptions['backend'];
     expect(await rejectionCode(boot({ backend: notOne }))).toBe('X_INVARIANT');
+    // one the module could never close at shutdown is not one either
+    const { close: _close, ...unclosable } = memoryBackend();
+    const noClose = unclosable as unknown as JobsModuleOptions['backend'];
+    expect(await rejectionCode(boot({ backend: noClose }))).toBe('X_INVARIANT');
     expect(await rejectionCode(boot({}))).toBe('X_DRIVER_UNAVAILABLE');
   });
 });

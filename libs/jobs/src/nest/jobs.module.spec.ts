@@ -32,6 +32,9 @@ export class MismatchedJobs {
 
 afterEach(closeBooted);
 
+/** A second tenant, for a row apart from the one `ORG` dedupes onto. */
+const OTHER_ORG = '0190a6f2-6b1e-7c3a-8f00-000000000002';
+
 describe('JobsModule', () => {
   it('runs a @Job method with its injected dependencies, enqueued through JobsService and the handle', async () => {
     const booted = await boot({
@@ -69,6 +72,10 @@ describe('JobsModule', () => {
     const again = await jobs.enqueue(greetOrg, { orgId: ORG });
     expect(again).toEqual({ ...first, deduped: true });
     expect((await booted.driver.get(first.id))?.enqueuedBy).toBe('user-1');
+    // the options reach every row of a batch
+    const later = booted.clock.now() + 60_000;
+    const [other] = await jobs.enqueueMany(greetOrg, [{ orgId: OTHER_ORG }], { runAt: later });
+    expect((await booted.driver.get(other?.id ?? ''))?.runAt).toBe(later);
   });
 
   it('describes jobs, lists the manifest, counts queues and publishes events', async () => {

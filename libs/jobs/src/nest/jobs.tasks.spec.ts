@@ -90,6 +90,10 @@ describe('JobsModule.forFeature({ tasks })', () => {
     const [result] = await app.get(JobsService).fireTask(tasks.handFired);
     expect(result?.deduped).toBe(false);
     expect((await driver.get(result?.id ?? ''))?.idempotencyKey).toBe(`digest:${START}`);
+    // an occurrence named by hand builds that occurrence's entries
+    const hour = START + 3_600_000;
+    const [named] = await app.get(JobsService).fireTask(tasks.handFired, { occurrenceMs: hour });
+    expect((await driver.get(named?.id ?? ''))?.idempotencyKey).toBe(`digest:${hour}`);
   });
 
   it('refuses two different tasks under one export name (X_JOB_DUPLICATE at forFeature)', () => {

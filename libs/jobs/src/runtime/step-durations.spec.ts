@@ -89,6 +89,10 @@ describe('durations a step is handed', () => {
     expect(parseDuration('1.5h')).toBe(5_400_000);
     expect(parseDuration(' 3d ')).toBe(259_200_000);
     expect(parseDuration(0)).toBe(0);
+    expect(parseDuration('2w')).toBe(1_209_600_000);
+    // a fraction of a millisecond is rounded to the nearest whole one
+    expect(parseDuration('2.5ms')).toBe(3);
+    expect(parseDuration('0.0004s')).toBe(0);
     expect(parseDuration('2 days')).toBeUndefined();
     expect(parseDuration('10 s')).toBeUndefined();
   });

@@ -47,4 +47,19 @@ describe('systemClock', () => {
     expect(fired).toEqual(['now', '10 ms']);
     expect(systemClock.now()).toBe(1_000_010);
   });
+
+  it("keeps no process alive: its timers are unref'd, a long wait in every hop", () => {
+    const timeouts = (): number =>
+      process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    jest.useRealTimers();
+    const before = timeouts();
+    const short = systemClock.setTimeout(() => undefined, 60_000);
+    const long = systemClock.setTimeout(() => undefined, MAX_TIMER_MS + 60_000);
+    try {
+      expect(timeouts()).toBe(before);
+    } finally {
+      short.cancel();
+      long.cancel();
+    }
+  });
 });

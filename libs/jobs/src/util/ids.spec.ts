@@ -19,6 +19,9 @@ describe('uuidv7', () => {
     expect(msOf(uuidv7(-5))).toBe(0);
     expect(msOf(uuidv7(at + 0.9))).toBe(at);
     expect(uuidv7(2 ** 48 - 1).slice(0, 13)).toBe('ffffffff-ffff');
+    // past the 48 bits (a clock gone wrong): the last millisecond they hold, still a canonical id
+    expect(uuidv7(2 ** 48 + 5).slice(0, 13)).toBe('ffffffff-ffff');
+    expect(uuidv7(2 ** 48 + 5)).toHaveLength(36);
     for (const ms of [2 ** 32 - 1, 2 ** 32, 2 ** 40 + 0x1234, 0xabcdef012345])
       expect(uuidv7(ms).slice(0, 13)).toBe(
         `${ms.toString(16).padStart(12, '0').slice(0, 8)}-${ms.toString(16).padStart(12, '0').slice(8)}`,

@@ -8,6 +8,7 @@ import { memoryOutboxStore } from '../../outbox/memory-outbox-store';
 import { outboxRequest } from '../../outbox/testing/outbox-store.conformance';
 import { outboxRelay } from '../../outbox/relay/outbox-relay';
 import type { WorkerStats } from '../../worker/worker-options';
+import type { JobScheduler } from '../../scheduler/job-scheduler';
 import { DriverUnavailableError } from '../../errors/runtime-errors';
 import { QueueStatsCache } from '../metrics/queue-stats.cache';
 import type { JobsRole } from '../jobs.options';
@@ -63,6 +64,10 @@ describe('health probes', () => {
     expect(
       probeLive(sources(clock, { worker: () => ({ ...stale, inFlight: 4 }) }), opts()).failing,
     ).toEqual([]);
+    // a worker with no slot at all is not full: its silence still counts
+    expect(
+      probeLive(sources(clock, { worker: () => ({ ...stale, slots: 0 }) }), opts()).failing,
+    ).toEqual(['worker']);
     expect(
       probeLive(sources(clock, { worker: () => ({ ...idle, lastPassAt: at - 60_000 }) }), opts())
         .failing,
@@ -139,6 +144,31 @@ describe('health probes', () => {
     const report = await probeReady(sources(clock, { wakes: true }), opts());
     expect(report.failing).toEqual([]);
     expect(report.checks['worker']).toMatchObject({ status: 'degraded', wake: 'polling' });
+    // a backend with no cross-process wake (memory) has only the in-process one: nothing to prove
+    const inProcess = await probeReady(sources(clock, { wakes: false }), opts());
+    expect(inProcess.checks['worker']).toMatchObject({ status: 'up', wake: 'in-process' });
+  });
+
+  it('ready: a scheduler role whose scheduler is not running (stopping, stopped) is down', async () => {
+    const clock = frozenClock();
+    const roles = new Set<JobsRole>(['scheduler']);
+    const scheduler = (status: JobScheduler['status']): JobScheduler =>
+      ({ status, isLeader: () => true }) as Pick<
+        JobScheduler,
+        'status' | 'isLeader'
+      > as JobScheduler;
+    const running = await probeReady(
+      sources(clock, { roles, scheduler: () => scheduler('running') }),
+      opts(),
+    );
+    expect(running.checks['scheduler']).toEqual({ status: 'up', leading: true });
+    for (const status of ['stopping', 'stopped'] as const) {
+      const report = await probeReady(
+        sources(clock, { roles, scheduler: () => scheduler(status) }),
+        opts(),
+      );
+      expect(report.failing).toEqual(['scheduler']);
+    }
   });
 
   it('ready: per-queue thresholds on the oldest ready age and the dead count, read from the stats', async () => {
@@ -153,16 +183,17 @@ describe('health probes', () => {
       run: () => undefined,
     });
     await driver.enqueue(await prepareEnqueue(payment, { n: 1 }, {}, undefined, clock.now()));
-    await clock.advance(300_001);
     const s = sources(clock, { driver });
-    const report = await probeReady(
-      s,
-      opts({ queues: { payments: { maxOldestReadyMs: 300_000 }, mail: { maxDead: 0 } } }),
-    );
+    const o = opts({ queues: { payments: { maxOldestReadyMs: 300_000 }, mail: { maxDead: 0 } } });
+    await clock.advance(300_000);
+    // the stats are read at most once a second: the bound itself is still within it
+    expect((await probeReady(s, o)).failing).toEqual([]);
+    await clock.advance(1_001);
+    const report = await probeReady(s, o);
     expect(report.failing).toEqual(['queue:payments']);
     expect(report.checks['queue:payments']).toMatchObject({
       status: 'down',
-      oldestReadyMs: 300_001,
+      oldestReadyMs: 301_001,
     });
     expect(report.checks['queue:mail']).toMatchObject({ status: 'up', dead: 0 });
   });

@@ -23,8 +23,8 @@ export const PROGRAMMATIC_CLOSE = 'app.close()';
  *   until shutdown has closed the driver (every runtime timer is unref'd: a drain waiting on runs would otherwise let
  *   the process end mid-way, exit code 0). A `web`-only process, or a test that closes its app, is never held.
  * - `beforeApplicationShutdown`: stops the scheduler, the relay and the worker in that order — each stops taking work
- *   at once, then each is waited for — all under one `shutdown.deadlineMs`. A stop that fails lets the hold go (Nest
- *   runs no later hook after it).
+ *   at once, then each is waited for — all under one `shutdown.deadlineMs`. A stop that fails lets the hold go (Nest 11
+ *   runs no later hook after it; Nest 12 logs the error and goes on to `onApplicationShutdown`).
  * - `onApplicationShutdown`: removes the facades, closes the driver, then the pool under it, and lets the hold go.
  *   After a drain a signal started, the signal Nest re-raises ends the process with exit code 0 (see
  *   {@link exitCleanlyOnReraise}).
@@ -102,7 +102,7 @@ export class JobsLifecycle
       // still held: the drain may wait on nothing but unref'd timers, up to the deadline
       await this.#stopHosts(cause);
     } catch (error) {
-      // Nest runs no onApplicationShutdown after a throw here: nothing would let the hold go
+      // Nest 11 runs no onApplicationShutdown after a throw here (12 does): nothing else would let the hold go there
       this.#release();
       throw error;
     }
