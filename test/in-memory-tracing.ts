@@ -69,3 +69,33 @@ export async function inSpan<T>(
     }
   });
 }
+
+/**
+ * Within the enclosing `describe`: the in-memory SDK registered before its first test and unregistered after its
+ * last, its spans forgotten before each test. What it answers reads the SDK registered now.
+ */
+export function inMemoryTracingEach(): InMemoryTracing {
+  let registered: InMemoryTracing | undefined;
+  beforeAll(() => {
+    registered = startInMemoryTracing();
+  });
+  afterAll(async () => {
+    await registered?.stop();
+    registered = undefined;
+  });
+  beforeEach(() => registered?.reset());
+  const now = (): InMemoryTracing => {
+    if (registered === undefined)
+      throw new Error('inMemoryTracingEach is read inside its describe only');
+    return registered;
+  };
+  return {
+    get tracer() {
+      return now().tracer;
+    },
+    spans: () => now().spans(),
+    span: (name) => now().span(name),
+    reset: () => now().reset(),
+    stop: () => now().stop(),
+  };
+}

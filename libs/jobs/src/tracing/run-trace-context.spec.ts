@@ -3,27 +3,15 @@ import { job } from '../declare/job';
 import { t } from '../schema';
 import { runJobs, type JobsHarness } from '../testing/run-jobs';
 import { uuidv7 } from '../util/ids';
-import {
-  inSpan,
-  parentOf,
-  startInMemoryTracing,
-  type InMemoryTracing,
-} from '../../../../test/in-memory-tracing';
+import { inSpan, parentOf, inMemoryTracingEach } from '../../../../test/in-memory-tracing';
 
 const input = t.object({ n: t.number });
 const TRACE = '0af7651916cd43dd8448eb211c80319c';
 const SPAN = 'b7ad6b7169203331';
 
 describe('the context a run and its steps run in: only the row decides the parent, the body keeps its own', () => {
-  let tracing: InMemoryTracing;
+  const tracing = inMemoryTracingEach();
   let h: JobsHarness | undefined;
-  beforeAll(() => {
-    tracing = startInMemoryTracing();
-  });
-  afterAll(async () => {
-    await tracing.stop();
-  });
-  beforeEach(() => tracing.reset());
   afterEach(async () => {
     await h?.close();
     h = undefined;

@@ -7,7 +7,7 @@ import { DriverUnavailableError } from '../errors/runtime-errors';
 import { t } from '../schema';
 import { frozenClock } from '../testing/frozen-clock';
 import { runJobs, type JobsHarness } from '../testing/run-jobs';
-import { startInMemoryTracing, type InMemoryTracing } from '../../../../test/in-memory-tracing';
+import { inMemoryTracingEach } from '../../../../test/in-memory-tracing';
 
 const input = t.object({ key: t.string, n: t.number });
 
@@ -15,15 +15,8 @@ const input = t.object({ key: t.string, n: t.number });
 const coded = (code: string, message: string): Error => Object.assign(new Error(message), { code });
 
 describe('a run span reports how the attempt ended: every failed outcome ERROR, with what the error says', () => {
-  let tracing: InMemoryTracing;
+  const tracing = inMemoryTracingEach();
   let h: JobsHarness | undefined;
-  beforeAll(() => {
-    tracing = startInMemoryTracing();
-  });
-  afterAll(async () => {
-    await tracing.stop();
-  });
-  beforeEach(() => tracing.reset());
   afterEach(async () => {
     await h?.close();
     h = undefined;

@@ -2,25 +2,13 @@ import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { job } from '../declare/job';
 import { t } from '../schema';
 import { runJobs, type JobsHarness } from '../testing/run-jobs';
-import {
-  inSpan,
-  parentOf,
-  startInMemoryTracing,
-  type InMemoryTracing,
-} from '../../../../test/in-memory-tracing';
+import { inSpan, parentOf, inMemoryTracingEach } from '../../../../test/in-memory-tracing';
 
 const input = t.object({ orgId: t.string, n: t.number });
 
 describe('traces on the memory driver: enqueue under a span, the run and its steps as its children', () => {
-  let tracing: InMemoryTracing;
+  const tracing = inMemoryTracingEach();
   let h: JobsHarness | undefined;
-  beforeAll(() => {
-    tracing = startInMemoryTracing();
-  });
-  afterAll(async () => {
-    await tracing.stop();
-  });
-  beforeEach(() => tracing.reset());
   afterEach(async () => {
     await h?.close();
     h = undefined;

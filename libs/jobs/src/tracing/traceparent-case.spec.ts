@@ -2,12 +2,7 @@ import { context, trace } from '@opentelemetry/api';
 import { job } from '../declare/job';
 import { t } from '../schema';
 import { runJobs, type JobsHarness } from '../testing/run-jobs';
-import {
-  inSpan,
-  parentOf,
-  startInMemoryTracing,
-  type InMemoryTracing,
-} from '../../../../test/in-memory-tracing';
+import { inSpan, parentOf, inMemoryTracingEach } from '../../../../test/in-memory-tracing';
 
 // What a B3 or Jaeger propagator extracts from an upstream that writes its ids in upper case: the API takes hex of
 // either case as a valid span context, and the SDK's spans under it keep the parent's trace id as given.
@@ -19,14 +14,8 @@ const UPSTREAM = {
 };
 
 describe('a trace whose ids arrived in upper case', () => {
-  let tracing: InMemoryTracing;
+  const tracing = inMemoryTracingEach();
   let h: JobsHarness | undefined;
-  beforeAll(() => {
-    tracing = startInMemoryTracing();
-  });
-  afterAll(async () => {
-    await tracing.stop();
-  });
   afterEach(async () => {
     await h?.close();
     h = undefined;
