@@ -1,47 +1,18 @@
 import 'reflect-metadata';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { INestApplication } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
 import request from 'supertest';
 import { AdminGuardRequiredError } from '../errors/admin-errors';
 import { claimOf } from '../driver/job-row';
-import { JobsModule } from '../nest/jobs.module';
 import { JobsRuntime } from '../nest/jobs.runtime';
 import { JobsService } from '../nest/jobs.service';
 import { uuidv7 } from '../util/ids';
 import { BearerGuard, other, READER, WRITER } from '../../test/admin/admin-app';
+import { adminMemoryApps } from '../../test/admin/admin-memory';
 import { enqueueRequest } from '../../test/requests';
 import { JobsAdminModule } from './admin.module';
-import type { JobsAdminOptions } from './admin.options';
 
 describe('JobsAdminModule: mounting, the guard, canWrite and CSRF (memory backend)', () => {
-  let app: INestApplication | undefined;
-  let assets: string;
-
-  beforeAll(async () => {
-    assets = await mkdtemp(join(tmpdir(), 'jobs-admin-api-'));
-    await writeFile(join(assets, 'admin.js'), 'export {};');
-  });
-  afterAll(() => rm(assets, { recursive: true, force: true }));
-  afterEach(async () => {
-    await app?.close();
-    app = undefined;
-  });
-
-  const boot = async (options: JobsAdminOptions): Promise<INestApplication> => {
-    const moduleRef = await Test.createTestingModule({
-      imports: [
-        JobsModule.forRoot({ driver: 'memory', roles: ['web'] }),
-        JobsModule.forFeature({ jobs: [{ other }] }),
-        JobsAdminModule.forRoot({ assetsDir: assets, ...options }),
-      ],
-    }).compile();
-    app = moduleRef.createNestApplication({ logger: false });
-    await app.init();
-    return app;
-  };
+  const apps = adminMemoryApps('jobs-admin-api-');
+  const boot = apps.boot;
   const writerApp = () =>
     boot({
       guard: BearerGuard,
@@ -141,7 +112,7 @@ describe('JobsAdminModule: mounting, the guard, canWrite and CSRF (memory backen
 
   it('narrows lists by every query filter: tenant, id prefix, and the queue of the dead letters', async () => {
     const server = (await writerApp()).getHttpServer();
-    const { driver } = app!.get(JobsService);
+    const { driver } = apps.app.get(JobsService);
     const row = (name: string, queue: string, tenantId: string) =>
       enqueueRequest({ name, queue, tenantId, idempotencyKey: `${queue}:${tenantId}` });
     const a = await driver.enqueue(row('filters.a', 'fq', 't-a'));
@@ -173,7 +144,7 @@ describe('JobsAdminModule: mounting, the guard, canWrite and CSRF (memory backen
 
   it('narrows the backfill passes by ?status', async () => {
     const server = (await writerApp()).getHttpServer();
-    const ledger = app!.get(JobsRuntime).config.backend.backfills!;
+    const ledger = apps.app.get(JobsRuntime).config.backend.backfills!;
     const pass = (name: string) => {
       const nowMs = Date.now();
       const [id, jobId, runId] = [uuidv7(nowMs), uuidv7(nowMs), uuidv7(nowMs)];
@@ -193,7 +164,7 @@ describe('JobsAdminModule: mounting, the guard, canWrite and CSRF (memory backen
 
   it('reads stats and counters over the ?sinceMs window asked for', async () => {
     const server = (await writerApp()).getHttpServer();
-    const { driver } = app!.get(JobsService);
+    const { driver } = apps.app.get(JobsService);
     await other.enqueue({ n: 1 });
     const [row] = await driver.claim({
       workerId: 'w',

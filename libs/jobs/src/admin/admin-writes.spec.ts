@@ -1,45 +1,18 @@
 import 'reflect-metadata';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
 import request from 'supertest';
 import { claimOf } from '../driver/job-row';
-import { JobsModule } from '../nest/jobs.module';
 import { JobsService } from '../nest/jobs.service';
 import { BearerGuard, other, WRITER } from '../../test/admin/admin-app';
+import { adminMemoryApps } from '../../test/admin/admin-memory';
 import { JobsAdminModule } from './admin.module';
 import type { JobsAdminOptions } from './admin.options';
 
 type Server = ReturnType<INestApplication['getHttpServer']>;
 
 describe('JobsAdminModule writes: every write route checked, and what it moves (memory backend)', () => {
-  let app: INestApplication | undefined;
-  let assets: string;
-
-  beforeAll(async () => {
-    assets = await mkdtemp(join(tmpdir(), 'jobs-admin-writes-'));
-    await writeFile(join(assets, 'admin.js'), 'export {};');
-  });
-  afterAll(() => rm(assets, { recursive: true, force: true }));
-  afterEach(async () => {
-    await app?.close();
-    app = undefined;
-  });
-
-  const boot = async (options: JobsAdminOptions): Promise<INestApplication> => {
-    const moduleRef = await Test.createTestingModule({
-      imports: [
-        JobsModule.forRoot({ driver: 'memory', roles: ['web'] }),
-        JobsModule.forFeature({ jobs: [{ other }] }),
-        JobsAdminModule.forRoot({ assetsDir: assets, ...options }),
-      ],
-    }).compile();
-    app = moduleRef.createNestApplication({ logger: false });
-    await app.init();
-    return app;
-  };
+  const apps = adminMemoryApps('jobs-admin-writes-');
+  const boot = apps.boot;
   const writerApp = (options: JobsAdminOptions = {}) =>
     boot({
       guard: BearerGuard,
@@ -72,7 +45,7 @@ describe('JobsAdminModule writes: every write route checked, and what it moves (
     'a %s without a write token is X_ADMIN_WRITE_REFUSED and changes nothing',
     async (_label, route) => {
       const server = (await writerApp()).getHttpServer();
-      const jobs = app!.get(JobsService);
+      const jobs = apps.app.get(JobsService);
       const { id } = await other.enqueue({ n: 1 });
       const [path, body] = route(id);
       const res = await request(server).post(path).set(WRITER).send(body).expect(403);
@@ -124,7 +97,7 @@ describe('JobsAdminModule writes: every write route checked, and what it moves (
 
   it('tasks pause and resume by their verb; another verb is 404', async () => {
     const server = (await writerApp()).getHttpServer();
-    const jobs = app!.get(JobsService);
+    const jobs = apps.app.get(JobsService);
     const headers = await writerHeaders(server);
     const post = (verb: string) =>
       request(server).post(`/_x/jobs/api/tasks/nightly/${verb}`).set(headers).send({});
@@ -139,7 +112,7 @@ describe('JobsAdminModule writes: every write route checked, and what it moves (
 
   it("a retry re-queues from the body's fromStep: that step and the later ones are dropped", async () => {
     const server = (await writerApp()).getHttpServer();
-    const { driver } = app!.get(JobsService);
+    const { driver } = apps.app.get(JobsService);
     const { id } = await other.enqueue({ n: 1 });
     const [claimed] = await driver.claim({
       workerId: 'w',
