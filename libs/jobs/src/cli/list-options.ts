@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import type { JobListFilter } from '../driver/introspection';
+import { MAX_JOB_PAGE, type JobListFilter } from '../driver/introspection';
 import type { JobState } from '../driver/job-row';
-import { parseInstant, parsePositive, parseState } from './parse';
+import { parseAtMost, parseInstant, parseState } from './parse';
 import type { OperatorDeclarations } from '../operator/declarations';
 import type { ListJobsOptions } from '../operator/list-jobs';
 
@@ -37,7 +37,11 @@ export function addListFlags(command: Command, withState: boolean): Command {
       'only rows created before it (ISO 8601 or epoch ms)',
       parseInstant,
     )
-    .option('--limit <n>', 'rows per page (default 100, at most 200)', parsePositive)
+    .option(
+      '--limit <n>',
+      `rows per page (default 100, at most ${MAX_JOB_PAGE})`,
+      parseAtMost(MAX_JOB_PAGE),
+    )
     .option('--after <cursor>', "the page after this cursor (the previous page's next)")
     .option('--before <cursor>', 'the page before this cursor');
 }

@@ -21,6 +21,15 @@ export function parsePositive(value: string): number {
   return n;
 }
 
+/** `parsePositive`, and at most `max`: a page past what the store answers is a usage error (exit 2), not a store's. */
+export function parseAtMost(max: number): (value: string) => number {
+  return (value) => {
+    const n = parsePositive(value);
+    if (n > max) throw new InvalidArgumentError(`at most ${max}.`);
+    return n;
+  };
+}
+
 /** A duration such as `15m`, `24h`, `7d` (or a number of ms), as ms. */
 export function parseSpan(value: string): number {
   const ms = parseDuration(/^\d+$/.test(value) ? Number(value) : (value as `${number}h`));

@@ -167,7 +167,7 @@ describe('x in process over the memory backend', () => {
   });
 
   it("refuses a ledger --limit that is not a whole number of at least 1 with exit 2, as every command's --limit", async () => {
-    for (const limit of ['ten', '0', '2.5']) {
+    for (const limit of ['ten', '0', '2.5', '1001']) {
       const bad = await x('db', 'backfill', '--list', '--limit', limit);
       expect([limit, bad.code, bad.err]).toEqual([
         limit,
@@ -175,7 +175,13 @@ describe('x in process over the memory backend', () => {
         expect.not.stringContaining('X_INVARIANT'),
       ]);
     }
-    expect(await xj<unknown[]>('db', 'backfill', '--list', '--limit', '5')).toEqual([]);
+    expect(await xj<unknown[]>('db', 'backfill', '--list', '--limit', '1000')).toEqual([]);
+  });
+
+  it('refuses a jobs list --limit past the page the store answers with exit 2, and takes the largest', async () => {
+    const bad = await x('jobs', 'list', '--limit', '201');
+    expect([bad.code, bad.err]).toEqual([2, expect.stringContaining('at most 200')]);
+    expect((await x('jobs', 'list', '--limit', '200')).code).toBe(0);
   });
 
   it('closes the backend it opened once the command answered, and answers dead letters with exit 3', async () => {

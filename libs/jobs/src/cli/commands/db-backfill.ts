@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { defaultBackfillEnvironment } from '../../backfill/backfill-runtime';
 import { inspectBackfills, type BackfillPassView } from '../../backfill/inspect';
+import { MAX_BACKFILL_LIST_LIMIT } from '../../backfill/ledger-order';
 import type { BackfillLedger, BackfillStatus } from '../../backfill/ledger';
 import { countBackfill } from '../../backfill/count';
 import {
@@ -19,7 +20,7 @@ import { errorCodeOf, JobsError } from '../../errors/jobs-error';
 import type { Cli } from '../cli';
 import { appliedMigrationsFrom } from '../migrations-source';
 import { CliUsageError } from '../exit-codes';
-import { parsePositive } from '../parse';
+import { parseAtMost } from '../parse';
 import type { CliCommand } from '.';
 
 interface BackfillFlags {
@@ -213,7 +214,11 @@ export const dbBackfill: CliCommand = {
       )
       .option('--name <name>', 'with --list: one backfill')
       .option('--status <status>', 'with --list: running, completed or failed')
-      .option('--limit <n>', 'with --list: at most n rows (default 100)', parsePositive)
+      .option(
+        '--limit <n>',
+        `with --list: at most n rows (default 100, at most ${MAX_BACKFILL_LIST_LIMIT})`,
+        parseAtMost(MAX_BACKFILL_LIST_LIMIT),
+      )
       .option(
         '--migrations-url <url>',
         "the app's PostgreSQL database, where requires is checked (default: the one x opened; on Redis, DATABASE_URL)",
