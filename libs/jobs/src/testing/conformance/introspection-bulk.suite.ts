@@ -79,6 +79,24 @@ export function introspectionBulkSuite(h: Harness): void {
       expect(await stateOf(failed.id)).toBe('failed');
     });
 
+    it('starts the requeued run afresh: the progress its last attempt recorded is gone', async () => {
+      const { id } = await h.enqueue();
+      const [row] = await h.claim();
+      if (row?.id !== id) throw new Error('conformance: claimed another row');
+      expect(await h.driver().recordProgress(id, claimOf(row), { done: 1, total: 2 })).toBe(true);
+      await h.driver().nack(id, { ...claimOf(row), kind: 'dead', error: 'boom' });
+      expect((await h.driver().get(id))?.progress).toMatchObject({ done: 1, total: 2 });
+      expect(await h.introspect().requeueMany({ state: 'dead' })).toEqual({
+        affected: 1,
+        remaining: 0,
+      });
+      expect(await h.driver().get(id)).toMatchObject({
+        state: 'ready',
+        attempt: 0,
+        progress: null,
+      });
+    });
+
     it('leaves a row whose key a live job holds, and does not count it as remaining', async () => {
       const [held] = await deadRows(1, { idempotencyKey: 'k-held' });
       const [free] = await deadRows(1);
