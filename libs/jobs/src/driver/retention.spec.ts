@@ -3,7 +3,11 @@ import { DEFAULT_PURGE_BATCH, resolveRetention } from './retention';
 
 describe('resolveRetention', () => {
   it('fills in the defaults', () => {
-    expect(resolveRetention()).toMatchObject({ batchSize: DEFAULT_PURGE_BATCH });
+    expect(resolveRetention()).toEqual({
+      finishedMs: 7 * 24 * 3_600_000,
+      deadMs: 30 * 24 * 3_600_000,
+      batchSize: DEFAULT_PURGE_BATCH,
+    });
   });
 
   it.each([0.5, 1.5, 0, -1, Number.NaN, Infinity])(

@@ -1,4 +1,4 @@
-import type { NackOptions } from '../../driver/job-driver';
+import { unstartedHandBack, type NackOptions } from '../../driver/job-driver';
 import { claimOf } from '../../driver/job-row';
 import { idsOf, VT, type Harness } from './harness';
 
@@ -78,6 +78,21 @@ export function settleSuite(h: Harness): void {
       await h.driver().nack(row.id, { ...claimOf(row), kind: 'handBack', error: null });
       expect(await h.driver().get(row.id)).toMatchObject({ state: 'ready', attempt: 0 });
       expect(await h.claim()).toMatchObject([{ id: row.id, attempt: 1 }]);
+    });
+
+    it('an unstarted hand-back puts the row back as it was: its run time, its last error, its attempt', async () => {
+      const runAt = h.clock().now() - 5_000;
+      const first = await h.running({ runAt });
+      await h.driver().nack(first.id, { ...claimOf(first), kind: 'retry', error: 'boom', runAt });
+      const [again] = await h.claim();
+      if (again?.id !== first.id) throw new Error('conformance: claimed another row');
+      expect(await h.driver().nack(again.id, unstartedHandBack(again))).toBe(true);
+      expect(await h.driver().get(first.id)).toMatchObject({
+        state: 'ready',
+        attempt: 1,
+        lastError: 'boom',
+        runAt,
+      });
     });
 
     it('park suspends the row until its run time, the attempt uncounted, then it is claimable', async () => {
