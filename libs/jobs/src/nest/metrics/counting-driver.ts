@@ -17,8 +17,8 @@ function tally(
 
 /**
  * The driver, telling `landed(queue, rows)` after each enqueue that landed rows — whoever enqueued through it: the
- * facade, the outbox relay's publish (a scheduler's fire lands through its state: {@link countingFires}). Every other member is the driver's own, bound to it (a driver class
- * with private fields keeps working behind the proxy).
+ * facade, the outbox relay's publish (a scheduler's fire lands through its state: {@link countingFires}). Every other
+ * member is the driver's own (see `withOwn`).
  */
 export function countingEnqueues(
   driver: JobDriver,
@@ -34,17 +34,7 @@ export function countingEnqueues(
     tally(requests, results, landed);
     return results;
   };
-  const bound = new Map<PropertyKey, unknown>();
-  return new Proxy(driver, {
-    get(target, key) {
-      if (key === 'enqueue') return enqueue;
-      if (key === 'enqueueMany') return enqueueMany;
-      const value: unknown = Reflect.get(target, key, target);
-      if (typeof value !== 'function') return value;
-      if (!bound.has(key)) bound.set(key, (value as (...a: unknown[]) => unknown).bind(target));
-      return bound.get(key);
-    },
-  });
+  return withOwn(driver, { enqueue, enqueueMany });
 }
 
 /**
@@ -60,15 +50,18 @@ export function countingFires(
     tally(request.requests, result.results, landed);
     return result;
   };
-  return withOwn(state, 'fire', fire);
+  return withOwn(state, { fire });
 }
 
-/** `target` with member `key` answered by `value`; every other function member bound to `target` (a class keeps working). */
-function withOwn<T extends object>(target: T, key: PropertyKey, value: unknown): T {
+/**
+ * `target` with the members of `own` answered by them; every other function member bound to `target` (a class with
+ * private fields keeps working behind the proxy).
+ */
+function withOwn<T extends object>(target: T, own: Partial<T>): T {
   const bound = new Map<PropertyKey, unknown>();
   return new Proxy(target, {
     get(t, k) {
-      if (k === key) return value;
+      if (Object.hasOwn(own, k)) return own[k as keyof T];
       const member: unknown = Reflect.get(t, k, t);
       if (typeof member !== 'function') return member;
       if (!bound.has(k)) bound.set(k, (member as (...a: unknown[]) => unknown).bind(t));
