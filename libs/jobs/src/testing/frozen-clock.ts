@@ -6,7 +6,7 @@ import type { Clock, TimerHandle } from '../util/clock';
  * {@link FrozenClock.flush} refuse: a timer re-armed at 0 ms on every turn is a loop that never lets time pass, and
  * without a bound the test would spin until its timeout, and on past it.
  */
-export const MAX_TIMERS_AT_ONE_INSTANT = 100_000;
+export const MAX_TIMERS_AT_ONE_INSTANT = 10_000;
 
 interface Timer {
   readonly at: number;
@@ -47,11 +47,14 @@ export function frozenClock(startMs: number = Date.UTC(2026, 0, 1)): FrozenClock
   let seq = 0;
   let timers: Timer[] = [];
 
-  const nextDue = (limit: number): Timer | undefined => {
-    let best: Timer | undefined;
-    for (const t of timers) {
+  /** The index of the earliest live timer due by `limit` (ties go to the first armed), or -1. */
+  const nextDue = (limit: number): number => {
+    let best = -1;
+    for (let i = 0; i < timers.length; i++) {
+      const t = timers[i]!;
       if (t.cancelled || t.at > limit) continue;
-      if (!best || t.at < best.at || (t.at === best.at && t.seq < best.seq)) best = t;
+      const b = timers[best];
+      if (!b || t.at < b.at || (t.at === b.at && t.seq < b.seq)) best = i;
     }
     return best;
   };
@@ -61,9 +64,9 @@ export function frozenClock(startMs: number = Date.UTC(2026, 0, 1)): FrozenClock
     let instant = now;
     let firedAtInstant = 0;
     for (;;) {
-      const t = nextDue(limit);
-      if (!t) break;
-      timers = timers.filter((x) => x !== t);
+      const index = nextDue(limit);
+      if (index < 0) break;
+      const [t] = timers.splice(index, 1) as [Timer];
       now = Math.max(now, t.at);
       firedAtInstant = now === instant ? firedAtInstant + 1 : 1;
       instant = now;
