@@ -32,7 +32,7 @@ if (process.argv[2] === 'child') {
   }
   const source = dataSource ? { dataSource } : { url };
   const started = performance.now();
-  const backend = await jobsPg.postgresBackend({ ...source, migrate: false });
+  const backend = await jobsPg.postgresBackend(source, { migrate: false });
   const boot = performance.now() - started;
   jobs.setJobsFacade(jobs.directJobsFacade({ driver: backend.driver }));
   const handle = jobs.job({

@@ -10,6 +10,7 @@ import {
 import type { PgExecutor } from '../executor/pg-executor';
 import { pgPoolExecutor } from '../executor/pg-pool-executor';
 import { migrate } from '../migrations/migrate';
+import { qualify } from '../schema';
 import { bootFailureReason, connectionFailure, messageOf } from './connection-failure';
 import { LONGEST_TIMER_MS, within } from './within';
 
@@ -60,7 +61,7 @@ async function endWithin(client: Client): Promise<void> {
   if (!ended.done) (client as unknown as SocketHolder).connection?.stream?.destroy?.();
 }
 
-/** What a boot does once connected: migrate, or (told not to) one round trip. */
+/** What a boot does once connected: migrate, or (told not to) check that the tables are there. */
 export interface BootStep {
   readonly timeoutMs: number;
   readonly migrate: boolean;
@@ -92,7 +93,31 @@ function stepFailure(
   });
 }
 
-/** Migrates through `executor` (or, with `migrate: false`, asks one `select 1`), within the step's timeout. */
+/** SQLSTATEs of a statement naming a table (42P01 undefined_table) or a schema (3F000 invalid_schema_name) not there. */
+const NOT_THERE = new Set(['42P01', '3F000']);
+
+/**
+ * Told not to migrate, the boot's one round trip: is `x_jobs` there (reading no row)? Tables missing is
+ * `schema-missing` at boot, not a raw 42P01 on the first enqueue or `x` command. A schema behind this build is let
+ * through: a build may roll out ahead of its migration (the hand-off's table, migration 0018, is used only once there).
+ */
+async function checkTables(
+  executor: PgExecutor,
+  target: DatabaseTarget | undefined,
+  step: BootStep,
+): Promise<void> {
+  try {
+    await executor.query(qualify('select 1 from x_jobs limit 0', step.schema), []);
+  } catch (error) {
+    if (!NOT_THERE.has(errorCodeOf(error) ?? '')) throw error;
+    throw new DatabaseUnreachableError('schema-missing', target, {
+      detail: step.schema === undefined ? 'looked through search_path' : `schema "${step.schema}"`,
+      cause: error,
+    });
+  }
+}
+
+/** Migrates through `executor` (or, with `migrate: false`, checks the tables are there), within the step's timeout. */
 async function runStep(
   executor: PgExecutor,
   target: DatabaseTarget | undefined,
@@ -100,7 +125,7 @@ async function runStep(
 ): Promise<void> {
   const work = step.migrate
     ? migrate(executor, step.schema === undefined ? {} : { schema: step.schema })
-    : executor.query('select 1', []).then(() => undefined);
+    : checkTables(executor, target, step);
   // the server bounds the lock wait (lock_timeout) on a session of ours; this bounds a server that went silent
   const answered = await within(work, step.timeoutMs + UNANSWERED_GRACE_MS);
   if (!answered.done) {
@@ -157,7 +182,8 @@ export async function bootOverUrl(
 }
 
 /**
- * The boot over an executor the caller owns (a TypeORM DataSource's): the migration, within `timeoutMs`. A statement
+ * The boot over an executor the caller owns (a TypeORM DataSource's): the migration (or, told not to migrate, the
+ * tables check), within `timeoutMs`. A statement
  * still waiting at the timeout cannot be cancelled from here; the boot fails all the same, naming `target`.
  */
 export async function bootOverExecutor(
@@ -165,7 +191,6 @@ export async function bootOverExecutor(
   target: DatabaseTarget | undefined,
   step: BootStep,
 ): Promise<void> {
-  if (!step.migrate) return;
   try {
     await runStep(executor, target, step);
   } catch (error) {

@@ -47,7 +47,11 @@ export interface PostgresBackendOptions {
   readonly clock?: Clock;
   /** The schema the tables live in (default: found through `search_path`). */
   readonly schema?: string;
-  /** Apply the migrations the database lacks before answering (default true; safe when many processes boot at once). */
+  /**
+   * Apply the migrations the database lacks before answering (default true; safe when many processes boot at once).
+   * `false` migrates nothing and checks that `x_jobs` is there: no jobs tables fail the boot with
+   * `X_DRIVER_UNAVAILABLE`, `meta.reason` `schema-missing`.
+   */
   readonly migrate?: boolean;
   /**
    * How long one wait on the database may take (default 10 000 ms): the boot's connect and its migration each, then

@@ -21,14 +21,20 @@ describe('x against a PostgreSQL schema nobody migrated', () => {
     await sql.end();
   });
 
-  it('fails with exit 1 and creates no table', async () => {
+  it('fails with exit 1, saying the tables are missing and how to migrate, and creates no table', async () => {
     const err: string[] = [];
     const code = await runX(['queues', 'list', '--url', url, '--schema', schema], {
       env: {},
       cwd: process.cwd(),
       streams: { out: () => undefined, err: (s) => err.push(s) },
     });
-    expect([code, err.join('\n')]).toEqual([1, expect.stringMatching(/^error /)]);
+    expect([code, err.join('\n')]).toEqual([
+      1,
+      expect.stringMatching(/^error X_DRIVER_UNAVAILABLE/),
+    ]);
+    expect(err.join('\n')).toContain('finds no jobs tables (x_jobs)');
+    expect(err.join('\n')).toContain(`schema "${schema}"`);
+    expect(err.join('\n')).toContain('--schema');
     const { rows } = await sql.query<{ n: string }>(
       'select count(*) as n from information_schema.tables where table_schema = $1',
       [schema],

@@ -23,6 +23,7 @@ export type DatabaseUnreachableReason =
   | 'auth'
   | 'migrate-timeout'
   | 'migrate-failed'
+  | 'schema-missing'
   | 'other';
 
 /** The option a user sets the connection through, as the messages name it. */
@@ -47,6 +48,8 @@ function what(reason: DatabaseUnreachableReason, target: DatabaseTarget, ms: num
       return `the schema migration did not finish within ${ms} ms (another process may hold the migration lock)`;
     case 'migrate-failed':
       return 'the schema migration failed';
+    case 'schema-missing':
+      return 'this boot does not migrate, and finds no jobs tables (x_jobs)';
     default:
       return 'the server refused the session';
   }
@@ -71,6 +74,8 @@ function fixFor(reason: DatabaseUnreachableReason, target: DatabaseTarget): stri
       return `Look for a session holding the migration lock (pg_locks, locktype 'advisory'), raise ${TIMEOUT_OPTION}, or migrate ahead (SQL_JOBS_TABLE or JobsMigration1700000000000) and pass postgres.migrate: false.`;
     case 'migrate-failed':
       return `Grant user "${target.user ?? '?'}" what the migration needs (CREATE on the database and schema), or migrate ahead as an owner (SQL_JOBS_TABLE or JobsMigration1700000000000) and pass postgres.migrate: false.`;
+    case 'schema-missing':
+      return 'Migrate the schema first (boot the app once with postgres.migrate left on, or run SQL_JOBS_TABLE or JobsMigration1700000000000), or point postgres.schema (x: --schema) at the schema the tables live in.';
     default:
       return `Check ${URL_OPTION} and the server's log for the session.`;
   }
@@ -78,7 +83,7 @@ function fixFor(reason: DatabaseUnreachableReason, target: DatabaseTarget): stri
 
 /**
  * The database cannot be used at boot: a malformed URL, a refused port, an unknown host or database, bad credentials,
- * a host that never answers, a migration that never finishes. The message names the host, port and database (never the
+ * a host that never answers, a migration that never finishes, no jobs tables where a boot told not to migrate looks. The message names the host, port and database (never the
  * password), and the fix names the option to change. Code `X_DRIVER_UNAVAILABLE`; `meta.reason` says which case.
  */
 export class DatabaseUnreachableError extends JobsError {
