@@ -1,16 +1,7 @@
-import {
-  recordingLogger,
-  type ClaimedJob,
-  type HandOffOffer,
-  type WakeHandOff,
-} from '@ultimat3/jobs';
-import { frozenClock } from '@ultimat3/jobs/testing';
+import type { ClaimedJob, HandOffOffer, WakeHandOff } from '@ultimat3/jobs';
 import { until } from '../../../test/until';
+import { handOffRig } from '../test/hand-off-rig';
 import { countingJob, testRedisSpec, wakeSlots } from '../test/redis-spec';
-import { redisContext } from './redis-context';
-import { redisJobDriver } from './redis-driver';
-import { startHandOff } from './redis-hand-off';
-import { redisKeyPrefix } from './redis-keys';
 
 const QUEUE = 'hand-off-leave-q';
 const NAME = 'redis-hand-off-leave.noop';
@@ -23,18 +14,10 @@ describe('the Redis hand-off, when the leave of a worker going busy fails', () =
   const open = wakeSlots();
 
   it('logs it, keeps its loop, and registers the worker again once it is idle', async () => {
-    const prefix = file.redis.prefix();
-    const clock = frozenClock();
-    const other = redisJobDriver({ client: file.redis.client, prefix, clock });
-    open.other = other;
-    const logger = recordingLogger();
-    const p = redisKeyPrefix(prefix);
-    const q = `${p}q:${Buffer.byteLength(QUEUE)}:${QUEUE}`;
+    const rig = handOffRig(file, open, QUEUE);
+    const { clock, other, logger, queueKey: q, rejections } = rig;
     const registration = `${q}:ho:leaving-worker`;
     const registered = async () => (await file.redis.client.exists(registration)) === 1;
-    const rejections: unknown[] = [];
-    const onRejection = (reason: unknown) => void rejections.push(reason);
-    process.on('unhandledRejection', onRejection);
 
     const idleOffers: HandOffOffer[] = [{ queue: QUEUE, free: 1, names: [NAME] }];
     let offers: HandOffOffer[] = idleOffers;
@@ -56,7 +39,7 @@ describe('the Redis hand-off, when the leave of a worker going busy fails', () =
         return () => undefined;
       },
     };
-    const handOff = startHandOff(redisContext(file.redis.client, p, clock), target, logger);
+    rig.start(target);
     try {
       await until(registered);
       await other.enqueue(request(1, clock.now()));
@@ -75,8 +58,7 @@ describe('the Redis hand-off, when the leave of a worker going busy fails', () =
       await until(() => taken.length === 2);
       expect(rejections).toEqual([]);
     } finally {
-      process.off('unhandledRejection', onRejection);
-      await handOff.stop();
+      await rig.stop();
     }
   });
 });

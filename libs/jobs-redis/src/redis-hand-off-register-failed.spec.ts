@@ -1,16 +1,7 @@
-import {
-  recordingLogger,
-  type ClaimedJob,
-  type HandOffOffer,
-  type WakeHandOff,
-} from '@ultimat3/jobs';
-import { frozenClock } from '@ultimat3/jobs/testing';
+import type { ClaimedJob, HandOffOffer, WakeHandOff } from '@ultimat3/jobs';
 import { until } from '../../../test/until';
+import { handOffRig } from '../test/hand-off-rig';
 import { countingJob, testRedisSpec, wakeSlots } from '../test/redis-spec';
-import { redisContext } from './redis-context';
-import { redisJobDriver } from './redis-driver';
-import { startHandOff } from './redis-hand-off';
-import { redisKeyPrefix } from './redis-keys';
 
 const QUEUE = 'hand-off-register-failed-q';
 const NAME = 'redis-hand-off-register-failed.noop';
@@ -23,17 +14,9 @@ describe('the Redis hand-off, when a registration fails while its pop answers a 
   const open = wakeSlots();
 
   it('gives the row the pop answered to the worker instead of leaving it claimed until its lease lapses', async () => {
-    const prefix = file.redis.prefix();
-    const clock = frozenClock();
-    const other = redisJobDriver({ client: file.redis.client, prefix, clock });
-    open.other = other;
-    const logger = recordingLogger();
-    const p = redisKeyPrefix(prefix);
-    const q = `${p}q:${Buffer.byteLength(QUEUE)}:${QUEUE}`;
+    const rig = handOffRig(file, open, QUEUE);
+    const { clock, other, logger, queueKey: q, rejections } = rig;
     const registration = `${q}:ho:register-failed-worker`;
-    const rejections: unknown[] = [];
-    const onRejection = (reason: unknown) => void rejections.push(reason);
-    process.on('unhandledRejection', onRejection);
 
     // two free slots: the worker stays idle and registered after the first row
     const offers: HandOffOffer[] = [{ queue: QUEUE, free: 2, names: [NAME] }];
@@ -57,7 +40,7 @@ describe('the Redis hand-off, when a registration fails while its pop answers a 
       },
       onIdle: () => () => undefined,
     };
-    const handOff = startHandOff(redisContext(file.redis.client, p, clock), target, logger);
+    rig.start(target);
     try {
       await until(async () => (await file.redis.client.exists(registration)) === 1);
       await other.enqueue(request(1, clock.now()));
@@ -70,9 +53,8 @@ describe('the Redis hand-off, when a registration fails while its pop answers a 
       expect(taken.map((row) => row.id)).toEqual([taken[0]?.id, second]);
       expect(rejections).toEqual([]);
     } finally {
-      process.off('unhandledRejection', onRejection);
       await file.redis.client.del(`${q}:ho`);
-      await handOff.stop();
+      await rig.stop();
     }
   });
 });

@@ -2,7 +2,7 @@ import { job } from '../declare/job';
 import { t } from '../schema';
 import { runJobs, type JobsHarness } from '../testing/run-jobs';
 import { untilAborted } from '../testing/test-kit';
-import { jobWorker } from './job-worker';
+import { harnessWorker } from '../../test/harness-worker';
 
 let runs = 0;
 const held = job({
@@ -27,15 +27,7 @@ describe('a worker drained right after its start, its first claim on the wire', 
     // the harness's own worker serves another queue: the worker under test is the only one claiming
     h = await runJobs({ jobs: [held], queues: ['elsewhere'] });
     const { id } = await held.enqueue({ n: 1 });
-    const worker = jobWorker({
-      driver: h.driver,
-      registry: h.registry,
-      clock: h.clock,
-      logger: h.logger,
-      metrics: h.metrics,
-      events: h.events,
-      workerId: 'drained-at-once',
-    });
+    const worker = harnessWorker(h, 'drained-at-once');
     await worker.start();
     worker.beginDrain('SIGTERM');
     let stopped = false;

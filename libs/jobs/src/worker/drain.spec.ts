@@ -6,24 +6,11 @@ import { errorCodeOf } from '../errors/jobs-error';
 import { t } from '../schema';
 import { frozenClock } from '../testing/frozen-clock';
 import { runJobs, type JobsHarness } from '../testing/run-jobs';
-import { jobWorker } from './job-worker';
 import type { JobWorker } from './worker-options';
 import { gate, untilAborted } from '../testing/test-kit';
+import { harnessWorker } from '../../test/harness-worker';
 
 const input = t.object({ n: t.number });
-
-/** A second worker on the harness's driver and clock: the pod that replaces the one draining. */
-function replacement(h: JobsHarness): JobWorker {
-  return jobWorker({
-    driver: h.driver,
-    registry: h.registry,
-    clock: h.clock,
-    logger: h.logger,
-    metrics: h.metrics,
-    events: h.events,
-    workerId: 'replacement',
-  });
-}
 
 describe('the drain', () => {
   const harnesses: JobsHarness[] = [];
@@ -69,7 +56,7 @@ describe('the drain', () => {
     expect(await h.driver.get(id)).toMatchObject({ state: 'ready', attempt: 0 });
     expect(errorCodeOf(runs[0]?.reason)).toBe('X_DRAINING');
 
-    const next = replacement(h);
+    const next = harnessWorker(h, 'replacement');
     workers.push(next);
     await next.start();
     await h.settle();
@@ -220,7 +207,7 @@ describe('the drain', () => {
     // the stopped worker renews nothing: the lease lapses and the queue delivers the job again, counted
     await h.advance(10_000);
     expect((await h.driver.get(id))?.leaseExpiresAt).toBe(held?.leaseExpiresAt);
-    const next = replacement(h);
+    const next = harnessWorker(h, 'replacement');
     workers.push(next);
     await next.start();
     await h.settle();
