@@ -57,15 +57,26 @@ export interface Booted {
   readonly driver: ReturnType<typeof memoryJobDriver>;
 }
 
+/** What {@link boot} builds on, when a test brings its own. */
+export interface BootRig {
+  /** The clock (default: a fresh {@link frozenClock}). */
+  readonly clock?: FrozenClock;
+  /** The memory driver on that clock (default: a fresh one); another driver goes in the options' `driver`. */
+  readonly driver?: ReturnType<typeof memoryJobDriver>;
+  /** Runs on the compiled module before `init()` (a metrics sink registered ahead of the bootstrap). */
+  readonly beforeInit?: (app: TestingModule) => void;
+}
+
 const open: TestingModule[] = [];
 /** Compiles and initialises a testing module on a frozen clock and a memory driver. */
 export async function boot(
   metadata: ModuleMetadata,
   options: Partial<JobsModuleOptions> = {},
+  rig: BootRig = {},
 ): Promise<Booted> {
-  const clock = frozenClock();
+  const clock = rig.clock ?? frozenClock();
   const logger = recordingLogger();
-  const driver = memoryJobDriver({ clock });
+  const driver = rig.driver ?? memoryJobDriver({ clock });
   const app = await Test.createTestingModule({
     ...metadata,
     imports: [
@@ -82,6 +93,7 @@ export async function boot(
     ],
   }).compile();
   open.push(app);
+  rig.beforeInit?.(app);
   await app.init();
   return { app, clock, logger, driver };
 }
@@ -103,6 +115,12 @@ export async function until(
 /** Has `closeBooted` close a module a spec compiled itself. */
 export function closeAfterTest(app: TestingModule): void {
   open.push(app);
+}
+
+/** A module the test closed itself: `closeBooted` leaves it alone. */
+export function forgetBooted(app: TestingModule): void {
+  const at = open.indexOf(app);
+  if (at >= 0) open.splice(at, 1);
 }
 
 /** Closes every module `boot` (or `closeAfterTest`) opened, newest first: each facade restores the one installed before it. */

@@ -1,19 +1,18 @@
-import { Test, type TestingModule } from '@nestjs/testing';
 import { job } from '../declare/job';
 import { task } from '../declare/task';
 import { driverBackend } from '../driver/backend';
 import type { JobDriver } from '../driver/job-driver';
-import { memoryJobDriver } from '../driver/memory';
+import { memoryJobDriver, type MemoryJobDriver } from '../driver/memory';
 import type { JobMetrics } from '../runtime/metrics';
 import { memorySchedulerState } from '../scheduler/memory-scheduler-state';
 import type { SchedulerState } from '../scheduler/scheduler-state';
 import { t } from '../schema';
 import { frozenClock, type FrozenClock } from '../testing/frozen-clock';
 import { gate } from '../testing/test-kit';
-import { recordingLogger, type RecordingLogger } from '../util/logger';
 import { JobsModule } from './jobs.module';
 import type { JobsModuleOptions } from './jobs.options';
 import { JobsRuntime } from './jobs.runtime';
+import { boot, closeBooted, forgetBooted, type Booted } from '../../test/nest-boot';
 
 const MINUTE = 60_000;
 const START = Date.UTC(2026, 0, 1);
@@ -36,57 +35,38 @@ const minutely = task({
   enqueue: (occurrenceMs) => [[tick, { occurrenceMs }]],
 });
 
-interface Booted {
-  readonly app: TestingModule;
-  readonly clock: FrozenClock;
-  readonly logger: RecordingLogger;
-  /** `jobs_enqueued_total` as the module's sink was told it, by queue. */
-  readonly enqueued: Map<string, number>;
-}
+/** A booted module, with `jobs_enqueued_total` as the module's sink was told it, by queue. */
+type Counted = Booted & { readonly enqueued: Map<string, number> };
 
-const open: TestingModule[] = [];
-
-/** A module holding `roles` with the minutely task, a metrics sink registered before its bootstrap. */
-async function boot(
+/** A module holding `roles` (default the scheduler's) with the minutely task, a metrics sink registered before its bootstrap. */
+async function bootCounted(
   options: Partial<JobsModuleOptions>,
   clock: FrozenClock = frozenClock(START),
-  driver: JobDriver = memoryJobDriver({ clock }),
-): Promise<Booted> {
-  const logger = recordingLogger();
-  const app = await Test.createTestingModule({
-    imports: [
-      JobsModule.forRoot({
-        driver,
-        clock,
-        logger,
-        roles: ['scheduler'],
-        retention: false,
-        ...options,
-      }),
-      JobsModule.forFeature({ jobs: [{ tick }], tasks: [{ minutely }] }),
-    ],
-  }).compile();
-  open.push(app);
+  driver: MemoryJobDriver = memoryJobDriver({ clock }),
+): Promise<Counted> {
   const enqueued = new Map<string, number>();
   const sink: JobMetrics = {
     jobsTotal: () => undefined,
     leaseLost: () => undefined,
     enqueued: (queue, rows) => enqueued.set(queue, (enqueued.get(queue) ?? 0) + rows),
   };
-  app.get(JobsRuntime).addMetrics(sink);
-  await app.init();
-  return { app, clock, logger, enqueued };
+  const booted = await boot(
+    { imports: [JobsModule.forFeature({ jobs: [{ tick }], tasks: [{ minutely }] })] },
+    { roles: ['scheduler'], ...options },
+    { clock, driver, beforeInit: (app) => app.get(JobsRuntime).addMetrics(sink) },
+  );
+  return { ...booted, enqueued };
 }
 
 afterEach(async () => {
   ran.length = 0;
-  for (const app of open.splice(0).reverse()) await app.close();
+  await closeBooted();
 });
 
 describe('SchedulerHost wiring', () => {
   it('wakes the worker of its own process at the fire, and counts the fired rows in jobs_enqueued_total', async () => {
     // the worker's idle poll has backed off to a minute: only the fire's own wake starts the row at its instant
-    const booted = await boot({
+    const booted = await bootCounted({
       roles: ['scheduler', 'worker'],
       worker: { idlePollMaxMs: MINUTE },
     });
@@ -107,14 +87,14 @@ describe('SchedulerHost wiring', () => {
         return inner.fire(request);
       },
     };
-    const booted = await boot(
+    const booted = await bootCounted(
       { scheduler: { state }, shutdown: { deadlineMs: 2_000 } },
       clock,
       driver,
     );
     await booted.clock.advance(MINUTE);
     const closing = booted.app.close();
-    open.splice(open.indexOf(booted.app), 1);
+    forgetBooted(booted.app);
     await booted.clock.advance(1_000);
     landing.open();
     await booted.clock.advance(1_000);
@@ -125,7 +105,10 @@ describe('SchedulerHost wiring', () => {
 
   it('warns on a durable driver with a lease store but no state: the memory state named', async () => {
     const clock = frozenClock(START);
-    const booted = await boot({}, clock, { ...memoryJobDriver({ clock }), kind: 'durable' });
+    const booted = await bootCounted(
+      { driver: { ...memoryJobDriver({ clock }), kind: 'durable' } },
+      clock,
+    );
     expect(booted.logger.named('jobs.scheduler.memory-defaults')).toMatchObject([
       { level: 'warn', fields: { driver: 'durable', leader: 'driver leases', state: 'in memory' } },
     ]);
@@ -141,7 +124,7 @@ describe('SchedulerHost wiring', () => {
       capabilities: { ...plain.capabilities, schedulerState: true },
       schedulerState: memorySchedulerState({ driver, clock }),
     };
-    const booted = await boot({ driver: undefined, backend }, clock, driver);
+    const booted = await bootCounted({ driver: undefined, backend }, clock);
     expect(booted.logger.named('jobs.scheduler.memory-defaults')).toMatchObject([
       {
         level: 'warn',
