@@ -85,15 +85,20 @@ describe('queueWakeConfig (the options of startQueueWake, checked and defaulted)
   });
 
   it('refuses a wake with nothing to wake, and any channel that is not a plain identifier', () => {
-    expect(() => config({})).toThrow(new TypeError('startQueueWake: pass onWake or target.'));
+    const refused = (message: string) =>
+      expect.objectContaining({
+        code: 'X_INVARIANT',
+        message: expect.stringMatching(`^${message}`),
+      });
+    expect(() => config({})).toThrow(refused('startQueueWake: pass onWake or target\\.'));
     expect(() => config({ target, channel: 'x; drop table y' })).toThrow(
-      new TypeError('startQueueWake: bad channel x; drop table y'),
+      refused('startQueueWake: bad channel x; drop table y\\. Fix: '),
     );
     expect(() => config({ target, sweepChannel: 'Sweep' })).toThrow(
-      new TypeError('startQueueWake: bad channel Sweep'),
+      refused('startQueueWake: bad channel Sweep\\. Fix: '),
     );
     expect(() => config({ target, own: own('o'.repeat(64)) })).toThrow(
-      new TypeError(`startQueueWake: bad channel ${'o'.repeat(64)}`),
+      refused(`startQueueWake: bad channel ${'o'.repeat(64)}\\. Fix: `),
     );
     expect(config({ target, own: own('x_jobs_ho_0123456789abcdef') }).own?.channel).toBe(
       'x_jobs_ho_0123456789abcdef',

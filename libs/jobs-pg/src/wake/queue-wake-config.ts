@@ -1,4 +1,10 @@
-import { silentLogger, systemClock, type Clock, type JobsLogger } from '@ultimat3/jobs';
+import {
+  InvariantError,
+  silentLogger,
+  systemClock,
+  type Clock,
+  type JobsLogger,
+} from '@ultimat3/jobs';
 import type { PgExecutor } from '../executor/pg-executor';
 import {
   dialler,
@@ -41,14 +47,27 @@ export interface QueueWakeConfig {
   readonly executor: PgExecutor;
 }
 
+/** A channel a LISTEN cannot splice in, refused. */
+function badChannel(channel: string): InvariantError {
+  return new InvariantError(
+    `startQueueWake: bad channel ${channel}.`,
+    'Name a channel as a plain lower-case identifier: letters, digits and _, at most 63 bytes.',
+  );
+}
+
 /**
  * Checks `options` and fills in their defaults: `onWake`, `onSweep` and `onLive` from the target, the jobs' wake
- * channel and (beside it only) its sweep channel. Throws a `TypeError` when there is nothing to wake or a channel is
+ * channel and (beside it only) its sweep channel. Throws `X_INVARIANT` when there is nothing to wake or a channel is
  * not a plain identifier.
  */
 export function queueWakeConfig(options: StartQueueWakeOptions): QueueWakeConfig {
   const onWake = options.onWake ?? options.target?.signalEnqueued.bind(options.target);
-  if (onWake === undefined) throw new TypeError('startQueueWake: pass onWake or target.');
+  if (onWake === undefined) {
+    throw new InvariantError(
+      'startQueueWake: pass onWake or target.',
+      'Pass the worker as target, or an onWake(queue) callback.',
+    );
+  }
   const onSweep =
     options.onSweep ??
     (options.onWake === undefined
@@ -62,16 +81,14 @@ export function queueWakeConfig(options: StartQueueWakeOptions): QueueWakeConfig
   const probeTimeoutMs = options.probeTimeoutMs ?? WAKE_PROBE_TIMEOUT_MS;
   const channel = options.channel ?? WAKE_CHANNEL;
   // The channel is spliced into LISTEN (it cannot be a parameter): only a plain identifier is accepted.
-  if (!CHANNEL.test(channel)) throw new TypeError(`startQueueWake: bad channel ${channel}`);
+  if (!CHANNEL.test(channel)) throw badChannel(channel);
   const sweepChannel =
     options.sweepChannel ?? (channel === WAKE_CHANNEL ? WAKE_SWEEP_CHANNEL : undefined);
-  if (sweepChannel !== undefined && !CHANNEL.test(sweepChannel))
-    throw new TypeError(`startQueueWake: bad channel ${sweepChannel}`);
+  if (sweepChannel !== undefined && !CHANNEL.test(sweepChannel)) throw badChannel(sweepChannel);
   const firstRedialMs = options.redialMs ?? WAKE_REDIAL_MS;
   const dial = dialler(options.listener);
   const own = options.own;
-  if (own !== undefined && !CHANNEL.test(own.channel))
-    throw new TypeError(`startQueueWake: bad channel ${own.channel}`);
+  if (own !== undefined && !CHANNEL.test(own.channel)) throw badChannel(own.channel);
   return {
     onWake,
     onSweep,

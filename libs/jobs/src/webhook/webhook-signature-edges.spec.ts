@@ -56,7 +56,12 @@ describe('signWebhook / verifyWebhookSignature: the edges', () => {
   it('refuses to sign a timestamp that is not whole, non-negative unix seconds', () => {
     for (const timestampSeconds of [T + 0.5, -1, Number.NaN, Number.MAX_SAFE_INTEGER + 2]) {
       expect(() => signWebhook('k', { ...parts, timestampSeconds })).toThrow(
-        /timestampSeconds must be whole unix seconds/,
+        expect.objectContaining({
+          code: 'X_INVARIANT',
+          message: expect.stringMatching(
+            /^signWebhook: timestampSeconds must be whole unix seconds/,
+          ),
+        }),
       );
     }
   });

@@ -32,6 +32,9 @@ describe('signWebhook / verifyWebhookSignature', () => {
     expect(() => signWebhook('k', { ...parts, eventId: 'evt\r\nx-forged' })).toThrow(
       /printable ASCII/,
     );
+    expect(() => signWebhook('k', { ...parts, eventId: 'evt:01HZ' })).toThrow(
+      expect.objectContaining({ code: 'X_INVARIANT', fix: expect.stringContaining('no ":"') }),
+    );
   });
 
   const request = (headers: Record<string, string>, body = parts.body): WebhookRequestLike => ({

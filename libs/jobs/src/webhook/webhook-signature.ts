@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { InvariantError } from '../errors/runtime-errors';
 
 /** The header carrying the event id of a delivery. */
 export const WEBHOOK_ID_HEADER = 'x-ultimate-webhook-id';
@@ -44,7 +45,8 @@ export function webhookMac(secret: string, parts: WebhookSignedParts): string {
 /**
  * The three headers a delivery carries beyond its content type: the id, the topic and the signature
  * `t=<timestampSeconds>,v1=<mac>`. The timestamp is inside the mac, so a captured delivery re-dated to slip back into
- * a receiver's freshness window no longer verifies. Throws a `TypeError` for an id or topic holding `:`.
+ * a receiver's freshness window no longer verifies. Throws `X_INVARIANT` for an id or topic holding `:` or a
+ * character outside printable ASCII, and for a timestamp that is not whole unix seconds.
  */
 export function signWebhook(secret: string, parts: WebhookSignedParts): Record<string, string> {
   for (const [name, label] of [
@@ -52,10 +54,18 @@ export function signWebhook(secret: string, parts: WebhookSignedParts): Record<s
     ['topic', parts.topic],
   ] as const) {
     const problem = webhookLabelProblem(label);
-    if (problem !== undefined) throw new TypeError(`signWebhook: ${name} ${problem}.`);
+    if (problem !== undefined) {
+      throw new InvariantError(
+        `signWebhook: ${name} ${problem}.`,
+        `Sign an ${name} of printable ASCII with no ":" (one mac must not authenticate two id/topic splits).`,
+      );
+    }
   }
   if (!Number.isSafeInteger(parts.timestampSeconds) || parts.timestampSeconds < 0) {
-    throw new TypeError('signWebhook: timestampSeconds must be whole unix seconds.');
+    throw new InvariantError(
+      'signWebhook: timestampSeconds must be whole unix seconds.',
+      'Pass Math.floor(Date.now() / 1000) (or your clock, in seconds).',
+    );
   }
   return {
     [WEBHOOK_ID_HEADER]: parts.eventId,

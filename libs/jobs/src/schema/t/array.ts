@@ -1,3 +1,4 @@
+import { InvariantError } from '../../errors/runtime-errors';
 import { assertLengthBound } from './bounds';
 import { CHECK, INVALID, type Invalid, type IssuePath, Schema, type TIssue } from './base';
 import { describe, plural } from './describe';
@@ -24,9 +25,17 @@ export class ArraySchema<T> extends Schema<T[]> {
   /** Prefer `t.array(item)`. */
   constructor(item: Schema<T>, rules: ArrayRules = {}) {
     super();
-    if (!(item instanceof Schema)) throw new TypeError('t.array expects a t schema for its items');
+    if (!(item instanceof Schema)) {
+      throw new InvariantError(
+        't.array expects a t schema for its items.',
+        'Pass one, e.g. t.array(t.string).',
+      );
+    }
     if (rules.min !== undefined && rules.max !== undefined && rules.min > rules.max) {
-      throw new RangeError(`t.array: min(${rules.min}) is above max(${rules.max})`);
+      throw new InvariantError(
+        `t.array: min(${rules.min}) is above max(${rules.max}).`,
+        'Make min at most max.',
+      );
     }
     this.item = item;
     this.rules = Object.freeze({ ...rules });

@@ -1,3 +1,4 @@
+import { InvariantError } from '../../errors/runtime-errors';
 import { CHECK, INVALID, type Invalid, type IssuePath, Schema, type TIssue } from './base';
 import { describe, quote } from './describe';
 
@@ -14,11 +15,17 @@ export class EnumSchema<V extends EnumValues> extends Schema<V[number]> {
   constructor(options: V) {
     super();
     if (!Array.isArray(options) || options.length === 0) {
-      throw new TypeError('t.enum expects a non-empty array of strings');
+      throw new InvariantError(
+        't.enum expects a non-empty array of strings.',
+        "Pass the allowed values, e.g. t.enum(['draft', 'sent']).",
+      );
     }
     for (const option of options) {
       if (typeof option !== 'string') {
-        throw new TypeError(`t.enum expects strings, got ${describe(option)}`);
+        throw new InvariantError(
+          `t.enum expects strings, got ${describe(option)}.`,
+          'Pass strings only; t.literal takes a number or boolean.',
+        );
       }
     }
     this.options = Object.freeze([...options]) as unknown as V;

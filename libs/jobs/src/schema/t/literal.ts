@@ -1,3 +1,4 @@
+import { InvariantError } from '../../errors/runtime-errors';
 import { CHECK, INVALID, type Invalid, type IssuePath, Schema, type TIssue } from './base';
 import { describe, quote } from './describe';
 
@@ -14,10 +15,16 @@ export class LiteralSchema<V extends LiteralValue> extends Schema<V> {
     super();
     const kind = typeof value;
     if (value !== null && kind !== 'string' && kind !== 'number' && kind !== 'boolean') {
-      throw new TypeError('t.literal expects a string, number, boolean or null');
+      throw new InvariantError(
+        't.literal expects a string, number, boolean or null.',
+        'Pass one of those; t.object or t.array describe composite values.',
+      );
     }
     if (typeof value === 'number' && !Number.isFinite(value)) {
-      throw new RangeError(`t.literal expects a finite number, got ${String(value)}`);
+      throw new InvariantError(
+        `t.literal expects a finite number, got ${String(value)}.`,
+        'JSON has no NaN or Infinity: pass a finite number.',
+      );
     }
     this.value = value;
     Object.freeze(this);

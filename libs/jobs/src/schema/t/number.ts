@@ -1,3 +1,4 @@
+import { InvariantError } from '../../errors/runtime-errors';
 import { assertFiniteBound } from './bounds';
 import { CHECK, INVALID, type Invalid, type IssuePath, Schema, type TIssue } from './base';
 import { describe } from './describe';
@@ -24,7 +25,10 @@ export class NumberSchema extends Schema<number> {
   constructor(rules: NumberRules = { int: false }) {
     super();
     if (rules.min !== undefined && rules.max !== undefined && rules.min > rules.max) {
-      throw new RangeError(`t.number: min(${rules.min}) is above max(${rules.max})`);
+      throw new InvariantError(
+        `t.number: min(${rules.min}) is above max(${rules.max}).`,
+        'Make min at most max.',
+      );
     }
     this.rules = Object.freeze({ ...rules });
     Object.freeze(this);

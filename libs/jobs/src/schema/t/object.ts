@@ -1,3 +1,4 @@
+import { InvariantError } from '../../errors/runtime-errors';
 import { CHECK, INVALID, type Invalid, type IssuePath, Schema, type TIssue } from './base';
 import { describe } from './describe';
 
@@ -49,11 +50,17 @@ export class ObjectSchema<S extends ObjectShape> extends Schema<ObjectOutput<S>>
   constructor(shape: S) {
     super();
     if (typeof shape !== 'object' || shape === null || Array.isArray(shape)) {
-      throw new TypeError('t.object expects an object of t schemas');
+      throw new InvariantError(
+        't.object expects an object of t schemas.',
+        'Pass one, e.g. t.object({ id: t.uuid }).',
+      );
     }
     for (const key of Object.keys(shape)) {
       if (!(shape[key] instanceof Schema)) {
-        throw new TypeError(`t.object: member '${key}' is not a t schema`);
+        throw new InvariantError(
+          `t.object: member '${key}' is not a t schema.`,
+          `Declare '${key}' with a t schema (t.string, t.number, …).`,
+        );
       }
     }
     this.shape = Object.freeze({ ...shape });

@@ -1,3 +1,4 @@
+import { InvariantError } from '../../errors/runtime-errors';
 import { assertLengthBound } from './bounds';
 import { CHECK, INVALID, type Invalid, type IssuePath, Schema, type TIssue } from './base';
 import { describe, plural } from './describe';
@@ -21,7 +22,10 @@ export class StringSchema extends Schema<string> {
   constructor(rules: StringRules = { patterns: [] }) {
     super();
     if (rules.min !== undefined && rules.max !== undefined && rules.min > rules.max) {
-      throw new RangeError(`t.string: min(${rules.min}) is above max(${rules.max})`);
+      throw new InvariantError(
+        `t.string: min(${rules.min}) is above max(${rules.max}).`,
+        'Make min at most max.',
+      );
     }
     this.rules = Object.freeze({ ...rules, patterns: Object.freeze([...rules.patterns]) });
     Object.freeze(this);
@@ -45,7 +49,12 @@ export class StringSchema extends Schema<string> {
    *   `expected a string matching /…/`.
    */
   regex(re: RegExp, message?: string): StringSchema {
-    if (!(re instanceof RegExp)) throw new TypeError('t.string.regex expects a RegExp');
+    if (!(re instanceof RegExp)) {
+      throw new InvariantError(
+        't.string.regex expects a RegExp.',
+        'Pass a RegExp, e.g. /^[a-z]+$/.',
+      );
+    }
     const stable = new RegExp(re.source, re.flags.replace(/[gy]/g, ''));
     const entry = {
       re: stable,
