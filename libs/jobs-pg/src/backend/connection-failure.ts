@@ -93,6 +93,26 @@ export function mapConnectionFailures<A extends unknown[], R>(
 }
 
 /**
+ * Maps a failed batch of acks: the database out of reach is `X_DRIVER_UNAVAILABLE`, so the worker's ack batcher fails
+ * the batch's acks at once (each run then sends its own again, backing off, while its lease lasts) instead of sending
+ * every ack of the batch again one by one into the outage. Anything else — one item the statement could not take — is
+ * answered as thrown, and the batcher sends the acks again one by one so that item fails alone.
+ */
+export function settleFailure(error: unknown): unknown {
+  const kind = connectionFailure(error);
+  if (kind === undefined) return error;
+  const written = kind === 'lost' ? 'may or may not have been written' : 'were not written';
+  return new JobsError(
+    'X_DRIVER_UNAVAILABLE',
+    `PostgreSQL is out of reach (${facts(error).message}): the batch's settles ${written}.`,
+    {
+      fix: 'Nothing to do by hand: each run sends its settle again while its lease lasts, and a run whose lease lapses is rescued and run again.',
+      cause: error,
+    },
+  );
+}
+
+/**
  * Maps a failed ping (a readiness probe's): the database out of reach is `X_DRIVER_UNAVAILABLE` saying so — not an
  * enqueue's error, which would tell the probe's reader a job was not queued — anything else is answered as thrown.
  */

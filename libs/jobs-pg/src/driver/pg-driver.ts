@@ -14,7 +14,7 @@ import {
   type RescueRequest,
   type StepStore,
 } from '@ultimat3/jobs';
-import { mapConnectionFailures, pingFailure } from '../backend/connection-failure';
+import { mapConnectionFailures, pingFailure, settleFailure } from '../backend/connection-failure';
 import type { PgExecutor } from '../executor/pg-executor';
 import { quoteSchema } from '../schema';
 import { claimRescuingRows, claimRows, rescueRows } from './pg-claim';
@@ -96,7 +96,11 @@ export function postgresJobDriver(options: PostgresJobDriverOptions): PostgresJo
     ...countedWrites(ctx, young, enqueue, enqueueBatch),
     rescue: (rescueOptions) => rescueRows(ctx, rescueOptions),
     ack: (jobId, ackOptions) => ackRow(ctx, jobId, ackOptions),
-    ackMany: (items) => ackRows(ctx, items),
+    // the database out of reach fails the whole batch, coded: the worker does not resend it ack by ack into the outage
+    ackMany: (items) =>
+      ackRows(ctx, items).catch((error: unknown) => {
+        throw settleFailure(error);
+      }),
     nack: (jobId, nackOptions) => nackRow(ctx, jobId, nackOptions),
     heartbeat: (jobId, claim, visibilityTimeoutMs) =>
       heartbeatRow(ctx, jobId, claim, visibilityTimeoutMs),

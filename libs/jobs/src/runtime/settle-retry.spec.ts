@@ -1,7 +1,7 @@
 import { job } from '../declare/job';
 import type { JobDriver } from '../driver/job-driver';
 import { memoryJobDriver } from '../driver/memory';
-import { InvariantError } from '../errors';
+import { InvariantError, JobsError } from '../errors';
 import { t } from '../schema';
 import { frozenClock } from '../testing/frozen-clock';
 import { harnessSlot } from '../../test/harness-slot';
@@ -145,6 +145,42 @@ describe('a settle the driver throws on is sent again (it is fenced, so a repeat
     expect(h.logger.named('jobs.settle.retrying')).toHaveLength(8);
     expect(state.thrown).toBe(9);
     expect(h.logger.named('jobs.worker.execute-failed')).toHaveLength(1);
+  });
+
+  it('the database out of reach (X_DRIVER_UNAVAILABLE, as a driver answers a failed batch of acks) is a blip: the batch fails at once, each ack is sent again until it lands', async () => {
+    const clock = frozenClock();
+    const { driver, state } = flakyDriver(clock);
+    state.error = new JobsError('X_DRIVER_UNAVAILABLE', 'PostgreSQL is out of reach');
+    let ran = 0;
+    const handle = job({
+      name: 'settle-retry.unavailable',
+      input,
+      idempotencyKey: ({ n }) => `n:${n}`,
+      tenant: 'none',
+      retry: { attempts: 1 }, // final attempts: a lapse would bury them dead
+      run: () => {
+        ran++;
+        state.down = true;
+      },
+    });
+    const h = await start({ jobs: [handle], clock, driver, concurrency: 8 });
+    const ids = await Promise.all(
+      [1, 2, 3, 4, 5, 6, 7, 8].map(async (n) => (await handle.enqueue({ n })).id),
+    );
+    await h.settle();
+    expect(ran).toBe(8);
+    // one throw per batch sent, none sent again ack by ack into the outage
+    const thrownByBatches = state.thrown;
+    expect(thrownByBatches).toBeLessThan(8);
+    expect(h.logger.named('jobs.settle.retrying')).toHaveLength(8);
+    expect(state.thrown).toBe(thrownByBatches);
+
+    state.down = false;
+    await h.advance(SETTLE_RETRY_FIRST_MS);
+    for (const id of ids)
+      expect(await h.driver.get(id)).toMatchObject({ state: 'done', attempt: 1 });
+    expect(h.worker.stats()).toMatchObject({ completed: 8, deadLettered: 0 });
+    expect(h.logger.named('jobs.worker.execute-failed')).toHaveLength(0);
   });
 
   it('a coded error of ours is not a blip: thrown at once, never re-sent', async () => {

@@ -8,6 +8,10 @@ export const SETTLE_RETRY_FIRST_MS = 100;
 /** The longest wait between two sends of one settle. */
 export const SETTLE_RETRY_MAX_MS = 2_000;
 
+/** A coded error of ours other than the database out of reach: sending the settle again cannot help. */
+const isFinal = (error: unknown): boolean =>
+  error instanceof JobsError && error.code !== 'X_DRIVER_UNAVAILABLE';
+
 /**
  * Sends a settle again after the driver THREW on it (a dropped connection, a failover, a timeout) — as opposed to
  * answering false, which is final: the row is another claim's. Every settle is fenced on the claim, so sending it
@@ -19,7 +23,8 @@ export const SETTLE_RETRY_MAX_MS = 2_000;
  * Waits {@link SETTLE_RETRY_FIRST_MS}, doubling to {@link SETTLE_RETRY_MAX_MS}, for as long as the run's lease could
  * still be its own (the visibility timeout from the first failure; the heartbeat keeps renewing it meanwhile). A
  * coded error of ours (a `JobsError`) is not a blip and is thrown at once, as is the last error once the window is
- * spent.
+ * spent — except `X_DRIVER_UNAVAILABLE`, the database out of reach, which is the blip itself (a driver answers a
+ * failed batch of acks so, for the worker's batcher to fail the batch at once rather than resend it ack by ack).
  */
 export async function resendSettle(
   o: Pick<AttemptEnv, 'clock' | 'logger' | 'visibilityTimeoutMs'>,
@@ -32,7 +37,7 @@ export async function resendSettle(
   let error = first;
   let wait = SETTLE_RETRY_FIRST_MS;
   for (let tries = 1; ; tries++) {
-    if (error instanceof JobsError || o.clock.now() + wait > giveUpAt) throw error;
+    if (isFinal(error) || o.clock.now() + wait > giveUpAt) throw error;
     o.logger.log(
       'warn',
       'jobs.settle.retrying',
