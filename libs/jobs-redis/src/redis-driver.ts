@@ -19,7 +19,7 @@ import { clientOf, closeOwnedClient, type RedisConnectionOptions } from './redis
 import { redisContext, type RedisContext } from './redis-context';
 import { redisWorkerRegistry } from './redis-counters';
 import { enqueueRow, enqueueRows } from './redis-enqueue';
-import { mapConnectionFailures } from './redis-failures';
+import { mapConnectionFailures, settleFailure } from './redis-failures';
 import { redisIntrospection } from './redis-introspect';
 import { redisLeases } from './redis-leases';
 import { redisKeyPrefix } from './redis-keys';
@@ -149,7 +149,11 @@ export function redisJobDriver(options: RedisJobDriverOptions): RedisJobDriver {
       const [landed] = await ackRows(ctx, [{ ...ackOptions, jobId }]);
       return landed === true;
     },
-    ackMany: (items) => ackRows(ctx, items),
+    // Redis out of reach fails the whole batch, coded: the worker does not resend it ack by ack into the outage
+    ackMany: (items) =>
+      ackRows(ctx, items).catch((error: unknown) => {
+        throw settleFailure(error);
+      }),
     nack: (jobId, nackOptions) => nackRow(ctx, jobId, nackOptions),
     heartbeat: (jobId, claim, visibilityTimeoutMs) =>
       heartbeatRow(ctx, jobId, claim, visibilityTimeoutMs),

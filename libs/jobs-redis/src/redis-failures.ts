@@ -5,20 +5,24 @@ import type { Cluster, Redis } from 'ioredis';
 const DOWN_STATES = new Set(['reconnecting', 'close', 'end']);
 
 /** Failures before the command reached the server: it certainly did not run. */
-const NOT_SENT = [
-  /^Connection is closed\.?$/,
-  /enableOfflineQueue/,
-  /ECONNREFUSED/,
-  /ENOTFOUND/,
-  /EAI_AGAIN/,
-];
+const NOT_SENT = [/enableOfflineQueue/, /ECONNREFUSED/, /ENOTFOUND/, /EAI_AGAIN/];
 /** Failures of a connection that was open: the command may have run before the answer was lost. */
-const LOST = [/max retries per request/i, /ECONNRESET/, /EPIPE/, /ETIMEDOUT/, /Command timed out/];
+const LOST = [
+  // ioredis fails its offline queue and the commands awaiting a reply alike with this one message at a close
+  /^Connection is closed\.?$/,
+  /max retries per request/i,
+  /ECONNRESET/,
+  /EPIPE/,
+  /ETIMEDOUT/,
+  /Command timed out/,
+];
 
+/** The error's message and its `code` (an errno name) after it, trimmed: `^…$` patterns read a message alone too. */
 const messageOf = (error: unknown): string =>
-  error instanceof Error
+  (error instanceof Error
     ? `${error.message} ${(error as { code?: unknown }).code ?? ''}`
-    : String(error);
+    : String(error)
+  ).trim();
 
 /** The unavailable error an enqueue answers while the client is not connected. */
 function downError(status: string, cause?: unknown): DriverUnavailableError {
@@ -37,8 +41,7 @@ export function enqueueFailure(error: unknown): unknown {
   if (error instanceof JobsError) return error;
   const message = messageOf(error);
   if (NOT_SENT.some((p) => p.test(message))) return downError('disconnected', error);
-  if (LOST.some((p) => p.test(message)))
-    return new DriverConnectionLostError(message.trim(), error);
+  if (LOST.some((p) => p.test(message))) return new DriverConnectionLostError(message, error);
   return error;
 }
 
@@ -59,4 +62,27 @@ export function mapConnectionFailures<A extends unknown[], R>(
       throw enqueueFailure(error);
     }
   };
+}
+
+/**
+ * Maps a failed batch of acks: Redis out of reach (the command refused before it was sent, or its connection lost
+ * under it) is `X_DRIVER_UNAVAILABLE`, so the worker's ack batcher fails the batch at once (each run sends its own
+ * again while its lease lasts) instead of resending every ack of it one by one into the outage. Anything else is
+ * answered as thrown. A command parked in ioredis' offline queue while the client reconnects is left to it: it is
+ * sent once Redis is back.
+ */
+export function settleFailure(error: unknown): unknown {
+  if (error instanceof JobsError) return error;
+  const message = messageOf(error);
+  const notSent = NOT_SENT.some((p) => p.test(message));
+  if (!notSent && !LOST.some((p) => p.test(message))) return error;
+  const written = notSent ? 'were not written' : 'may or may not have been written';
+  return new JobsError(
+    'X_DRIVER_UNAVAILABLE',
+    `Redis is out of reach (${message}): the batch's settles ${written}.`,
+    {
+      fix: 'Nothing to do by hand: each run sends its settle again while its lease lasts, and a run whose lease lapses is rescued and run again.',
+      cause: error,
+    },
+  );
 }
