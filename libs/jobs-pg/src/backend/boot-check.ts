@@ -182,15 +182,17 @@ export async function bootOverUrl(
 }
 
 /**
- * The boot over an executor the caller owns (a TypeORM DataSource's): the migration (or, told not to migrate, the
- * tables check), within `timeoutMs`. A statement
- * still waiting at the timeout cannot be cancelled from here; the boot fails all the same, naming `target`.
+ * The boot over an executor the caller owns (a TypeORM DataSource's): the migration, within `timeoutMs`. A statement
+ * still waiting at the timeout cannot be cancelled from here; the boot fails all the same, naming `target`. Told not to
+ * migrate, it sends nothing: an app may run its TypeORM migrations (ours among them) on that DataSource after the
+ * module booted, before its first job.
  */
 export async function bootOverExecutor(
   executor: PgExecutor,
   target: DatabaseTarget | undefined,
   step: BootStep,
 ): Promise<void> {
+  if (!step.migrate) return;
   try {
     await runStep(executor, target, step);
   } catch (error) {

@@ -19,8 +19,8 @@ async function bootError(boot: Promise<{ close(): Promise<void> }>): Promise<Job
 }
 
 /**
- * A boot told not to migrate (`postgres.migrate: false`, and every `x` command) over a database nobody migrated fails
- * at boot, coded and saying what to do, instead of answering the first enqueue or command with PostgreSQL's raw
+ * A boot over a URL told not to migrate (`postgres.migrate: false`, and every `x` command) over a database nobody
+ * migrated fails at boot, coded and saying what to do, instead of answering the first enqueue or command with PostgreSQL's raw
  * "relation x_jobs does not exist" (42P01). It creates nothing. A schema migrated only part of the way still boots: a
  * build may roll out ahead of its migration.
  */
@@ -59,9 +59,9 @@ describe('postgresBackend with migrate: false over a schema with no jobs tables'
     expect(rows).toEqual([]);
   });
 
-  it('over an executor the app owns: the same check', async () => {
-    const error = await bootError(postgresBackend({ executor: db.executor }, { migrate: false }));
-    expect(error.meta).toMatchObject({ reason: 'schema-missing' });
+  it('over an executor the app owns: no check, nothing sent (its migrations may run after the boot)', async () => {
+    const backend = await postgresBackend({ executor: db.executor }, { migrate: false });
+    await backend.close();
   });
 
   it('boots once the tables are there, even a migration or more behind this build', async () => {
@@ -77,7 +77,5 @@ describe('postgresBackend with migrate: false over a schema with no jobs tables'
     await migrate(db.executor);
     const migrated = await postgresBackend({ url: db.url }, { migrate: false });
     await migrated.close();
-    const overExecutor = await postgresBackend({ executor: db.executor }, { migrate: false });
-    await overExecutor.close();
   });
 });

@@ -49,8 +49,9 @@ export interface PostgresBackendOptions {
   readonly schema?: string;
   /**
    * Apply the migrations the database lacks before answering (default true; safe when many processes boot at once).
-   * `false` migrates nothing and checks that `x_jobs` is there: no jobs tables fail the boot with
-   * `X_DRIVER_UNAVAILABLE`, `meta.reason` `schema-missing`.
+   * `false` migrates nothing; over a `url` the boot then checks that `x_jobs` is there, and no jobs tables fail it
+   * with `X_DRIVER_UNAVAILABLE`, `meta.reason` `schema-missing` (over a DataSource or an executor it sends nothing: the
+   * app may run its migrations on it after the boot).
    */
   readonly migrate?: boolean;
   /**
