@@ -20,9 +20,9 @@ async function bootError(boot: Promise<{ close(): Promise<void> }>): Promise<Job
 
 /**
  * A boot over a URL told not to migrate (`postgres.migrate: false`, and every `x` command) over a database nobody
- * migrated fails at boot, coded and saying what to do, instead of answering the first enqueue or command with PostgreSQL's raw
- * "relation x_jobs does not exist" (42P01). It creates nothing. A schema migrated only part of the way still boots: a
- * build may roll out ahead of its migration.
+ * migrated fails at boot, coded and saying what to do, instead of answering the first enqueue or command with
+ * PostgreSQL's raw "relation x_jobs does not exist" (42P01). It creates nothing. A schema migrated only part of the way
+ * still boots: a build may roll out ahead of its migration.
  */
 describe('postgresBackend with migrate: false over a schema with no jobs tables', () => {
   const db = pgJobsSpec({ migrate: false });
