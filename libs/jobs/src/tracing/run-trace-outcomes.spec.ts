@@ -3,7 +3,7 @@ import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { job } from '../declare/job';
 import type { JobDriver } from '../driver/job-driver';
 import { memoryJobDriver } from '../driver/memory';
-import { DriverUnavailableError } from '../errors/runtime-errors';
+import { InvariantError } from '../errors/runtime-errors';
 import { t } from '../schema';
 import { frozenClock } from '../testing/frozen-clock';
 import { runJobs, type JobsHarness } from '../testing/run-jobs';
@@ -146,8 +146,9 @@ describe('a run span reports how the attempt ended: every failed outcome ERROR, 
   it('an attempt whose settle throws is ERROR with that error, and its span still ends', async () => {
     const clock = frozenClock();
     const inner = memoryJobDriver({ clock });
-    // the ack refused outright (a coded error is not sent again): the attempt itself rejects
-    const down = new DriverUnavailableError('the database is down');
+    // the ack refused outright (a coded error other than the database out of reach is not sent again): the attempt
+    // itself rejects
+    const down = new InvariantError('the driver refused the settle');
     const driver: JobDriver = {
       ...inner,
       ack: () => Promise.reject(down),
@@ -166,8 +167,8 @@ describe('a run span reports how the attempt ended: every failed outcome ERROR, 
 
     const run = tracing.span('job trace-outcome.unsettled');
     expect(run.attributes['jobs.outcome']).toBeUndefined();
-    expect(run.attributes['error.type']).toBe('X_DRIVER_UNAVAILABLE');
+    expect(run.attributes['error.type']).toBe('X_INVARIANT');
     expect(run.status.code).toBe(SpanStatusCode.ERROR);
-    expect(run.status.message).toMatch(/^X_DRIVER_UNAVAILABLE: the database is down/);
+    expect(run.status.message).toMatch(/^X_INVARIANT: the driver refused the settle/);
   });
 });
