@@ -1,17 +1,9 @@
 import { Redis } from 'ioredis';
-import { errorCodeOf, uuidv7, type AckManyItem } from '@ultimat3/jobs';
-import { enqueueRequest } from '../../jobs/test/requests';
+import { errorCodeOf } from '@ultimat3/jobs';
+import { enqueueRequest, unclaimedAcks } from '../../jobs/test/requests';
 import { testRedisSpec } from '../test/redis-spec';
 import { testRedisUrl } from '../test/test-redis';
 import { redisJobDriver } from './redis-driver';
-
-const items = (n: number): AckManyItem[] =>
-  Array.from({ length: n }, () => ({
-    jobId: uuidv7(),
-    workerId: 'w',
-    claim: uuidv7(),
-    durationMs: 1,
-  }));
 
 /**
  * ioredis fails a command with "Connection is closed." when its connection closes, whether the command was still
@@ -29,9 +21,9 @@ describe('the Redis driver over a connection that closed', () => {
     await client.ping();
     try {
       const driver = redisJobDriver({ client, prefix: file.redis.prefix() });
-      expect(await driver.ackMany!(items(2))).toEqual([false, false]); // no such claims: answered, not thrown
+      expect(await driver.ackMany!(unclaimedAcks(2))).toEqual([false, false]); // no such claims: answered, not thrown
       client.disconnect();
-      const error = await driver.ackMany!(items(3)).then(
+      const error = await driver.ackMany!(unclaimedAcks(3)).then(
         () => undefined,
         (thrown: unknown) => thrown,
       );

@@ -1,4 +1,4 @@
-import type { EnqueueRequest } from '../src/driver/job-driver';
+import type { AckManyItem, EnqueueRequest } from '../src/driver/job-driver';
 import { enqueueRequest } from '../src/testing/enqueue-request';
 import { uuidv7 } from '../src/util/ids';
 
@@ -18,4 +18,14 @@ export function orderedRequests(
   let seq = 0;
   const newId = (): string => uuidv7(Date.UTC(2026, 0, 1) + seq++);
   return (overrides = {}) => enqueueRequest({ ...defaults, ...overrides }, { newId });
+}
+
+/** `n` acks for rows nobody claimed (fresh job ids and claim tokens, worker `w`): what a batch of acks sends. */
+export function unclaimedAcks(n: number): AckManyItem[] {
+  return Array.from({ length: n }, () => ({
+    jobId: uuidv7(),
+    workerId: 'w',
+    claim: uuidv7(),
+    durationMs: 1,
+  }));
 }

@@ -1,17 +1,10 @@
 import { Pool } from 'pg';
-import { errorCodeOf, uuidv7, type AckManyItem } from '@ultimat3/jobs';
+import { errorCodeOf } from '@ultimat3/jobs';
 import { freePort } from '../../../../scripts/free-port.mjs';
+import { unclaimedAcks } from '../../../jobs/test/requests';
 import { pgJobsSpec } from '../../test/pg-jobs-spec';
 import { pgPoolExecutor } from '../executor/pg-pool-executor';
 import { postgresJobDriver } from './pg-driver';
-
-const items = (n: number): AckManyItem[] =>
-  Array.from({ length: n }, () => ({
-    jobId: uuidv7(),
-    workerId: 'w',
-    claim: uuidv7(),
-    durationMs: 1,
-  }));
 
 /**
  * A batch of acks against a database out of reach fails coded, `X_DRIVER_UNAVAILABLE`: the worker's ack batcher then
@@ -29,7 +22,7 @@ describe('the PostgreSQL driver ackMany', () => {
     });
     try {
       const driver = postgresJobDriver({ executor: pgPoolExecutor(pool) });
-      const error = await driver.ackMany!(items(3)).then(
+      const error = await driver.ackMany!(unclaimedAcks(3)).then(
         () => undefined,
         (thrown: unknown) => thrown,
       );
@@ -44,7 +37,7 @@ describe('the PostgreSQL driver ackMany', () => {
 
   it("answers a statement's own failure as thrown (here: no x_jobs, 42P01), uncoded", async () => {
     const driver = postgresJobDriver({ executor: db.executor });
-    const error = await driver.ackMany!(items(2)).then(
+    const error = await driver.ackMany!(unclaimedAcks(2)).then(
       () => undefined,
       (thrown: unknown) => thrown,
     );
