@@ -29,7 +29,7 @@ describe('the Redis driver over a connection that closed', () => {
       );
       expect(errorCodeOf(error)).toBe('X_DRIVER_UNAVAILABLE');
       expect(String(error)).toMatch(
-        /^JobsError: Redis is out of reach \(.+\): the batch's settles may or may not have been written\./,
+        /^SettleUnavailableError: Redis is out of reach \(.+\): the batch's settles may or may not have been written\./,
       );
     } finally {
       client.disconnect();

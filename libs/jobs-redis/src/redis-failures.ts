@@ -1,4 +1,9 @@
-import { DriverConnectionLostError, DriverUnavailableError, JobsError } from '@ultimat3/jobs';
+import {
+  DriverConnectionLostError,
+  DriverUnavailableError,
+  JobsError,
+  SettleUnavailableError,
+} from '@ultimat3/jobs';
 import type { Cluster, Redis } from 'ioredis';
 
 /** Client states in which a command would only wait in the offline queue for a server that is not there. */
@@ -34,14 +39,25 @@ function downError(status: string, cause?: unknown): DriverUnavailableError {
 }
 
 /**
+ * Whether `error` is Redis out of reach rather than a command's own failure: `'not-sent'` when the command certainly
+ * did not run, `'lost'` when its connection dropped under it, undefined for anything else.
+ */
+export function connectionFailure(error: unknown): 'not-sent' | 'lost' | undefined {
+  if (error instanceof JobsError) return undefined;
+  const message = messageOf(error);
+  if (NOT_SENT.some((p) => p.test(message))) return 'not-sent';
+  if (LOST.some((p) => p.test(message))) return 'lost';
+  return undefined;
+}
+
+/**
  * Maps a failed enqueue: Redis out of reach is `X_DRIVER_UNAVAILABLE` (`DriverUnavailableError` when the script
  * certainly did not run, `DriverConnectionLostError` when it may have), anything else is answered as thrown.
  */
 export function enqueueFailure(error: unknown): unknown {
-  if (error instanceof JobsError) return error;
-  const message = messageOf(error);
-  if (NOT_SENT.some((p) => p.test(message))) return downError('disconnected', error);
-  if (LOST.some((p) => p.test(message))) return new DriverConnectionLostError(message, error);
+  const kind = connectionFailure(error);
+  if (kind === 'not-sent') return downError('disconnected', error);
+  if (kind === 'lost') return new DriverConnectionLostError(messageOf(error), error);
   return error;
 }
 
@@ -72,17 +88,8 @@ export function mapConnectionFailures<A extends unknown[], R>(
  * sent once Redis is back.
  */
 export function settleFailure(error: unknown): unknown {
-  if (error instanceof JobsError) return error;
-  const message = messageOf(error);
-  const notSent = NOT_SENT.some((p) => p.test(message));
-  if (!notSent && !LOST.some((p) => p.test(message))) return error;
-  const written = notSent ? 'were not written' : 'may or may not have been written';
-  return new JobsError(
-    'X_DRIVER_UNAVAILABLE',
-    `Redis is out of reach (${message}): the batch's settles ${written}.`,
-    {
-      fix: 'Nothing to do by hand: each run sends its settle again while its lease lasts, and a run whose lease lapses is rescued and run again.',
-      cause: error,
-    },
-  );
+  const kind = connectionFailure(error);
+  return kind === undefined
+    ? error
+    : new SettleUnavailableError('Redis', messageOf(error), kind, error);
 }

@@ -2,6 +2,7 @@ import {
   DriverConnectionLostError,
   DriverUnavailableError,
   JobsError,
+  SettleUnavailableError,
   type DatabaseUnreachableReason,
 } from '@ultimat3/jobs';
 
@@ -101,15 +102,7 @@ export function mapConnectionFailures<A extends unknown[], R>(
 export function settleFailure(error: unknown): unknown {
   const kind = connectionFailure(error);
   if (kind === undefined) return error;
-  const written = kind === 'lost' ? 'may or may not have been written' : 'were not written';
-  return new JobsError(
-    'X_DRIVER_UNAVAILABLE',
-    `PostgreSQL is out of reach (${facts(error).message}): the batch's settles ${written}.`,
-    {
-      fix: 'Nothing to do by hand: each run sends its settle again while its lease lasts, and a run whose lease lapses is rescued and run again.',
-      cause: error,
-    },
-  );
+  return new SettleUnavailableError('PostgreSQL', facts(error).message, kind, error);
 }
 
 /**

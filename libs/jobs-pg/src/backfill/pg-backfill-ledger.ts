@@ -1,5 +1,6 @@
 import {
   clampBackfillListLimit,
+  InvariantError,
   type BackfillLedger,
   type BackfillPassProgress,
   type BackfillPassRow,
@@ -97,7 +98,10 @@ export function postgresBackfillLedger(options: PostgresBackfillLedgerOptions): 
         iso(start.nowMs),
       ]);
       const [row] = rows;
-      if (row === undefined) throw new Error('jobs-pg: the backfill ledger answered no row');
+      if (row === undefined)
+        throw new InvariantError(
+          'jobs-pg: the backfill ledger answered no row (its upsert … returning always answers one).',
+        );
       return rowOf(row);
     },
 

@@ -2,6 +2,7 @@ import {
   assertEventFind,
   assertEventPublish,
   DEFAULT_EVENT_TTL_MS,
+  InvariantError,
   uuidv7,
   type EventBus,
   type JsonValue,
@@ -90,7 +91,10 @@ export function postgresEventBus(options: PostgresEventBusOptions): EventBus {
         opts.tenant ?? null,
       ]);
       const row = rows[0];
-      if (row === undefined) throw new Error('jobs-pg: the event insert returned no row');
+      if (row === undefined)
+        throw new InvariantError(
+          'jobs-pg: the event insert answered no row (an insert … returning always answers its row).',
+        );
       return toEvent(row);
     },
     async find(name, sinceMs, match, opts = {}) {

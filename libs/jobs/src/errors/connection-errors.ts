@@ -133,6 +133,31 @@ export class DriverConnectionLostError extends JobsError {
 }
 
 /**
+ * A batch of settles (a worker's acks) did not reach the store: the database or Redis is out of reach, or its connection
+ * dropped with the batch on the wire. Code `X_DRIVER_UNAVAILABLE`. Nothing is lost: each run sends its settle again
+ * while its lease lasts, and a run whose lease lapses is rescued and run again.
+ */
+export class SettleUnavailableError extends JobsError {
+  /**
+   * @param store What was out of reach, as the message names it (`PostgreSQL`, `Redis`).
+   * @param detail What the client said.
+   * @param failure `not-sent` when the batch certainly was not written, `lost` when it may have been.
+   * @param cause The client's error.
+   */
+  constructor(store: string, detail: string, failure: 'not-sent' | 'lost', cause: unknown) {
+    const written = failure === 'lost' ? 'may or may not have been written' : 'were not written';
+    super(
+      'X_DRIVER_UNAVAILABLE',
+      `${store} is out of reach (${detail}): the batch's settles ${written}.`,
+      {
+        fix: 'Nothing to do by hand: each run sends its settle again while its lease lasts, and a run whose lease lapses is rescued and run again.',
+        cause,
+      },
+    );
+  }
+}
+
+/**
  * The Redis server may evict keys under memory pressure (its `maxmemory-policy` is not `noeviction`), so the Redis
  * driver refuses it: a job whose row, index entry or claim token is evicted is lost without a trace. Code
  * `X_REDIS_EVICTION_POLICY`; `meta.maxmemoryPolicy` names the policy found.

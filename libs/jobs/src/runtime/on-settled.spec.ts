@@ -133,7 +133,10 @@ describe('onSettled: told once per ending, after the settle, under the tenant', 
       run: () => 1,
       async onSettled(s) {
         const steps = currentRun()?.step;
-        await steps?.run('late', () => 1).catch((e: unknown) => codes.push(e instanceof Error));
+        const late = (e: unknown): number => codes.push((e as { code?: unknown }).code);
+        await steps?.run('late', () => 1).catch(late);
+        await steps?.sleep('nap', '10ms').catch(late);
+        await steps?.waitForEvent('ev', 'paid').catch(late);
         codes.push(s.outcome);
       },
     });
@@ -141,7 +144,7 @@ describe('onSettled: told once per ending, after the settle, under the tenant', 
     const { id } = await handle.enqueue({ orgId: ORG, n: 1 });
     await h.settle();
 
-    expect(codes).toEqual([true, 'completed']);
+    expect(codes).toEqual(['X_INVARIANT', 'X_INVARIANT', 'X_INVARIANT', 'completed']);
     expect(await h.driver.steps.load(id)).toEqual([]);
   });
 

@@ -1,6 +1,7 @@
 import type { AnyJobHandle } from '../declare/handle';
 import type { JobRunContext, JobSettled, StepApi } from '../declare/run-args';
 import { JobOnSettledFailedError } from '../errors/operator-errors';
+import { InvariantError } from '../errors/runtime-errors';
 import type { JobsLogger } from '../util/logger';
 import { renderError } from './render-error';
 import { withRunScope } from './run-context';
@@ -8,11 +9,19 @@ import { withRunScope } from './run-context';
 /** How many times a throwing onSettled is tried, back to back. */
 export const ON_SETTLED_ATTEMPTS = 3;
 
+/** What the hook's step API answers: it runs after the settle, so nothing it does could be stored as a step. */
+const NO_STEP_FIX =
+  "Do durable work in the job's run; for work that must follow the outcome, enqueue another job from onSettled.";
+const noStep = (what: string): Promise<never> =>
+  Promise.reject(
+    new InvariantError(`onSettled runs after the settle and cannot ${what}.`, NO_STEP_FIX),
+  );
+
 /** A step API for the hook: it runs after the settle, so it has no durable steps of its own. */
 const NO_STEPS: StepApi = {
-  run: () => Promise.reject(new Error('onSettled runs after the settle and has no durable steps.')),
-  sleep: () => Promise.reject(new Error('onSettled cannot sleep.')),
-  waitForEvent: () => Promise.reject(new Error('onSettled cannot wait for events.')),
+  run: () => noStep('run a durable step'),
+  sleep: () => noStep('sleep'),
+  waitForEvent: () => noStep('wait for an event'),
 };
 
 /**
