@@ -11,8 +11,10 @@
  * The executor under our driver answers every statement as if PostgreSQL had inserted every row, so the driver takes
  * its real path (the optimistic insert). Each line: wall and CPU a batch (wall: this thread, with no I/O on the path;
  * CPU: the process's, all threads, the collector's helpers included), the bytes of the Bind message a batch, and the
- * collections. BENCH_ROUNDS rounds (default 5) of 200 batches each, after 400 untimed ones; the rows are built before
- * the clock starts.
+ * collections. BENCH_ROUNDS rounds (default 5) of BENCH_BATCHES batches each (default 200), after BENCH_WARM untimed
+ * ones a peer (default 400); the rows are built before the clock starts. `BENCH_WARM=0 BENCH_BATCHES=50
+ * BENCH_ROUNDS=1` times the path as `bench:peers`' bulk row meets it, cold: the job declared (as a producer declares its
+ * jobs when it opens), no batch sent yet.
  */
 import { createRequire } from 'node:module';
 import { PerformanceObserver } from 'node:perf_hooks';
@@ -24,7 +26,8 @@ const { serialize } = require('pg-protocol');
 const { prepareValue } = require('pg/lib/utils');
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
-const BATCHES = 200;
+const BATCHES = Number(process.env.BENCH_BATCHES ?? 200);
+const WARM = Number(process.env.BENCH_WARM ?? 400);
 let bindBytes = 0;
 
 /** What `pg` writes for a statement's parameters: each value prepared, then the Bind message. */
@@ -40,6 +43,7 @@ const executor = {
   },
 };
 jobs.setJobsFacade(jobs.directJobsFacade({ driver: jobsPg.postgresJobDriver({ executor }) }));
+handleOf('drain'); // declared before any batch, as an app declares its jobs as it starts (it loads the tracing peer)
 
 const peers = {
   ours: (rows) => handleOf('drain').enqueueMany(rows),
@@ -81,8 +85,8 @@ async function time(peer, count) {
   };
 }
 
-for (const peer of Object.keys(peers)) await warm(peer, 400);
-console.log(`${BATCHES} batches of 1,000 a line, after 400 untimed`);
+for (const peer of Object.keys(peers)) await warm(peer, WARM);
+console.log(`${BATCHES} batches of 1,000 a line, after ${WARM} untimed`);
 for (let round = 1; round <= ROUNDS; round++) {
   for (const peer of Object.keys(peers)) {
     const { wall, cpu, bytes, gcs } = await time(peer, BATCHES);
