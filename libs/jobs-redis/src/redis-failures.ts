@@ -3,6 +3,7 @@ import {
   DriverUnavailableError,
   JobsError,
   SettleUnavailableError,
+  type ConnectionFailure,
 } from '@ultimat3/jobs';
 import type { Cluster, Redis } from 'ioredis';
 
@@ -42,7 +43,7 @@ function downError(status: string, cause?: unknown): DriverUnavailableError {
  * Whether `error` is Redis out of reach rather than a command's own failure: `'not-sent'` when the command certainly
  * did not run, `'lost'` when its connection dropped under it, undefined for anything else.
  */
-export function connectionFailure(error: unknown): 'not-sent' | 'lost' | undefined {
+export function connectionFailure(error: unknown): ConnectionFailure | undefined {
   if (error instanceof JobsError) return undefined;
   const message = messageOf(error);
   if (NOT_SENT.some((p) => p.test(message))) return 'not-sent';

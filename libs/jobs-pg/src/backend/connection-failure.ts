@@ -3,6 +3,7 @@ import {
   DriverUnavailableError,
   JobsError,
   SettleUnavailableError,
+  type ConnectionFailure,
   type DatabaseUnreachableReason,
 } from '@ultimat3/jobs';
 
@@ -55,7 +56,7 @@ const LOST_MESSAGES = [/^Connection terminated( unexpectedly)?$/];
  * Whether `error` is the database being out of reach rather than a statement's own failure: `'not-sent'` when the
  * statement certainly did not run, `'lost'` when the session died under it, undefined for anything else.
  */
-export function connectionFailure(error: unknown): 'not-sent' | 'lost' | undefined {
+export function connectionFailure(error: unknown): ConnectionFailure | undefined {
   const { code, message } = facts(error);
   if (code !== undefined && NOT_SENT_CODES.has(code)) return 'not-sent';
   if (NOT_SENT_MESSAGES.some((pattern) => pattern.test(message))) return 'not-sent';

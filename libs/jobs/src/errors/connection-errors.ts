@@ -133,6 +133,12 @@ export class DriverConnectionLostError extends JobsError {
 }
 
 /**
+ * How a store out of reach failed a statement or command: `not-sent` when it certainly did not run, `lost` when the
+ * connection dropped with it on the wire (it may have run). Each driver classifies its client's errors into these.
+ */
+export type ConnectionFailure = 'not-sent' | 'lost';
+
+/**
  * A batch of settles (a worker's acks) did not reach the store: the database or Redis is out of reach, or its connection
  * dropped with the batch on the wire. Code `X_DRIVER_UNAVAILABLE`. Nothing is lost: each run sends its settle again
  * while its lease lasts, and a run whose lease lapses is rescued and run again.
@@ -144,7 +150,7 @@ export class SettleUnavailableError extends JobsError {
    * @param failure `not-sent` when the batch certainly was not written, `lost` when it may have been.
    * @param cause The client's error.
    */
-  constructor(store: string, detail: string, failure: 'not-sent' | 'lost', cause: unknown) {
+  constructor(store: string, detail: string, failure: ConnectionFailure, cause: unknown) {
     const written = failure === 'lost' ? 'may or may not have been written' : 'were not written';
     super(
       'X_DRIVER_UNAVAILABLE',
