@@ -60,8 +60,13 @@ const handle = jobs.job({
 const floorPool = new pg.Pool({ connectionString: url, max: 10, application_name: 'trace-floor' });
 floorPool.on('error', () => {});
 
-/** One floor statement of `mode`, timed from send to answer. */
-async function floorCall(mode) {
+/**
+ * One floor statement of `mode`, timed from send to answer: `select`, or the one-row insert — alone (`insert`,
+ * `insert-async`), notifying in its commit when `n` is a multiple of 3 (`insert-notify`), or followed then by a
+ * notification in a transaction of its own with `synchronous_commit` off (`insert-then-notify`; timed to the insert's
+ * answer).
+ */
+async function floorCall(mode, n = 0) {
   const client = await floorPool.connect();
   try {
     const sync = mode === 'insert-async' ? 'off' : 'on';
@@ -71,8 +76,19 @@ async function floorCall(mode) {
     }
     const sent = preciseNow();
     if (mode === 'select') await client.query('select 1');
+    else if (mode === 'insert-notify')
+      await client.query(
+        `insert into bench_floor (v) select $1 where $2::int % 3 <> 0 or pg_notify('bench_floor', $1) is not null`,
+        ['x', n],
+      );
     else await client.query('insert into bench_floor (v) values ($1)', ['x']);
-    return { sent, back: preciseNow() };
+    const back = preciseNow();
+    if (mode === 'insert-then-notify' && n % 3 === 0)
+      await client.query(
+        `select pg_notify('bench_floor', $1) where set_config('synchronous_commit', 'off', true) = 'off'`,
+        ['x'],
+      );
+    return { sent, back };
   } finally {
     client.release();
   }
@@ -93,7 +109,7 @@ async function run({ mode, count, intervalMs, startAt, base }) {
       calls.push(
         handle.enqueue({ n, t: call }).then(() => out.push({ n, call, ...carried.get(n) })),
       );
-    else calls.push(floorCall(mode).then((times) => out.push({ n, call, ...times })));
+    else calls.push(floorCall(mode, n).then((times) => out.push({ n, call, ...times })));
   }
   await Promise.all(calls);
   return { jobs: out, lateMs };

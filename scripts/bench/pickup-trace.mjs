@@ -5,7 +5,9 @@
  * clock — enqueue() called, its INSERT sent, its commit answered, the next wake heard by the worker, the claim that
  * took it sent and answered, its body started — and the floors under them measured in the same run at the same
  * rates from the same producer processes: a bare committed single-row insert (synchronous commit on, and off: the
- * difference is the commit's WAL flush) and a bare `select 1`. PostgreSQL's side per scenario from
+ * difference is the commit's WAL flush), the same insert notifying on every third call — in its own commit
+ * (`insert-notify`: what PostgreSQL's notify lock, held across a notifying commit's flush, costs the commits), or
+ * after it in a transaction of its own that does not wait for its flush (`insert-then-notify`) — and a bare `select 1`. PostgreSQL's side per scenario from
  * `pg_stat_statements` (the enqueue and claim statements) and `pg_stat_io` (WAL flushes).
  *
  * `node scripts/bench/pickup-trace.mjs` (needs `npm run build`; DATABASE_URL or an embedded PostgreSQL, fsync and
@@ -208,7 +210,7 @@ async function scenario(ctx, { label, producers, count, intervalMs }) {
   if (perStatement) await printStatements(ctx);
   if (intervalMs === 0) return printBurstFloor(sent.jobs, seen.bodies);
   await sleep(300);
-  for (const mode of ['insert', 'insert-async', 'select']) {
+  for (const mode of ['insert', 'insert-notify', 'insert-then-notify', 'insert-async', 'select']) {
     const floor = await arrive(producers, mode, count, intervalMs);
     const xs = floor.jobs.map((j) => j.back - j.sent);
     console.log(`    floor ${mode.padEnd(28)} ${pq(xs)}   (call → answered)`);
