@@ -74,16 +74,17 @@ async function floorCall(mode, n = 0) {
       await client.query(`set synchronous_commit = ${sync}`);
       client.sync = sync;
     }
+    const notifies = n % 3 === 0;
     const sent = preciseNow();
     if (mode === 'select') await client.query('select 1');
-    else if (mode === 'insert-notify')
+    else if (mode === 'insert-notify' && notifies)
       await client.query(
-        `insert into bench_floor (v) select $1 where $2::int % 3 <> 0 or pg_notify('bench_floor', $1) is not null`,
-        ['x', n],
+        `insert into bench_floor (v) select $1 where pg_notify('bench_floor', $1) is not null`,
+        ['x'],
       );
     else await client.query('insert into bench_floor (v) values ($1)', ['x']);
     const back = preciseNow();
-    if (mode === 'insert-then-notify' && n % 3 === 0)
+    if (mode === 'insert-then-notify' && notifies)
       await client.query(
         `select pg_notify('bench_floor', $1) where set_config('synchronous_commit', 'off', true) = 'off'`,
         ['x'],

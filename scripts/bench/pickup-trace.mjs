@@ -7,8 +7,9 @@
  * rates from the same producer processes: a bare committed single-row insert (synchronous commit on, and off: the
  * difference is the commit's WAL flush), the same insert notifying on every third call — in its own commit
  * (`insert-notify`: what PostgreSQL's notify lock, held across a notifying commit's flush, costs the commits), or
- * after it in a transaction of its own that does not wait for its flush (`insert-then-notify`) — and a bare `select 1`. PostgreSQL's side per scenario from
- * `pg_stat_statements` (the enqueue and claim statements) and `pg_stat_io` (WAL flushes).
+ * after it in a transaction of its own that does not wait for its flush (`insert-then-notify`) — and a bare
+ * `select 1`. PostgreSQL's side per scenario from `pg_stat_statements` (the enqueue and claim statements) and
+ * `pg_stat_io` (WAL flushes).
  *
  * `node scripts/bench/pickup-trace.mjs` (needs `npm run build`; DATABASE_URL or an embedded PostgreSQL, fsync and
  * synchronous commit on). BENCH_TRACE_ROUNDS (default 2) repetitions of every scenario, each followed by its floors;
