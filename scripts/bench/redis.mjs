@@ -19,7 +19,7 @@ import {
   serialEnqueue,
 } from './peers/scenarios.mjs';
 
-// queues of their own: the PostgreSQL sections declare `bench.drain` and `bench.serial` in this process already
+// this section's own queues (their jobs declared as `peers.<queue>` by ours-common.mjs)
 const DRAIN_QUEUE = 'redis-drain';
 const SERIAL_QUEUE = 'redis-serial';
 

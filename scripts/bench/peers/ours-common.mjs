@@ -11,13 +11,16 @@ const handles = new Map();
 /** The queues the benchmarks enqueue into (`scenarios.mjs`, `producer-child.mjs`, `quiet-spell.mjs`). */
 const BENCH_QUEUES = ['warm', 'pickup', 'drain', 'serial'];
 
-/** The handle of the no-op job served on `queue`: input `{ n, t }`, keyed by `n`. */
+/**
+ * The handle of the no-op job served on `queue`: input `{ n, t }`, keyed by `n`. Named `peers.<queue>`, apart from the
+ * `bench.*` jobs `npm run bench` declares in the process that also runs these adapters (its Redis section).
+ */
 export function handleOf(queue) {
   if (!handles.has(queue))
     handles.set(
       queue,
       jobs.job({
-        name: `bench.${queue}`,
+        name: `peers.${queue}`,
         queue,
         input: jobs.t.object({ n: jobs.t.number, t: jobs.t.number }),
         idempotencyKey: ({ n }) => `n:${n}`,

@@ -96,6 +96,27 @@ describe('postgres enqueue coalescing (a shared pool)', () => {
     expect((await driver.get(requests[7]!.id))?.input).toEqual({ i: 7 });
   });
 
+  it('lets the callers a statement answered enqueue again into the next batch, not one of them ahead alone', async () => {
+    const executor = recording(db.executor);
+    const driver = postgresJobDriver({ executor });
+    const sent: EnqueueRequest[] = [];
+    // 20 callers, each enqueueing three times, the next call as soon as the last was answered
+    await Promise.all(
+      Array.from({ length: 20 }, async (_, caller) => {
+        for (let call = 0; call < 3; call++) {
+          const next = request({ input: { caller, call } });
+          sent.push(next);
+          expect(await driver.enqueue(next)).toEqual(created(next));
+        }
+      }),
+    );
+    // the first call alone (nothing in flight), then the 19 gathered behind it joined by the first caller's second
+    // call, ... — flushed the moment a statement ended, they went 1, 19, 1, 19, 1, 19
+    expect(executor.statements).toEqual([1, 20, 20, 19]);
+    expect(await count()).toBe(60);
+    expect((await driver.get(sent[45]!.id))?.input).toEqual(sent[45]!.input);
+  });
+
   it('answers an id or a key repeated inside one gathered batch as if sent one after another', async () => {
     const executor = recording(db.executor);
     const driver = postgresJobDriver({ executor });
