@@ -8,17 +8,18 @@
  *
  * Opt-in (it takes a few minutes): BENCH_ONLY=endurance.
  */
+import { fork } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
 import {
   fillQueue,
   freshDatabase,
   jobs,
   jobsPg,
   noopJob,
-  pg,
   preciseNow,
   registryOf,
   report,
-  request,
   sleep,
   whole,
 } from './lib.mjs';
@@ -70,50 +71,26 @@ async function bigTable(serverUrl, finished) {
   }
 }
 
-/** RATE jobs/s produced in 100-row batches for HOLD_S seconds, drained by one worker, a snapshot held throughout. */
+/**
+ * RATE jobs/s produced in 100-row batches for HOLD_S seconds, drained by one worker, a snapshot held throughout: in a
+ * child process of its own (`held-snapshot-child.mjs`), so its memory is a worker's own.
+ */
 async function heldSnapshot(serverUrl) {
   const db = await freshDatabase(serverUrl);
-  const holder = new pg.Client({ connectionString: db.url });
-  await holder.connect();
   try {
-    await holder.query('begin isolation level repeatable read');
-    await holder.query('select count(*) from x_jobs');
-    const driver = jobsPg.postgresJobDriver({ executor: db.executor });
-    const worker = startWorker(driver);
-    await worker.start();
-    const started = preciseNow();
-    let produced = 0;
-    let lastCompleted = 0;
-    let nextWindow = started + WINDOW_S * 1000;
-    const windows = [];
-    const closeWindow = () => {
-      const completed = worker.stats().completed;
-      windows.push({
-        perSecond: (completed - lastCompleted) / WINDOW_S,
-        backlog: produced - completed,
-        memory: process.memoryUsage(),
-      });
-      lastCompleted = completed;
-      nextWindow += WINDOW_S * 1000;
-    };
-    while (preciseNow() - started < HOLD_S * 1000) {
-      const due = Math.floor(((preciseNow() - started) * RATE) / 1000);
-      while (produced + 100 <= due) {
-        await driver.enqueueMany(
-          Array.from({ length: 100 }, () => request('endurance', 'bench.endurance')),
-        );
-        produced += 100;
-      }
-      if (preciseNow() >= nextWindow) closeWindow();
-      await sleep(10);
-    }
-    // the loop ends on the last window's boundary: close it too, so the figures reach HOLD_S
-    if (windows.length < Math.floor(HOLD_S / WINDOW_S)) closeWindow();
-    await worker.stop();
+    const child = fork(
+      fileURLToPath(new URL('./held-snapshot-child.mjs', import.meta.url)),
+      [db.url, String(HOLD_S), String(RATE), String(WINDOW_S)],
+      { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
+    );
+    const [{ windows }] = await Promise.race([
+      once(child, 'message'),
+      once(child, 'exit').then(([code]) => {
+        throw new Error(`held-snapshot-child.mjs exited with ${code}`);
+      }),
+    ]);
     return windows;
   } finally {
-    await holder.query('rollback').catch(() => {});
-    await holder.end();
     await db.drop();
   }
 }
@@ -141,7 +118,7 @@ export async function benchEndurance(serverUrl) {
       `backlog ${whole(w.backlog)} at the end of the window; RSS ${mb(w.memory.rss)} MB, heap used ${mb(w.memory.heapUsed)} MB`,
     ),
   );
-  // the worker runs in this process (with the producer): its memory should be flat once warm
+  // the worker runs in a process of its own (with the producer): its memory should be flat once warm
   const at30 = windows[30 / WINDOW_S - 1]?.memory;
   const atEnd = windows.at(-1)?.memory;
   if (at30 && atEnd && windows.length > 2)
