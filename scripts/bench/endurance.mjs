@@ -8,9 +8,8 @@
  *
  * Opt-in (it takes a few minutes): BENCH_ONLY=endurance.
  */
-import { fork } from 'node:child_process';
-import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
+import { spawnChild } from './fork-child.mjs';
 import {
   fillQueue,
   freshDatabase,
@@ -78,18 +77,12 @@ async function bigTable(serverUrl, finished) {
 async function heldSnapshot(serverUrl) {
   const db = await freshDatabase(serverUrl);
   try {
-    const child = fork(
+    // its one message is its figures; it exits after sending them
+    const { first } = await spawnChild(
       fileURLToPath(new URL('./held-snapshot-child.mjs', import.meta.url)),
       [db.url, String(HOLD_S), String(RATE), String(WINDOW_S)],
-      { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
     );
-    const [{ windows }] = await Promise.race([
-      once(child, 'message'),
-      once(child, 'exit').then(([code]) => {
-        throw new Error(`held-snapshot-child.mjs exited with ${code}`);
-      }),
-    ]);
-    return windows;
+    return first.windows;
   } finally {
     await db.drop();
   }

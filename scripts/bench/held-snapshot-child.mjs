@@ -5,7 +5,17 @@
  * (a million-row table built, 50,000-job queues filled and drained). Sends `{ windows }` to its parent and exits:
  * per WINDOW_S window, the jobs completed a second, the backlog at its end and `process.memoryUsage()`.
  */
-import { jobs, jobsPg, noopJob, pg, preciseNow, registryOf, request, sleep } from './lib.mjs';
+import {
+  jobs,
+  jobsPg,
+  noopJob,
+  pg,
+  poolAt,
+  preciseNow,
+  registryOf,
+  request,
+  sleep,
+} from './lib.mjs';
 
 const [url, holdS, rate, windowS] = process.argv.slice(2);
 const HOLD_S = Number(holdS);
@@ -14,15 +24,14 @@ const WINDOW_S = Number(windowS);
 
 const job = noopJob('bench.endurance', 'endurance');
 // the pool `freshDatabase` gives the bench's other sections
-const pool = new pg.Pool({ connectionString: url, max: 20 });
-pool.on('error', () => {});
+const { pool, executor } = poolAt(url);
 const holder = new pg.Client({ connectionString: url });
 await holder.connect();
 const windows = [];
 try {
   await holder.query('begin isolation level repeatable read');
   await holder.query('select count(*) from x_jobs');
-  const driver = jobsPg.postgresJobDriver({ executor: jobsPg.pgPoolExecutor(pool) });
+  const driver = jobsPg.postgresJobDriver({ executor });
   const worker = jobs.jobWorker({ driver, registry: registryOf(job), concurrency: 10 });
   await worker.start();
   const started = preciseNow();

@@ -32,6 +32,13 @@ export function withDatabase(url, name) {
 
 let databases = 0;
 
+/** A pool of `poolSize` connections to `url` (its idle errors ignored) and our executor over it. */
+export function poolAt(url, { poolSize = 20 } = {}) {
+  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  pool.on('error', () => {});
+  return { pool, executor: jobsPg.pgPoolExecutor(pool) };
+}
+
 /** A fresh, migrated database with a pool over it; `drop()` ends the pool and removes it. */
 export async function freshDatabase(serverUrl, { poolSize = 20 } = {}) {
   const name = `jobs_bench_${process.pid}_${databases++}`;
@@ -41,9 +48,7 @@ export async function freshDatabase(serverUrl, { poolSize = 20 } = {}) {
   await admin.query(`create database ${name}`);
   await admin.end();
   const url = withDatabase(serverUrl, name);
-  const pool = new pg.Pool({ connectionString: url, max: poolSize });
-  pool.on('error', () => {});
-  const executor = jobsPg.pgPoolExecutor(pool);
+  const { pool, executor } = poolAt(url, { poolSize });
   await jobsPg.migrate(executor);
   return {
     name,
