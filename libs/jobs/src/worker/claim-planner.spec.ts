@@ -2,6 +2,7 @@ import type { ClaimedJob } from '../driver/job-row';
 import { frozenClock } from '../testing/frozen-clock';
 import { ClaimPlanner, type ClaimPlannerOptions } from './claim-planner';
 import { processLimits } from './limits';
+import { OwedQueues } from './owed-queues';
 import { PREFETCH_PER_SLOT, prefetchBuffer, type PrefetchBuffer } from './prefetch';
 import { RescueCadence } from './rescue-cadence';
 import { SlotLedger } from './slot-ledger';
@@ -27,6 +28,7 @@ function planner(over: Partial<ClaimPlannerOptions> & { slots?: Record<string, n
     rescues: new RescueCadence(),
     claimAhead: true,
     dropExhausted: () => new Set(['a.job']),
+    owed: new OwedQueues(),
     ...over,
     ledger,
     held,
@@ -225,5 +227,47 @@ describe('ClaimPlanner', () => {
       [T0, true],
       [T0 + 10, false],
     ]);
+  });
+
+  describe('what it owes the queues (OwedQueues)', () => {
+    const answered = (queue: string, n: number): ClaimedJob[] =>
+      Array.from({ length: n }, (_, i) => heldRow(queue, `${queue}${i}`));
+
+    it('a claim sent owes its queues nothing; one that got all it asked a queue owes that queue again', () => {
+      const owed = new OwedQueues();
+      const { planner: p } = planner({ owed, claimAhead: false });
+      const claim = p.plan(T0)!;
+      expect(owed.any()).toBe(false);
+      p.answered(claim, [...answered('a', 1), ...answered('b', 1)]);
+      // asked a for 2 and got 1: short; asked b for 1 and got 1: more may wait
+      p.returned(claim);
+      expect(owed.any()).toBe(true);
+      p.plan(T0)!;
+      expect(owed.any()).toBe(false);
+    });
+
+    it('a claim that skipped tenants at their cap, or threw, owes its queues again', () => {
+      const limits = processLimits({ perTenant: 1 }, frozenClock(T0));
+      const owed = new OwedQueues();
+      const { planner: p, ledger } = planner({
+        owed,
+        claimAhead: false,
+        ledger: new SlotLedger(limits),
+      });
+      expect(ledger.take({ queue: 'a', tenantId: 'acme' })).toBe('ok');
+      const skipping = p.plan(T0)!;
+      expect(skipping.options.excludeTenants).toEqual(['acme']);
+      p.answered(skipping, []);
+      p.returned(skipping);
+      expect(owed.any()).toBe(true);
+
+      const other = new OwedQueues();
+      const { planner: q } = planner({ owed: other, claimAhead: false });
+      const failing = q.plan(T0)!;
+      expect(other.any()).toBe(false);
+      q.failed(failing);
+      q.returned(failing);
+      expect(other.any()).toBe(true);
+    });
   });
 });

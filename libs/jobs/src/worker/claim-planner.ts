@@ -6,6 +6,7 @@ import {
   type RescueRequest,
 } from '../driver/job-driver';
 import type { ClaimedJob, JobRow } from '../driver/job-row';
+import type { OwedQueues } from './owed-queues';
 import { PREFETCH_PER_SLOT, type PrefetchBuffer } from './prefetch';
 import type { RescueCadence } from './rescue-cadence';
 import type { SlotLedger } from './slot-ledger';
@@ -28,6 +29,8 @@ export interface ClaimPlannerOptions {
   readonly dropExhausted: () => ReadonlySet<string>;
   /** The worker's registry presence, whose due beats ride its claims (`ClaimOptions.presence`); absent: none. */
   readonly presence?: Pick<WorkerPresence, 'carry' | 'carried'>;
+  /** The queues owed a claim: a claim sent clears those it asks, one that comes back full or threw owes them again. */
+  readonly owed: OwedQueues;
 }
 
 /** What a claim is sent to: the driver's claim, rescue and (when it has one) claimRescuing. */
@@ -94,6 +97,10 @@ export class ClaimPlanner {
     this.claiming++;
     for (const slot of slots) this.count(slot, 1);
     const { o } = this;
+    o.owed.sent(
+      slots.map((slot) => slot.queue),
+      this.claimable(),
+    );
     const excludeTenants = o.ledger.fullTenants();
     const presence = o.presence?.carry(now);
     const rescue = o.rescues.due(now);
@@ -123,9 +130,26 @@ export class ClaimPlanner {
     if (claim.options.presence !== undefined) this.o.presence?.carried(claim.sentAt, !claim.threw);
   }
 
-  /** A claim `plan` gave threw: if it was to rescue, the next claim rescues; a beat it carried did not land. */
+  /**
+   * A claim `plan` gave answered `claimed`: a queue it got all it asked of may hold more, and one whose tenants at
+   * their cap it skipped holds theirs — both are owed a claim again.
+   */
+  answered(claim: PlannedClaim, claimed: readonly ClaimedJob[]): void {
+    const skipped = claim.options.excludeTenants !== undefined;
+    for (const slot of claim.options.slots) {
+      let got = 0;
+      for (const row of claimed) if (row.queue === slot.queue) got++;
+      if (skipped || got >= slot.limit + (slot.ahead ?? 0)) this.o.owed.owe(slot.queue);
+    }
+  }
+
+  /**
+   * A claim `plan` gave threw: its queues are owed a claim again; if it was to rescue, the next claim rescues; a beat
+   * it carried did not land.
+   */
   failed(claim: PlannedClaim): void {
     claim.threw = true;
+    for (const slot of claim.options.slots) this.o.owed.owe(slot.queue);
     if (claim.rescue !== undefined) this.o.rescues.failed(claim.sentAt);
   }
 
@@ -162,6 +186,11 @@ export class ClaimPlanner {
       }
     }
     return want;
+  }
+
+  /** The served queues a claim can ask: those some registered job names. */
+  private *claimable(): Iterable<string> {
+    for (const [queue, names] of this.o.served) if (names.length > 0) yield queue;
   }
 
   private count(slot: ClaimSlot, sign: 1 | -1): void {

@@ -13,6 +13,8 @@ export class HandBacks {
   constructor(
     private readonly driver: JobDriver,
     private readonly logger: JobsLogger,
+    /** Told the queue of each row {@link HandBacks.release} put back, once it landed: it waits there again. */
+    private readonly landed: (queue: string) => void = () => undefined,
   ) {}
 
   /**
@@ -23,7 +25,7 @@ export class HandBacks {
     for (const row of rows) {
       this.track(
         this.driver.nack(row.id, unstartedHandBack(row)).then(
-          () => undefined,
+          () => this.landed(row.queue),
           (error: unknown) =>
             this.logger.log('error', 'jobs.worker.release-failed', {
               jobId: row.id,

@@ -9,7 +9,8 @@ import type { JobWorker, JobWorkerOptions } from './worker-options';
  * `SlotLedger`; the passes and the claims on the wire: `PassLoop`), every `pollIntervalMs` while there is
  * work, the wait doubling to the idle ceiling while there is none (`DueTimers`). Its claims name the jobs it
  * serves, so a row of a job it does not know waits for a worker that knows it (logged by `UnservedNames`). A freed slot
- * and an in-process enqueue kick a pass at once; so does a cross-process wake, which also asks for one sweep pass once
+ * kicks a pass at once (with a proven wake, only while a queue is owed a claim: `OwedQueues`), and so does an
+ * in-process enqueue; so does a cross-process wake, which also asks for one sweep pass once
  * the rows its throttled announcement stands for have committed; a row handed back due within a minute gets a timer.
  * Each held run's lease is renewed by its heartbeat; a stop waits for the work under way (`drainWork`).
  *

@@ -6,6 +6,7 @@ import { silentLogger } from '../util/logger';
 import { ClaimPlanner } from './claim-planner';
 import { DueTimers } from './due-timers';
 import { HandBacks } from './hand-backs';
+import { OwedQueues } from './owed-queues';
 import { CLAIMS_ON_THE_WIRE, PassLoop } from './pass-loop';
 import { prefetchBuffer } from './prefetch';
 import { RescueCadence } from './rescue-cadence';
@@ -51,6 +52,7 @@ function busyLoop() {
   ledger.serve(new Map([['q', 10]]));
   for (let i = 0; i < 10; i++) ledger.take({ queue: 'q', tenantId: null });
   const held = prefetchBuffer(10_000);
+  const owed = new OwedQueues();
   const planner = new ClaimPlanner({
     workerId: 'w',
     visibilityTimeoutMs: 30_000,
@@ -60,6 +62,7 @@ function busyLoop() {
     rescues: new RescueCadence(),
     claimAhead: true,
     dropExhausted: () => new Set(),
+    owed,
   });
   const loop: PassLoop = new PassLoop({
     workerId: 'w',
@@ -80,6 +83,8 @@ function busyLoop() {
       holding: () => held.size() > 0,
       pass: () => loop.kick(),
     }),
+    owed,
+    heard: () => false,
     planner: () => planner,
     running: () => true,
     place: (rows) => held.hold(rows, clock.now()),

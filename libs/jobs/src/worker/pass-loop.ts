@@ -8,6 +8,7 @@ import { announceExhaustedInBackground } from './claim-exhausted';
 import type { ClaimPlanner, PlannedClaim } from './claim-planner';
 import type { DueTimers } from './due-timers';
 import type { HandBacks } from './hand-backs';
+import type { OwedQueues } from './owed-queues';
 import type { PrefetchBuffer } from './prefetch';
 import type { MutableWorkerStats } from './worker-stats';
 
@@ -34,6 +35,13 @@ export interface PassLoopOptions {
   readonly planner: () => ClaimPlanner | undefined;
   /** Whether the worker still claims (false before start and once it drains). */
   readonly running: () => boolean;
+  /** The queues owed a claim ({@link OwedQueues}): every signal owes them all. */
+  readonly owed: OwedQueues;
+  /**
+   * Whether what the worker hears covers every row that becomes claimable now (a proven cross-process wake and no
+   * per-process caps): then a run that ends with no queue owed sends no claim ({@link PassLoop.freed}).
+   */
+  readonly heard: () => boolean;
   /** Places the rows a claim answered (the worker's runs). */
   readonly place: (claimed: readonly ClaimedJob[]) => void;
   /**
@@ -56,12 +64,34 @@ export class PassLoop {
   readonly passes = new Set<Promise<void>>();
   /** A pass asked for while the claims on the wire were all it may have out: it runs when one returns. */
   private again = false;
+  /** A slot came free, owed nothing, while a claim was out: if that claim comes back full, a pass follows it. */
+  private freedMeanwhile = false;
 
   constructor(private readonly o: PassLoopOptions) {}
 
-  /** Runs a pass now — while fewer than {@link CLAIMS_ON_THE_WIRE} claims are out — or asks for ONE more after. */
+  /**
+   * Runs a pass now — while fewer than {@link CLAIMS_ON_THE_WIRE} claims are out — or asks for ONE more after. Something
+   * may have made rows claimable (a timer, the start, an in-process enqueue): every served queue is owed a claim.
+   */
   kick(): void {
+    this.o.owed.oweAll();
     this.kickBelow(CLAIMS_ON_THE_WIRE);
+  }
+
+  /**
+   * A run gave its slot back: a pass, as {@link PassLoop.kick} runs one — unless the worker hears of every row that
+   * becomes claimable and no queue is owed a claim ({@link OwedQueues}), where that claim would find nothing. The
+   * worker is then idle (a backend's hand-off reads its offers), or, with a claim out, passes once that claim comes
+   * back owing its queue.
+   */
+  freed(): void {
+    const plan = this.o.planner();
+    if (plan === undefined || !this.o.heard() || this.o.owed.any()) {
+      this.kickBelow(CLAIMS_ON_THE_WIRE);
+      return;
+    }
+    if (plan.claiming > 0) this.freedMeanwhile = true;
+    else if (this.o.running()) this.o.idle?.();
   }
 
   /**
@@ -70,6 +100,7 @@ export class PassLoop {
    * committed meanwhile, rather than a second claim racing the first for the same few rows.
    */
   woken(): void {
+    this.o.owed.oweAll();
     this.kickBelow(1);
   }
 
@@ -113,12 +144,13 @@ export class PassLoop {
     this.passes.delete(sent);
     plan.returned(claim);
     this.o.returned?.();
+    // a slot freed meanwhile, owed nothing then, is owed a pass if this claim came back full
+    const again = this.again || (this.freedMeanwhile && this.o.owed.any());
+    this.again = false;
+    if (plan.claiming === 0) this.freedMeanwhile = false;
     if (empty) this.o.idle?.();
     // the pass asked for behind this claim runs now
-    if (this.again && this.o.running()) {
-      this.again = false;
-      this.kick();
-    }
+    if (again && this.o.running()) this.kickBelow(CLAIMS_ON_THE_WIRE);
   }
 
   /** Sends the claim and places its rows; answers whether it found nothing (false when it threw: not idle, failing). */
@@ -139,6 +171,7 @@ export class PassLoop {
       return false;
     }
     announceExhaustedInBackground(claim.exhausted, this.o.registry, logger, this.o.metrics);
+    plan.answered(claim, claimed);
     this.o.place(claimed);
     if (claimed.length > 0) timers.found();
     else timers.empty();

@@ -5,6 +5,7 @@ import { DueTimers } from './due-timers';
 import { HandBacks } from './hand-backs';
 import { heartbeats, type Heartbeats } from './heartbeat';
 import { processLimits, type ProcessLimits } from './limits';
+import { OwedQueues } from './owed-queues';
 import { PassLoop } from './pass-loop';
 import { prefetchBuffer, type PrefetchBuffer } from './prefetch';
 import { RescueCadence } from './rescue-cadence';
@@ -47,6 +48,8 @@ export class WorkerParts {
   readonly limits: ProcessLimits | undefined;
   readonly ledger: SlotLedger;
   readonly handBacks: HandBacks;
+  /** The served queues owed a claim when a slot frees. */
+  readonly owed = new OwedQueues();
   readonly held: PrefetchBuffer;
   readonly beats: Heartbeats;
   readonly timers: DueTimers;
@@ -65,7 +68,9 @@ export class WorkerParts {
     this.limits =
       options.limits === undefined ? undefined : processLimits(options.limits, settings.clock);
     this.ledger = new SlotLedger(this.limits);
-    this.handBacks = new HandBacks(options.driver, settings.logger);
+    this.handBacks = new HandBacks(options.driver, settings.logger, (queue) =>
+      this.owed.owe(queue),
+    );
     this.held = prefetchBuffer(settings.heartbeatIntervalMs);
     this.beats = this.buildHeartbeats();
     this.timers = this.buildDueTimers();
@@ -105,6 +110,7 @@ export class WorkerParts {
       rescues: new RescueCadence(),
       claimAhead: options.claimAhead !== false,
       dropExhausted: () => dropExhaustedNames(options.registry),
+      owed: this.owed,
       ...(presence === undefined ? {} : { presence }),
     });
   }
@@ -171,7 +177,7 @@ export class WorkerParts {
       timers: this.timers,
       stats: this.stats,
       running: () => this.state === 'running',
-      kick: () => this.loop.kick(),
+      freed: () => this.loop.freed(),
     });
   }
 
@@ -188,6 +194,8 @@ export class WorkerParts {
       handBacks: this.handBacks,
       held: this.held,
       timers: this.timers,
+      owed: this.owed,
+      heard: () => this.stats.wakeLive && this.limits === undefined,
       planner: () => this.planner,
       running: () => this.state === 'running',
       place: (claimed) => work.place(claimed),

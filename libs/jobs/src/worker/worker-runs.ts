@@ -52,8 +52,8 @@ export interface WorkerRunsOptions {
   readonly stats: MutableWorkerStats;
   /** Whether the worker still claims (held rows start only then). */
   readonly running: () => boolean;
-  /** Asks for a pass: a slot came free. */
-  readonly kick: () => void;
+  /** A slot came free: the pass loop claims for it when a claim could find anything (`PassLoop.freed`). */
+  readonly freed: () => void;
 }
 
 /**
@@ -244,7 +244,7 @@ export class WorkerRuns implements RunAcks {
     acks.send(item, to);
     if (acks.pending() <= ACK_BACKLOG_MAX) {
       this.freeSlot(run);
-      this.o.kick();
+      this.o.freed();
     }
   }
 
@@ -280,6 +280,6 @@ export class WorkerRuns implements RunAcks {
     this.freeSlot(run);
     // A slot came free: refill it at once — unless a cap handed this run back, where an immediate pass would
     // only claim the same capped rows again; the due timer brings it back after one poll.
-    if (!run.deferred) this.o.kick();
+    if (!run.deferred) this.o.freed();
   }
 }
