@@ -21,6 +21,16 @@ for (const lib of ['jobs', 'jobs-pg']) {
 /** `@ultimat3/jobs` and `@ultimat3/jobs-pg` as built, and `pg`. */
 export const jobs = require(join(ROOT, 'libs', 'jobs', 'dist', 'index.js'));
 export const jobsPg = require(join(ROOT, 'libs', 'jobs-pg', 'dist', 'index.js'));
+/**
+ * How long a pooled connection above the kept ones may sit idle before its pool closes it: the library's own
+ * (`POOL_IDLE_TIMEOUT_MS`, what `postgresBackend({ url })` uses), or `BENCH_POOL_IDLE_MS` — for the pools a bench
+ * builds itself to watch its statements, so they close connections as an app's do.
+ */
+export const poolIdleMs = Number(
+  process.env.BENCH_POOL_IDLE_MS ??
+    require(join(ROOT, 'libs', 'jobs-pg', 'dist', 'backend', 'pool-options.js'))
+      .POOL_IDLE_TIMEOUT_MS,
+);
 export const pg = require('pg');
 
 /** `url` pointing at database `name` of the same server. */

@@ -11,7 +11,7 @@
  *   `{ n, call, sent, back }` (epoch ms; sent/back: the statement that carried it), and `{ lateMs }`.
  * - `{ type: 'stop' }`: closes and exits.
  */
-import { jobs, jobsPg, pg, preciseNow } from './lib.mjs';
+import { jobs, jobsPg, pg, poolIdleMs, preciseNow } from './lib.mjs';
 
 const [url] = process.argv.slice(2);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
@@ -32,7 +32,12 @@ function jobNumbers(values) {
   return ns;
 }
 
-const pool = new pg.Pool({ connectionString: url, max: 10, application_name: 'trace-producer' });
+const pool = new pg.Pool({
+  connectionString: url,
+  max: 10,
+  idleTimeoutMillis: poolIdleMs,
+  application_name: 'trace-producer',
+});
 pool.on('error', () => {});
 const inner = jobsPg.pgPoolExecutor(pool);
 const executor = {
@@ -57,7 +62,12 @@ const handle = jobs.job({
   run: () => undefined,
 });
 
-const floorPool = new pg.Pool({ connectionString: url, max: 10, application_name: 'trace-floor' });
+const floorPool = new pg.Pool({
+  connectionString: url,
+  max: 10,
+  idleTimeoutMillis: poolIdleMs,
+  application_name: 'trace-floor',
+});
 floorPool.on('error', () => {});
 
 /**

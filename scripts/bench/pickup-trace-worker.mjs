@@ -12,7 +12,7 @@
  * `{ type: 'peek' }` answers `{ count }`; `{ type: 'stop' }` drains and exits.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { jobs, jobsPg, pg, preciseNow } from './lib.mjs';
+import { jobs, jobsPg, pg, poolIdleMs, preciseNow } from './lib.mjs';
 
 const [url] = process.argv.slice(2);
 
@@ -37,7 +37,12 @@ function statementKind(text) {
   return `${verb} ${table}`.trim();
 }
 
-const pool = new pg.Pool({ connectionString: url, max: 10, application_name: 'trace-worker' });
+const pool = new pg.Pool({
+  connectionString: url,
+  max: 10,
+  idleTimeoutMillis: poolIdleMs,
+  application_name: 'trace-worker',
+});
 pool.on('error', () => {});
 const inner = jobsPg.pgPoolExecutor(pool);
 const executor = {

@@ -7,8 +7,17 @@ export const DEFAULT_POOL_SIZE = 10;
 /** Connections kept open through a quiet spell when none is said (see {@link PoolShape.idleConnections}). */
 export const DEFAULT_IDLE_CONNECTIONS = 1;
 
-/** How long a connection above the kept ones may sit idle before the pool closes it (pg's default). */
-export const POOL_IDLE_TIMEOUT_MS = 10_000;
+/**
+ * How long a connection above the kept ones may sit idle before the pool closes it (pg's default is 10 s). A flood
+ * opens connections as statements overlap, and each one opened costs its authentication and every statement planned
+ * on it again (~35 ms of server and client CPU here) — paid in the middle of the flood, where a worker's claims and a
+ * producer's commits queue behind it. Kept for a minute, the connections a busy spell opened meet the next one open:
+ * 2,000 jobs at 500/s from four producers after ~15 s of other work, the jobs a claim took (not handed) started by
+ * p99 64.7 / 92.7 / 77.7 / 92.7 ms with pg's 10 s and 17.2 / 11.6 / 16.3 / 17.8 with a minute (`pickup-trace.mjs`,
+ * rounds 2 and 3 of two interleaved invocations each, 2026-12-06 12:13–12:19 UTC): most of the slower figure was the
+ * flood's first 100 ms, every statement there waiting on connections being opened.
+ */
+export const POOL_IDLE_TIMEOUT_MS = 60_000;
 
 /**
  * After how long idle a pooled connection's socket sends TCP keepalive probes. A connection kept open through a quiet
@@ -48,9 +57,9 @@ export interface PoolShape {
   readonly poolSize?: number;
   /**
    * Connections the pool keeps open while nothing runs (default 1, at most `poolSize`), the first of them opened at
-   * boot. Without one, every connection closes after 10 s idle, and the first statement after a quiet spell pays a
-   * new connection — its authentication, and every statement prepared on it again (~35 ms against ~5 on a local
-   * server). 0 lets them all close.
+   * boot. Without one, every connection closes after a minute idle ({@link POOL_IDLE_TIMEOUT_MS}), and the first
+   * statement after a quiet spell pays a new connection — its authentication, and every statement prepared on it
+   * again (~35 ms against ~5 on a local server). 0 lets them all close.
    */
   readonly idleConnections?: number;
 }
