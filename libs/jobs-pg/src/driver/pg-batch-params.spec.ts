@@ -5,7 +5,14 @@ import { pgJobsSpec } from '../../test/pg-jobs-spec';
 import { request } from '../../test/requests';
 import { pgPoolExecutor } from '../executor/pg-pool-executor';
 import { postgresJobDriver } from './pg-driver';
-import { arrayLiteral, columnLiteral, inputLines, textArray, uuidArray } from './pg-batch-params';
+import {
+  arrayLiteral,
+  batchParams,
+  columnLiteral,
+  inputLines,
+  textArray,
+  uuidArray,
+} from './pg-batch-params';
 
 /** Strings an array literal must quote or escape. */
 const AWKWARD = [
@@ -46,6 +53,20 @@ describe('batch parameters as the server reads them', () => {
     expect(await readBack(columnLiteral([7, 8]))).toEqual(['7', '8']);
     expect(await readBack(columnLiteral([null, undefined]))).toEqual([null, null]);
     expect(await readBack(arrayLiteral([]))).toEqual([]);
+    expect(await readBack(columnLiteral([]))).toEqual([]);
+  });
+
+  it('builds an empty batch’s parameters as empty columns', async () => {
+    const { rows } = await db.executor.query<{ n: number[] }>(
+      `select array[
+         cardinality($1::uuid[]), cardinality($2::uuid[]), cardinality($3::text[]), cardinality($4::text[]),
+         length($5::text), cardinality($6::text[]), cardinality($7::text[]), cardinality($8::text[]),
+         cardinality($9::timestamptz[]), cardinality($10::int[]), cardinality($11::int[]),
+         cardinality($12::text[]), cardinality($13::text[]), cardinality($14::text[])
+       ] as n`,
+      batchParams([]),
+    );
+    expect(rows[0]?.n).toEqual(new Array<number>(14).fill(0));
   });
 
   it.each([
@@ -112,6 +133,8 @@ describe('batch parameters as the server reads them', () => {
       null,
       long,
       'ascii, then ü😀',
+      '\u007f',
+      '\u0080',
       '\u00ff',
       '\uffff',
       '\u{10ffff}',
@@ -123,6 +146,26 @@ describe('batch parameters as the server reads them', () => {
         [textArray(batch)],
       );
       expect(rows[0]).toEqual({ a: batch, n: batch.length });
+    }
+  });
+
+  it('builds each binary array byte for byte as the server sends the same array (header: one dimension from 1, null flag, element type)', async () => {
+    const ids = ['00000000-0000-0000-0000-000000000000', randomUUID(), randomUUID()];
+    const texts = ['a', 'ü😀', null, ''];
+    // an empty array the server sends with no dimension at all: those are checked read back above
+    for (const batch of [ids, ids.slice(0, 1)]) {
+      const { rows } = await db.executor.query<{ b: Buffer }>(
+        'select array_send($1::uuid[]) as b',
+        [batch],
+      );
+      expect(uuidArray(batch).toString('hex')).toBe(rows[0]?.b.toString('hex'));
+    }
+    for (const batch of [texts, texts.filter((t) => t !== null), [null], ['only']]) {
+      const { rows } = await db.executor.query<{ b: Buffer }>(
+        'select array_send($1::text[]) as b',
+        [batch],
+      );
+      expect(textArray(batch).toString('hex')).toBe(rows[0]?.b.toString('hex'));
     }
   });
 
@@ -144,6 +187,9 @@ describe('batch parameters as the server reads them', () => {
     ['a non-hex digit', '0123abcd-4567-89ef-fedc-ba987654321g'],
     ['a character past ASCII', '0123abcd-4567-89ef-fedc-ba987654321\u00e9'],
     ['one character short', '0123abcd-4567-89ef-fedc-ba987654321'],
+    ['one character too long', '0123abcd-4567-89ef-fedc-ba9876543210a'],
+    ['a hex digit where a dash belongs', '0123abcda4567-89ef-fedc-ba9876543210'],
+    ['a non-hex digit first in its byte', 'g123abcd-4567-89ef-fedc-ba9876543210'],
   ])('refuses an id that is not a canonical lower-case UUID (%s)', (_, id) => {
     expect(() => uuidArray([randomUUID(), id])).toThrow(TypeError);
   });
@@ -164,5 +210,7 @@ describe('batch parameters as the server reads them', () => {
       [inputLines(requests)],
     );
     expect(rows.map((r) => JSON.parse(r.t) as unknown)).toEqual(inputs);
+    // each line is the request's JSON text exactly, nothing before or after it
+    expect(rows.map((r) => r.t)).toEqual(inputs.map((input) => JSON.stringify(input)));
   });
 });

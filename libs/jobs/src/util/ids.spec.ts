@@ -89,4 +89,72 @@ describe('uuidv7', () => {
     );
     expect(starts.size).toBeGreaterThan(1);
   });
+
+  it('counts rand_a up by one an id from a start that leaves room for the whole batch, up to 4,096 ids', () => {
+    const at = Date.UTC(2026, 10, 29, 13, 44, 52, 123);
+    const randA = (id: string): number => parseInt(id.slice(15, 18), 16);
+    for (const count of [1, 2, 4_095, 4_096]) {
+      const starts = new Set<number>();
+      // 40 batches: were a start past the room possible (the last id's rand_a past 12 bits), it would escape
+      // all 40 with odds of at most (2/3)^40
+      for (let run = 0; run < 40; run++) {
+        const ids = uuidv7Ascending(at, count);
+        const start = randA(ids[0] as string);
+        starts.add(start);
+        expect(ids.map(randA)).toEqual(Array.from({ length: count }, (_, i) => start + i));
+        expect(start + count).toBeLessThanOrEqual(4_096);
+      }
+      // the last start that leaves room is drawn too: with 4,095 ids, 0 and 1 both come up
+      if (count === 4_095) expect([...starts].sort((a, b) => a - b)).toEqual([0, 1]);
+      if (count === 4_096) expect([...starts]).toEqual([0]);
+    }
+  });
+
+  it('draws each random bit of a batch id independently of every other: each pair of them is seen in all four combinations', () => {
+    const ids = uuidv7Batch(Date.UTC(2026, 0, 1), 2_000);
+    const bits = ids.map((id) =>
+      [...id.replace(/-/g, '')].flatMap((d) =>
+        [...parseInt(d, 16).toString(2).padStart(4, '0')].map(Number),
+      ),
+    );
+    // the 128 bits less the 48 of the time, the 4 of the version and the 2 of the variant
+    const random = Array.from({ length: 128 }, (_, i) => i).filter(
+      (i) => i >= 52 && !(i >= 64 && i < 66),
+    );
+    expect(random).toHaveLength(74);
+    const tied: string[] = [];
+    for (const [n, i] of random.entries()) {
+      for (const j of random.slice(n + 1)) {
+        const seen = new Set(bits.map((b) => `${b[i]}${b[j]}`));
+        if (seen.size < 4) tied.push(`${i}~${j}`);
+      }
+    }
+    expect(tied).toEqual([]);
+  });
+});
+
+describe('isUuid', () => {
+  it('accepts a UUID in canonical text form, of any version and letter case', () => {
+    for (const id of [
+      uuidv7(),
+      '00000000-0000-0000-0000-000000000000',
+      'ffffffff-ffff-ffff-ffff-ffffffffffff',
+      '0190A0A0-0000-4000-8000-0000000000AB',
+    ])
+      expect(isUuid(id)).toBe(true);
+  });
+
+  it.each([
+    ['text before it', 'x0123abcd-4567-89ef-fedc-ba9876543210'],
+    ['text after it', '0123abcd-4567-89ef-fedc-ba98765432100'],
+    ['a line feed after it', '0123abcd-4567-89ef-fedc-ba9876543210\n'],
+    ['a dash missing', '0123abcd-4567-89ef-fedcba9876543210'],
+    ['no dashes', '0123abcd456789effedcba9876543210'],
+    ['a dash out of place', '0123abc-d4567-89ef-fedc-ba9876543210'],
+    ['a digit past f', '0123abcg-4567-89ef-fedc-ba9876543210'],
+    ['braces', '{0123abcd-4567-89ef-fedc-ba9876543210}'],
+    ['nothing', ''],
+  ])('refuses a string that is not one (%s)', (_, value) => {
+    expect(isUuid(value)).toBe(false);
+  });
 });
