@@ -90,4 +90,36 @@ describe('prefetchBuffer', () => {
     expect(b.takeAll()).toHaveLength(1);
     expect(b.size()).toBe(0);
   });
+
+  it('starts a held row only while younger than maxAgeMs: one exactly that old goes back', () => {
+    const b = prefetchBuffer(1_000);
+    b.hold([claimed(1)], 0);
+    b.hold([claimed(2)], 1);
+    const stale: ClaimedJob[] = [];
+    expect(b.next('q', 1_000, stale)?.input).toEqual({ n: 2 });
+    expect(stale.map((row) => row.input)).toEqual([{ n: 1 }]);
+  });
+
+  it('keeps each held row with its own age once the taken ones are compacted away', () => {
+    const b = prefetchBuffer(1_000);
+    // 70 rows claimed at 0, then 30 at 500; starting 65 of them compacts the buffer
+    b.hold(
+      Array.from({ length: 70 }, (_, i) => claimed(i + 1)),
+      0,
+    );
+    b.hold(
+      Array.from({ length: 30 }, (_, i) => claimed(i + 71)),
+      500,
+    );
+    const stale: ClaimedJob[] = [];
+    for (let i = 1; i <= 65; i++) expect(b.next('q', 100, stale)?.input).toEqual({ n: i });
+    expect(stale).toEqual([]);
+    expect(b.held('q')).toBe(35);
+    // at 1,200 the rows of 0 are stale, those of 500 are not
+    expect(b.takeStale(1_200).map((row) => row.input)).toEqual(
+      [66, 67, 68, 69, 70].map((n) => ({ n })),
+    );
+    expect(b.next('q', 1_200, stale)?.input).toEqual({ n: 71 });
+    expect(stale).toEqual([]);
+  });
 });
