@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { partitionHop, type PartitionHop } from '../../../../test/partition-hop';
 import { pgJobsSpec } from '../../test/pg-jobs-spec';
 import { postgresBackend } from './pg-backend';
@@ -40,4 +42,41 @@ describe('postgresBackend whose boot session meets a partition at its goodbye', 
       }
     });
   }
+
+  it('lets go of the boot session’s socket: a process done with its backend ends by itself', async () => {
+    const hop = await goodbyeHop(Number(new URL(db.url).port));
+    try {
+      const url = new URL(db.url);
+      url.port = String(hop.port);
+      const script = `
+        const { postgresBackend } = require('@ultimat3/jobs-pg');
+        postgresBackend({ url: process.argv[1] }, { connectTimeoutMs: 300 })
+          .then((backend) => backend.close())
+          .then(() => console.log('closed'), (error) => { console.error(error); process.exit(2); });`;
+      const child = spawn(
+        process.execPath,
+        [
+          '-r',
+          join(__dirname, '..', '..', 'test', 'swc-register.js'),
+          '-e',
+          script,
+          url.toString(),
+        ],
+        { stdio: ['ignore', 'pipe', 'inherit'] },
+      );
+      let out = '';
+      child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+      // a half-open socket left behind holds the process: the bound ends the wait (and the child) instead
+      const bound = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+        child.once('exit', (c, s) => resolve([c, s])),
+      );
+      clearTimeout(bound);
+      expect(out).toContain('closed');
+      expect(hop.wasCut()).toBe(true);
+      expect({ code, signal }).toEqual({ code: 0, signal: null });
+    } finally {
+      await hop.stop();
+    }
+  }, 30_000);
 });
