@@ -1,5 +1,6 @@
-import type { ClaimedJob, JobDriver, NackOptions, WakeHandOff } from '@ultimat3/jobs';
+import type { JobDriver, NackOptions } from '@ultimat3/jobs';
 import { frozenClock } from '@ultimat3/jobs/testing';
+import { fakeTarget, handedPayload as handed } from '../../test/hand-off-fakes';
 import type { PgExecutor } from '../executor/pg-executor';
 import { HAND_OFF_LEAVE_MS, pgHandOff } from './pg-hand-off';
 import type { WakeSession } from './wake-session';
@@ -18,53 +19,6 @@ function fakeSession(): { session: WakeSession; sent: string[]; stall(): void } 
   } as unknown as WakeSession;
   return { session, sent, stall: () => (stalled = true) };
 }
-
-function fakeTarget(): WakeHandOff & { taken: ClaimedJob[]; idle: () => void } {
-  const listeners = new Set<() => void>();
-  const taken: ClaimedJob[] = [];
-  return {
-    workerId: 'w-1',
-    visibilityTimeoutMs: 30_000,
-    offers: () => [{ queue: 'q', free: 4, names: ['n'] }],
-    takeClaimed: (rows) => void taken.push(...rows),
-    onIdle(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
-    taken,
-    idle: () => listeners.forEach((l) => l()),
-  };
-}
-
-/** A handed row's notification payload, as `SQL_ENQUEUE_HAND_OFF` sends it, with the registration's `free_left`. */
-const handed = (id: string, freeLeft: number): string =>
-  JSON.stringify({
-    id,
-    run_id: id,
-    name: 'n',
-    queue: 'q',
-    input: {},
-    idempotency_key: id,
-    tenant_id: null,
-    enqueued_by: null,
-    state: 'running',
-    attempt: 1,
-    max_attempts: 3,
-    priority: 0,
-    worker_id: 'w-1',
-    claim: '11111111-1111-4111-8111-111111111111',
-    last_error: null,
-    progress: null,
-    concurrency_key: null,
-    traceparent: null,
-    cross_tenant_reason: null,
-    run_at: 0,
-    created_at: 0,
-    updated_at: 0,
-    lease_expires_at: 30_000,
-    finished_at: null,
-    free_left: freeLeft,
-  });
 
 const executor: PgExecutor = { query: () => Promise.resolve({ rows: [], rowCount: 0 }) };
 const driver: Pick<JobDriver, 'nack'> = { nack: () => Promise.resolve(true) };
