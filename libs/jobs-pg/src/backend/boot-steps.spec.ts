@@ -5,6 +5,7 @@ import { partitionHop, type PartitionHop } from '../../../../test/partition-hop'
 import { settledWithin, until } from '../../../../test/until';
 import { pgJobsSpec } from '../../test/pg-jobs-spec';
 import { pgPoolExecutor } from '../executor/pg-pool-executor';
+import { bootError } from '../../test/boot-error';
 import { postgresBackend } from './pg-backend';
 
 /** How many complete ReadyForQuery ('Z') messages `buffer` holds, read from its start. */
@@ -18,20 +19,6 @@ function readiesIn(buffer: Buffer): number {
     at += 1 + length;
   }
   return readies;
-}
-
-/** What a boot rejected with, which must be `X_DRIVER_UNAVAILABLE`. */
-async function bootError(boot: Promise<{ close(): Promise<void> }>): Promise<JobsError> {
-  const error = await boot.then(
-    async (backend) => {
-      await backend.close();
-      return undefined;
-    },
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(JobsError);
-  expect(errorCodeOf(error)).toBe('X_DRIVER_UNAVAILABLE');
-  return error as JobsError;
 }
 
 /** The lock every installer takes first (see install-script.ts). */

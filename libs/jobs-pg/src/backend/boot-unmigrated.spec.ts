@@ -1,22 +1,9 @@
-import { errorCodeOf, type JobsError } from '@ultimat3/jobs';
 import { pgJobsSpec } from '../../test/pg-jobs-spec';
 import { JOBS_MIGRATIONS } from '../migrations/all-migrations';
 import { migrate } from '../migrations/migrate';
 import { qualify } from '../schema';
+import { bootError } from '../../test/boot-error';
 import { postgresBackend } from './pg-backend';
-
-/** The boot's rejection, which must be `X_DRIVER_UNAVAILABLE`. */
-async function bootError(boot: Promise<{ close(): Promise<void> }>): Promise<JobsError> {
-  const error = await boot.then(
-    async (backend) => {
-      await backend.close();
-      return undefined;
-    },
-    (e: unknown) => e,
-  );
-  expect(errorCodeOf(error)).toBe('X_DRIVER_UNAVAILABLE');
-  return error as JobsError;
-}
 
 /**
  * A boot over a URL told not to migrate (`postgres.migrate: false`, and every `x` command) over a database nobody
