@@ -27,7 +27,7 @@ export async function serverOf(pool) {
 }
 
 /** CPU ms used so far by every child of `server`'s postmaster (the children alive now). */
-function serverMs(server) {
+export function serverMs(server) {
   let ms = 0;
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;

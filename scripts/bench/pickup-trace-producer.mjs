@@ -128,6 +128,10 @@ async function run({ mode, count, intervalMs, startAt, base }) {
 
 process.on('message', async (message) => {
   if (message.type === 'run') process.send({ id: message.id, ...(await run(message)) });
+  if (message.type === 'cpu') {
+    const { user, system } = process.cpuUsage();
+    process.send({ id: message.id, us: user + system }); // this process's CPU so far, every thread (pickup-trace.mjs)
+  }
   if (message.type === 'stop') {
     await pool.end();
     await floorPool.end();

@@ -151,6 +151,10 @@ process.on('message', async (message) => {
     kinds = {};
     loopDelay.reset();
   }
+  if (message.type === 'cpu') {
+    const { user, system } = process.cpuUsage();
+    process.send({ id: message.id, us: user + system }); // this process's CPU so far, every thread (pickup-trace.mjs)
+  }
   if (message.type === 'stop') {
     await worker.stop();
     await wake.stop();

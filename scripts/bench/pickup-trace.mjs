@@ -25,6 +25,8 @@ import { startPostgres } from './embedded-pg.mjs';
 import { freshDatabase, percentile, pg, preciseNow, sleep } from './lib.mjs';
 import { tailShares, traceLegs } from './pickup-trace-legs.mjs';
 import { spawnChild as spawnChildAt } from './fork-child.mjs';
+import { serverOf } from './cpu-use.mjs';
+import { cpuNow, fmt, printBurstFloor } from './pickup-trace-burst.mjs';
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));
 const rounds = Number(process.env.BENCH_TRACE_ROUNDS ?? 2);
@@ -61,11 +63,15 @@ async function arrive(producers, mode, count, intervalMs) {
   };
 }
 
-/** Waits until the worker saw `expected` bodies (or 15 s passed); answers what it collected. */
-async function collect(worker, expected) {
+/**
+ * Waits until the worker saw `expected` bodies (or 15 s passed), runs `then` (a reading taken before the worker packs
+ * its answer), and answers what it collected.
+ */
+async function collect(worker, expected, then = async () => undefined) {
   const deadline = preciseNow() + 15_000 + expected * 5;
   while (preciseNow() < deadline && (await worker.ask({ type: 'peek' })).count < expected)
     await sleep(20);
+  await then();
   return worker.ask({ type: 'collect' });
 }
 
@@ -118,7 +124,6 @@ async function printStatements(ctx) {
 
 /** The legs' short names, in `traceLegs` order. */
 const SHORT = ['queued', 'insert+commit', 'to wake', 'to claim', 'claim', 'to body'];
-const fmt = (x) => (Number.isFinite(x) ? x.toFixed(2) : '—');
 const pq = (xs) => `p50 ${fmt(percentile(xs, 50))}  p99 ${fmt(percentile(xs, 99))}`;
 
 function printServer(before, after, jobs) {
@@ -145,22 +150,6 @@ function printServer(before, after, jobs) {
   console.log(`    x_jobs index scans/entries read: ${read.join(', ')}`);
 }
 
-/**
- * What bounds a burst's p99: when its last commit was answered, and how fast the worker started bodies between its
- * first and its last (the drain rate it ran at) — the last job starts no earlier than the last commit, and no earlier
- * than the burst's size at that rate after the first body.
- */
-function printBurstFloor(produced, bodies) {
-  const first = Math.min(...produced.map((j) => j.call));
-  const lastCommit = Math.max(...produced.map((j) => j.back)) - first;
-  const starts = bodies.map((b) => b.body - first).sort((a, b) => a - b);
-  const rate = ((starts.length - 1) * 1_000) / (starts[starts.length - 1] - starts[0]);
-  console.log(
-    `    burst: last commit answered +${fmt(lastCommit)} ms; bodies from +${fmt(starts[0])} to ` +
-      `+${fmt(starts[starts.length - 1])} ms, ${Math.round(rate)} a second`,
-  );
-}
-
 /** One scenario: the traced enqueues, then (unless a burst) its floors at the same schedule. */
 async function scenario(ctx, { label, producers, count, intervalMs }) {
   const { admin, db, worker } = ctx;
@@ -168,8 +157,12 @@ async function scenario(ctx, { label, producers, count, intervalMs }) {
   await admin.query('select pg_stat_statements_reset()');
   const before = await serverCounters(ctx);
   const load = loadavg()[0];
+  const cpuBefore = intervalMs === 0 ? await cpuNow(ctx, producers[0]) : undefined;
   const sent = await arrive(producers, 'enqueue', count, intervalMs);
-  const seen = await collect(worker, sent.jobs.length);
+  let cpuAfter;
+  const seen = await collect(worker, sent.jobs.length, async () => {
+    if (cpuBefore !== undefined) cpuAfter = await cpuNow(ctx, producers[0]);
+  });
   await sleep(1_100); // backends flush their index counters at most once a second
   const after = await serverCounters(ctx);
   const legs = traceLegs(sent.jobs, seen);
@@ -209,7 +202,12 @@ async function scenario(ctx, { label, producers, count, intervalMs }) {
   );
   printServer(before, after, sent.jobs.length);
   if (perStatement) await printStatements(ctx);
-  if (intervalMs === 0) return printBurstFloor(sent.jobs, seen.bodies);
+  if (intervalMs === 0) {
+    const used = Object.fromEntries(
+      Object.keys(cpuAfter).map((k) => [k, cpuAfter[k] - cpuBefore[k]]),
+    );
+    return printBurstFloor(sent.jobs, seen.bodies, used);
+  }
   await sleep(300);
   for (const mode of ['insert', 'insert-notify', 'insert-then-notify', 'insert-async', 'select']) {
     const floor = await arrive(producers, mode, count, intervalMs);
@@ -239,7 +237,7 @@ try {
   );
   await arrive(producers, 'enqueue', 3, 20); // warm both sides
   await collect(worker, 12);
-  const ctx = { admin, db, worker };
+  const ctx = { admin, db, worker, cpuServer: await serverOf(db.pool) };
   for (let round = 1; round <= rounds; round++) {
     console.log(`\nround ${round} of ${rounds}`);
     const scenarios = {
