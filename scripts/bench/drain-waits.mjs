@@ -1,0 +1,189 @@
+#!/usr/bin/env node
+/**
+ * Where a PostgreSQL drain's statements spend their time: one worker (concurrency 10, the README defaults) drains
+ * `BENCH_DRAIN_JOBS` no-op jobs (50,000) in this process while a second connection samples `pg_stat_activity` every
+ * millisecond or so — each active claim's and ack's wait event (none: on a CPU or waiting for one), and for a wait on a
+ * lock, the kind of statement holding it. It prints the drain rate, those samples per statement kind, each kind's
+ * round trips and rows as the worker saw them, the share of the drain with no claim (no ack, neither) on the wire,
+ * and the CPU of this process and of the server's backends.
+ *
+ *   npm run build && node scripts/bench/drain-waits.mjs
+ *
+ * `BENCH_RUNS` drains (default 3), each in a fresh database of one embedded server (fsync and synchronous commit on).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { startPostgres } from './embedded-pg.mjs';
+import { enqueueRequest } from './requests.mjs';
+import { jobs, jobsPg, median, pg, preciseNow, sleep, withDatabase } from './lib.mjs';
+
+const JOBS = Number(process.env.BENCH_DRAIN_JOBS ?? 50_000);
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+
+/** A statement's kind from its text: the claims answer arm `claimed`, the acks set `state = 'done'`. */
+const kindOf = (text) =>
+  text.includes("'claimed' as arm") ? 'claim' : text.includes("state = 'done'") ? 'ack' : undefined;
+
+/**
+ * The same, as SQL over `pg_stat_activity.query`, which keeps a statement's first 1,024 bytes: the busy claims begin
+ * with their `slots` (`SQL_CLAIM`, `SQL_CLAIM_WAITING`) or set `state = 'running'` (`SQL_CLAIM_WOKEN`).
+ */
+const KIND_SQL = (column) => `case when ${column} like '%state = ''done''%' then 'ack'
+  when ${column} like '%slots as (%' or ${column} like '%state = ''running''%' then 'claim' else 'other' end`;
+const SAMPLE = `select ${KIND_SQL('a.query')} as kind,
+    coalesce(a.wait_event_type || ':' || a.wait_event, 'on CPU') as wait,
+    (select string_agg(distinct ${KIND_SQL('b.query')}, ',') from pg_stat_activity b
+      where b.pid = any(pg_blocking_pids(a.pid))) as holder
+  from pg_stat_activity a where a.datname = $1 and a.state = 'active' and a.pid <> pg_backend_pid()`;
+
+/** CPU ms so far of every process of the server `postmaster` runs (from `/proc`, in 10 ms ticks). */
+function serverCpuMs(postmaster) {
+  let ms = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const fields = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1].split(' ');
+      if (Number(fields[1]) === postmaster) ms += (Number(fields[11]) + Number(fields[12])) * 10;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return ms;
+}
+
+/** `executor` recording when each claim and ack went out and came back, and its rows. */
+function timed(executor, statements) {
+  const traced = Object.create(executor);
+  traced.query = async (text, values) => {
+    const kind = kindOf(text);
+    const sent = preciseNow();
+    const result = await executor.query(text, values);
+    if (kind !== undefined) statements.push({ kind, sent, back: preciseNow(), values, result });
+    return result;
+  };
+  return traced;
+}
+
+/** The share of [from, to) during which no statement of `kinds` was on the wire, read every 0.25 ms. */
+function idleShare(statements, kinds, from, to) {
+  const spans = statements.filter((s) => kinds.includes(s.kind));
+  let idle = 0;
+  let all = 0;
+  for (let t = from; t < to; t += 0.25, all++)
+    if (!spans.some((s) => s.sent <= t && t < s.back)) idle++;
+  return idle / all;
+}
+
+/** Bodies run in the current drain. */
+let ran = 0;
+const handle = jobs.job({
+  name: 'bench.drain',
+  queue: 'drain',
+  input: jobs.t.object({ n: jobs.t.number }),
+  idempotencyKey: ({ n }) => `n:${n}`,
+  tenant: 'none',
+  run: () => void ran++,
+});
+const registry = new jobs.JobRegistry();
+registry.register(handle);
+
+async function drainOnce(server, admin, postmaster, n) {
+  const name = `jobs_waits_${process.pid}_${n}`;
+  await admin.query(`create database ${name}`);
+  const pool = new pg.Pool({ connectionString: withDatabase(server.url, name), max: 20 });
+  pool.on('error', () => undefined);
+  const statements = [];
+  const executor = jobsPg.pgPoolExecutor(pool);
+  await jobsPg.migrate(executor);
+  const driver = jobsPg.postgresJobDriver({ executor: timed(executor, statements) });
+  for (let i = 0; i < JOBS; i += 1_000) {
+    const size = Math.min(1_000, JOBS - i);
+    const input = (k) => ({ queue: 'drain', name: 'bench.drain', input: { n: i + k } });
+    await driver.enqueueMany(
+      Array.from({ length: size }, (_, k) => enqueueRequest(jobs.uuidv7, input(k))),
+    );
+  }
+  await pool.query('vacuum analyze x_jobs');
+  await pool.query('checkpoint');
+  ran = 0;
+  const worker = jobs.jobWorker({ driver, registry, concurrency: 10 });
+  const samples = new Map();
+  const cpu0 = { own: process.cpuUsage(), server: serverCpuMs(postmaster) };
+  const started = preciseNow();
+  await worker.start();
+  const done = () => ran >= JOBS || preciseNow() - started > 60_000;
+  const sampling = (async () => {
+    while (!done()) {
+      const { rows } = await admin.query(SAMPLE, [name]);
+      for (const r of rows) {
+        const key = `${r.kind} ${r.wait}${r.holder ? ` (held by: ${r.holder})` : ''}`;
+        samples.set(key, (samples.get(key) ?? 0) + 1);
+      }
+      await sleep(1); // the sampling's own backend takes a share of the two cores too
+    }
+  })();
+  while (!done()) await sleep(2);
+  // the last acks: the drain ends when no row of it is left running
+  while (
+    (await pool.query("select count(*)::int as c from x_jobs where state = 'running'")).rows[0].c >
+    0
+  )
+    await sleep(2);
+  const ended = preciseNow();
+  await sampling;
+  const own = process.cpuUsage(cpu0.own);
+  const serverMs = serverCpuMs(postmaster) - cpu0.server;
+  await worker.stop();
+  await pool.end();
+  await admin.query(`drop database ${name} with (force)`);
+  return { statements, samples, started, ended, ownMs: (own.user + own.system) / 1_000, serverMs };
+}
+
+function report(run, n) {
+  const { statements, samples, started, ended } = run;
+  const ms = ended - started;
+  console.log(
+    `\nrun ${n + 1}: ${Math.round((JOBS * 1_000) / ms).toLocaleString('en-US')} jobs/s; CPU a job: this process ` +
+      `${((run.ownMs * 1_000) / JOBS).toFixed(1)} µs, the server ${((run.serverMs * 1_000) / JOBS).toFixed(1)} µs ` +
+      `(${((run.ownMs + run.serverMs) / ms).toFixed(2)} cores of the drain's wall time)`,
+  );
+  for (const kind of ['claim', 'ack']) {
+    const mine = statements.filter((s) => s.kind === kind && s.sent >= started);
+    const rows = mine.map((s) =>
+      kind === 'claim' ? s.result.rows.length : (s.values[4]?.length ?? 1),
+    );
+    const trips = mine.map((s) => s.back - s.sent);
+    console.log(
+      `  ${kind}s: ${mine.length}, ${median(rows)} rows at the median (max ${Math.max(...rows)}), round trip p50 ` +
+        `${median(trips).toFixed(1)} ms, max ${Math.max(...trips).toFixed(1)}`,
+    );
+  }
+  const from = started + 20;
+  console.log(
+    `  share of the drain with no claim on the wire ${idleShare(statements, ['claim'], from, ended).toFixed(2)}, ` +
+      `no ack ${idleShare(statements, ['ack'], from, ended).toFixed(2)}, ` +
+      `neither ${idleShare(statements, ['claim', 'ack'], from, ended).toFixed(2)}`,
+  );
+  const total = [...samples.values()].reduce((a, b) => a + b, 0);
+  for (const [key, count] of [...samples].sort((a, b) => b[1] - a[1]).slice(0, 12))
+    console.log(`  ${((100 * count) / total).toFixed(1).padStart(5)} %  ${key}`);
+}
+
+const server = await startPostgres({ log: (line) => console.log(line) });
+const admin = new pg.Client({ connectionString: server.url });
+await admin.connect();
+const { rows } = await admin.query('select pg_backend_pid() as pid');
+const postmaster = Number(
+  readFileSync(`/proc/${rows[0].pid}/stat`, 'utf8').split(') ')[1].split(' ')[1],
+);
+console.log(
+  `load average ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')} at start; ${JOBS} jobs a drain`,
+);
+try {
+  for (let n = 0; n < RUNS; n++) report(await drainOnce(server, admin, postmaster, n), n);
+} finally {
+  await admin.end();
+  await server.stop();
+}
