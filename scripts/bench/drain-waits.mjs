@@ -15,7 +15,17 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { startPostgres } from './embedded-pg.mjs';
 import { enqueueRequest } from './requests.mjs';
-import { jobs, jobsPg, median, pg, preciseNow, sleep, withDatabase } from './lib.mjs';
+import {
+  jobs,
+  jobsPg,
+  median,
+  noopJob,
+  pg,
+  preciseNow,
+  registryOf,
+  sleep,
+  withDatabase,
+} from './lib.mjs';
 
 const JOBS = Number(process.env.BENCH_DRAIN_JOBS ?? 50_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -76,16 +86,7 @@ function idleShare(statements, kinds, from, to) {
 
 /** Bodies run in the current drain. */
 let ran = 0;
-const handle = jobs.job({
-  name: 'bench.drain',
-  queue: 'drain',
-  input: jobs.t.object({ n: jobs.t.number }),
-  idempotencyKey: ({ n }) => `n:${n}`,
-  tenant: 'none',
-  run: () => void ran++,
-});
-const registry = new jobs.JobRegistry();
-registry.register(handle);
+const registry = registryOf(noopJob('bench.drain', 'drain', () => void ran++));
 
 async function drainOnce(server, admin, postmaster, n) {
   const name = `jobs_waits_${process.pid}_${n}`;
