@@ -30,7 +30,8 @@ describe('postgresBackend whose boot session meets a partition at its goodbye', 
         url.port = String(hop.port);
         const startedAt = Date.now();
         const backend = await settledWithin(
-          postgresBackend({ url: url.toString() }, { connectTimeoutMs: 300, migrate }),
+          // long enough for the connect on a loaded machine: the partition this case is about falls at the goodbye
+          postgresBackend({ url: url.toString() }, { connectTimeoutMs: 1_500, migrate }),
           8_000,
         );
         expect(hop.wasCut()).toBe(true); // the boot's goodbye went unanswered
@@ -50,7 +51,7 @@ describe('postgresBackend whose boot session meets a partition at its goodbye', 
       url.port = String(hop.port);
       const script = `
         const { postgresBackend } = require('@ultimat3/jobs-pg');
-        postgresBackend({ url: process.argv[1] }, { connectTimeoutMs: 300 })
+        postgresBackend({ url: process.argv[1] }, { connectTimeoutMs: 1_500 })
           .then((backend) => backend.close())
           .then(() => console.log('closed'), (error) => { console.error(error); process.exit(2); });`;
       const child = spawn(

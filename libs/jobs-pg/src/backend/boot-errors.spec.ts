@@ -143,8 +143,9 @@ describe('postgresBackend: every way the database can be wrong at boot is a code
     try {
       // the lock every installer takes first (see install-script.ts), held by another session
       await holder.query(`select pg_advisory_lock(hashtextextended('ultimat3-jobs:migrate', 0))`);
+      // long enough for the connect on a loaded machine: the lock wait is the step that must give out
       const error = await bootError(
-        postgresBackend({ url: db.url }, { connectTimeoutMs: 300 }),
+        postgresBackend({ url: db.url }, { connectTimeoutMs: 1_500 }),
         password,
       );
       expect(error.meta).toMatchObject({ reason: 'migrate-timeout' });
