@@ -11,8 +11,8 @@
  *
  * `BENCH_RUNS` drains (default 3), each in a fresh database of one embedded server (fsync and synchronous commit on).
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
+import { serverMs, serverOf } from './cpu-use.mjs';
 import { startPostgres } from './embedded-pg.mjs';
 import { enqueueRequest } from './requests.mjs';
 import {
@@ -46,21 +46,6 @@ const SAMPLE = `select ${KIND_SQL('a.query')} as kind,
       where b.pid = any(pg_blocking_pids(a.pid))) as holder
   from pg_stat_activity a where a.datname = $1 and a.state = 'active' and a.pid <> pg_backend_pid()`;
 
-/** CPU ms so far of every process of the server `postmaster` runs (from `/proc`, in 10 ms ticks). */
-function serverCpuMs(postmaster) {
-  let ms = 0;
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const fields = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1].split(' ');
-      if (Number(fields[1]) === postmaster) ms += (Number(fields[11]) + Number(fields[12])) * 10;
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return ms;
-}
-
 /** `executor` recording when each claim and ack went out and came back, and its rows. */
 function timed(executor, statements) {
   const traced = Object.create(executor);
@@ -88,7 +73,7 @@ function idleShare(statements, kinds, from, to) {
 let ran = 0;
 const registry = registryOf(noopJob('bench.drain', 'drain', () => void ran++));
 
-async function drainOnce(server, admin, postmaster, n) {
+async function drainOnce(server, admin, cpuServer, n) {
   const name = `jobs_waits_${process.pid}_${n}`;
   await admin.query(`create database ${name}`);
   const pool = new pg.Pool({ connectionString: withDatabase(server.url, name), max: 20 });
@@ -109,7 +94,7 @@ async function drainOnce(server, admin, postmaster, n) {
   ran = 0;
   const worker = jobs.jobWorker({ driver, registry, concurrency: 10 });
   const samples = new Map();
-  const cpu0 = { own: process.cpuUsage(), server: serverCpuMs(postmaster) };
+  const cpu0 = { own: process.cpuUsage(), server: serverMs(cpuServer) };
   const started = preciseNow();
   await worker.start();
   const done = () => ran >= JOBS || preciseNow() - started > 60_000;
@@ -133,11 +118,18 @@ async function drainOnce(server, admin, postmaster, n) {
   const ended = preciseNow();
   await sampling;
   const own = process.cpuUsage(cpu0.own);
-  const serverMs = serverCpuMs(postmaster) - cpu0.server;
+  const serverUsed = serverMs(cpuServer) - cpu0.server;
   await worker.stop();
   await pool.end();
   await admin.query(`drop database ${name} with (force)`);
-  return { statements, samples, started, ended, ownMs: (own.user + own.system) / 1_000, serverMs };
+  return {
+    statements,
+    samples,
+    started,
+    ended,
+    ownMs: (own.user + own.system) / 1_000,
+    serverMs: serverUsed,
+  };
 }
 
 function report(run, n) {
@@ -173,17 +165,14 @@ function report(run, n) {
 const server = await startPostgres({ log: (line) => console.log(line) });
 const admin = new pg.Client({ connectionString: server.url });
 await admin.connect();
-const { rows } = await admin.query('select pg_backend_pid() as pid');
-const postmaster = Number(
-  readFileSync(`/proc/${rows[0].pid}/stat`, 'utf8').split(') ')[1].split(' ')[1],
-);
+const cpuServer = await serverOf(admin);
 console.log(
   `load average ${loadavg()
     .map((l) => l.toFixed(2))
     .join(' ')} at start; ${JOBS} jobs a drain`,
 );
 try {
-  for (let n = 0; n < RUNS; n++) report(await drainOnce(server, admin, postmaster, n), n);
+  for (let n = 0; n < RUNS; n++) report(await drainOnce(server, admin, cpuServer, n), n);
 } finally {
   await admin.end();
   await server.stop();

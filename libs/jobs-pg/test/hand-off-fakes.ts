@@ -1,4 +1,5 @@
 import type { ClaimedJob, HandOffOffer, WakeHandOff } from '@ultimat3/jobs';
+import type { PgExecutor } from '../src/executor/pg-executor';
 import type { WakeSession } from '../src/wake/wake-session';
 
 /** A statement a {@link heldSession} was sent, and how to answer it. */
@@ -87,3 +88,16 @@ export const handedPayload = (id: string, freeLeft: number): string =>
     finished_at: null,
     free_left: freeLeft,
   });
+
+/**
+ * An executor whose every statement is answered at once, its second parameter (a leave's flush marker) passed to
+ * `heard` in a microtask, as the server echoes the marker on the listening session.
+ */
+export function echoingExecutor(heard: (payload: string) => void): PgExecutor {
+  return {
+    query(_text, values) {
+      queueMicrotask(() => heard(String(values[1])));
+      return Promise.resolve({ rows: [], rowCount: 1 });
+    },
+  };
+}

@@ -2,8 +2,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { partitionHop, type PartitionHop } from '../../../../test/partition-hop';
 import { pgJobsSpec } from '../../test/pg-jobs-spec';
-import { postgresBackend } from './pg-backend';
-import { settledWithin } from '../../../../test/until';
+import { bootThroughHop } from '../../test/boot-through-hop';
 
 /** Terminate: 'X' then its length (4), which the client sends alone before its FIN. */
 const isTerminate = (chunk: Buffer): boolean =>
@@ -26,14 +25,7 @@ describe('postgresBackend whose boot session meets a partition at its goodbye', 
     it(`boots all the same, in bounded time (migrate: ${migrate})`, async () => {
       const hop = await goodbyeHop(Number(new URL(db.url).port));
       try {
-        const url = new URL(db.url);
-        url.port = String(hop.port);
-        const startedAt = Date.now();
-        const backend = await settledWithin(
-          // long enough for the connect on a loaded machine: the partition this case is about falls at the goodbye
-          postgresBackend({ url: url.toString() }, { connectTimeoutMs: 1_500, migrate }),
-          8_000,
-        );
+        const { outcome: backend, startedAt } = await bootThroughHop(db.url, hop.port, migrate);
         expect(hop.wasCut()).toBe(true); // the boot's goodbye went unanswered
         expect(backend).toMatchObject({ kind: 'postgres', close: expect.any(Function) });
         expect(Date.now() - startedAt).toBeLessThan(8_000);

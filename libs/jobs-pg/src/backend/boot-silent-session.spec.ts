@@ -1,8 +1,8 @@
 import { errorCodeOf, JobsError } from '@ultimat3/jobs';
-import { settledWithin, until } from '../../../../test/until';
+import { until } from '../../../../test/until';
 import { partitionHop, type PartitionHop } from '../../../../test/partition-hop';
 import { pgJobsSpec } from '../../test/pg-jobs-spec';
-import { postgresBackend } from './pg-backend';
+import { bootThroughHop } from '../../test/boot-through-hop';
 
 /** Whether `buffer` holds a complete ReadyForQuery ('Z') among the server's messages, read from its start. */
 function readyIn(buffer: Buffer): boolean {
@@ -32,14 +32,7 @@ describe('postgresBackend over a server that opens the session and then never an
     it(`fails the boot within connectTimeoutMs and lets the session go (migrate: ${migrate})`, async () => {
       const hop = await silencingHop(Number(new URL(db.url).port));
       try {
-        const url = new URL(db.url);
-        url.port = String(hop.port);
-        const startedAt = Date.now();
-        // long enough for the connect on a loaded machine: the silence this case is about meets the first statement
-        const error = await settledWithin(
-          postgresBackend({ url: url.toString() }, { connectTimeoutMs: 1_500, migrate }),
-          8_000,
-        );
+        const { outcome: error, startedAt } = await bootThroughHop(db.url, hop.port, migrate);
         expect(error).toBeInstanceOf(JobsError);
         expect(errorCodeOf(error)).toBe('X_DRIVER_UNAVAILABLE');
         expect((error as JobsError).meta).toMatchObject({

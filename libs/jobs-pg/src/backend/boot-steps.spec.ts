@@ -2,8 +2,9 @@ import { connect, createServer, type Socket } from 'node:net';
 import { Client, Pool } from 'pg';
 import { errorCodeOf, JobsError } from '@ultimat3/jobs';
 import { partitionHop, type PartitionHop } from '../../../../test/partition-hop';
-import { settledWithin, until } from '../../../../test/until';
+import { until } from '../../../../test/until';
 import { pgJobsSpec } from '../../test/pg-jobs-spec';
+import { bootThroughHop, HOP_BOOT_TIMEOUT_MS } from '../../test/boot-through-hop';
 import { pgPoolExecutor } from '../executor/pg-pool-executor';
 import { bootError } from '../../test/boot-error';
 import { postgresBackend } from './pg-backend';
@@ -51,19 +52,11 @@ describe('the boot session past its opening', () => {
         cutAfter: (fromServer) => readiesIn(fromServer) >= 2,
       });
       try {
-        const url = new URL(db.url);
-        url.port = String(hop.port);
-        const startedAt = Date.now();
-        // long enough for a connect on a loaded machine (forking a backend, authenticating): under CI's load a 300 ms
-        // bound once gave out in the connect, before the step this case is about
-        const error = await settledWithin(
-          postgresBackend({ url: url.toString() }, { connectTimeoutMs: 1_500, migrate }),
-          8_000,
-        );
+        const { outcome: error, startedAt } = await bootThroughHop(db.url, hop.port, migrate);
         expect(error).toBeInstanceOf(JobsError);
         expect((error as JobsError).meta).toMatchObject({ reason });
-        // the step's own 1,500 ms and the grace past it, not a connect's failure
-        expect(Date.now() - startedAt).toBeGreaterThanOrEqual(2_450);
+        // the step's own bound and the grace past it, not a connect's failure
+        expect(Date.now() - startedAt).toBeGreaterThanOrEqual(HOP_BOOT_TIMEOUT_MS + 950);
         expect(hop.wasCut()).toBe(true);
         await until(() => hop.ended() === 1);
       } finally {

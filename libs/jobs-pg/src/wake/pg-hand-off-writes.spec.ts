@@ -1,6 +1,7 @@
 import { recordingLogger, type JobDriver } from '@ultimat3/jobs';
 import { frozenClock } from '@ultimat3/jobs/testing';
 import {
+  echoingExecutor,
   fakeTarget,
   handedPayload,
   heldSession,
@@ -26,22 +27,42 @@ const named = (sent: readonly SentStatement[], text: string): SentStatement[] =>
   sent.filter((s) => s.text === text);
 
 /**
+ * Opens `side` on `held`, answering its lock: its first write is then on the wire, unanswered. Answers the opening (in
+ * an object: a promise returned bare would be awaited with it).
+ */
+async function lockAnswered(
+  side: ReturnType<typeof pgHandOff>,
+  held: ReturnType<typeof heldSession>,
+): Promise<{ opening: Promise<unknown> }> {
+  const opening = side.own.opened(held.session);
+  await settle();
+  named(held.sent, LOCK)[0]?.answer();
+  await settle();
+  return { opening };
+}
+
+/** A side over an executor that answers nothing, opened on a held session with its first write on the wire. */
+async function writing(logger = recordingLogger()) {
+  const held = heldSession();
+  const target = fakeTarget();
+  const side = pgHandOff({ target, executor, driver, sql: SQL, clock: frozenClock(), logger });
+  const { opening } = await lockAnswered(side, held);
+  return { side, sent: held.sent, target, opening, logger };
+}
+
+/**
  * Opens the side on a held session, answering its lock and its first write: the worker registered. Its leave's flush
  * marker comes back on the session, as the server would echo it, unless another executor is given.
  */
 async function registered(
   options: { executor?: PgExecutor; driver?: Pick<JobDriver, 'nack'> } = {},
 ) {
-  const { session, sent } = heldSession();
+  const held = heldSession();
+  const { session, sent } = held;
   const target = fakeTarget();
   const clock = frozenClock();
   const logger = recordingLogger();
-  const echoing: PgExecutor = {
-    query(_text, values) {
-      queueMicrotask(() => side.own.heard(String(values[1])));
-      return Promise.resolve({ rows: [], rowCount: 1 });
-    },
-  };
+  const echoing = echoingExecutor((payload) => side.own.heard(payload));
   const side = pgHandOff({
     target,
     executor: options.executor ?? echoing,
@@ -50,10 +71,7 @@ async function registered(
     clock,
     logger,
   });
-  const opening = side.own.opened(session);
-  await settle();
-  named(sent, LOCK)[0]?.answer();
-  await settle();
+  const { opening } = await lockAnswered(side, held);
   named(sent, 'register')[0]?.answer();
   await opening;
   expect(sent.map((s) => s.text)).toEqual([LOCK, 'register']);
@@ -72,13 +90,7 @@ describe("pgHandOff's registration writes, its session faked", () => {
   });
 
   it('counts a write before it is answered: a row handed meanwhile, leaving 1, brings the next write', async () => {
-    const { session, sent } = heldSession();
-    const target = fakeTarget();
-    const side = pgHandOff({ target, executor, driver, sql: SQL, clock: frozenClock() });
-    const opening = side.own.opened(session);
-    await settle();
-    named(sent, LOCK)[0]?.answer();
-    await settle();
+    const { side, sent, target, opening } = await writing();
     // the write committed, and a row was handed through it before its answer came back
     side.own.heard(handedPayload(ID, 1));
     named(sent, 'register')[0]?.answer();
@@ -89,14 +101,7 @@ describe("pgHandOff's registration writes, its session faked", () => {
   });
 
   it('writes again at the next idle when a write failed: a failed write registered nothing', async () => {
-    const { session, sent } = heldSession();
-    const target = fakeTarget();
-    const logger = recordingLogger();
-    const side = pgHandOff({ target, executor, driver, sql: SQL, clock: frozenClock(), logger });
-    const opening = side.own.opened(session);
-    await settle();
-    named(sent, LOCK)[0]?.answer();
-    await settle();
+    const { sent, target, opening, logger } = await writing();
     named(sent, 'register')[0]?.fail(
       Object.assign(new Error('deadlock detected'), { code: '40P01' }),
     );
@@ -134,22 +139,13 @@ describe("pgHandOff's registration writes, its session faked", () => {
   it('registers again on a session opened anew, though no loss was told', async () => {
     const { side } = await registered();
     const next = heldSession();
-    const opening = side.own.opened(next.session);
-    await settle();
-    named(next.sent, LOCK)[0]?.answer();
-    await settle();
+    const { opening } = await lockAnswered(side, next);
     named(next.sent, 'register')[0]?.answer();
     await opening;
     expect(next.sent.map((s) => s.text)).toEqual([LOCK, 'register']);
   });
   it('writes nothing more on a session whose schema has no x_job_hand_offs, and tries again on the next', async () => {
-    const { session, sent } = heldSession();
-    const target = fakeTarget();
-    const side = pgHandOff({ target, executor, driver, sql: SQL, clock: frozenClock() });
-    const opening = side.own.opened(session);
-    await settle();
-    named(sent, LOCK)[0]?.answer();
-    await settle();
+    const { side, sent, target, opening } = await writing();
     const absent = Object.assign(new Error('relation "x_job_hand_offs" does not exist'), {
       code: '42P01',
     });

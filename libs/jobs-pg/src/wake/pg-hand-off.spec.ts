@@ -1,6 +1,6 @@
 import type { JobDriver, NackOptions } from '@ultimat3/jobs';
 import { frozenClock } from '@ultimat3/jobs/testing';
-import { fakeTarget, handedPayload as handed } from '../../test/hand-off-fakes';
+import { echoingExecutor, fakeTarget, handedPayload as handed } from '../../test/hand-off-fakes';
 import type { PgExecutor } from '../executor/pg-executor';
 import { HAND_OFF_LEAVE_MS, pgHandOff } from './pg-hand-off';
 import type { WakeSession } from './wake-session';
@@ -85,12 +85,7 @@ describe('pgHandOff leaving, its session faked', () => {
       },
     };
     // the flush marker the leave sends comes back on the session, as the server would echo it
-    const echoing: PgExecutor = {
-      query(_text, values) {
-        queueMicrotask(() => side.own.heard(String(values[1])));
-        return Promise.resolve({ rows: [], rowCount: 1 });
-      },
-    };
+    const echoing = echoingExecutor((payload) => side.own.heard(payload));
     const side = pgHandOff({
       target,
       executor: echoing,

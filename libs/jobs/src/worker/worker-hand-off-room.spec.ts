@@ -4,26 +4,13 @@ import { job } from '../declare/job';
 import { t } from '../schema';
 import { enqueueRequest } from '../testing/enqueue-request';
 import { frozenClock } from '../testing/frozen-clock';
+import { slotHoldingJob } from '../../test/slot-holding-job';
 import { runJobs, type JobsHarness, type RunJobsOptions } from '../testing/run-jobs';
 import type { JobWorker } from './worker-options';
 
 const QUEUE = 'hand-off-room';
-const NAME = 'hand-off-room.noop';
 const OTHER = 'hand-off-room-other';
-const ran: number[] = [];
-/** Input 2's run holds its slot until this is called. */
-let finishTwo: () => void = () => undefined;
-const noop = job({
-  name: NAME,
-  queue: QUEUE,
-  input: t.object({ n: t.number }),
-  idempotencyKey: ({ n }) => `n:${n}`,
-  tenant: 'none',
-  run: async ({ input }) => {
-    ran.push(input.n);
-    if (input.n === 2) await new Promise<void>((resolve) => (finishTwo = resolve));
-  },
-});
+const { handle: noop, name: NAME, ran, finishTwo, reset } = slotHoldingJob(QUEUE);
 const other = job({
   name: 'hand-off-room.other',
   queue: OTHER,
@@ -48,7 +35,7 @@ describe("a worker's hand-off side, bounded by its slots and caps", () => {
     finishTwo();
     await h?.close();
     h = undefined;
-    ran.length = 0;
+    reset();
   });
 
   async function start(options: Omit<RunJobsOptions, 'jobs'> = {}) {

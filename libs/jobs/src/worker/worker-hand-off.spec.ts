@@ -1,29 +1,14 @@
 import type { WakeHandOff } from '../driver/backend';
-import { job } from '../declare/job';
 import type { JobDriver } from '../driver/job-driver';
 import { memoryJobDriver } from '../driver/memory';
-import { t } from '../schema';
 import { enqueueRequest } from '../testing/enqueue-request';
 import { frozenClock } from '../testing/frozen-clock';
+import { slotHoldingJob } from '../../test/slot-holding-job';
 import { runJobs, type JobsHarness } from '../testing/run-jobs';
 import type { JobWorker } from './worker-options';
 
 const QUEUE = 'hand-off-side';
-const NAME = 'hand-off-side.noop';
-const ran: number[] = [];
-/** Input 2's run holds its slot until this is called. */
-let finishTwo: () => void = () => undefined;
-const noop = job({
-  name: NAME,
-  queue: QUEUE,
-  input: t.object({ n: t.number }),
-  idempotencyKey: ({ n }) => `n:${n}`,
-  tenant: 'none',
-  run: async ({ input }) => {
-    ran.push(input.n);
-    if (input.n === 2) await new Promise<void>((resolve) => (finishTwo = resolve));
-  },
-});
+const { handle: noop, name: NAME, ran, finishTwo, reset } = slotHoldingJob(QUEUE);
 
 /** Lets promise chains and immediate callbacks run. */
 const settle = async (): Promise<void> => {
@@ -36,7 +21,7 @@ describe("a worker's hand-off side meeting a claim of its own on the wire", () =
     finishTwo();
     await h?.close();
     h = undefined;
-    ran.length = 0;
+    reset();
   });
 
   /**
