@@ -145,18 +145,20 @@ export async function serialEnqueue(producer, queue, total, warm = WARM_CALLS) {
  * for them. Start-up (connecting, migrations check) is left out for every peer alike. The end is the moment the count
  * that found nothing outstanding was sent (its snapshot), not its answer: the count is the bench's own statement, and
  * over a table that keeps its finished rows it is a scan of all of them (~12 ms for ours after a drain of 50,000),
- * which a peer that deletes them pays less for. Answers the rate and the worker's memory once the drain is done.
+ * which a peer that deletes them pays less for. Answers the rate, when the first body and every 1,000th started
+ * (`first`, `marks`: the worker's clock, `performance.timeOrigin + performance.now()`), and the worker's memory once
+ * the drain is done.
  */
 export async function drain(peer, adapter, context, queue, total, sql) {
   const worker = await spawnWorker(peer, context, queue, 'drain', total);
   try {
-    const { first, memory } = await worker.ask({ type: 'go' });
+    const { first, marks, memory } = await worker.ask({ type: 'go' });
     let finished = now();
     while ((await adapter.outstanding(context, queue, sql)) > 0) {
       await sleep(5);
       finished = now();
     }
-    return { perSecond: ((total - 1) * 1_000) / (finished - first), memory };
+    return { perSecond: ((total - 1) * 1_000) / (finished - first), first, marks, memory };
   } finally {
     await worker.stop();
     await adapter.release?.(context);

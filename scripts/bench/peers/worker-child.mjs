@@ -6,7 +6,7 @@
  * - serve: each body start records `now − t` (ms; both clocks are `performance.timeOrigin + performance.now()`).
  *   `{ type: 'peek' }` answers the count so far; `{ type: 'collect' }` answers the latencies and empties them.
  * - drain: sends `loaded`, waits for `{ type: 'go' }`, then starts the worker and answers `{ type: 'started' }` with
- *   when the first and the last of `expected` bodies started.
+ *   when the first and the last of `expected` bodies started, and `marks`: when every 1,000th did (`drain-phases.mjs`).
  * Every answer carries the asker's `id` and the process's memory (`process.memoryUsage()`); `{ type: 'stop' }` stops
  * the worker gracefully and exits.
  */
@@ -19,6 +19,7 @@ const now = () => performance.timeOrigin + performance.now();
 let latencies = [];
 let count = 0;
 let first;
+const marks = [];
 let announce;
 
 function onJob(data) {
@@ -27,7 +28,8 @@ function onJob(data) {
   else {
     count++;
     first ??= at;
-    if (count === expected) announce?.({ first, last: at });
+    if (count % 1_000 === 0) marks.push(at);
+    if (count === expected) announce?.({ first, last: at, marks });
   }
 }
 
