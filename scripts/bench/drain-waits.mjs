@@ -14,8 +14,9 @@
 import { loadavg } from 'node:os';
 import { serverMs, serverOf } from './cpu-use.mjs';
 import { startPostgres } from './embedded-pg.mjs';
-import { enqueueRequest } from './requests.mjs';
 import {
+  fillQueue,
+  freshDatabase,
   jobs,
   jobsPg,
   median,
@@ -24,7 +25,6 @@ import {
   preciseNow,
   registryOf,
   sleep,
-  withDatabase,
 } from './lib.mjs';
 
 const JOBS = Number(process.env.BENCH_DRAIN_JOBS ?? 50_000);
@@ -73,22 +73,12 @@ function idleShare(statements, kinds, from, to) {
 let ran = 0;
 const registry = registryOf(noopJob('bench.drain', 'drain', () => void ran++));
 
-async function drainOnce(server, admin, cpuServer, n) {
-  const name = `jobs_waits_${process.pid}_${n}`;
-  await admin.query(`create database ${name}`);
-  const pool = new pg.Pool({ connectionString: withDatabase(server.url, name), max: 20 });
-  pool.on('error', () => undefined);
+async function drainOnce(server, admin, cpuServer) {
+  const db = await freshDatabase(server.url);
+  const { name, pool } = db;
   const statements = [];
-  const executor = jobsPg.pgPoolExecutor(pool);
-  await jobsPg.migrate(executor);
-  const driver = jobsPg.postgresJobDriver({ executor: timed(executor, statements) });
-  for (let i = 0; i < JOBS; i += 1_000) {
-    const size = Math.min(1_000, JOBS - i);
-    const input = (k) => ({ queue: 'drain', name: 'bench.drain', input: { n: i + k } });
-    await driver.enqueueMany(
-      Array.from({ length: size }, (_, k) => enqueueRequest(jobs.uuidv7, input(k))),
-    );
-  }
+  const driver = jobsPg.postgresJobDriver({ executor: timed(db.executor, statements) });
+  await fillQueue(driver, 'drain', 'bench.drain', JOBS);
   await pool.query('vacuum analyze x_jobs');
   await pool.query('checkpoint');
   ran = 0;
@@ -120,8 +110,7 @@ async function drainOnce(server, admin, cpuServer, n) {
   const own = process.cpuUsage(cpu0.own);
   const serverUsed = serverMs(cpuServer) - cpu0.server;
   await worker.stop();
-  await pool.end();
-  await admin.query(`drop database ${name} with (force)`);
+  await db.drop();
   return {
     statements,
     samples,
@@ -172,7 +161,7 @@ console.log(
     .join(' ')} at start; ${JOBS} jobs a drain`,
 );
 try {
-  for (let n = 0; n < RUNS; n++) report(await drainOnce(server, admin, cpuServer, n), n);
+  for (let n = 0; n < RUNS; n++) report(await drainOnce(server, admin, cpuServer), n);
 } finally {
   await admin.end();
   await server.stop();
