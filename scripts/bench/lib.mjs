@@ -40,6 +40,22 @@ export function withDatabase(url, name) {
   return next.toString();
 }
 
+/**
+ * The server's WAL flushes so far, `{ fsyncs, ms }` (their time needs `track_wal_io_timing`): from `pg_stat_io` on
+ * PostgreSQL 18+, which moved them there, from `pg_stat_wal` before (14–17). `client` is any connection to the server.
+ */
+export async function walFlushes(client) {
+  const { rows } = await client.query(
+    `select current_setting('server_version_num')::int as version`,
+  );
+  const sql =
+    rows[0].version >= 180000
+      ? `select coalesce(sum(fsyncs), 0)::float8 as fsyncs, coalesce(sum(fsync_time), 0)::float8 as ms
+         from pg_stat_io where object = 'wal'`
+      : `select wal_sync::float8 as fsyncs, wal_sync_time::float8 as ms from pg_stat_wal`;
+  return (await client.query(sql)).rows[0];
+}
+
 let databases = 0;
 
 /** A pool of `poolSize` connections to `url` (its idle errors ignored) and our executor over it. */

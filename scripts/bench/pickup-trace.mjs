@@ -9,7 +9,7 @@
  * (`insert-notify`: what PostgreSQL's notify lock, held across a notifying commit's flush, costs the commits), or
  * after it in a transaction of its own that does not wait for its flush (`insert-then-notify`) — and a bare
  * `select 1`. PostgreSQL's side per scenario from `pg_stat_statements` (the enqueue and claim statements) and
- * `pg_stat_io` (WAL flushes).
+ * `pg_stat_io` or `pg_stat_wal` (WAL flushes: `walFlushes` in lib.mjs).
  *
  * `node scripts/bench/pickup-trace.mjs` (needs `npm run build`; DATABASE_URL or an embedded PostgreSQL, fsync and
  * synchronous commit on). BENCH_TRACE_ROUNDS (default 2) repetitions of every scenario, each followed by its floors;
@@ -22,7 +22,7 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startPostgres } from './embedded-pg.mjs';
-import { freshDatabase, percentile, pg, preciseNow, sleep } from './lib.mjs';
+import { freshDatabase, percentile, pg, preciseNow, sleep, walFlushes } from './lib.mjs';
 import { tailShares, traceLegs } from './pickup-trace-legs.mjs';
 import { spawnChild as spawnChildAt } from './fork-child.mjs';
 import { serverOf } from './cpu-use.mjs';
@@ -91,17 +91,14 @@ async function serverCounters(ctx) {
      where d.datname = $1 group by 1`,
     [database],
   );
-  const io = await admin.query(
-    `select coalesce(sum(fsyncs), 0)::float8 as fsyncs, coalesce(sum(fsync_time), 0)::float8 as fsync_ms
-     from pg_stat_io where object = 'wal'`,
-  );
+  const wal = await walFlushes(admin);
   const indexes = await ctx.db.pool.query(
     `select indexrelname as name, idx_scan::float8 as scans, idx_tup_read::float8 as read
      from pg_stat_user_indexes where relname = 'x_jobs'`,
   );
   return {
     statements: Object.fromEntries(rows.map((r) => [r.kind, r])),
-    wal: io.rows[0],
+    wal,
     indexes: Object.fromEntries(indexes.rows.map((r) => [r.name, r])),
   };
 }
@@ -137,7 +134,7 @@ function printServer(before, after, jobs) {
     );
   }
   const fsyncs = after.wal.fsyncs - before.wal.fsyncs;
-  const fsyncMs = after.wal.fsync_ms - before.wal.fsync_ms;
+  const fsyncMs = after.wal.ms - before.wal.ms;
   console.log(`    server WAL: ${fsyncs} flushes, ${fmt(fsyncMs / Math.max(1, fsyncs))} ms each`);
   const read = Object.entries(after.indexes)
     .map(([name, a]) => [

@@ -16,7 +16,7 @@ import { benchDrain } from './drain.mjs';
 import { startPostgres } from './embedded-pg.mjs';
 import { benchEndurance } from './endurance.mjs';
 import { benchEnqueue } from './enqueue.mjs';
-import { pg } from './lib.mjs';
+import { pg, walFlushes } from './lib.mjs';
 import { benchPurge } from './purge.mjs';
 import { benchPickup } from './pickup.mjs';
 import { benchRedis } from './redis.mjs';
@@ -29,10 +29,7 @@ async function reportWalFlushes(url) {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const { rows } = await client.query(
-      `select sum(fsyncs)::float8 as fsyncs, sum(fsync_time)::float8 as ms from pg_stat_io where object = 'wal'`,
-    );
-    const { fsyncs, ms } = rows[0] ?? {};
+    const { fsyncs, ms } = await walFlushes(client);
     if (!fsyncs || !ms) return; // a server without track_wal_io_timing
     console.log('\nDisk');
     console.log(

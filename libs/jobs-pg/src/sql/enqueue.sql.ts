@@ -13,14 +13,13 @@
  * never surfaces as a unique violation.
  *
  * A created row due within WAKE_DUE_WITHIN_MS (1 s) announces its queue on `x_jobs_wake` (the wake) — the same
- * `slot`, `slot_announced` and `woke` CTEs as `SQL_ENQUEUE_MANY`, `SQL_ENQUEUE_FRESH` and `SQL_ENQUEUE_BATCH` — unless
- * one of two things shows that another transaction announces this queue in the same WAKE_SLOT_MS (5 ms) slot of the
- * statement's clock:
+ * `slot` and `woke` CTEs as `SQL_ENQUEUE_MANY`, `SQL_ENQUEUE_FRESH` and `SQL_ENQUEUE_BATCH` — unless one of two
+ * things shows that another transaction announces this queue in the same WAKE_SLOT_MS (5 ms) slot of the statement's
+ * clock:
  * - a committed row of the queue, itself due within 1 s of its creation, whose id was minted AND whose `created_at`
  *   falls in this slot: its notification already woke the listeners. The id range makes it a primary-key range scan
- *   over the UUIDv7 ids of the slot (no write, no extra index), read once for the statement (`slot_announced`: why
- *   once, there); the `created_at` test keeps an app clock that runs ahead or behind the database from silencing a
- *   slot it was never in.
+ *   over the UUIDv7 ids of the slot (no write, no extra index); the `created_at` test keeps an app clock that runs
+ *   ahead or behind the database from silencing a slot it was never in.
  * - a transaction in flight holding the slot's wake lock, `pg_try_advisory_xact_lock(2020243307, hashtext(queue) #
  *   slot)`: of a wave of concurrent enqueues (none sees the others' uncommitted rows) only the holder announces. The
  *   two-int advisory key space is shared with the application: class 2020243307 (WAKE_LOCK_CLASS, 'xjwk') is ours,
@@ -77,28 +76,26 @@ slot as materialized (
     select lpad(to_hex(a.n * 5), 12, '0') as lo, lpad(to_hex(a.n * 5 + 5), 12, '0') as hi
   ) b
 ),
-slot_announced as materialized (
-  -- the queues a committed row minted AND created in this slot announced already (its announcement woke the
-  -- listeners): read once for the statement, and only when a queue is due to be announced. Materialized, so that a
-  -- plan costs this scan once: as an exists per queue it was costed once per queue the plan guessed the batch creates
-  -- rows in — a generic plan guessed 3 (of 10 rows), a custom plan of a small batch 1 — and PostgreSQL 15 then planned
-  -- a batch of a few rows afresh on every execution
-  select distinct s.queue from x_jobs s cross join slot w
-  where s.id >= w.lo and s.id < w.hi
-    and s.run_at <= s.created_at + interval '1 second'
-    and floor(extract(epoch from s.created_at) * 1000 / 5)::bigint = w.n
-),
 woke as (
-  -- each queue created rows due within 1 s, announced unless the slot's rows announced it, or another transaction in
-  -- flight holds the slot's wake lock
+  -- each queue created rows due within 1 s, announced unless a committed row of the queue was minted AND created in
+  -- this slot (its announcement woke the listeners), or another transaction in flight holds the slot's wake lock. The
+  -- queues come as an array, whose length no plan can know: every plan then counts on the same number of them, and
+  -- costs the probe below as often. Read as a set, a generic plan counted 3 of its 10 guessed rows and a custom plan of
+  -- a small batch 1, so PostgreSQL 15 planned a batch of a few rows afresh on every execution
   select pg_notify('x_jobs_wake', d.queue)
-  from (
+  from unnest(array(
     select distinct i.queue from inserted i cross join clock k
     where i.run_at <= k.now + interval '1 second'
-  ) d
+  )) as d(queue)
   cross join slot w
   where case
-    when exists (select 1 from slot_announced a where a.queue = d.queue) then false
+    when exists (
+      select 1 from x_jobs s
+      where s.id >= w.lo and s.id < w.hi
+        and s.queue = d.queue
+        and s.run_at <= s.created_at + interval '1 second'
+        and floor(extract(epoch from s.created_at) * 1000 / 5)::bigint = w.n
+    ) then false
     else pg_try_advisory_xact_lock(2020243307, hashtext(d.queue) # (w.n % 2147483647)::int)
   end
 )
