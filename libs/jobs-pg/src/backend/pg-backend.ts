@@ -17,6 +17,7 @@ import { postgresJobDriver, type PostgresJobDriver } from '../driver/pg-driver';
 import { postgresEventBus } from '../events/pg-event-bus';
 import type { PgExecutor } from '../executor/pg-executor';
 import { pgPoolExecutor } from '../executor/pg-pool-executor';
+import { guardPoolClients } from '../executor/pool-client-guard';
 import { typeormExecutor, type TypeormDataSourceLike } from '../executor/typeorm-executor';
 import { postgresSchedulerState } from '../scheduler/pg-scheduler-state';
 import { quoteSchema } from '../schema';
@@ -117,6 +118,8 @@ async function openSource(
     await bootOverUrl(source.url, connectionTarget(source.url), step);
     pool = new Pool(config);
     pool.on('error', (error) => options.onPoolError?.(error));
+    // before the first checkout: openKept's connections are handed out new, as pgPoolExecutor's are
+    guardPoolClients(pool);
     await openKept(pool, config.min, keptWarmSql(statementsFor(options.schema)), connectTimeoutMs);
     executor = pgPoolExecutor(pool);
   } else if (isSource(source, 'dataSource') && typeof source.dataSource === 'object') {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { PgExecutor, PgQueryResult } from './pg-executor';
+import { guardPoolClients } from './pool-client-guard';
 
 /**
  * The part of a `pg.Pool`, `pg.PoolClient` or `pg.Client` the adapter calls. Structural, so this file imports
@@ -113,7 +114,8 @@ function statementName(text: string): string {
  * statement on that connection — inside its transaction, if it has one). Over a pool the executor is
  * {@link PgExecutor.shared}. The executor does not own the client: ending the pool is the caller's. A statement
  * without values (the install script, several statements in one text) always goes through the simple protocol,
- * unprepared.
+ * unprepared. A pool is guarded ({@link guardPoolClients}): a connection whose server ends it in the instant it is
+ * handed out fails its statement instead of ending the process.
  */
 export function pgPoolExecutor(
   client: PgQueryable,
@@ -121,6 +123,7 @@ export function pgPoolExecutor(
 ): PgExecutor {
   const prepare = options.prepare ?? true;
   const checkout = typeof (client as Partial<PgCheckout>).connect === 'function' && isPool(client);
+  if (checkout) guardPoolClients(client);
   return {
     shared: options.shared ?? isPool(client),
     async query<R>(text: string, values: readonly unknown[]): Promise<PgQueryResult<R>> {

@@ -1,4 +1,5 @@
 import type { PgExecutor, PgQueryResult } from './pg-executor';
+import { guardPoolClients } from './pool-client-guard';
 
 /** The structured result TypeORM answers when `query()` is called with `useStructuredResult: true`. */
 interface TypeormQueryResult {
@@ -25,6 +26,15 @@ export interface TypeormQueryRunnerLike {
 export interface TypeormDataSourceLike {
   /** A query runner on the DataSource's pool. */
   createQueryRunner(): TypeormQueryRunnerLike;
+  /** TypeORM's driver: on PostgreSQL, its `pg.Pool` (`master`) and, when replicated, the replicas' (`slaves`). */
+  readonly driver?: object;
+}
+
+/** Guards TypeORM's PostgreSQL pools: `master`, and the replicas' `slaves` when replicated (other drivers: none). */
+function guardPools(driver: object | undefined): void {
+  const pools = driver as { readonly master?: unknown; readonly slaves?: unknown } | undefined;
+  guardPoolClients(pools?.master);
+  if (Array.isArray(pools?.slaves)) for (const replica of pools.slaves) guardPoolClients(replica);
 }
 
 const isDataSource = (
@@ -40,7 +50,8 @@ const isDataSource = (
  * - a `QueryRunner`: every statement runs on it — inside its transaction when one is open; the runner stays the
  *   caller's to release.
  * - a `DataSource`: each statement takes a query runner (a pooled connection) and releases it afterwards; the
- *   executor is {@link PgExecutor.shared}.
+ *   executor is {@link PgExecutor.shared}. Its pools are guarded ({@link guardPoolClients}): a connection whose
+ *   server ends it in the instant TypeORM takes it fails its statement instead of ending the process.
  */
 export function typeormExecutor(
   source: TypeormDataSourceLike | TypeormQueryRunnerLike,
@@ -59,6 +70,8 @@ export function typeormExecutor(
   return {
     shared: true,
     async query<R>(text: string, values: readonly unknown[]): Promise<PgQueryResult<R>> {
+      // each time: a DataSource initialised after the executor was made has its pools only now (a no-op once guarded)
+      guardPools(source.driver);
       const runner = source.createQueryRunner();
       try {
         return await run<R>(runner, text, values);
