@@ -40,6 +40,27 @@ async function onServer<T>(fn: (client: Client) => Promise<T>): Promise<T> {
   }
 }
 
+/** How long a drop waits for the database's sessions to close by themselves before it ends them. */
+const SESSIONS_GONE_MS = 2_000;
+
+/**
+ * Waits (up to `ms`) until no session is connected to `database`. A pool's `end()` answers before its connections'
+ * sockets have closed: a `drop … with (force)` sent then terminates a backend its client is still reading, whose
+ * FATAL 57P01 reaches that client's pool as an `'error'` event — an uncaught exception in a spec whose pool has no
+ * listener. Sessions that are closing leave within milliseconds; one still open at the bound is ended by the drop.
+ */
+async function sessionsGone(client: Client, database: string, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const { rows } = await client.query<{ n: number }>(
+      'select count(*)::int as n from pg_stat_activity where datname = $1',
+      [database],
+    );
+    if ((rows[0]?.n ?? 0) === 0 || Date.now() >= deadline) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
 /** Creates `jobs_test_<random>`, migrated unless asked not to, with a pool over it. */
 export async function createTestDatabase(options: TestDatabaseOptions = {}): Promise<TestDatabase> {
   const name = `jobs_test_${randomBytes(6).toString('hex')}`;
@@ -58,7 +79,10 @@ export async function createTestDatabase(options: TestDatabaseOptions = {}): Pro
     async drop() {
       await pool.end();
       if (process.env.JOBS_TEST_KEEP_DB) return;
-      await onServer((client) => client.query(`drop database if exists ${name} with (force)`));
+      await onServer(async (client) => {
+        await sessionsGone(client, name, SESSIONS_GONE_MS);
+        await client.query(`drop database if exists ${name} with (force)`);
+      });
     },
   };
 }
