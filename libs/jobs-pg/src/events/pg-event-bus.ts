@@ -60,6 +60,43 @@ function toEvent(row: EventRow): PublishedEvent {
   };
 }
 
+/** How {@link findEvent} reads its pages: the statement (one tenant's or all events) and its page size. */
+interface FindPages {
+  readonly executor: PgExecutor;
+  readonly statement: string;
+  readonly pageSize: number;
+}
+
+/**
+ * The first event named `name` published at or after `since` (epoch ms, already held to the stored span) that `match`
+ * accepts, read page by page in publish order; `tenant` given, that tenant's events only (its statement takes it).
+ */
+async function findEvent(
+  pages: FindPages,
+  name: string,
+  since: number,
+  match: ((payload: JsonValue) => boolean) | undefined,
+  tenant: string | undefined,
+): Promise<PublishedEvent | undefined> {
+  const { executor, statement, pageSize } = pages;
+  // the last event read, by value: a purge deleting it between two pages must not end the walk
+  let cursor: { readonly id: string; readonly us: string } | null = null;
+  for (;;) {
+    const params: unknown[] = [name, since, cursor?.id ?? null, pageSize];
+    if (tenant !== undefined) params.push(tenant);
+    params.push(cursor?.us ?? null);
+    const page: { rows: EventPageRow[] } = await executor.query<EventPageRow>(statement, params);
+    const rows: readonly EventPageRow[] = page.rows;
+    for (const row of rows) {
+      const event = toEvent(row);
+      if (match === undefined || match(event.payload)) return event;
+    }
+    const last: EventPageRow | undefined = rows[rows.length - 1];
+    if (last === undefined || rows.length < pageSize) return undefined;
+    cursor = { id: last.id, us: last.published_us };
+  }
+}
+
 /**
  * The event bus over `x_job_events`, stamped with the database's now() and answering `now()` from the same clock, so
  * a worker running ahead of the database still matches an event published after it asked. Each event keeps its
@@ -101,26 +138,10 @@ export function postgresEventBus(options: PostgresEventBusOptions): EventBus {
       assertEventFind(name, sinceMs, opts.tenant);
       const since = Math.min(Math.max(sinceMs, EARLIEST_SINCE_MS), LATEST_SINCE_MS);
       // a tenant's lookup reads only its own events; no tenant is '' (never a tenant's id: the contract refuses it)
-      const scoped = opts.tenant !== undefined;
-      // the last event read, by value: a purge deleting it between two pages must not end the walk
-      let cursor: { readonly id: string; readonly us: string } | null = null;
-      for (;;) {
-        const params: unknown[] = [name, since, cursor?.id ?? null, pageSize];
-        if (scoped) params.push(opts.tenant ?? '');
-        params.push(cursor?.us ?? null);
-        const page: { rows: EventPageRow[] } = await executor.query<EventPageRow>(
-          scoped ? findTenant : find,
-          params,
-        );
-        const rows: readonly EventPageRow[] = page.rows;
-        for (const row of rows) {
-          const event = toEvent(row);
-          if (match === undefined || match(event.payload)) return event;
-        }
-        const last: EventPageRow | undefined = rows[rows.length - 1];
-        if (last === undefined || rows.length < pageSize) return undefined;
-        cursor = { id: last.id, us: last.published_us };
-      }
+      if (opts.tenant === undefined)
+        return findEvent({ executor, statement: find, pageSize }, name, since, match, undefined);
+      const tenant = opts.tenant ?? '';
+      return findEvent({ executor, statement: findTenant, pageSize }, name, since, match, tenant);
     },
     async purgeExpired() {
       const { rowCount } = await executor.query(purge, []);

@@ -1,7 +1,7 @@
 import { JobKeyBusyError } from '../errors/operator-errors';
 import { errorCodeOf } from '../errors/jobs-error';
 import { AttemptAck } from './attempt-ack';
-import { planFailure } from './failure-plan';
+import { planFailure, type RetryPlan, type StopPlan } from './failure-plan';
 import { notifyOnSettled } from './on-settled';
 import type { JobExecution, JobOutcome } from './outcome';
 import { renderError, renderFailure } from './render-error';
@@ -51,40 +51,59 @@ export class AttemptSettle extends AttemptAck {
    * dropped, then onSettled). `input` is the parsed input, undefined when the stored payload does not parse.
    */
   protected async fail(error: unknown, input: unknown): Promise<JobExecution> {
+    const durationMs = this.o.clock.now() - this.started;
+    const plan = planFailure(error, this.claimed, this.retry, this.final, this.o.random);
+    return plan.kind === 'stop'
+      ? this.stop(error, input, plan, durationMs)
+      : this.retryAfter(error, plan, durationMs);
+  }
+
+  /** A failure with no retry left or allowed: dead-lettered or dropped, logged, then onSettled. */
+  private async stop(
+    error: unknown,
+    input: unknown,
+    plan: StopPlan,
+    durationMs: number,
+  ): Promise<JobExecution> {
     const { o, claimed, claim } = this;
-    const durationMs = o.clock.now() - this.started;
-    const plan = planFailure(error, claimed, this.retry, this.final, o.random);
-    if (plan.kind === 'stop') {
-      const { deadLetter, text, code, stop } = plan;
-      const landed = await this.answered('nack', () =>
-        o.driver.nack(claimed.id, {
-          ...claim,
-          kind: deadLetter ? 'dead' : 'fail',
-          error: text,
-          durationMs,
-        }),
+    const { deadLetter, text, code, stop } = plan;
+    const landed = await this.answered('nack', () =>
+      o.driver.nack(claimed.id, {
+        ...claim,
+        kind: deadLetter ? 'dead' : 'fail',
+        error: text,
+        durationMs,
+      }),
+    );
+    if (!landed) return this.lost('nack');
+    const outcome: JobOutcome = deadLetter ? 'dead-lettered' : 'dropped';
+    o.logger.log(
+      'error',
+      'jobs.attempt.failed',
+      withErrorStack(
+        { ...this.logFields(), stop, outcome, code, error: renderError(error) },
+        error,
+      ),
+    );
+    if (this.job !== undefined) {
+      const { ctx } = this;
+      await notifyOnSettled(
+        this.job.handle,
+        { outcome, jobId: claimed.id, runId: claimed.runId, input, error: text, code, ctx },
+        ctx,
+        o.logger,
       );
-      if (!landed) return this.lost('nack');
-      const outcome: JobOutcome = deadLetter ? 'dead-lettered' : 'dropped';
-      o.logger.log(
-        'error',
-        'jobs.attempt.failed',
-        withErrorStack(
-          { ...this.logFields(), stop, outcome, code, error: renderError(error) },
-          error,
-        ),
-      );
-      if (this.job !== undefined) {
-        const { ctx } = this;
-        await notifyOnSettled(
-          this.job.handle,
-          { outcome, jobId: claimed.id, runId: claimed.runId, input, error: text, code, ctx },
-          ctx,
-          o.logger,
-        );
-      }
-      return this.finish(outcome, { error, stopReason: stop });
     }
+    return this.finish(outcome, { error, stopReason: stop });
+  }
+
+  /** A failure with attempts left: due again after the plan's delay, logged as a warning. */
+  private async retryAfter(
+    error: unknown,
+    plan: RetryPlan,
+    durationMs: number,
+  ): Promise<JobExecution> {
+    const { o, claimed, claim } = this;
     const resumeAt = o.clock.now() + plan.delayMs;
     const landed = await this.answered('nack', () =>
       o.driver.nack(claimed.id, {
