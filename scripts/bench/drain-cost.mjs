@@ -3,7 +3,8 @@
  * checkout) each drained `BENCH_DRAIN_JOBS` no-op jobs (50,000) by one worker at concurrency 10 (README defaults),
  * interleaved `BENCH_RUNS` times (3) on one embedded server. Each checkout is read from its own built `dist/`.
  *
- * Per drained job it prints: jobs/s, the worker's CPU (µs, this process), the backends' CPU (µs, from /proc), and from
+ * Per drained job it prints: jobs/s, the worker's CPU (µs, this process), the backends' CPU (µs, from /proc), each
+ * with the share spent in the kernel (system time: for the worker, its sockets and timers), and from
  * the server's own counters — `pg_stat_statements` per statement and summed (calls, rows, shared buffers hit and
  * dirtied, WAL records, bytes and full-page images) and `pg_stat_user_tables` (updates, how many were HOT).
  */
@@ -97,7 +98,11 @@ async function backendCpu(admin, db) {
   for (const { pid } of rows) {
     try {
       const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-      ticks.set(pid, (Number(fields[11]) + Number(fields[12])) * 10_000);
+      // utime and stime, in 10 ms ticks: the CPU in µs, and the kernel's share of it
+      ticks.set(pid, {
+        all: (Number(fields[11]) + Number(fields[12])) * 10_000,
+        sys: Number(fields[12]) * 10_000,
+      });
     } catch {
       // gone between the query and the read
     }
@@ -183,7 +188,11 @@ async function drainOnce(serverUrl, admin, co, n) {
   const cpuAfter = await backendCpu(admin, name);
   await worker.stop();
   let backendUs = 0;
-  for (const [pid, us] of cpuAfter) backendUs += us - (cpuBefore.get(pid) ?? 0);
+  let backendSysUs = 0;
+  for (const [pid, us] of cpuAfter) {
+    backendUs += us.all - (cpuBefore.get(pid)?.all ?? 0);
+    backendSysUs += us.sys - (cpuBefore.get(pid)?.sys ?? 0);
+  }
   const statements = (
     await admin.query(
       `select left(regexp_replace(query, '\\s+', ' ', 'g'), 60) as q, calls, plans, rows, shared_blks_hit as hit,
@@ -214,7 +223,9 @@ async function drainOnce(serverUrl, admin, co, n) {
   return {
     perSecond: (JOBS * 1000) / elapsed,
     workerUs: (own.user + own.system) / JOBS,
+    workerSysUs: own.system / JOBS,
     backendUs: backendUs / JOBS,
+    backendSysUs: backendSysUs / JOBS,
     walRecords: Number(wal.wal_records) / JOBS,
     walFpi: Number(wal.wal_fpi) / JOBS,
     walBytes: Number(wal.wal_bytes) / JOBS,
@@ -240,8 +251,9 @@ async function main() {
       const r = await drainOnce(server.url, admin, co, n++);
       results[i].push(r);
       console.log(
-        `run ${run} ${co.root}: ${Math.round(r.perSecond)} jobs/s, backend ${r.backendUs.toFixed(1)} µs/job,` +
-          ` worker ${r.workerUs.toFixed(1)} µs/job, WAL ${r.walRecords.toFixed(2)} rec ${r.walBytes.toFixed(0)} B` +
+        `run ${run} ${co.root}: ${Math.round(r.perSecond)} jobs/s, backend ${r.backendUs.toFixed(1)} µs/job` +
+          ` (kernel ${r.backendSysUs.toFixed(1)}), worker ${r.workerUs.toFixed(1)} µs/job` +
+          ` (kernel ${r.workerSysUs.toFixed(1)}), WAL ${r.walRecords.toFixed(2)} rec ${r.walBytes.toFixed(0)} B` +
           ` ${r.walFpi.toFixed(3)} fpi /job, upd ${r.updates.toFixed(2)} hot ${r.hot.toFixed(2)} /job` +
           `  (load ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')})`,
       );
@@ -260,8 +272,9 @@ async function main() {
   for (const [i, co] of checkouts.entries()) {
     const m = (key) => median(results[i].map((r) => r[key]));
     console.log(
-      `${co.root}: ${Math.round(m('perSecond'))} jobs/s, backend ${m('backendUs').toFixed(1)} µs/job, worker` +
-        ` ${m('workerUs').toFixed(1)} µs/job, WAL ${m('walRecords').toFixed(2)} records ${m('walBytes').toFixed(0)}` +
+      `${co.root}: ${Math.round(m('perSecond'))} jobs/s, backend ${m('backendUs').toFixed(1)} µs/job (kernel` +
+        ` ${m('backendSysUs').toFixed(1)}), worker ${m('workerUs').toFixed(1)} µs/job (kernel` +
+        ` ${m('workerSysUs').toFixed(1)}), WAL ${m('walRecords').toFixed(2)} records ${m('walBytes').toFixed(0)}` +
         ` B ${m('walFpi').toFixed(3)} fpi /job, updates ${m('updates').toFixed(2)} HOT ${m('hot').toFixed(2)} /job`,
     );
   }
