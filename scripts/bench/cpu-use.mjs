@@ -9,11 +9,18 @@ import { readdirSync, readFileSync } from 'node:fs';
 /** The clock ticks a second `/proc/<pid>/stat` counts in (USER_HZ: 100 on Linux). */
 const TICK_MS = 10;
 
-/** utime + stime of `pid` and its parent pid, or undefined when it is gone. */
-function statOf(pid) {
+/**
+ * The CPU ms `pid` used so far (utime + stime), the kernel's share of it (stime) and its parent pid, or undefined when
+ * it is gone.
+ */
+export function statOf(pid) {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return { ppid: Number(fields[1]), ms: (Number(fields[11]) + Number(fields[12])) * TICK_MS };
+    return {
+      ppid: Number(fields[1]),
+      ms: (Number(fields[11]) + Number(fields[12])) * TICK_MS,
+      kernelMs: Number(fields[12]) * TICK_MS,
+    };
   } catch {
     return undefined;
   }

@@ -12,6 +12,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { statOf } from './cpu-use.mjs';
 import { startPostgres } from './embedded-pg.mjs';
 import { enqueueRequest } from './requests.mjs';
 import { ROOT, median, pg, preciseNow, sleep, withDatabase } from './lib.mjs';
@@ -94,20 +95,12 @@ function serialClaims(executor) {
 /** CPU time (µs) of every backend connected to `db`, by pid. */
 async function backendCpu(admin, db) {
   const { rows } = await admin.query('select pid from pg_stat_activity where datname = $1', [db]);
-  const ticks = new Map();
+  const used = new Map();
   for (const { pid } of rows) {
-    try {
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-      // utime and stime, in 10 ms ticks: the CPU in µs, and the kernel's share of it
-      ticks.set(pid, {
-        all: (Number(fields[11]) + Number(fields[12])) * 10_000,
-        sys: Number(fields[12]) * 10_000,
-      });
-    } catch {
-      // gone between the query and the read
-    }
+    const stat = statOf(pid); // undefined: gone between the query and the read
+    if (stat !== undefined) used.set(pid, { all: stat.ms * 1_000, sys: stat.kernelMs * 1_000 });
   }
-  return ticks;
+  return used;
 }
 
 /** `perf record` of the backends serving `db`, once the worker's connections are open (`BENCH_PERF=<file prefix>`). */

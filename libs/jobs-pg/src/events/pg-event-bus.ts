@@ -138,10 +138,9 @@ export function postgresEventBus(options: PostgresEventBusOptions): EventBus {
       assertEventFind(name, sinceMs, opts.tenant);
       const since = Math.min(Math.max(sinceMs, EARLIEST_SINCE_MS), LATEST_SINCE_MS);
       // a tenant's lookup reads only its own events; no tenant is '' (never a tenant's id: the contract refuses it)
-      if (opts.tenant === undefined)
-        return findEvent({ executor, statement: find, pageSize }, name, since, match, undefined);
-      const tenant = opts.tenant ?? '';
-      return findEvent({ executor, statement: findTenant, pageSize }, name, since, match, tenant);
+      const tenant = opts.tenant === undefined ? undefined : (opts.tenant ?? '');
+      const statement = tenant === undefined ? find : findTenant;
+      return findEvent({ executor, statement, pageSize }, name, since, match, tenant);
     },
     async purgeExpired() {
       const { rowCount } = await executor.query(purge, []);
