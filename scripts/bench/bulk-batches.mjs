@@ -16,8 +16,8 @@
  * (`pg_stat_statements`: execution ms, buffers hit and WAL bytes a batch). BENCH_ROUNDS (default 3). DATABASE_URL as
  * for `npm run bench` (its server must load pg_stat_statements; no server CPU is read then); else an embedded server.
  */
-import { readFileSync } from 'node:fs';
 import { PerformanceObserver } from 'node:perf_hooks';
+import { statOf } from './cpu-use.mjs';
 import { startPostgres } from './embedded-pg.mjs';
 import { pg, withDatabase } from './lib.mjs';
 import * as ours from './peers/ours.mjs';
@@ -88,34 +88,30 @@ async function disconnected(database) {
 }
 
 /**
- * CPU ticks (1/100 s) each process of the embedded server has used, by pid: its backends and its background processes
- * (WAL writer, checkpointer…) as `pg_stat_activity` lists them, the admin's own session left out. What the server
- * spent on a batch counted whole — `pg_stat_statements` times the execution only, not the parameters' parsing at bind
- * (a 1,000-element text[] literal: ~0.1 ms) nor the WAL writer's flushes. Undefined for a server elsewhere.
+ * CPU ms each process of the embedded server has used, by pid: its backends and its background processes (WAL
+ * writer, checkpointer…) as `pg_stat_activity` lists them, the admin's own session left out. What the server spent on
+ * a batch counted whole — `pg_stat_statements` times the execution only, not the parameters' parsing at bind (a
+ * 1,000-element text[] literal: ~0.1 ms) nor the WAL writer's flushes. Undefined for a server elsewhere.
  */
-async function serverTicks() {
+async function serverUsage() {
   if (!server.embedded) return undefined;
   const { rows } = await admin.query(
     'select pid from pg_stat_activity where pid <> pg_backend_pid()',
   );
-  const ticks = new Map();
+  const used = new Map();
   for (const { pid } of rows) {
-    try {
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-      ticks.set(pid, Number(fields[11]) + Number(fields[12])); // utime + stime
-    } catch {
-      // gone since the listing
-    }
+    const stat = statOf(pid); // undefined: gone since the listing
+    if (stat !== undefined) used.set(pid, stat.ms);
   }
-  return ticks;
+  return used;
 }
 
-/** Milliseconds of server CPU between two {@link serverTicks} readings (a process born between them from 0). */
+/** Milliseconds of server CPU between two {@link serverUsage} readings (a process born between them from 0). */
 function serverMs(before, after) {
   if (before === undefined || after === undefined) return undefined;
-  let ticks = 0;
-  for (const [pid, t] of after) ticks += t - (before.get(pid) ?? 0);
-  return ticks * 10;
+  let ms = 0;
+  for (const [pid, used] of after) ms += used - (before.get(pid) ?? 0);
+  return ms;
 }
 
 let made = 0;
@@ -136,7 +132,7 @@ async function session(label, peer, pattern, { prefill = false } = {}) {
       observer.observe({ entryTypes: ['gc'] });
       await admin.query('select pg_stat_statements_reset()');
       const times = [];
-      const ticks = await serverTicks();
+      const used = await serverUsage();
       const cpu = process.cpuUsage();
       const started = performance.now();
       for (const batch of batches) {
@@ -146,7 +142,7 @@ async function session(label, peer, pattern, { prefill = false } = {}) {
       }
       const wall = performance.now() - started;
       const { user, system } = process.cpuUsage(cpu);
-      const serverCpu = serverMs(ticks, await serverTicks());
+      const serverCpu = serverMs(used, await serverUsage());
       await new Promise((resolve) => setTimeout(resolve, 10)); // the last GC entries are delivered on a later turn
       observer.disconnect();
       const cost = await statementCost(database, pattern);

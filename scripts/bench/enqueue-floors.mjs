@@ -22,7 +22,8 @@
  *
  *   node scripts/bench/enqueue-floors.mjs            # reads libs/*\/dist of this checkout: npm run build first
  */
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { serverMs, serverOf } from './cpu-use.mjs';
 import { startPostgres } from './embedded-pg.mjs';
 import { freshDatabase, jobs, jobsPg, median, pg } from './lib.mjs';
 import { enqueueRequest } from './requests.mjs';
@@ -57,28 +58,10 @@ if (SEED > 0) {
   await admin.query('analyze x_jobs');
 }
 
-/** The embedded server's processes: the postmaster's children, found from this session's backend. */
-const postmaster = await (async () => {
-  if (!server.embedded) return undefined;
-  const { rows } = await admin.query('select pg_backend_pid() as pid');
-  return Number(readFileSync(`/proc/${rows[0].pid}/stat`, 'utf8').split(') ')[1].split(' ')[1]);
-})();
-/** CPU ticks (1/100 s) of the server's processes so far; NaN when the server is not ours to read. */
-function serverTicks() {
-  if (postmaster === undefined) return Number.NaN;
-  let ticks = 0;
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const fields = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1].split(' ');
-      if (Number(fields[1]) === postmaster || Number(entry) === postmaster)
-        ticks += Number(fields[11]) + Number(fields[12]);
-    } catch {
-      // a process that ended meanwhile
-    }
-  }
-  return ticks;
-}
+/** The embedded server's postmaster, found from this session's backend; undefined when the server is not ours. */
+const postmaster = server.embedded ? await serverOf(admin) : undefined;
+/** CPU ms of the server's processes (the postmaster's children) so far; NaN when the server is not ours to read. */
+const serverCpuMs = () => (postmaster === undefined ? Number.NaN : serverMs(postmaster));
 
 /**
  * What the server did so far. WAL from the flushed position and pg_walinspect (pg_stat_wal and pg_stat_io are flushed
@@ -96,7 +79,7 @@ async function counters() {
     calls: Number(rows[0].calls),
     lsn: rows[0].lsn,
     trips: roundTrips,
-    server: serverTicks(),
+    server: serverCpuMs(),
     client: process.cpuUsage(),
     at: performance.now(),
   };
@@ -178,7 +161,7 @@ async function pass([, run, shape]) {
   return {
     perSecond: (OPS * 1_000) / (after.at - before.at),
     clientUs: (cpu.user + cpu.system) / OPS,
-    serverUs: ((after.server - before.server) * 10_000) / OPS,
+    serverUs: ((after.server - before.server) * 1_000) / OPS,
     trips: (after.trips - before.trips - 1) / OPS, // less the counters' own read
     statements: (after.calls - before.calls) / OPS,
     records: wal.records / OPS,
