@@ -6,7 +6,7 @@ import type { AnyJobHandle } from '../src/declare/handle';
 import type { JobSettled } from '../src/declare/run-args';
 import type { ExportDefinition, ExportResult } from '../src/export/export-definition';
 import { exportRows } from '../src/export/export-rows';
-import type { ExportSink } from '../src/export/export-sink';
+import type { ExportSink, ExportSinkRemoveOptions } from '../src/export/export-sink';
 import { filesystemExportSink } from '../src/export/filesystem-sink';
 import { t } from '../src/schema/t';
 import { frozenClock } from '../src/testing/frozen-clock';
@@ -81,13 +81,20 @@ export function exportFixture() {
       }
       throw new Error(`never: ${what}`);
     },
-    /** An export of the orders table to `sink` (default the temp dir), counting each part key it writes. */
+    /**
+     * An export of the orders table to `sink` (default the temp dir), counting each key it writes and each it asks
+     * the sink to remove (when the sink can), and both in order (`calls`).
+     */
     declare(
       extra: Partial<ExportDefinition<typeof INPUT, ExportOrder, Columns>> = {},
       sink: ExportSink = filesystemExportSink({ root }),
     ) {
       const settled: JobSettled<Input, ExportResult>[] = [];
       const writes: string[] = [];
+      const removes: string[] = [];
+      /** Both, in the order asked: `write <key>`, `remove <key>`. */
+      const calls: string[] = [];
+      const remove = sink.remove?.bind(sink);
       const handle = exportRows({
         name: `orders.export.${++seq}`,
         input: INPUT,
@@ -98,14 +105,25 @@ export function exportFixture() {
         columns: COLUMNS,
         row: (o) => ({ id: o.id, customer: o.customer, cents: o.cents, note: o.note }),
         sink: {
-          write: (key, body, options) => (writes.push(key), sink.write(key, body, options)),
+          write: (key, body, options) => (
+            writes.push(key),
+            calls.push(`write ${key}`),
+            sink.write(key, body, options)
+          ),
+          ...(remove && {
+            remove: (key: string, options: ExportSinkRemoveOptions) => (
+              removes.push(key),
+              calls.push(`remove ${key}`),
+              remove(key, options)
+            ),
+          }),
         },
         clock,
         retry: { attempts: 3, backoff: 'fixed', delay: 100, jitter: false },
         onSettled: (s) => void settled.push(s),
         ...extra,
       });
-      return { handle, settled, writes };
+      return { handle, settled, writes, removes, calls };
     },
     /** Every part of `prefix`, in glob order, concatenated as `cat part-*` would. */
     async catParts(prefix: string): Promise<{ names: string[]; text: string }> {

@@ -89,6 +89,11 @@ export interface ExportResult {
   readonly bytes: number;
   /** The key of the written `manifest.json`. */
   readonly manifestKey: string;
+  /**
+   * Parts past `parts` that an earlier, larger export under the same prefix had left, removed before the manifest
+   * (0 when the sink has no `remove`).
+   */
+  readonly staleParts: number;
 }
 
 /** The enqueue input of an export declared over schema `S`. */

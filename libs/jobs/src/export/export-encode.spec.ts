@@ -109,4 +109,24 @@ describe('filesystemExportSink()', () => {
     ).rejects.toThrow('drained');
     expect(await readdir(join(root, 'y'))).toEqual([]);
   });
+
+  it('removes a key it holds, answers false for one it does not, and refuses one outside its root', async () => {
+    const sink = filesystemExportSink({ root, fsync: false });
+    const signal = options.signal;
+    await sink.write('z/part-00000.csv', Buffer.from('x'), options);
+    await expect(sink.remove!('z/part-00000.csv', { signal })).resolves.toBe(true);
+    expect(await readdir(join(root, 'z'))).toEqual([]);
+    await expect(sink.remove!('z/part-00000.csv', { signal })).resolves.toBe(false);
+    await expect(sink.remove!('none/part-00000.csv', { signal })).resolves.toBe(false);
+    await expect(sink.remove!('../escape.csv', { signal })).rejects.toMatchObject({
+      code: 'X_INVARIANT',
+    });
+    await sink.write('z/part-00001.csv', Buffer.from('x'), options);
+    const aborted = new AbortController();
+    aborted.abort(new Error('drained'));
+    await expect(sink.remove!('z/part-00001.csv', { signal: aborted.signal })).rejects.toThrow(
+      'drained',
+    );
+    expect(await readdir(join(root, 'z'))).toEqual(['part-00001.csv']);
+  });
 });

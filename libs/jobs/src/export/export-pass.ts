@@ -10,6 +10,7 @@ import {
   exportManifestKey,
   exportPartKey,
   MAX_EXPORT_PARTS,
+  type ExportFormat,
   type ExportManifest,
 } from './export-keys';
 import type { ExportSink, ExportSinkSource } from './export-sink';
@@ -79,7 +80,10 @@ export async function exportPass<I, T>(
   }
   const manifestKey = exportManifestKey(prefix);
   const last = state;
-  await args.step.run('manifest', async (signal) => {
+  const written = await args.step.run('manifest', async (signal): Promise<ManifestStep> => {
+    const sink = sinkOf(resolved.sink, resolved.name);
+    // before the manifest: a reader that finds this manifest finds no part past its count
+    const staleParts = await removeStaleParts(sink, prefix, last.parts, resolved.format, signal);
     const manifest: ExportManifest = {
       version: 1,
       name: resolved.name,
@@ -92,11 +96,8 @@ export async function exportPass<I, T>(
       completedAtMs: resolved.clock.now(),
     };
     const body = Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`, 'utf8');
-    await sinkOf(resolved.sink, resolved.name).write(manifestKey, body, {
-      contentType: 'application/json',
-      signal,
-    });
-    return { parts: last.parts };
+    await sink.write(manifestKey, body, { contentType: 'application/json', signal });
+    return { parts: last.parts, staleParts };
   });
   return {
     prefix,
@@ -105,7 +106,37 @@ export async function exportPass<I, T>(
     rows: state.rows,
     bytes: state.bytes,
     manifestKey,
+    // a manifest step checkpointed before stale parts were removed answers none
+    staleParts: written.staleParts ?? 0,
   };
+}
+
+/** What the manifest step checkpoints. */
+interface ManifestStep {
+  readonly parts: number;
+  readonly staleParts?: number;
+}
+
+/**
+ * Removes the parts past `parts` that an earlier, larger export under `prefix` left, when the sink can remove: from
+ * part `parts` on, until the first that is absent (an export's parts are `0 … n - 1`, so the first gap ends them).
+ * Answers how many it removed. Run again (the step's checkpoint never landed), it finds the first one gone and stops.
+ */
+async function removeStaleParts(
+  sink: ExportSink,
+  prefix: string,
+  parts: number,
+  format: ExportFormat,
+  signal: AbortSignal,
+): Promise<number> {
+  if (typeof sink.remove !== 'function') return 0;
+  let removed = 0;
+  for (let index = parts; index < MAX_EXPORT_PARTS; index++) {
+    signal.throwIfAborted();
+    if (!(await sink.remove(exportPartKey(prefix, index, format), { signal }))) break;
+    removed++;
+  }
+  return removed;
 }
 
 /** One page read and encoded: its part's bytes, how many rows it held and the cursor after them. */

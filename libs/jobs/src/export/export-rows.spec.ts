@@ -149,4 +149,64 @@ describe('exportRows() from a TypeORM source on PostgreSQL', () => {
     expect(names).toEqual(['part-00000.csv', 'part-00001.csv']);
     expect(parse(text, { columns: true })).toEqual(await expectedCsv());
   });
+
+  it('a later, smaller export under the same prefix removes the parts past its count: cat part-* is its rows alone', async () => {
+    await seedOrders(f.db.data, 2_500);
+    const x = declare();
+    await f.start(x.handle);
+    await x.handle.enqueue({ orgId: 'org-c', exportId: 'daily' });
+    await until('the first export to settle', () => x.settled.length > 0);
+    expect(completed(x.settled[0])).toMatchObject({ parts: 3, rows: 2_500, staleParts: 0 });
+    // the first export's manifest step found part 3 absent at once
+    expect(x.removes).toEqual(['exports/org-c/daily/part-00003.csv']);
+
+    await f.db.data.query('delete from export_orders where id > 900');
+    x.removes.length = 0;
+    await x.handle.enqueue({ orgId: 'org-c', exportId: 'daily' });
+    await until('the second export to settle', () => x.settled.length > 1);
+
+    expect(completed(x.settled[1])).toMatchObject({ parts: 1, rows: 900, staleParts: 2 });
+    expect(x.removes).toEqual([
+      'exports/org-c/daily/part-00001.csv',
+      'exports/org-c/daily/part-00002.csv',
+      'exports/org-c/daily/part-00003.csv',
+    ]);
+    // removed after the last part and before the manifest was written
+    expect(x.calls.slice(-5)).toEqual([
+      'write exports/org-c/daily/part-00000.csv',
+      'remove exports/org-c/daily/part-00001.csv',
+      'remove exports/org-c/daily/part-00002.csv',
+      'remove exports/org-c/daily/part-00003.csv',
+      'write exports/org-c/daily/manifest.json',
+    ]);
+    const { names, text } = await catParts('exports/org-c/daily');
+    expect(names).toEqual(['part-00000.csv']);
+    expect(parse(text, { columns: true })).toEqual(await expectedCsv());
+    const manifest = JSON.parse(
+      await readFile(join(f.root, 'exports/org-c/daily/manifest.json'), 'utf8'),
+    );
+    expect(manifest).toMatchObject({ parts: 1, rows: 900 });
+  });
+
+  it("a sink without remove leaves those parts; the manifest counts the later export's own", async () => {
+    await seedOrders(f.db.data, 2_500);
+    const fs = filesystemExportSink({ root: f.root });
+    const writeOnly: ExportSink = { write: (key, body, options) => fs.write(key, body, options) };
+    const x = declare({}, writeOnly);
+    await f.start(x.handle);
+    await x.handle.enqueue({ orgId: 'org-c', exportId: 'kept' });
+    await until('the first export to settle', () => x.settled.length > 0);
+    await f.db.data.query('delete from export_orders where id > 900');
+    await x.handle.enqueue({ orgId: 'org-c', exportId: 'kept' });
+    await until('the second export to settle', () => x.settled.length > 1);
+
+    expect(completed(x.settled[1])).toMatchObject({ parts: 1, rows: 900, staleParts: 0 });
+    expect(x.removes).toEqual([]);
+    const { names } = await catParts('exports/org-c/kept');
+    expect(names).toEqual(['part-00000.csv', 'part-00001.csv', 'part-00002.csv']);
+    const manifest = JSON.parse(
+      await readFile(join(f.root, 'exports/org-c/kept/manifest.json'), 'utf8'),
+    );
+    expect(manifest).toMatchObject({ parts: 1, rows: 900 });
+  });
 });

@@ -6,6 +6,12 @@ export interface ExportSinkWriteOptions {
   readonly signal: AbortSignal;
 }
 
+/** What a sink is told when an object is to go. */
+export interface ExportSinkRemoveOptions {
+  /** The manifest step's signal (the run's cancellation, drain and deadline). */
+  readonly signal: AbortSignal;
+}
+
 /**
  * Where an export's objects go: a seam, so this package holds no storage dependency. `filesystemExportSink` and
  * `s3ExportSink` ship with it; an app's own store is one method.
@@ -18,6 +24,13 @@ export interface ExportSinkWriteOptions {
 export interface ExportSink {
   /** Stores `body` as the whole object at `key`, replacing what is there. */
   write(key: string, body: Uint8Array, options: ExportSinkWriteOptions): Promise<void>;
+  /**
+   * Removes the object at `key` when there is one, answering whether there was (optional). An export calls it before
+   * its manifest for the parts past its own count — those an earlier, larger export under the same prefix left —
+   * from the first past the count until one is absent, so `cat part-*` holds this export's rows alone. A sink without
+   * it leaves them (the manifest's `parts` still counts this export's).
+   */
+  remove?(key: string, options: ExportSinkRemoveOptions): Promise<boolean>;
 }
 
 /** A sink, or a thunk answering one — read per write, so a sink configured after import (a DI container) is seen. */

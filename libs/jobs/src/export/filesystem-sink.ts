@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { mkdir, open, rename, rm, unlink } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { InvariantError } from '../errors/runtime-errors';
 import type { ExportSink } from './export-sink';
@@ -25,7 +25,7 @@ function pathOf(root: string, key: string): string {
 /**
  * An {@link ExportSink} over a directory: `key` is a path under `root`. Each object is written to a hidden temporary
  * file beside its key and renamed over it, so a reader (or `cat part-*`) sees the previous part or the whole new one —
- * never a prefix a killed write left behind.
+ * never a prefix a killed write left behind. `remove` unlinks a key's file (false when there is none).
  */
 export function filesystemExportSink(options: FilesystemExportSinkOptions): ExportSink {
   const root = resolve(options.root);
@@ -52,6 +52,17 @@ export function filesystemExportSink(options: FilesystemExportSinkOptions): Expo
         await rename(temporary, path);
       } catch (error) {
         await rm(temporary, { force: true });
+        throw error;
+      }
+    },
+    async remove(key, { signal }) {
+      const path = pathOf(root, key);
+      signal.throwIfAborted();
+      try {
+        await unlink(path);
+        return true;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
         throw error;
       }
     },

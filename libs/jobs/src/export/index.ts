@@ -21,7 +21,12 @@ export {
   type ExportFormat,
   type ExportManifest,
 } from './export-keys';
-export type { ExportSink, ExportSinkSource, ExportSinkWriteOptions } from './export-sink';
+export type {
+  ExportSink,
+  ExportSinkRemoveOptions,
+  ExportSinkSource,
+  ExportSinkWriteOptions,
+} from './export-sink';
 export { filesystemExportSink, type FilesystemExportSinkOptions } from './filesystem-sink';
 export {
   s3ExportSink,

@@ -55,17 +55,23 @@ async function read(key: string): Promise<Buffer> {
 
 const write = { contentType: 'text/csv; charset=utf-8', signal: new AbortController().signal };
 
+/** A client of the local server that records the name of each command it sends. */
+function recordingClient(): { recording: S3Client; commands: string[] } {
+  const recording = new S3Client(config);
+  const commands: string[] = [];
+  recording.middlewareStack.add(
+    (next, context) => (args) => {
+      commands.push(String(context.commandName));
+      return next(args);
+    },
+    { step: 'initialize' },
+  );
+  return { recording, commands };
+}
+
 describe('s3ExportSink() against a local S3-compatible server', () => {
   it('writes a small object in one PUT and a large one as a multipart upload, each readable whole', async () => {
-    const recording = new S3Client(config);
-    const commands: string[] = [];
-    recording.middlewareStack.add(
-      (next, context) => (args) => {
-        commands.push(String(context.commandName));
-        return next(args);
-      },
-      { step: 'initialize' },
-    );
+    const { recording, commands } = recordingClient();
     const sink = s3ExportSink({ bucket: BUCKET, client: recording, partSize: 5 * 1024 * 1024 });
     await sink.write('a/small.csv', Buffer.from('id\n1\n'), write);
     expect((await read('a/small.csv')).toString()).toBe('id\n1\n');
@@ -108,6 +114,29 @@ describe('s3ExportSink() against a local S3-compatible server', () => {
     expect(listed.Contents?.map((c) => c.Key)).toEqual(['b/part-00000.csv']);
   });
 
+  it('removes a key that is there (HeadObject, then DeleteObject) and answers false for one that is not', async () => {
+    const { recording, commands } = recordingClient();
+    const sink = s3ExportSink({ bucket: BUCKET, client: recording });
+    await sink.write('d/part-00000.csv', Buffer.from('id\n'), write);
+    commands.length = 0;
+    await expect(sink.remove!('d/part-00000.csv', { signal: write.signal })).resolves.toBe(true);
+    expect(commands).toEqual(['HeadObjectCommand', 'DeleteObjectCommand']);
+    commands.length = 0;
+    await expect(sink.remove!('d/part-00000.csv', { signal: write.signal })).resolves.toBe(false);
+    expect(commands).toEqual(['HeadObjectCommand']);
+    const listed = await client.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: 'd/' }));
+    expect(listed.Contents ?? []).toEqual([]);
+    const aborted = new AbortController();
+    aborted.abort(new Error('drained'));
+    await sink.write('d/part-00001.csv', Buffer.from('id\n'), write);
+    commands.length = 0;
+    await expect(sink.remove!('d/part-00001.csv', { signal: aborted.signal })).rejects.toThrow(
+      'drained',
+    );
+    expect(commands).toEqual([]);
+    recording.destroy();
+  });
+
   describe('as the sink of an export', () => {
     let db: { data: DataSource; drop(): Promise<void> };
     let h: JobsHarness | undefined;
@@ -119,12 +148,15 @@ describe('s3ExportSink() against a local S3-compatible server', () => {
       await db?.drop();
     });
 
-    it('writes the parts and the manifest to the bucket; the concatenated parts parse to the source rows', async () => {
-      await seedOrders(db.data, 1_200);
+    /** Declares an export of the orders to the bucket as `name`, runs it once under `exportId` and answers its end. */
+    async function runExport(
+      name: string,
+      exportId: string,
+    ): Promise<JobSettled<{ exportId: string }, ExportResult> | undefined> {
       const clock = frozenClock(Date.UTC(2026, 5, 1));
       const settled: JobSettled<{ exportId: string }, ExportResult>[] = [];
       const handle = exportRows({
-        name: 'orders.export.s3',
+        name,
         input: t.object({ exportId: t.string }),
         tenant: 'none',
         prefix: ({ exportId }) => `exports/${exportId}`,
@@ -137,13 +169,20 @@ describe('s3ExportSink() against a local S3-compatible server', () => {
         clock,
         onSettled: (s) => void settled.push(s),
       });
+      await h?.close();
       h = await runJobs({ jobs: [handle], clock });
-      await handle.enqueue({ exportId: 's3-1' });
+      await handle.enqueue({ exportId });
       for (let i = 0; i < 2_000 && settled.length === 0; i++) {
         await new Promise((r) => setTimeout(r, 5));
         await h.advance(100);
       }
-      expect(settled[0]).toMatchObject({ outcome: 'completed', result: { parts: 3, rows: 1_200 } });
+      return settled[0];
+    }
+
+    it('writes the parts and the manifest to the bucket; the concatenated parts parse to the source rows', async () => {
+      await seedOrders(db.data, 1_200);
+      const settled = await runExport('orders.export.s3', 's3-1');
+      expect(settled).toMatchObject({ outcome: 'completed', result: { parts: 3, rows: 1_200 } });
       const listed = await client.send(
         new ListObjectsV2Command({ Bucket: BUCKET, Prefix: 'exports/s3-1/' }),
       );
@@ -164,6 +203,29 @@ describe('s3ExportSink() against a local S3-compatible server', () => {
       expect(JSON.parse((await read('exports/s3-1/manifest.json')).toString())).toMatchObject({
         parts: 3,
         rows: 1_200,
+      });
+    });
+
+    it('a later, smaller export under the same prefix removes the parts past its count before its manifest', async () => {
+      // after the test above: exports/s3-1 holds parts 0-2 of 1,200 rows and a manifest counting 3
+      await db.data.query('delete from export_orders where id > 300');
+      const settled = await runExport('orders.export.s3.again', 's3-1');
+      expect(settled).toMatchObject({
+        outcome: 'completed',
+        result: { parts: 1, rows: 300, staleParts: 2 },
+      });
+      const listed = await client.send(
+        new ListObjectsV2Command({ Bucket: BUCKET, Prefix: 'exports/s3-1/' }),
+      );
+      expect(listed.Contents?.map((c) => c.Key)).toEqual([
+        'exports/s3-1/manifest.json',
+        'exports/s3-1/part-00000.csv',
+      ]);
+      const text = (await read('exports/s3-1/part-00000.csv')).toString();
+      expect((parse(text, { columns: true }) as unknown[]).length).toBe(300);
+      expect(JSON.parse((await read('exports/s3-1/manifest.json')).toString())).toMatchObject({
+        parts: 1,
+        rows: 300,
       });
     });
   });

@@ -25,8 +25,15 @@ export interface S3ExportSinkOptions {
   readonly queueSize?: number;
 }
 
+/** An S3 command of one object: `HeadObjectCommand`, `DeleteObjectCommand`. */
+type ObjectCommand = new (input: { Bucket: string; Key: string }) => unknown;
+/** The object commands the sink sends itself (`Upload` sends the rest). */
+type ObjectCommandName = 'HeadObjectCommand' | 'DeleteObjectCommand';
+
 interface S3Peers {
   readonly S3Client: new (config: Readonly<Record<string, unknown>>) => S3ClientLike;
+  readonly HeadObjectCommand: ObjectCommand;
+  readonly DeleteObjectCommand: ObjectCommand;
   readonly Upload: new (options: {
     client: S3ClientLike;
     params: { Bucket: string; Key: string; Body: Uint8Array; ContentType: string };
@@ -44,13 +51,14 @@ interface S3Peers {
 function loadS3Peers(): S3Peers {
   try {
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- an optional peer, loaded only when used
-    const { S3Client } = require('@aws-sdk/client-s3') as Pick<S3Peers, 'S3Client'>;
+    const client = require('@aws-sdk/client-s3') as Pick<S3Peers, 'S3Client' | ObjectCommandName>;
+    const { S3Client, HeadObjectCommand, DeleteObjectCommand } = client;
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- an optional peer, loaded only when used
     const { Upload } = require('@aws-sdk/lib-storage') as Pick<S3Peers, 'Upload'>;
-    if (typeof S3Client !== 'function' || typeof Upload !== 'function') {
-      throw new TypeError('S3Client or Upload is not a constructor');
+    for (const made of [S3Client, HeadObjectCommand, DeleteObjectCommand, Upload]) {
+      if (typeof made !== 'function') throw new TypeError('an AWS SDK export is not a constructor');
     }
-    return { S3Client, Upload };
+    return { S3Client, HeadObjectCommand, DeleteObjectCommand, Upload };
   } catch (cause) {
     throw new OptionalPeerMissingError('The S3 export sink', S3_SINK_PEERS, cause);
   }
@@ -59,18 +67,26 @@ function loadS3Peers(): S3Peers {
 const isClient = (client: S3ExportSinkOptions['client']): client is S3ClientLike =>
   typeof (client as Partial<S3ClientLike>).send === 'function';
 
+/** Whether `error` is S3's answer that the object is not there (`HeadObject` answers 404 with no body: `NotFound`). */
+function isNotFound(error: unknown): boolean {
+  const e = error as { name?: unknown; $metadata?: { httpStatusCode?: unknown } } | null;
+  return e?.name === 'NotFound' || e?.name === 'NoSuchKey' || e?.$metadata?.httpStatusCode === 404;
+}
+
 /**
  * An {@link ExportSink} over an S3-compatible bucket (AWS S3, MinIO, R2, …) through the AWS SDK v3: each object is one
  * `Upload` from `@aws-sdk/lib-storage` — a single PUT under `partSize`, a multipart upload above it, aborted (its
  * parts removed) when it fails or the page's signal aborts. S3 makes an object visible only once complete, so a
- * killed write leaves the previous part or none.
+ * killed write leaves the previous part or none. `remove` is a `HeadObject` (false on 404), then a `DeleteObject`.
  */
 export function s3ExportSink(options: S3ExportSinkOptions): ExportSink {
   let client: S3ClientLike | undefined = isClient(options.client) ? options.client : undefined;
+  const connect = (peers: S3Peers): S3ClientLike =>
+    (client ??= new peers.S3Client(options.client as Readonly<Record<string, unknown>>));
   return {
     async write(key, body, { contentType, signal }) {
       const peers = loadS3Peers();
-      client ??= new peers.S3Client(options.client as Readonly<Record<string, unknown>>);
+      const client = connect(peers);
       signal.throwIfAborted();
       const abortController = new AbortController();
       const onAbort = (): void => abortController.abort(signal.reason);
@@ -87,6 +103,26 @@ export function s3ExportSink(options: S3ExportSinkOptions): ExportSink {
       } finally {
         signal.removeEventListener('abort', onAbort);
       }
+    },
+    async remove(key, { signal }) {
+      const peers = loadS3Peers();
+      const client = connect(peers);
+      const send = (Command: ObjectCommand): Promise<unknown> =>
+        client.send(
+          new Command({ Bucket: options.bucket, Key: key }) as never,
+          {
+            abortSignal: signal,
+          } as never,
+        );
+      signal.throwIfAborted();
+      try {
+        await send(peers.HeadObjectCommand);
+      } catch (error) {
+        if (isNotFound(error)) return false;
+        throw error;
+      }
+      await send(peers.DeleteObjectCommand);
+      return true;
     },
   };
 }
