@@ -14,7 +14,7 @@ export interface ExportSinkRemoveOptions {
 
 /**
  * Where an export's objects go: a seam, so this package holds no storage dependency. `filesystemExportSink` and
- * `s3ExportSink` ship with it; an app's own store is one method.
+ * `s3ExportSink` ship with it; an app's own store is one method (two with the optional `remove`).
  *
  * `write` stores `body` as the WHOLE object at `key`, replacing what is there (a page run twice rewrites its part),
  * and resolves once the object can be read back whole. A write that fails or is aborted must leave the previous
