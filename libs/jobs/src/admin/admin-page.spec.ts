@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type BrowserContext, type Page } from 'playwright-core';
 import { untilValue } from '../../../../test/until';
-import { flaky, flakyState, later, other, quick, READER } from '../../test/admin/admin-app';
+import { flaky, flakyState, later, other, quick, READER, WRITER } from '../../test/admin/admin-app';
 import { adminSpec } from '../../test/admin/admin-spec';
 import { JobsService } from '../nest/jobs.service';
 
@@ -127,7 +127,24 @@ describe('the admin page in headless Chromium, on a real PostgreSQL', () => {
     ).toBe(false);
   });
 
-  it('pausing a queue from the page stops every claim from it until it is resumed', async () => {
+  it('a pause the server refuses is said on the page, and the queue stays as it was', async () => {
+    // a writer's page, open while the user's write access is taken away
+    const revoked = await ui.browser.newContext({ extraHTTPHeaders: WRITER });
+    const page = await open(revoked, 'queues');
+    const button = page.locator('[data-testid="queue-later"] [data-testid="pause-queue"]');
+    await button.waitFor();
+    await revoked.setExtraHTTPHeaders(READER);
+    await button.click();
+    await page.getByTestId('note').getByText('X_ADMIN_WRITE_REFUSED:').waitFor();
+    expect(await button.textContent()).toContain('Pause');
+    expect(
+      (await ui.admin.app.get(JobsService).inspectQueues()).find((q) => q.queue === 'later')
+        ?.paused,
+    ).toBe(false);
+    await revoked.close();
+  });
+
+  it('pausing a queue from the page says so, and stops every claim from it until it is resumed', async () => {
     const page = await open(ui.writer, 'queues');
     const writes: string[] = [];
     page.on('request', (r) => {
@@ -135,6 +152,7 @@ describe('the admin page in headless Chromium, on a real PostgreSQL', () => {
     });
     await page.locator('[data-testid="queue-work"] [data-testid="pause-queue"]').click();
     await page.locator('[data-testid="queue-work"] [data-testid="paused"]').waitFor();
+    expect(await page.getByTestId('note').textContent()).toBe('paused queue work');
     const held = await quick.enqueue({ n: 1 });
     const served = await other.enqueue({ n: 2 });
     // the worker claims from its other queue after the held row landed: its claim cycles went on, and passed it by

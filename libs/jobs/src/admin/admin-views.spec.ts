@@ -107,6 +107,7 @@ describe('the admin views in headless Chromium: dead letters, retry from a step,
     expect(paused.rows).toEqual([{ task: nightly.name }]);
     await row.getByTestId('resume-task').click();
     await row.getByTestId('task-state').getByText('active').waitFor();
+    expect(await page.getByTestId('note').textContent()).toBe(`resumed task ${nightly.name}`);
     expect((await db.pool.query('select task from x_task_pauses')).rowCount).toBe(0);
 
     await page.goto(`${ui.admin.page}#/backfills`);

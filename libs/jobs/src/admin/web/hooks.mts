@@ -8,6 +8,37 @@ export interface Polled<T> {
   readonly reload: () => void;
 }
 
+/** How the page words a failed call: the API's code and message, or the error's message. */
+export function failureOf(e: unknown): string {
+  if (e instanceof ApiError) return `${e.code}: ${e.message}`;
+  return e instanceof Error ? e.message : String(e);
+}
+
+/** A view's writes: `act` sends one, words its outcome in `note` (what was done, or why it was refused), then reloads. */
+export interface Actions {
+  readonly note: string | null;
+  readonly setNote: (note: string) => void;
+  readonly act: <T>(
+    send: () => Promise<T>,
+    done: string | ((answer: T) => string),
+  ) => Promise<void>;
+}
+
+/** The writes of a view whose data `reload` reads again once each has been answered, refused or not. */
+export function useActions(reload: () => void): Actions {
+  const [note, setNote] = useState<string | null>(null);
+  const act = async <T,>(send: () => Promise<T>, done: string | ((answer: T) => string)) => {
+    try {
+      const answer = await send();
+      setNote(typeof done === 'string' ? done : done(answer));
+    } catch (e) {
+      setNote(failureOf(e));
+    }
+    reload();
+  };
+  return { note, setNote, act };
+}
+
 /** Polls `read` every `everyMs` while mounted (and again whenever `key` changes). */
 export function usePoll<T>(read: () => Promise<T>, key: string, everyMs: number): Polled<T> {
   const [data, setData] = useState<T | undefined>(undefined);
@@ -25,7 +56,7 @@ export function usePoll<T>(read: () => Promise<T>, key: string, everyMs: number)
       },
       (e: unknown) => {
         if (mine !== tick.current) return;
-        setError(e instanceof ApiError ? `${e.code}: ${e.message}` : String(e));
+        setError(failureOf(e));
       },
     );
   }, []);

@@ -1,7 +1,7 @@
 import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
 import { get, post, type Session } from './api.mjs';
-import { usePoll } from './hooks.mjs';
+import { useActions, usePoll } from './hooks.mjs';
 import { duration, when, type JobDetail, type StepView } from './types.mjs';
 
 const FINISHED = ['done', 'failed', 'dead', 'cancelled'];
@@ -72,16 +72,8 @@ export function JobView(props: { readonly session: Session; readonly id: string 
     props.session.pollMs,
   );
   const [fromStep, setFromStep] = useState('');
-  const [note, setNote] = useState<string | null>(null);
-  const act = async (path: string, body: unknown, label: string) => {
-    try {
-      await post(path, body);
-      setNote(label);
-    } catch (e) {
-      setNote(e instanceof Error ? e.message : String(e));
-    }
-    job.reload();
-  };
+  const { note, act: send } = useActions(job.reload);
+  const act = (path: string, body: unknown, label: string) => send(() => post(path, body), label);
   const j = job.data;
   if (j === undefined)
     return html`<section>

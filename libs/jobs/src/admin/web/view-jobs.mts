@@ -1,7 +1,6 @@
 import { html } from 'htm/preact';
-import { useState } from 'preact/hooks';
 import { get, post, type Session } from './api.mjs';
-import { go, usePoll, type Route } from './hooks.mjs';
+import { failureOf, go, useActions, usePoll, type Route } from './hooks.mjs';
 import { when, JOB_STATES, type JobPage, type JobSummary } from './types.mjs';
 
 const FILTERS = [
@@ -145,16 +144,7 @@ export function JobsView(props: { readonly session: Session; readonly route: Rou
     key,
     props.session.pollMs,
   );
-  const [note, setNote] = useState<string | null>(null);
-  const act = async (what: () => Promise<unknown>, done: string) => {
-    try {
-      setNote(done);
-      await what();
-    } catch (e) {
-      setNote(String(e instanceof Error ? e.message : e));
-    }
-    page.reload();
-  };
+  const { note, setNote, act } = useActions(page.reload);
   const retry = (j: JobSummary) =>
     html`<button
       data-testid="retry"
@@ -181,24 +171,27 @@ export function JobsView(props: { readonly session: Session; readonly route: Rou
         filter,
       });
     } catch (e) {
-      setNote(String(e instanceof Error ? e.message : e));
+      setNote(failureOf(e));
       return;
     }
     const count = `${preview.matched}${preview.more ? '+' : ''}`;
     if (!confirm(`Retry ${count} dead job(s) matching this filter?`)) return;
-    await act(async () => {
-      let moved = 0;
-      // one bounded call at a time, until nothing matching is left (or 100 calls)
-      for (let i = 0; i < 100; i++) {
-        const r = await post<{ affected: number; remaining: number }>('bulk', {
-          action: 'requeue',
-          filter,
-        });
-        moved += r.affected;
-        if (r.remaining === 0 || r.affected === 0) break;
-      }
-      setNote(`retried ${moved}`);
-    }, `retried ${count}`);
+    await act(
+      async () => {
+        let moved = 0;
+        // one bounded call at a time, until nothing matching is left (or 100 calls)
+        for (let i = 0; i < 100; i++) {
+          const r = await post<{ affected: number; remaining: number }>('bulk', {
+            action: 'requeue',
+            filter,
+          });
+          moved += r.affected;
+          if (r.remaining === 0 || r.affected === 0) break;
+        }
+        return moved;
+      },
+      (moved) => `retried ${moved}`,
+    );
   };
   return html`<section>
     <h2>${dead ? 'Dead letters' : 'Jobs'}</h2>

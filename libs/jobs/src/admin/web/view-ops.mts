@@ -1,6 +1,7 @@
 import { html } from 'htm/preact';
-import { get, post, type Session } from './api.mjs';
-import { usePoll } from './hooks.mjs';
+import { get, type Session } from './api.mjs';
+import { useActions, usePoll } from './hooks.mjs';
+import { PauseButton } from './pause-button.mjs';
 import { duration, when, type BackfillPass, type TaskView, type WorkerView } from './types.mjs';
 
 /** Live workers: host, pid, slots per queue, last heartbeat and the jobs each holds. */
@@ -48,12 +49,10 @@ export function WorkersView(props: { readonly session: Session }) {
 /** Tasks: schedule, last and next fire, pause and resume. */
 export function TasksView(props: { readonly session: Session }) {
   const tasks = usePoll(() => get<TaskView[]>('tasks'), 'tasks', props.session.pollMs);
-  const toggle = async (t: TaskView) => {
-    await post(`tasks/${encodeURIComponent(t.name)}/${t.paused ? 'resume' : 'pause'}`);
-    tasks.reload();
-  };
+  const actions = useActions(tasks.reload);
   return html`<section>
     <h2>Tasks</h2>
+    ${actions.note && html`<p class="note" data-testid="note">${actions.note}</p>`}
     ${tasks.error && html`<p class="error">${tasks.error}</p>`}
     <table data-testid="tasks">
       <thead>
@@ -80,12 +79,13 @@ export function TasksView(props: { readonly session: Session }) {
               <td>
                 ${
                   props.session.canWrite
-                    ? html`<button
-                        data-testid=${t.paused ? 'resume-task' : 'pause-task'}
-                        onClick=${() => toggle(t)}
-                      >
-                        ${t.paused ? 'Resume' : 'Pause'}
-                      </button>`
+                    ? html`<${PauseButton}
+                        kind="task"
+                        name=${t.name}
+                        path=${`tasks/${encodeURIComponent(t.name)}`}
+                        paused=${t.paused}
+                        actions=${actions}
+                      />`
                     : ''
                 }
               </td>

@@ -1,8 +1,9 @@
 import { html } from 'htm/preact';
 import { useRef } from 'preact/hooks';
-import { get, post, type Session } from './api.mjs';
+import { get, type Session } from './api.mjs';
 import { Chart } from './chart.mjs';
-import { go, usePoll } from './hooks.mjs';
+import { go, useActions, usePoll } from './hooks.mjs';
+import { PauseButton } from './pause-button.mjs';
 import { duration, JOB_STATES, type CounterBucket, type QueueView } from './types.mjs';
 
 const KEEP = 120;
@@ -65,12 +66,10 @@ export function QueuesView(props: { readonly session: Session }) {
         return q === undefined ? null : pick(q);
       }),
     }));
-  const toggle = async (q: QueueView) => {
-    await post(`queues/${encodeURIComponent(q.queue)}/${q.paused ? 'resume' : 'pause'}`);
-    queues.reload();
-  };
+  const actions = useActions(queues.reload);
   return html`<section>
     <h2>Queues</h2>
+    ${actions.note && html`<p class="note" data-testid="note">${actions.note}</p>`}
     ${queues.error && html`<p class="error">${queues.error}</p>`}
     <table data-testid="queues">
       <thead>
@@ -106,12 +105,13 @@ export function QueuesView(props: { readonly session: Session }) {
               <td>
                 ${
                   props.session.canWrite
-                    ? html`<button
-                        data-testid=${q.paused ? 'resume-queue' : 'pause-queue'}
-                        onClick=${() => toggle(q)}
-                      >
-                        ${q.paused ? 'Resume' : 'Pause'}
-                      </button>`
+                    ? html`<${PauseButton}
+                        kind="queue"
+                        name=${q.queue}
+                        path=${`queues/${encodeURIComponent(q.queue)}`}
+                        paused=${q.paused}
+                        actions=${actions}
+                      />`
                     : ''
                 }
               </td>
