@@ -127,6 +127,27 @@ describe('the admin page in headless Chromium, on a real PostgreSQL', () => {
     ).toBe(false);
   });
 
+  it('a session the page could not read is said, and read again until the page loads', async () => {
+    const page = await ui.writer.newPage();
+    let reads = 0;
+    let seen!: () => void;
+    const errorSeen = new Promise<void>((resolve) => (seen = resolve));
+    // the first read of the session meets the server out of reach (a restart, a network blip); the next waits until
+    // the test has read what the page said, so a slow machine cannot retry past it
+    await page.route('**/api/session', async (route) => {
+      if (reads++ === 0) return route.abort('connectionrefused');
+      await errorSeen;
+      await route.continue();
+    });
+    await page.goto(`${ui.admin.page}#/queues`);
+    expect(await page.getByTestId('session-error').textContent()).toContain('(trying again)');
+    seen();
+    await page.locator('[data-testid="queue-later"]').waitFor();
+    expect(await page.getByTestId('mode').textContent()).toBe('read and write');
+    expect(reads).toBe(2);
+    await page.close();
+  });
+
   it('a pause the server refuses is said on the page, and the queue stays as it was', async () => {
     // a writer's page, open while the user's write access is taken away
     const revoked = await ui.browser.newContext({ extraHTTPHeaders: WRITER });

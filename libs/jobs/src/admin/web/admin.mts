@@ -17,9 +17,12 @@ const NAV = [
 ] as const;
 
 function App() {
-  const session = useSession();
+  const { session, error } = useSession();
   const route = useRoute();
-  if (session === null) return html`<p>Loading…</p>`;
+  if (session === null)
+    return error === null
+      ? html`<p>Loading…</p>`
+      : html`<p class="error" data-testid="session-error">${error} (trying again)</p>`;
   const view =
     route.view === 'job' && route.arg
       ? html`<${JobView} session=${session} id=${route.arg} />`

@@ -72,13 +72,37 @@ export function usePoll<T>(read: () => Promise<T>, key: string, everyMs: number)
   return { data, error, reload: run };
 }
 
-/** The session once loaded (null before). */
-export function useSession(): Session | null {
+/** How long the page waits before asking again for a session it could not load. */
+const SESSION_RETRY_MS = 2_000;
+
+/**
+ * The session once loaded (null before), and why the last try failed: a failed load is said and tried again every
+ * `SESSION_RETRY_MS`, rather than leaving the page on "Loading…".
+ */
+export function useSession(): { readonly session: Session | null; readonly error: string | null } {
   const [session, setSession] = useState<Session | null>(null);
+  const [error, setError] = useState<string | null>(null);
   useEffect(() => {
-    void loadSession().then(setSession);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let live = true;
+    const load = (): Promise<void> =>
+      loadSession().then(
+        (loaded) => {
+          if (live) setSession(loaded);
+        },
+        (e: unknown) => {
+          if (!live) return;
+          setError(failureOf(e));
+          timer = setTimeout(() => void load(), SESSION_RETRY_MS);
+        },
+      );
+    void load();
+    return () => {
+      live = false;
+      clearTimeout(timer);
+    };
   }, []);
-  return session;
+  return { session, error };
 }
 
 /** The hash route: `#/<view>?<query>` split into its parts. */
