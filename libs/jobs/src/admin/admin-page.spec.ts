@@ -157,6 +157,7 @@ describe('the admin page in headless Chromium, on a real PostgreSQL', () => {
     await revoked.setExtraHTTPHeaders(READER);
     await button.click();
     await page.getByTestId('note').getByText('X_ADMIN_WRITE_REFUSED:').waitFor();
+    expect(await page.getByTestId('note').getAttribute('class')).toBe('note error');
     expect(await button.textContent()).toContain('Pause');
     expect(
       (await ui.admin.app.get(JobsService).inspectQueues()).find((q) => q.queue === 'later')
@@ -174,6 +175,7 @@ describe('the admin page in headless Chromium, on a real PostgreSQL', () => {
     await page.locator('[data-testid="queue-work"] [data-testid="pause-queue"]').click();
     await page.locator('[data-testid="queue-work"] [data-testid="paused"]').waitFor();
     expect(await page.getByTestId('note').textContent()).toBe('paused queue work');
+    expect(await page.getByTestId('note').getAttribute('class')).toBe('note');
     const held = await quick.enqueue({ n: 1 });
     const served = await other.enqueue({ n: 2 });
     // the worker claims from its other queue after the held row landed: its claim cycles went on, and passed it by

@@ -1,42 +1,12 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, loadSession, type Session } from './api.mjs';
+import { failureOf } from './actions.mjs';
+import { loadSession, type Session } from './api.mjs';
 
 /** A value read now and again every poll interval, plus the last error and a `reload` for after a write. */
 export interface Polled<T> {
   readonly data: T | undefined;
   readonly error: string | null;
   readonly reload: () => void;
-}
-
-/** How the page words a failed call: the API's code and message, or the error's message. */
-export function failureOf(e: unknown): string {
-  if (e instanceof ApiError) return `${e.code}: ${e.message}`;
-  return e instanceof Error ? e.message : String(e);
-}
-
-/** A view's writes: `act` sends one, words its outcome in `note` (what was done, or why it was refused), then reloads. */
-export interface Actions {
-  readonly note: string | null;
-  readonly setNote: (note: string) => void;
-  readonly act: <T>(
-    send: () => Promise<T>,
-    done: string | ((answer: T) => string),
-  ) => Promise<void>;
-}
-
-/** The writes of a view whose data `reload` reads again once each has been answered, refused or not. */
-export function useActions(reload: () => void): Actions {
-  const [note, setNote] = useState<string | null>(null);
-  const act = async <T,>(send: () => Promise<T>, done: string | ((answer: T) => string)) => {
-    try {
-      const answer = await send();
-      setNote(typeof done === 'string' ? done : done(answer));
-    } catch (e) {
-      setNote(failureOf(e));
-    }
-    reload();
-  };
-  return { note, setNote, act };
 }
 
 /** Polls `read` every `everyMs` while mounted (and again whenever `key` changes). */

@@ -1,6 +1,6 @@
 import { html } from 'htm/preact';
 import { post } from './api.mjs';
-import type { Actions } from './hooks.mjs';
+import type { Actions } from './actions.mjs';
 
 /**
  * The Pause / Resume button of a queue's or a task's row (`data-testid` `pause-<kind>` or `resume-<kind>`): it posts

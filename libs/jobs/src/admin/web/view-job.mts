@@ -1,7 +1,8 @@
 import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
+import { NoteLine, useActions } from './actions.mjs';
 import { get, post, type Session } from './api.mjs';
-import { useActions, usePoll } from './hooks.mjs';
+import { usePoll } from './hooks.mjs';
 import { duration, when, type JobDetail, type StepView } from './types.mjs';
 
 const FINISHED = ['done', 'failed', 'dead', 'cancelled'];
@@ -82,7 +83,7 @@ export function JobView(props: { readonly session: Session; readonly id: string 
   const write = props.session.canWrite;
   return html`<section>
     <h2>${j.name} <span class=${`state ${j.state}`} data-testid="job-state">${j.state}</span></h2>
-    ${note && html`<p class="note" data-testid="note">${note}</p>`}
+    <${NoteLine} note=${note} />
     <dl class="facts">
       <dt>id</dt>
       <dd data-testid="job-id">${j.id}</dd>

@@ -1,6 +1,7 @@
 import { html } from 'htm/preact';
+import { NoteLine, useActions } from './actions.mjs';
 import { get, post, type Session } from './api.mjs';
-import { failureOf, go, useActions, usePoll, type Route } from './hooks.mjs';
+import { go, usePoll, type Route } from './hooks.mjs';
 import { when, JOB_STATES, type JobPage, type JobSummary } from './types.mjs';
 
 const FILTERS = [
@@ -144,7 +145,7 @@ export function JobsView(props: { readonly session: Session; readonly route: Rou
     key,
     props.session.pollMs,
   );
-  const { note, setNote, act } = useActions(page.reload);
+  const { note, fail, act } = useActions(page.reload);
   const retry = (j: JobSummary) =>
     html`<button
       data-testid="retry"
@@ -171,7 +172,7 @@ export function JobsView(props: { readonly session: Session; readonly route: Rou
         filter,
       });
     } catch (e) {
-      setNote(failureOf(e));
+      fail(e);
       return;
     }
     const count = `${preview.matched}${preview.more ? '+' : ''}`;
@@ -214,7 +215,7 @@ export function JobsView(props: { readonly session: Session; readonly route: Rou
           </p>`
         : ''
     }
-    ${note && html`<p class="note" data-testid="note">${note}</p>`}
+    <${NoteLine} note=${note} />
     ${page.error && html`<p class="error">${page.error}</p>`}
     <${JobTable} page=${page.data} actions=${dead && props.session.canWrite ? retry : undefined} />
     <${Pager} view=${props.route.view} query=${query} page=${page.data} />

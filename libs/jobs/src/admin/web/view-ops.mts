@@ -1,6 +1,7 @@
 import { html } from 'htm/preact';
+import { NoteLine, useActions } from './actions.mjs';
 import { get, type Session } from './api.mjs';
-import { useActions, usePoll } from './hooks.mjs';
+import { usePoll } from './hooks.mjs';
 import { PauseButton } from './pause-button.mjs';
 import { duration, when, type BackfillPass, type TaskView, type WorkerView } from './types.mjs';
 
@@ -52,7 +53,7 @@ export function TasksView(props: { readonly session: Session }) {
   const actions = useActions(tasks.reload);
   return html`<section>
     <h2>Tasks</h2>
-    ${actions.note && html`<p class="note" data-testid="note">${actions.note}</p>`}
+    <${NoteLine} note=${actions.note} />
     ${tasks.error && html`<p class="error">${tasks.error}</p>`}
     <table data-testid="tasks">
       <thead>

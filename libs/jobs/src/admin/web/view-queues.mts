@@ -1,8 +1,9 @@
 import { html } from 'htm/preact';
 import { useRef } from 'preact/hooks';
+import { NoteLine, useActions } from './actions.mjs';
 import { get, type Session } from './api.mjs';
 import { Chart } from './chart.mjs';
-import { go, useActions, usePoll } from './hooks.mjs';
+import { go, usePoll } from './hooks.mjs';
 import { PauseButton } from './pause-button.mjs';
 import { duration, JOB_STATES, type CounterBucket, type QueueView } from './types.mjs';
 
@@ -69,7 +70,7 @@ export function QueuesView(props: { readonly session: Session }) {
   const actions = useActions(queues.reload);
   return html`<section>
     <h2>Queues</h2>
-    ${actions.note && html`<p class="note" data-testid="note">${actions.note}</p>`}
+    <${NoteLine} note=${actions.note} />
     ${queues.error && html`<p class="error">${queues.error}</p>`}
     <table data-testid="queues">
       <thead>
