@@ -12,4 +12,11 @@ export const MCP_READ_TOOLS = [
 ] as const;
 
 /** The tools a server offers only when built with `allowWrites: true`. */
-export const MCP_WRITE_TOOLS = ['retry_job', 'cancel_job', 'pause_queue', 'resume_queue'] as const;
+export const MCP_WRITE_TOOLS = [
+  'retry_job',
+  'cancel_job',
+  'pause_queue',
+  'resume_queue',
+  'pause_task',
+  'resume_task',
+] as const;

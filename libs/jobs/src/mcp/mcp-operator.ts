@@ -16,7 +16,13 @@ import {
   type QueuePauseView,
   type QueueView,
 } from '../operator/queues';
-import { inspectTasks, type TaskView } from '../operator/tasks';
+import {
+  inspectTasks,
+  pauseTask,
+  resumeTask,
+  type TaskPauseView,
+  type TaskView,
+} from '../operator/tasks';
 import type { Clock } from '../util/clock';
 
 /**
@@ -45,6 +51,10 @@ export interface McpOperator {
   pauseQueue(queue: string): Promise<QueuePauseView>;
   /** Resumes a paused queue. */
   resumeQueue(queue: string): Promise<QueuePauseView>;
+  /** Pauses a task: the scheduler leader dispatches none of its occurrences. */
+  pauseTask(task: string): Promise<TaskPauseView>;
+  /** Resumes a paused task; its own `catchUp` decides what it missed. */
+  resumeTask(task: string): Promise<TaskPauseView>;
 }
 
 /** What {@link mcpOperatorOver} reads through. */
@@ -83,5 +93,7 @@ export function mcpOperatorOver(source: McpOperatorSource): McpOperator {
     cancelJob: (id, reason) => cancelJob(driver, id, reason),
     pauseQueue: (queue) => pauseQueue(driver, queue),
     resumeQueue: (queue) => resumeQueue(driver, queue),
+    pauseTask: (task) => pauseTask(driver, task),
+    resumeTask: (task) => resumeTask(driver, task),
   };
 }

@@ -72,6 +72,7 @@ export function mcpSchemas(z: ZodModule) {
       reason: text('reason', 'why, kept on the row').optional(),
     }),
     queue: args({ queue: text('queue', 'the queue name') }),
+    task: args({ task: text('task', 'the task name') }),
   };
 }
 

@@ -36,9 +36,9 @@ export function loadMcpPeers(): McpPeers {
 }
 
 /**
- * The SDK's `McpServer` whose tools are the operator projection: `list_queues`,
- * `list_jobs`, `inspect_job`, `list_dead_letters`, `list_workers`, `list_tasks`, and with `allowWrites` also
- * `retry_job`, `cancel_job`, `pause_queue` and `resume_queue`. Every answer is the projection's JSON; a refusal is a
+ * The SDK's `McpServer` whose tools are the operator projection: `list_queues`, `list_jobs`, `inspect_job`,
+ * `list_dead_letters`, `list_workers`, `list_tasks`, and with `allowWrites` also `retry_job`, `cancel_job`,
+ * `pause_queue`, `resume_queue`, `pause_task` and `resume_task`. Every answer is the projection's JSON; a refusal is a
  * tool error carrying its `X_…` code. Connect it to a transport: `x mcp` uses stdio, `handleMcpHttp` streamable HTTP.
  */
 export function buildSdkMcpServer(

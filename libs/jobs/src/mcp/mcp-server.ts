@@ -6,8 +6,8 @@ export { MCP_PEERS } from './mcp-names';
 /** Options of {@link buildJobsMcpServer}. */
 export interface JobsMcpServerOptions {
   /**
-   * Offer the write tools (`retry_job`, `cancel_job`, `pause_queue`, `resume_queue`). Default false: a read-only
-   * server does not register them at all, so a client neither lists nor can call them.
+   * Offer the write tools (`retry_job`, `cancel_job`, `pause_queue`, `resume_queue`, `pause_task`, `resume_task`).
+   * Default false: a read-only server does not register them at all, so a client neither lists nor can call them.
    */
   readonly allowWrites?: boolean;
   /** The name the server gives in its handshake (default `ultimat3-jobs`). */
@@ -29,9 +29,10 @@ export interface JobsMcpServer {
 /**
  * An MCP server (the official TypeScript SDK's `McpServer`) whose tools are the operator projection: `list_queues`,
  * `list_jobs`, `inspect_job`, `list_dead_letters`, `list_workers`, `list_tasks`, and with `allowWrites` also
- * `retry_job`, `cancel_job`, `pause_queue` and `resume_queue`. Every answer is the projection's JSON; a refusal is a
- * tool error carrying its `X_…` code. Connect it to a transport: `x mcp` uses stdio, `handleMcpHttp` streamable HTTP.
- * The SDK and zod are loaded now, not at import (`X_PEER_MISSING` names them when absent).
+ * `retry_job`, `cancel_job`, `pause_queue`, `resume_queue`, `pause_task` and `resume_task`. Every answer is the
+ * projection's JSON; a refusal is a tool error carrying its `X_…` code. Connect it to a transport: `x mcp` uses stdio,
+ * `handleMcpHttp` streamable HTTP. The SDK and zod are loaded now, not at import (`X_PEER_MISSING` names them when
+ * absent).
  */
 export function buildJobsMcpServer(
   operator: McpOperator,

@@ -1,12 +1,12 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { JobPageView, JobSummaryView, JobView, QueueView } from '@ultimat3/jobs';
+import type { JobPageView, JobSummaryView, JobView, QueueView, TaskView } from '@ultimat3/jobs';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { until } from '../../../../test/until';
 import { callJson, callRefused, toolNames } from '../../test/mcp/mcp-client';
-import { behaviour, xCliSteps } from '../../test/x-cli/app';
+import { behaviour, xCliNightly, xCliSteps } from '../../test/x-cli/app';
 import { APP, ROOT } from '../../test/x-cli/run-x';
 import { openWorld, scratchTarget, type XWorld } from '../../test/x-cli/target';
 import { scratchPostgres } from '../../test/scratch-backends';
@@ -119,17 +119,36 @@ describe('x mcp over stdio against PostgreSQL', () => {
     expect(await w.driver.introspect?.pausedQueues()).not.toContain('mcp-stdio-page');
   });
 
+  it("pauses and resumes the app's task", async () => {
+    const client = await connect(true);
+    const nightly = xCliNightly.name;
+    expect(await callJson(client, 'pause_task', { task: nightly })).toEqual({
+      task: nightly,
+      paused: true,
+    });
+    expect(await w.driver.introspect?.pausedTasks()).toContain(nightly);
+    const tasks = await callJson<TaskView[]>(client, 'list_tasks');
+    expect(tasks.find((t) => t.name === nightly)).toMatchObject({
+      declared: true,
+      cron: '0 3 * * *',
+      paused: true,
+    });
+    await callJson(client, 'resume_task', { task: nightly });
+    expect(await w.driver.introspect?.pausedTasks()).not.toContain(nightly);
+  });
+
   it('without --allow-writes lists no write tool and refuses a call to one, changing nothing', async () => {
     const [id] = await w.seedDead('mcp-stdio-ro', 1);
     const client = await connect(false);
     expect(await toolNames(client)).toEqual([...MCP_READ_TOOLS].sort());
     for (const name of MCP_WRITE_TOOLS) {
-      expect(await callRefused(client, name, { id, queue: 'mcp-stdio-ro' })).toContain(
-        `Tool ${name} not found`,
-      );
+      expect(
+        await callRefused(client, name, { id, queue: 'mcp-stdio-ro', task: xCliNightly.name }),
+      ).toContain(`Tool ${name} not found`);
     }
     expect((await w.driver.get(id!))?.state).toBe('dead');
     expect(await w.driver.introspect?.pausedQueues()).not.toContain('mcp-stdio-ro');
+    expect(await w.driver.introspect?.pausedTasks()).toEqual([]);
   });
 
   it('ends with exit 0 once the client closes stdin, its note on stderr and nothing but protocol on stdout', async () => {

@@ -60,6 +60,21 @@ describe('MCP tools: inputs and refusals', () => {
     );
   });
 
+  it('pauses and resumes a task, which list_tasks then shows', async () => {
+    expect(await callJson(client, 'pause_task', { task: 'mcp.nightly' })).toEqual({
+      task: 'mcp.nightly',
+      paused: true,
+    });
+    expect(await backend.driver.introspect?.pausedTasks()).toEqual(['mcp.nightly']);
+    const [listed] = await callJson<TaskView[]>(client, 'list_tasks');
+    expect(listed).toMatchObject({ name: 'mcp.nightly', declared: false, paused: true });
+    expect(await callJson(client, 'resume_task', { task: 'mcp.nightly' })).toEqual({
+      task: 'mcp.nightly',
+      paused: false,
+    });
+    expect(await backend.driver.introspect?.pausedTasks()).toEqual([]);
+  });
+
   it('reads an ISO 8601 instant or epoch ms as a creation bound', async () => {
     const all = await callJson<JobPageView>(client, 'list_jobs', {
       createdFrom: new Date(clock.now()).toISOString(),
@@ -80,6 +95,8 @@ describe('MCP tools: inputs and refusals', () => {
     ['inspect_job', { id: 42 }, 'id must be a string'],
     ['retry_job', { id: uuidv7(), fromStep: 7 }, 'fromStep must be a string'],
     ['pause_queue', { name: 'x' }, 'queue must be a string'],
+    ['pause_task', { name: 'x' }, 'task must be a string'],
+    ['resume_task', { task: 3 }, 'task must be a string'],
   ])('%s %j is refused with X_VALUE_INVALID (%s)', async (tool, args, says) => {
     const text = await callRefused(client, tool, args);
     expect(text).toContain('X_VALUE_INVALID');

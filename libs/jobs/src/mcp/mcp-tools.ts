@@ -158,4 +158,31 @@ export function registerWriteTools(server: McpServer, s: McpSchemas, op: McpOper
     },
     (args) => answer(() => op.resumeQueue(args.queue)),
   );
+  registerTaskWriteTools(server, s, op);
+}
+
+/** Registers the task write tools: pause and resume a recurring task. */
+function registerTaskWriteTools(server: McpServer, s: McpSchemas, op: McpOperator): void {
+  server.registerTool(
+    'pause_task',
+    {
+      title: 'Pause a task',
+      description:
+        'Pauses a recurring task: the scheduler dispatches none of its occurrences until resume_task. Idempotent.',
+      inputSchema: s.task,
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+    },
+    (args) => answer(() => op.pauseTask(args.task)),
+  );
+  server.registerTool(
+    'resume_task',
+    {
+      title: 'Resume a task',
+      description:
+        "Resumes a paused task: the scheduler dispatches its occurrences again, and the task's catchUp decides what it missed. Idempotent.",
+      inputSchema: s.task,
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+    },
+    (args) => answer(() => op.resumeTask(args.task)),
+  );
 }

@@ -15,7 +15,10 @@ export const mcp: CliCommand = {
     parent
       .command('mcp')
       .description('serve the operator tools to an AI assistant over MCP (stdio)')
-      .option('--allow-writes', 'also offer retry_job, cancel_job, pause_queue and resume_queue')
+      .option(
+        '--allow-writes',
+        'also offer retry_job, cancel_job, pause_queue, resume_queue, pause_task and resume_task',
+      )
       .action(async (_flags: unknown, command: Command) => {
         const { allowWrites } = cli.options<{ allowWrites?: boolean }>(command);
         loadMcpPeers(); // X_PEER_MISSING before anything is opened
