@@ -78,17 +78,13 @@ export function TasksView(props: { readonly session: Session }) {
               <td>${when(t.next)}</td>
               <td data-testid="task-state">${t.paused ? 'paused' : 'active'}</td>
               <td>
-                ${
-                  props.session.canWrite
-                    ? html`<${PauseButton}
-                        kind="task"
-                        name=${t.name}
-                        path=${`tasks/${encodeURIComponent(t.name)}`}
-                        paused=${t.paused}
-                        actions=${actions}
-                      />`
-                    : ''
-                }
+                <${PauseButton}
+                  kind="task"
+                  name=${t.name}
+                  paused=${t.paused}
+                  canWrite=${props.session.canWrite}
+                  actions=${actions}
+                />
               </td>
             </tr>`,
         )}

@@ -104,17 +104,13 @@ export function QueuesView(props: { readonly session: Session }) {
               )}
               <td>${duration(q.oldestReadyMs)}</td>
               <td>
-                ${
-                  props.session.canWrite
-                    ? html`<${PauseButton}
-                        kind="queue"
-                        name=${q.queue}
-                        path=${`queues/${encodeURIComponent(q.queue)}`}
-                        paused=${q.paused}
-                        actions=${actions}
-                      />`
-                    : ''
-                }
+                <${PauseButton}
+                  kind="queue"
+                  name=${q.queue}
+                  paused=${q.paused}
+                  canWrite=${props.session.canWrite}
+                  actions=${actions}
+                />
               </td>
             </tr>`,
         )}
