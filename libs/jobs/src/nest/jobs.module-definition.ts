@@ -24,28 +24,38 @@ export interface JobsModuleExtras {
  * `forRoot` / `forRootAsync` (`useFactory | useClass | useExisting`) for `JobsModule`. The module is always global: one
  * registry, one driver and one facade per application.
  */
-export const {
-  ConfigurableModuleClass: JobsConfigurableModuleClass,
-  MODULE_OPTIONS_TOKEN: JOBS_MODULE_OPTIONS,
-  OPTIONS_TYPE: JOBS_OPTIONS_TYPE,
-  ASYNC_OPTIONS_TYPE: JOBS_ASYNC_OPTIONS_TYPE,
-} = new ConfigurableModuleBuilder<JobsModuleOptions>({ moduleName: 'Jobs' })
+const definition = new ConfigurableModuleBuilder<JobsModuleOptions>({ moduleName: 'Jobs' })
   .setClassMethodName('forRoot')
-  .setExtras<JobsModuleExtras>({ httpErrors: false }, (definition, extras) => ({
-    ...definition,
+  .setExtras<JobsModuleExtras>({ httpErrors: false }, (module, extras) => ({
+    ...module,
     global: true,
     // only when asked: an app with its own error handling keeps it
     providers: [
-      ...(definition.providers ?? []),
+      ...(module.providers ?? []),
       ...(extras.httpErrors ? [{ provide: APP_FILTER, useClass: JobsErrorFilter }] : []),
       ...(extras.metrics === undefined ? [] : metricsProviders(extras.metrics)),
     ],
     controllers: [
-      ...(definition.controllers ?? []),
+      ...(module.controllers ?? []),
       ...(extras.metrics === undefined ? [] : metricsControllers(extras.metrics)),
     ],
   }))
   .build();
+
+/** The class `JobsModule` extends: its `forRoot` / `forRootAsync` (global, with the extras above). */
+export const JobsConfigurableModuleClass = definition.ConfigurableModuleClass;
+
+/**
+ * The injection token of the resolved {@link JobsModuleOptions}: `@Inject(JOBS_MODULE_OPTIONS)` reads what `forRoot`
+ * was given, or what `forRootAsync`'s factory answered.
+ */
+export const JOBS_MODULE_OPTIONS = definition.MODULE_OPTIONS_TOKEN;
+
+/** A value of the type `JobsModule.forRoot()` takes (the options and the extras): use it as `typeof JOBS_OPTIONS_TYPE`. */
+export const JOBS_OPTIONS_TYPE = definition.OPTIONS_TYPE;
+
+/** A value of the type `JobsModule.forRootAsync()` takes: use it as `typeof JOBS_ASYNC_OPTIONS_TYPE`. */
+export const JOBS_ASYNC_OPTIONS_TYPE = definition.ASYNC_OPTIONS_TYPE;
 
 /** What `JobsModule.forRootAsync()` takes. */
 export type JobsModuleAsyncOptions = typeof JOBS_ASYNC_OPTIONS_TYPE;
