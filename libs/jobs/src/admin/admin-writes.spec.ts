@@ -95,16 +95,22 @@ describe('JobsAdminModule writes: every write route checked, and what it moves (
       .expect(403);
   });
 
-  it('tasks pause and resume by their verb; another verb is 404', async () => {
+  it('tasks pause and resume by their verb; another verb, or a task nothing knows, is 404', async () => {
     const server = (await writerApp()).getHttpServer();
     const jobs = apps.app.get(JobsService);
     const headers = await writerHeaders(server);
-    const post = (verb: string) =>
-      request(server).post(`/_x/jobs/api/tasks/nightly/${verb}`).set(headers).send({});
-    expect((await post('pause').expect(200)).body).toEqual({ task: 'nightly', paused: true });
+    const post = (verb: string, task = 'nightly') =>
+      request(server).post(`/_x/jobs/api/tasks/${task}/${verb}`).set(headers).send({});
     const paused = async () =>
       (await jobs.inspectTasks()).filter((t) => t.paused).map((t) => t.name);
+    // a task nothing knows (this app declares none, the backend saw none fire) is 404, and nothing is paused
+    const unknown = await post('pause').expect(404);
+    expect(unknown.body).toMatchObject({ code: 'X_TASK_NOT_FOUND' });
+    expect(await paused()).toEqual([]);
+    await jobs.driver.introspect!.recordTaskFire({ task: 'nightly', occurrenceMs: Date.now() });
+    expect((await post('pause').expect(200)).body).toEqual({ task: 'nightly', paused: true });
     expect(await paused()).toEqual(['nightly']);
+    await post('pause', 'nightlyy').expect(404);
     expect((await post('resume').expect(200)).body).toEqual({ task: 'nightly', paused: false });
     expect(await paused()).toEqual([]);
     await post('stop').expect(404);

@@ -140,6 +140,31 @@ describe('a task handle', () => {
     expect(codeOf(() => asynchronous.describe())).toBe('X_JOB_DECLARATION_INVALID');
   });
 
+  it('names the task when its enqueue throws as describe() names its jobs; the throw is the cause', () => {
+    const bug = new RangeError('Invalid time value');
+    const throwing = task({
+      ...base(),
+      enqueue: () => {
+        throw bug;
+      },
+    });
+    let thrown: unknown;
+    try {
+      throwing.describe();
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toMatchObject({
+      code: 'X_JOB_DECLARATION_INVALID',
+      meta: { task: throwing.name, field: 'enqueue(occurrenceMs)' },
+      cause: bug,
+    });
+    expect((thrown as Error).message).toContain(`"${throwing.name}"`);
+    expect((thrown as Error).message).toContain('Invalid time value');
+    // entries() itself, as the scheduler's fire calls it, still throws the task's own error (logged with its stack)
+    expect(() => throwing.entries(0)).toThrow(bug);
+  });
+
   it('fires every entry now through each job, one result per entry, with the jobs’ own keys', async () => {
     const clock = frozenClock(Date.UTC(2026, 2, 1, 12));
     const driver = memoryJobDriver({ clock });

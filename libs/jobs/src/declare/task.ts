@@ -191,7 +191,9 @@ class TaskHandleImpl implements TaskHandle {
 
   describe(): TaskDescriptor {
     const jobs: string[] = [];
-    for (const [handle] of this.entries()) if (!jobs.includes(handle.name)) jobs.push(handle.name);
+    for (const [handle] of this.#namingEntries()) {
+      if (!jobs.includes(handle.name)) jobs.push(handle.name);
+    }
     return {
       kind: 'task',
       name: this.#name.value,
@@ -201,6 +203,26 @@ class TaskHandleImpl implements TaskHandle {
       maxCatchUp: this.maxCatchUp,
       jobs,
     };
+  }
+
+  /**
+   * The entries `describe()` names the task's jobs from: `entries()` at now, where an `enqueue` that throws is
+   * `X_JOB_DECLARATION_INVALID` naming the task and wrapping the throw — a manifest, `x tasks list --app` or the admin
+   * page's tasks would otherwise fail with the bare error and no word of which task threw.
+   */
+  #namingEntries(): readonly TaskEntry[] {
+    try {
+      return this.entries();
+    } catch (error) {
+      if (error instanceof TaskDeclarationInvalidError) throw error;
+      throw new TaskDeclarationInvalidError(
+        this.#name.value,
+        'enqueue(occurrenceMs)',
+        `threw when called to name the task's jobs (${error instanceof Error ? error.message : String(error)})`,
+        "The manifest calls enqueue(now) to name the jobs a task enqueues: make it answer its [job, input] pairs for any instant, without throwing (its argument is the occurrence's epoch ms).",
+        error,
+      );
+    }
   }
 
   #badEntries(reason: string): TaskDeclarationInvalidError {

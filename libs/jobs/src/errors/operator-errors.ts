@@ -28,6 +28,23 @@ export class JobNotFoundError extends JobsError {
   }
 }
 
+/**
+ * An operator named a task nothing knows: neither the app's declarations (where they were given) nor the backend (a
+ * recorded fire or pause). Refused rather than done, since a mistyped name would otherwise be paused while the task
+ * meant goes on firing.
+ */
+export class TaskNotFoundError extends JobsError {
+  constructor(
+    task: string,
+    fix = 'List the task names with x tasks list --app <module> (or --manifest x.manifest.json): a task that has neither fired nor been paused is known only from its app.',
+  ) {
+    super('X_TASK_NOT_FOUND', `No task named "${task}" is declared or remembered by the backend.`, {
+      fix,
+      meta: { task },
+    });
+  }
+}
+
 /** `requeue` reached a live job; only finished jobs can be requeued. */
 export class JobNotRequeueableError extends JobsError {
   constructor(id: string, state: string) {

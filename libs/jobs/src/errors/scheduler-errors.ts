@@ -5,10 +5,11 @@ import { JobsError } from './jobs-error';
  * know); refused where the task is declared. Same code as a bad `job()` field: `X_JOB_DECLARATION_INVALID`.
  */
 export class TaskDeclarationInvalidError extends JobsError {
-  constructor(task: string, field: string, reason: string, fix?: string) {
+  constructor(task: string, field: string, reason: string, fix?: string, cause?: unknown) {
     super('X_JOB_DECLARATION_INVALID', `Task "${task}": ${field} ${reason}.`, {
       fix: fix ?? `Correct ${field} in the task() declaration.`,
       meta: { task, field },
+      ...(cause === undefined ? {} : { cause }),
     });
   }
 }

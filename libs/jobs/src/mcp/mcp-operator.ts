@@ -51,9 +51,12 @@ export interface McpOperator {
   pauseQueue(queue: string): Promise<QueuePauseView>;
   /** Resumes a paused queue. */
   resumeQueue(queue: string): Promise<QueuePauseView>;
-  /** Pauses a task: the scheduler leader dispatches none of its occurrences. */
+  /**
+   * Pauses a task: the scheduler leader dispatches none of its occurrences. A name neither declared nor remembered by
+   * the backend (a fire or a pause) is `X_TASK_NOT_FOUND`.
+   */
   pauseTask(task: string): Promise<TaskPauseView>;
-  /** Resumes a paused task; its own `catchUp` decides what it missed. */
+  /** Resumes a paused task; its own `catchUp` decides what it missed. A name nothing knows is `X_TASK_NOT_FOUND`. */
   resumeTask(task: string): Promise<TaskPauseView>;
 }
 
@@ -93,7 +96,9 @@ export function mcpOperatorOver(source: McpOperatorSource): McpOperator {
     cancelJob: (id, reason) => cancelJob(driver, id, reason),
     pauseQueue: (queue) => pauseQueue(driver, queue),
     resumeQueue: (queue) => resumeQueue(driver, queue),
-    pauseTask: (task) => pauseTask(driver, task),
-    resumeTask: (task) => resumeTask(driver, task),
+    pauseTask: (task) =>
+      pauseTask(driver, task, declarations === undefined ? {} : { declarations }),
+    resumeTask: (task) =>
+      resumeTask(driver, task, declarations === undefined ? {} : { declarations }),
   };
 }

@@ -61,6 +61,20 @@ describe('MCP tools: inputs and refusals', () => {
   });
 
   it('pauses and resumes a task, which list_tasks then shows', async () => {
+    // a name nothing knows (no declarations here, no fire, no pause) is refused, and nothing is paused
+    const refused = await callRefused(client, 'pause_task', { task: 'mcp.nightly' });
+    expect(JSON.parse(refused)).toEqual({
+      error: {
+        code: 'X_TASK_NOT_FOUND',
+        message: expect.stringContaining('"mcp.nightly"'),
+        fix: expect.any(String),
+      },
+    });
+    expect(await backend.driver.introspect?.pausedTasks()).toEqual([]);
+    await backend.driver.introspect?.recordTaskFire({
+      task: 'mcp.nightly',
+      occurrenceMs: clock.now(),
+    });
     expect(await callJson(client, 'pause_task', { task: 'mcp.nightly' })).toEqual({
       task: 'mcp.nightly',
       paused: true,

@@ -168,7 +168,7 @@ function registerTaskWriteTools(server: McpServer, s: McpSchemas, op: McpOperato
     {
       title: 'Pause a task',
       description:
-        'Pauses a recurring task: the scheduler dispatches none of its occurrences until resume_task. Idempotent.',
+        'Pauses a recurring task: the scheduler dispatches none of its occurrences until resume_task. Idempotent. A name neither declared by the app nor remembered by the backend (a fire or a pause) is refused (X_TASK_NOT_FOUND): take names from list_tasks.',
       inputSchema: s.task,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
     },
@@ -179,7 +179,7 @@ function registerTaskWriteTools(server: McpServer, s: McpSchemas, op: McpOperato
     {
       title: 'Resume a task',
       description:
-        "Resumes a paused task: the scheduler dispatches its occurrences again, and the task's catchUp decides what it missed. Idempotent.",
+        "Resumes a paused task: the scheduler dispatches its occurrences again, and the task's catchUp decides what it missed. Idempotent. A name nothing knows is refused (X_TASK_NOT_FOUND).",
       inputSchema: s.task,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
     },

@@ -243,14 +243,25 @@ export class JobsService {
     return nextTaskRuns(this.inspectManifest(), task, { count, clock: this.runtime.config.clock });
   }
 
-  /** Pauses a task (`x tasks pause`). */
-  pauseTask(task: string): Promise<TaskPauseView> {
-    return pauseTask(this.driver, task);
+  /**
+   * Pauses a task (`x tasks pause`). A name neither this app declares nor the backend remembers (a fire or a pause) is
+   * `X_TASK_NOT_FOUND` unless `force` (a task of a release not yet deployed).
+   */
+  pauseTask(task: string, options: { readonly force?: boolean } = {}): Promise<TaskPauseView> {
+    return pauseTask(this.driver, task, { declarations: this.#taskNames(), ...options });
   }
 
-  /** Resumes a paused task; its `catchUp` decides what it missed (`x tasks resume`). */
-  resumeTask(task: string): Promise<TaskPauseView> {
-    return resumeTask(this.driver, task);
+  /**
+   * Resumes a paused task; its `catchUp` decides what it missed (`x tasks resume`). A name nothing knows is
+   * `X_TASK_NOT_FOUND` unless `force`, as {@link JobsService.pauseTask}.
+   */
+  resumeTask(task: string, options: { readonly force?: boolean } = {}): Promise<TaskPauseView> {
+    return resumeTask(this.driver, task, { declarations: this.#taskNames(), ...options });
+  }
+
+  /** The names of the tasks this app declares, read without calling their `enqueue` (as the manifest does). */
+  #taskNames(): { readonly tasks: readonly { readonly name: string }[] } {
+    return { tasks: this.taskRegistry.all().map(({ name }) => ({ name })) };
   }
 
   /** Every job and task this app declares, with queue, retry, concurrency and schedule (`x manifest`). */

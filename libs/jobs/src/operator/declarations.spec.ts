@@ -119,7 +119,10 @@ describe('task projections', () => {
       occurrenceMs: Date.UTC(2025, 11, 31),
     });
 
-    expect(await pauseTask(driver, digest.name)).toEqual({ task: digest.name, paused: true });
+    expect(await pauseTask(driver, digest.name, { declarations })).toEqual({
+      task: digest.name,
+      paused: true,
+    });
     const tasks = await inspectTasks(driver, { declarations, clock });
     expect(tasks).toEqual([
       {
@@ -141,15 +144,59 @@ describe('task projections', () => {
         lastFire: expect.objectContaining({ occurrenceMs: Date.UTC(2025, 11, 31) }),
       }),
     ]);
-    await resumeTask(driver, digest.name);
+    await resumeTask(driver, digest.name, { declarations });
     expect((await inspectTask(driver, digest.name, { declarations, clock })).paused).toBe(false);
     expect(await thrownCode(() => inspectTask(driver, 'nobody', { declarations, clock }))).toBe(
-      'X_INVARIANT',
+      'X_TASK_NOT_FOUND',
+    );
+    expect(await thrownCode(() => nextTaskRuns(declarations, 'nobody', { clock }))).toBe(
+      'X_TASK_NOT_FOUND',
     );
     expect(nextTaskRuns(declarations, digest.name, { clock, count: 2 })).toEqual([
       Date.UTC(2026, 0, 1, 9, 0),
       Date.UTC(2026, 0, 2, 9, 0),
     ]);
+    await driver.close();
+  });
+  it('pauses or resumes only a task something knows: declared, fired or paused — else X_TASK_NOT_FOUND, nothing moved', async () => {
+    const clock = frozenClock(Date.UTC(2026, 0, 1, 8, 0));
+    const driver = memoryJobDriver({ clock });
+    const introspect = driver.introspect!;
+    const { digest } = declare();
+    const declarations = inspectManifest({ jobs: [], tasks: [digest] });
+    const paused = () => introspect.pausedTasks();
+
+    // a misspelt name, with or without the declarations: refused before anything is paused
+    for (const options of [{}, { declarations }]) {
+      const error = await pauseTask(driver, `${digest.name}x`, options).catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: 'X_TASK_NOT_FOUND', meta: { task: `${digest.name}x` } });
+      expect((error as Error).message).toContain(`"${digest.name}x"`);
+      expect(await thrownCode(() => resumeTask(driver, `${digest.name}x`, options))).toBe(
+        'X_TASK_NOT_FOUND',
+      );
+    }
+    expect(await paused()).toEqual([]);
+    // declared but never fired: known only from the declarations
+    expect(await thrownCode(() => pauseTask(driver, digest.name))).toBe('X_TASK_NOT_FOUND');
+    await pauseTask(driver, digest.name, { declarations });
+    expect(await paused()).toEqual([digest.name]);
+    // paused, it is remembered: resumed without the declarations, and resumed again (idempotent) with them
+    await resumeTask(driver, digest.name);
+    await resumeTask(driver, digest.name, { declarations });
+    expect(await paused()).toEqual([]);
+    // a task the backend saw fire is known without the declarations
+    await introspect.recordTaskFire({ task: 'legacy.task', occurrenceMs: Date.UTC(2025, 11, 31) });
+    await pauseTask(driver, 'legacy.task');
+    expect(await paused()).toEqual(['legacy.task']);
+    await resumeTask(driver, 'legacy.task');
+    // force: a name nothing knows yet (a release not yet deployed) is paused all the same
+    await pauseTask(driver, 'coming.task', { force: true });
+    expect(await paused()).toEqual(['coming.task']);
+    await resumeTask(driver, 'coming.task', { force: true });
+    // a name no backend could hold is X_VALUE_INVALID, whatever force says
+    expect(await thrownCode(() => pauseTask(driver, '', { force: true }))).toBe('X_VALUE_INVALID');
+    expect(await thrownCode(() => resumeTask(driver, 'x'.repeat(129)))).toBe('X_VALUE_INVALID');
+    expect(await paused()).toEqual([]);
     await driver.close();
   });
 });

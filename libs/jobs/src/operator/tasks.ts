@@ -1,9 +1,10 @@
 import type { CatchUpPolicy } from '../declare/task';
 import type { JobDriver } from '../driver/job-driver';
-import { InvariantError } from '../errors/runtime-errors';
+import { TaskNotFoundError } from '../errors/operator-errors';
 import { compileCron } from '../scheduler/cron-schedule';
 import { systemClock, type Clock } from '../util/clock';
 import type { OperatorDeclarations } from './declarations';
+import { assertTaskName } from '../values/operator';
 import { introspectionOf } from './operator-driver';
 
 /** One task as operators read it: its declaration (when known), pause flag, last fire and next run. */
@@ -75,25 +76,20 @@ export async function inspectTasks(
   });
 }
 
-/** One task by name, or `X_INVARIANT` naming the fix when neither the declarations nor the backend know it. */
+/** One task by name, or `X_TASK_NOT_FOUND` when neither the declarations nor the backend know it. */
 export async function inspectTask(
   driver: JobDriver,
   name: string,
   options: InspectTasksOptions = {},
 ): Promise<TaskView> {
   const found = (await inspectTasks(driver, options)).find((t) => t.name === name);
-  if (found === undefined) {
-    throw new InvariantError(
-      `No task named "${name}" is declared (in the declarations given) or remembered by the backend.`,
-      'List tasks with x tasks list --app <module> (or --manifest x.manifest.json) to see the names.',
-    );
-  }
+  if (found === undefined) throw new TaskNotFoundError(name);
   return found;
 }
 
 /**
  * The next `count` occurrences of a declared task after the clock's now, by the scheduler's own resolver — no
- * scheduler needed. A task the declarations do not name is refused like {@link inspectTask}.
+ * scheduler needed. A task the declarations do not name is `X_TASK_NOT_FOUND`.
  */
 export function nextTaskRuns(
   declarations: OperatorDeclarations,
@@ -102,9 +98,9 @@ export function nextTaskRuns(
 ): readonly number[] {
   const d = declarations.tasks.find((t) => t.name === name);
   if (d === undefined) {
-    throw new InvariantError(
-      `No declared task named "${name}".`,
-      'Pass the app declaring it (x tasks next <name> --app <module>) or its manifest (--manifest x.manifest.json).',
+    throw new TaskNotFoundError(
+      name,
+      'Pass the app declaring it (x tasks next <name> --app <module>) or its manifest (--manifest x.manifest.json); x tasks list with either lists the names.',
     );
   }
   const nowMs = (options.clock ?? systemClock).now();
@@ -120,14 +116,67 @@ export function nextTaskRuns(
   return runs;
 }
 
-/** Pauses a task: the scheduler leader dispatches none of its occurrences until it is resumed. Idempotent. */
-export async function pauseTask(driver: JobDriver, task: string): Promise<TaskPauseView> {
+/** Options of {@link pauseTask} and {@link resumeTask}. */
+export interface TaskPauseOptions {
+  /**
+   * The app's declarations (an {@link OperatorDeclarations}, or only its tasks' names): a task they declare is known
+   * though it has never fired nor been paused.
+   */
+  readonly declarations?: { readonly tasks: readonly { readonly name: string }[] };
+  /**
+   * Pause or resume the name even when nothing knows it — not declared (in the declarations given) and not remembered
+   * by the backend: a task of a release not yet deployed, paused ahead of its first occurrence. Default false.
+   */
+  readonly force?: boolean;
+}
+
+/**
+ * `X_TASK_NOT_FOUND` unless `task` is known: declared in `options.declarations`, or remembered by the backend (it
+ * fired, or it is paused), or `options.force`. A mistyped name would otherwise be paused (or resumed) in silence while
+ * the task meant goes on as it was.
+ */
+async function assertKnownTask(
+  driver: JobDriver,
+  task: string,
+  options: TaskPauseOptions,
+  verb: 'pauseTask' | 'resumeTask',
+): Promise<void> {
+  assertTaskName(verb, task); // a name no backend could hold is X_VALUE_INVALID, before any read
+  if (options.force === true) return;
+  if (options.declarations?.tasks.some((t) => t.name === task)) return;
+  const introspect = introspectionOf(driver, verb);
+  const [paused, fires] = await Promise.all([introspect.pausedTasks(), introspect.taskFires()]);
+  if (paused.includes(task) || fires.some((f) => f.task === task)) return;
+  throw new TaskNotFoundError(
+    task,
+    'Check the name with x tasks list --app <module> (or --manifest x.manifest.json); a task that has neither fired nor been paused is known only from its app: pass --app, or --force to pause a name nothing knows yet.',
+  );
+}
+
+/**
+ * Pauses a task: the scheduler leader dispatches none of its occurrences until it is resumed. Idempotent. A name
+ * nothing knows is `X_TASK_NOT_FOUND` (see {@link TaskPauseOptions}).
+ */
+export async function pauseTask(
+  driver: JobDriver,
+  task: string,
+  options: TaskPauseOptions = {},
+): Promise<TaskPauseView> {
+  await assertKnownTask(driver, task, options, 'pauseTask');
   await introspectionOf(driver, 'pauseTask').pauseTask(task);
   return { task, paused: true };
 }
 
-/** Resumes a paused task; its own `catchUp` decides what it missed. Idempotent. */
-export async function resumeTask(driver: JobDriver, task: string): Promise<TaskPauseView> {
+/**
+ * Resumes a paused task; its own `catchUp` decides what it missed. Idempotent for a known task; a name nothing knows
+ * is `X_TASK_NOT_FOUND`, as {@link pauseTask}.
+ */
+export async function resumeTask(
+  driver: JobDriver,
+  task: string,
+  options: TaskPauseOptions = {},
+): Promise<TaskPauseView> {
+  await assertKnownTask(driver, task, options, 'resumeTask');
   await introspectionOf(driver, 'resumeTask').resumeTask(task);
   return { task, paused: false };
 }

@@ -60,6 +60,11 @@ function checkFilter(filter: JobListFilter | undefined): void {
   }
 }
 
+/** Refuses a task name no backend could hold, as `pauseTask(task)` / `resumeTask(task)` do (`X_VALUE_INVALID`). */
+export function assertTaskName(call: string, task: unknown): void {
+  refuse(`${call}(task)`, nameProblem(task, MAX_JOB_NAME_LENGTH));
+}
+
 /** Refuses a bulk filter: an object with a `state`, fields a row could hold, a state the operation moves rows out of. */
 function checkBulkFilter(operation: BulkOperation, filter: JobBulkFilter): void {
   const call = `${operation}(filter)`;
@@ -94,8 +99,7 @@ function checked<T>(check: () => void, run: () => Promise<T>): Promise<T> {
 export function checkedIntrospection(inner: JobIntrospection): JobIntrospection {
   const queueArg = (call: string, queue: unknown) => () =>
     refuse(`${call}(queue)`, nameProblem(queue, MAX_QUEUE_NAME_LENGTH));
-  const taskArg = (call: string, task: unknown) => () =>
-    refuse(`${call}(task)`, nameProblem(task, MAX_JOB_NAME_LENGTH));
+  const taskArg = (call: string, task: unknown) => () => assertTaskName(call, task);
   const bulk =
     <K extends BulkOperation>(operation: K): JobIntrospection[K] =>
     (filter: JobBulkFilter) =>

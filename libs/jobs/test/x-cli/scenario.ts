@@ -215,7 +215,28 @@ export function xCliScenario(label: string, open: () => Promise<XTarget>): void 
         }),
       ]);
 
-      await xj('tasks', 'pause', 'x-cli.nightly');
+      // a task that never fired nor was paused is known only from its app: without --app, or misspelt, it is refused
+      const unknown = await x('tasks', 'pause', 'x-cli.nightly');
+      expect(unknown.code).toBe(1);
+      expect(unknown.stderr).toMatch(
+        /^error X_TASK_NOT_FOUND: .*"x-cli\.nightly".*\nfix: .*--force/,
+      );
+      const misspelt = await x('tasks', 'pause', 'x-cli.nighty', '--app', APP, '--json');
+      expect(misspelt.code).toBe(1);
+      expect(JSON.parse(misspelt.stderr)).toMatchObject({ error: { code: 'X_TASK_NOT_FOUND' } });
+      expect(await xj<TaskView[]>('tasks', 'list')).toEqual([]);
+      // --force pauses a name nothing knows yet (a release not yet deployed); resumed, it is remembered as paused no more
+      expect(await xj('tasks', 'pause', 'x-cli.coming', '--force')).toEqual({
+        task: 'x-cli.coming',
+        paused: true,
+      });
+      expect(await xj('tasks', 'resume', 'x-cli.coming')).toEqual({
+        task: 'x-cli.coming',
+        paused: false,
+      });
+      expect((await x('tasks', 'resume', 'x-cli.coming')).code).toBe(1);
+
+      await xj('tasks', 'pause', 'x-cli.nightly', '--app', APP);
       const [nightly] = await xj<TaskView[]>('tasks', 'list', '--app', APP);
       expect(nightly).toMatchObject({ name: 'x-cli.nightly', declared: true, paused: true });
       expect(new Date(nightly!.next!).getUTCHours()).toBe(3);

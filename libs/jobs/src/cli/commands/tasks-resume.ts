@@ -1,8 +1,12 @@
 import type { Command } from 'commander';
 import { resumeTask } from '../../operator/tasks';
 import type { CliCommand } from '.';
+import { FORCE_HELP, taskPauseOptions } from './tasks-pause';
 
-/** `x tasks resume <task>`: dispatching again; its own `catchUp` decides what it missed. */
+/**
+ * `x tasks resume <task>`: dispatching again; its own `catchUp` decides what it missed. A name nothing knows is
+ * `X_TASK_NOT_FOUND` unless `--force`, as for `x tasks pause`.
+ */
 export const tasksResume: CliCommand = {
   group: 'tasks',
   register(parent, cli) {
@@ -10,8 +14,10 @@ export const tasksResume: CliCommand = {
       .command('resume')
       .description('dispatch a paused task again (its catchUp decides what it missed)')
       .argument('<task>', 'the task name')
+      .option('--force', FORCE_HELP)
       .action(async (task: string, _flags: unknown, command: Command) => {
-        const view = await resumeTask(await cli.driver(command), task);
+        const options = taskPauseOptions(cli, command);
+        const view = await resumeTask(await cli.driver(command), task, options);
         cli.print(command, view, () => `resumed task ${view.task}`);
       });
   },
