@@ -48,7 +48,7 @@ describe('JobsAdminModule: mounting, the guard, canWrite and CSRF (memory backen
   it('a write needs canWrite, a token issued to the same session, and the same origin', async () => {
     const server = (await writerApp()).getHttpServer();
     const pause = (headers: Record<string, string>) =>
-      request(server).post('/_x/jobs/api/queues/default/pause').set(headers).send({});
+      request(server).post('/_x/jobs/api/queues/other/pause').set(headers).send({});
 
     const readerSession = await request(server).get('/_x/jobs/api/session').set(READER).expect(200);
     expect(readerSession.body).toMatchObject({ canWrite: false, csrfToken: null });
@@ -76,9 +76,9 @@ describe('JobsAdminModule: mounting, the guard, canWrite and CSRF (memory backen
     await refused({ ...READER, 'x-jobs-csrf': `${reader.body.csrfToken}` }, 'csrf-token');
 
     const ok = await pause({ ...WRITER, 'x-jobs-csrf': token }).expect(200);
-    expect(ok.body).toEqual({ queue: 'default', paused: true });
+    expect(ok.body).toEqual({ queue: 'other', paused: true });
     const queues = await request(server).get('/_x/jobs/api/queues').set(READER);
-    expect(queues.body).toEqual([expect.objectContaining({ queue: 'default', paused: true })]);
+    expect(queues.body).toEqual([expect.objectContaining({ queue: 'other', paused: true })]);
   });
 
   it('answers the projection with its filters and refuses bad input with its code', async () => {

@@ -45,6 +45,24 @@ export class TaskNotFoundError extends JobsError {
   }
 }
 
+/**
+ * An operator named a queue nothing knows: no row holds it, it is not paused, and no job of the app's declarations
+ * (where they were given) is enqueued on it. Refused rather than done, since a mistyped name would otherwise be paused
+ * while the queue meant goes on being claimed.
+ */
+export class QueueNotFoundError extends JobsError {
+  constructor(queue: string) {
+    super(
+      'X_QUEUE_NOT_FOUND',
+      `No queue named "${queue}" holds a row, is paused, or is declared by a job.`,
+      {
+        fix: 'Check the name with x queues list (x manifest --app <module> lists the declared jobs and their queues); pass --app so the declared queues are known, or --force to pause a queue no row names yet.',
+        meta: { queue },
+      },
+    );
+  }
+}
+
 /** `requeue` reached a live job; only finished jobs can be requeued. */
 export class JobNotRequeueableError extends JobsError {
   constructor(id: string, state: string) {

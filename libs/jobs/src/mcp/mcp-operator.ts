@@ -47,9 +47,12 @@ export interface McpOperator {
   retryFromStep(id: string, fromStep?: string): Promise<JobSummaryView>;
   /** Stops a live job. */
   cancelJob(id: string, reason?: string): Promise<JobSummaryView>;
-  /** Pauses a queue: no worker claims from it. */
+  /**
+   * Pauses a queue: no worker claims from it. A name no row holds, not paused and no declared job is enqueued on, is
+   * `X_QUEUE_NOT_FOUND`.
+   */
   pauseQueue(queue: string): Promise<QueuePauseView>;
-  /** Resumes a paused queue. */
+  /** Resumes a paused queue. A name nothing knows is `X_QUEUE_NOT_FOUND`. */
   resumeQueue(queue: string): Promise<QueuePauseView>;
   /**
    * Pauses a task: the scheduler leader dispatches none of its occurrences. A name neither declared nor remembered by
@@ -94,8 +97,10 @@ export function mcpOperatorOver(source: McpOperatorSource): McpOperator {
       }),
     retryFromStep: (id, fromStep) => retryFromStep(driver, id, fromStep),
     cancelJob: (id, reason) => cancelJob(driver, id, reason),
-    pauseQueue: (queue) => pauseQueue(driver, queue),
-    resumeQueue: (queue) => resumeQueue(driver, queue),
+    pauseQueue: (queue) =>
+      pauseQueue(driver, queue, declarations === undefined ? {} : { declarations }),
+    resumeQueue: (queue) =>
+      resumeQueue(driver, queue, declarations === undefined ? {} : { declarations }),
     pauseTask: (task) =>
       pauseTask(driver, task, declarations === undefined ? {} : { declarations }),
     resumeTask: (task) =>

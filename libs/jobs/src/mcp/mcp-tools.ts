@@ -142,7 +142,7 @@ export function registerWriteTools(server: McpServer, s: McpSchemas, op: McpOper
     {
       title: 'Pause a queue',
       description:
-        'Pauses a queue: no worker claims from it until resume_queue; enqueues still land. Idempotent.',
+        'Pauses a queue: no worker claims from it until resume_queue; enqueues still land. Idempotent. A name no row holds, not paused and no declared job is enqueued on, is refused (X_QUEUE_NOT_FOUND): take names from list_queues.',
       inputSchema: s.queue,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
     },
@@ -152,7 +152,8 @@ export function registerWriteTools(server: McpServer, s: McpSchemas, op: McpOper
     'resume_queue',
     {
       title: 'Resume a queue',
-      description: 'Resumes a paused queue: workers claim from it again. Idempotent.',
+      description:
+        'Resumes a paused queue: workers claim from it again. Idempotent. A name nothing knows is refused (X_QUEUE_NOT_FOUND).',
       inputSchema: s.queue,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
     },

@@ -207,14 +207,22 @@ export class JobsService {
     return inspectQueues(this.driver);
   }
 
-  /** Pauses a queue: no worker claims from it; enqueues still land (`x queues pause`). */
-  pauseQueue(queue: string): Promise<QueuePauseView> {
-    return pauseQueue(this.driver, queue);
+  /**
+   * Pauses a queue: no worker claims from it; enqueues still land (`x queues pause`). A name no row holds, not paused
+   * and no job of this app is enqueued on, is `X_QUEUE_NOT_FOUND` unless `force`.
+   */
+  pauseQueue(queue: string, options: { readonly force?: boolean } = {}): Promise<QueuePauseView> {
+    return pauseQueue(this.driver, queue, { declarations: this.#jobQueues(), ...options });
   }
 
-  /** Resumes a paused queue (`x queues resume`). */
-  resumeQueue(queue: string): Promise<QueuePauseView> {
-    return resumeQueue(this.driver, queue);
+  /** Resumes a paused queue (`x queues resume`). A name nothing knows is `X_QUEUE_NOT_FOUND` unless `force`. */
+  resumeQueue(queue: string, options: { readonly force?: boolean } = {}): Promise<QueuePauseView> {
+    return resumeQueue(this.driver, queue, { declarations: this.#jobQueues(), ...options });
+  }
+
+  /** The queues this app's registered jobs are enqueued on by default. */
+  #jobQueues(): { readonly jobs: readonly { readonly queue: string }[] } {
+    return { jobs: this.registry.all().map(({ handle }) => ({ queue: handle.queue })) };
   }
 
   /** Every live worker (`x jobs workers`). */

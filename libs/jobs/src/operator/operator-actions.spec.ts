@@ -154,7 +154,11 @@ describe('operator projections over the memory driver', () => {
 
   it('inspectQueues lists a paused queue even when it holds no rows, and resume clears it', async () => {
     await driver.enqueue(request());
-    expect(await pauseQueue(driver, 'empty-q')).toEqual({ queue: 'empty-q', paused: true });
+    // no row names it yet: paused by force (a queue nothing knows is refused without it)
+    expect(await pauseQueue(driver, 'empty-q', { force: true })).toEqual({
+      queue: 'empty-q',
+      paused: true,
+    });
     const queues = await inspectQueues(driver);
     expect(queues.map((q) => [q.queue, q.paused, q.ready])).toEqual([
       ['empty-q', true, 0],
@@ -162,6 +166,33 @@ describe('operator projections over the memory driver', () => {
     ]);
     expect(await resumeQueue(driver, 'empty-q')).toEqual({ queue: 'empty-q', paused: false });
     expect((await inspectQueues(driver)).map((q) => q.queue)).toEqual([Q]);
+  });
+
+  it('pauses or resumes only a queue something knows: a row, a pause, a declared job — else X_QUEUE_NOT_FOUND', async () => {
+    const paused = () => driver.introspect!.pausedQueues();
+    await driver.enqueue(request());
+    // a misspelt name: refused before anything is paused, with or without declarations naming other queues
+    for (const options of [{}, { declarations: { jobs: [{ queue: 'mail' }] } }]) {
+      const error = await pauseQueue(driver, `${Q}x`, options).catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: 'X_QUEUE_NOT_FOUND', meta: { queue: `${Q}x` } });
+      expect((error as Error).message).toContain(`"${Q}x"`);
+      expect(await thrownCode(() => resumeQueue(driver, `${Q}x`, options))).toBe(
+        'X_QUEUE_NOT_FOUND',
+      );
+    }
+    expect(await paused()).toEqual([]);
+    // a queue a row holds is known; paused, it stays known with no row at all
+    await pauseQueue(driver, Q);
+    await resumeQueue(driver, Q);
+    // a declared job's queue is known before any row names it
+    await pauseQueue(driver, 'mail', { declarations: { jobs: [{ queue: 'mail' }] } });
+    expect(await paused()).toEqual(['mail']);
+    await resumeQueue(driver, 'mail');
+    // resumed, with no row and no declarations, it is known no more
+    expect(await thrownCode(() => resumeQueue(driver, 'mail'))).toBe('X_QUEUE_NOT_FOUND');
+    // a name no backend could hold is X_VALUE_INVALID, whatever force says
+    expect(await thrownCode(() => pauseQueue(driver, '', { force: true }))).toBe('X_VALUE_INVALID');
+    expect(await paused()).toEqual([]);
   });
 
   it('inspectQueues flags a paused queue that holds rows, beside its counts', async () => {

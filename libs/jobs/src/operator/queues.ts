@@ -2,6 +2,8 @@ import type { CounterTotals } from '../driver/counters';
 import type { JobDriver, QueueStats } from '../driver/job-driver';
 import type { WorkerInfo } from '../driver/workers';
 import { systemClock, type Clock } from '../util/clock';
+import { QueueNotFoundError } from '../errors/operator-errors';
+import { assertQueueName } from '../values/operator';
 import { introspectionOf } from './operator-driver';
 
 /** One queue as operators read it: its counts per state, its live rows per job name, and whether it is paused. */
@@ -58,14 +60,57 @@ export async function inspectQueues(driver: JobDriver): Promise<readonly QueueVi
   return [...views.values()].sort((a, b) => (a.queue < b.queue ? -1 : a.queue > b.queue ? 1 : 0));
 }
 
-/** Pauses a queue: no worker claims from it from its next claim on; enqueues still land. Idempotent. */
-export async function pauseQueue(driver: JobDriver, queue: string): Promise<QueuePauseView> {
+/** Options of {@link pauseQueue} and {@link resumeQueue}. */
+export interface QueuePauseOptions {
+  /**
+   * The app's declarations (an `OperatorDeclarations`, or only its jobs' queues): a queue a declared job is enqueued
+   * on is known though no row names it yet.
+   */
+  readonly declarations?: { readonly jobs: readonly { readonly queue: string }[] };
+  /** Pause or resume the name even when nothing knows it (a queue no row names yet). Default false. */
+  readonly force?: boolean;
+}
+
+/**
+ * `X_QUEUE_NOT_FOUND` unless `queue` is known: a declared job's queue, a queue some row holds (any state), a paused
+ * queue, or `options.force`. A mistyped name would otherwise be paused (or resumed) in silence while the queue meant
+ * goes on as it was.
+ */
+async function assertKnownQueue(
+  driver: JobDriver,
+  queue: string,
+  options: QueuePauseOptions,
+  verb: 'pauseQueue' | 'resumeQueue',
+): Promise<void> {
+  assertQueueName(verb, queue); // a name no backend could hold is X_VALUE_INVALID, before any read
+  introspectionOf(driver, verb); // a driver with no operator surface is X_NOT_IMPLEMENTED, whatever the name
+  if (options.force === true) return;
+  if (options.declarations?.jobs.some((j) => j.queue === queue)) return;
+  if ((await inspectQueues(driver)).some((q) => q.queue === queue)) return;
+  throw new QueueNotFoundError(queue);
+}
+
+/**
+ * Pauses a queue: no worker claims from it from its next claim on; enqueues still land. Idempotent. A name nothing
+ * knows is `X_QUEUE_NOT_FOUND` (see {@link QueuePauseOptions}).
+ */
+export async function pauseQueue(
+  driver: JobDriver,
+  queue: string,
+  options: QueuePauseOptions = {},
+): Promise<QueuePauseView> {
+  await assertKnownQueue(driver, queue, options, 'pauseQueue');
   await introspectionOf(driver, 'pauseQueue').pauseQueue(queue);
   return { queue, paused: true };
 }
 
-/** Resumes a paused queue. Idempotent. */
-export async function resumeQueue(driver: JobDriver, queue: string): Promise<QueuePauseView> {
+/** Resumes a paused queue. Idempotent for a known queue; a name nothing knows is `X_QUEUE_NOT_FOUND`. */
+export async function resumeQueue(
+  driver: JobDriver,
+  queue: string,
+  options: QueuePauseOptions = {},
+): Promise<QueuePauseView> {
+  await assertKnownQueue(driver, queue, options, 'resumeQueue');
   await introspectionOf(driver, 'resumeQueue').resumeQueue(queue);
   return { queue, paused: false };
 }

@@ -142,9 +142,9 @@ async function assertKnownTask(
   verb: 'pauseTask' | 'resumeTask',
 ): Promise<void> {
   assertTaskName(verb, task); // a name no backend could hold is X_VALUE_INVALID, before any read
+  const introspect = introspectionOf(driver, verb); // no operator surface: X_NOT_IMPLEMENTED, whatever the name
   if (options.force === true) return;
   if (options.declarations?.tasks.some((t) => t.name === task)) return;
-  const introspect = introspectionOf(driver, verb);
   const [paused, fires] = await Promise.all([introspect.pausedTasks(), introspect.taskFires()]);
   if (paused.includes(task) || fires.some((f) => f.task === task)) return;
   throw new TaskNotFoundError(

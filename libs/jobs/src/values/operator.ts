@@ -60,6 +60,11 @@ function checkFilter(filter: JobListFilter | undefined): void {
   }
 }
 
+/** Refuses a queue name no backend could hold, as `pauseQueue(queue)` / `resumeQueue(queue)` do (`X_VALUE_INVALID`). */
+export function assertQueueName(call: string, queue: unknown): void {
+  refuse(`${call}(queue)`, nameProblem(queue, MAX_QUEUE_NAME_LENGTH));
+}
+
 /** Refuses a task name no backend could hold, as `pauseTask(task)` / `resumeTask(task)` do (`X_VALUE_INVALID`). */
 export function assertTaskName(call: string, task: unknown): void {
   refuse(`${call}(task)`, nameProblem(task, MAX_JOB_NAME_LENGTH));
@@ -97,8 +102,7 @@ function checked<T>(check: () => void, run: () => Promise<T>): Promise<T> {
  * they answer alike.
  */
 export function checkedIntrospection(inner: JobIntrospection): JobIntrospection {
-  const queueArg = (call: string, queue: unknown) => () =>
-    refuse(`${call}(queue)`, nameProblem(queue, MAX_QUEUE_NAME_LENGTH));
+  const queueArg = (call: string, queue: unknown) => () => assertQueueName(call, queue);
   const taskArg = (call: string, task: unknown) => () => assertTaskName(call, task);
   const bulk =
     <K extends BulkOperation>(operation: K): JobIntrospection[K] =>

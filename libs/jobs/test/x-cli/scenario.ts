@@ -126,7 +126,16 @@ export function xCliScenario(label: string, open: () => Promise<XTarget>): void 
     xCliBulkCases({ world: () => w, x, xj });
 
     it('pauses a queue: no claim takes its rows until it is resumed', async () => {
-      expect(await xj('queues', 'pause', 'x-cli-paused')).toEqual({
+      // no row names the queue yet and no job of an --app is enqueued on it: refused, unless forced
+      const unknown = await x('queues', 'pause', 'x-cli-paused');
+      expect(unknown.code).toBe(1);
+      expect(unknown.stderr).toMatch(
+        /^error X_QUEUE_NOT_FOUND: .*"x-cli-paused".*\nfix: .*--force/,
+      );
+      expect((await xj<QueueView[]>('queues', 'list')).map((q) => q.queue)).not.toContain(
+        'x-cli-paused',
+      );
+      expect(await xj('queues', 'pause', 'x-cli-paused', '--force')).toEqual({
         queue: 'x-cli-paused',
         paused: true,
       });

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { resumeTask } from '../../operator/tasks';
 import type { CliCommand } from '.';
-import { FORCE_HELP, taskPauseOptions } from './tasks-pause';
+import { pauseOptions, TASK_FORCE_HELP } from './pause-options';
 
 /**
  * `x tasks resume <task>`: dispatching again; its own `catchUp` decides what it missed. A name nothing knows is
@@ -14,9 +14,9 @@ export const tasksResume: CliCommand = {
       .command('resume')
       .description('dispatch a paused task again (its catchUp decides what it missed)')
       .argument('<task>', 'the task name')
-      .option('--force', FORCE_HELP)
+      .option('--force', TASK_FORCE_HELP)
       .action(async (task: string, _flags: unknown, command: Command) => {
-        const options = taskPauseOptions(cli, command);
+        const options = pauseOptions(cli, command);
         const view = await resumeTask(await cli.driver(command), task, options);
         cli.print(command, view, () => `resumed task ${view.task}`);
       });

@@ -8,7 +8,7 @@ import type { JobsErrorCode } from '../../errors/jobs-error';
  * |---|---|---|
  * | 400 | `X_JOB_INPUT_INVALID`, `X_JOB_OPTIONS_INVALID`, `X_JOB_PAGE_INVALID`, `X_JOB_TENANT_REQUIRED`, `X_VALUE_INVALID` | what the caller sent is refused; the body lists the issues |
  * | 403 | `X_JOB_TENANT_MISMATCH`, `X_ADMIN_WRITE_REFUSED` | the row names another org than the actor's; the admin API refused a write |
- * | 404 | `X_JOB_NOT_FOUND`, `X_TASK_NOT_FOUND` | no job under that id; no task of that name |
+ * | 404 | `X_JOB_NOT_FOUND`, `X_TASK_NOT_FOUND`, `X_QUEUE_NOT_FOUND` | no job under that id; no task or queue of that name |
  * | 409 | `X_JOB_DUPLICATE`, `X_JOB_KEY_BUSY`, `X_JOB_NOT_CANCELLABLE`, `X_JOB_NOT_REQUEUEABLE`, `X_JOB_NOT_REMOVABLE`, `X_JOB_NOT_PROMOTABLE` | the job's current state forbids it |
  * | 413 | `X_JOB_PAYLOAD_TOO_LARGE` | the input is over the size limit: send less |
  * | 501 | `X_NOT_IMPLEMENTED` | the driver has no such operation |
@@ -25,6 +25,7 @@ export const JOBS_ERROR_HTTP_STATUS: Readonly<Partial<Record<JobsErrorCode, numb
     X_ADMIN_WRITE_REFUSED: 403,
     X_JOB_NOT_FOUND: 404,
     X_TASK_NOT_FOUND: 404,
+    X_QUEUE_NOT_FOUND: 404,
     X_JOB_DUPLICATE: 409,
     X_JOB_KEY_BUSY: 409,
     X_JOB_NOT_CANCELLABLE: 409,
