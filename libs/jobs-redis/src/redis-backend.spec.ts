@@ -68,6 +68,10 @@ describe('redisBackend', () => {
       code: 'X_DRIVER_UNAVAILABLE',
       message: expect.stringMatching(/^Redis is out of reach at boot \(/),
     });
+    // what the client met while it retried is said beside the bound: here nothing accepts the connection
+    expect(String((failure as Error).message)).toMatch(
+      /did not answer within 500 ms; its connection's last failure: connect ECONNREFUSED 127\.0\.0\.1:1/,
+    );
     expect(String((failure as Error).message)).not.toMatch(/job was not queued/);
   });
 

@@ -57,11 +57,23 @@ export interface RedisBackend extends JobsBackend {
   close(): Promise<void>;
 }
 
-/** Rejects when `work` has not settled after `ms`; the timer never outlives it. */
-async function within<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+/**
+ * Rejects when `work` has not settled after `ms`; the timer never outlives it. `lastError` is read when the bound
+ * passes: the connection's last failure, said beside the bound (a refused connection is retried until then).
+ */
+async function within<T>(
+  work: Promise<T>,
+  ms: number,
+  what: string,
+  lastError: () => Error | undefined,
+): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms} ms`)), ms);
+    timer = setTimeout(() => {
+      const last = lastError();
+      const why = last === undefined ? '' : `; its connection's last failure: ${last.message}`;
+      reject(new Error(`${what} did not answer within ${ms} ms${why}`));
+    }, ms);
   });
   try {
     return await Promise.race([work, late]);
@@ -95,11 +107,18 @@ export async function redisBackend(options: RedisBackendOptions): Promise<RedisB
   // checked first: a bad one is refused before anything connects (a timer past 2^31-1 ms would fire at once)
   const ms = connectTimeoutOf((options as RedisBackendOptions | undefined)?.connectTimeoutMs);
   const { client, owned } = clientOf(options, 'redisBackend');
+  // the client retries a refused or dropped connection until the bound: its last failure is what the boot says
+  let lastError: Error | undefined;
+  const onError = (error: Error): void => {
+    lastError = error;
+  };
+  client.on('error', onError);
   try {
-    await within(client.ping(), ms, 'Redis');
+    await within(client.ping(), ms, 'Redis', () => lastError);
     // bounded too: a server that answered the PING and went silent would hold the boot forever (no command timeout)
-    await within(assertNoEviction(client), ms, 'Redis');
+    await within(assertNoEviction(client), ms, 'Redis', () => lastError);
   } catch (error) {
+    client.off('error', onError);
     if (owned) await endOwnedClient(client);
     if (error instanceof JobsError) throw error;
     // a plain coded error, not DriverUnavailableError: that one is an enqueue's ("the job was not queued")
@@ -112,6 +131,7 @@ export async function redisBackend(options: RedisBackendOptions): Promise<RedisB
       },
     );
   }
+  client.off('error', onError);
   const backend = redisBackendOver({ client, prefix: options.prefix, clock: options.clock });
   return {
     ...backend,
