@@ -78,32 +78,28 @@ export interface McpOperatorSource {
 /** The operator projection over one driver, as `JobsService` answers it inside an app. */
 export function mcpOperatorOver(source: McpOperatorSource): McpOperator {
   const { driver, declarations, backfills, clock } = source;
+  // the app's declarations, when given: redaction, task schedules, and the names a pause or resume may act on
+  const declared = declarations === undefined ? {} : { declarations };
   return {
     inspectQueues: () => inspectQueues(driver),
-    listJobs: (filter) =>
-      listJobs(driver, filter, declarations === undefined ? {} : { declarations }),
+    listJobs: (filter) => listJobs(driver, filter, declared),
     inspectJob: (id) =>
       inspectJob(driver, id, {
         backfill: (row) => inspectBackfillOfJob(backfills, row.id),
-        ...(declarations === undefined ? {} : { declarations }),
+        ...declared,
       }),
-    inspectDeadLetters: (filter) =>
-      inspectDeadLetters(driver, filter, declarations === undefined ? {} : { declarations }),
+    inspectDeadLetters: (filter) => inspectDeadLetters(driver, filter, declared),
     inspectWorkers: () => inspectWorkers(driver),
     inspectTasks: () =>
       inspectTasks(driver, {
-        ...(declarations === undefined ? {} : { declarations }),
+        ...declared,
         ...(clock === undefined ? {} : { clock }),
       }),
     retryFromStep: (id, fromStep) => retryFromStep(driver, id, fromStep),
     cancelJob: (id, reason) => cancelJob(driver, id, reason),
-    pauseQueue: (queue) =>
-      pauseQueue(driver, queue, declarations === undefined ? {} : { declarations }),
-    resumeQueue: (queue) =>
-      resumeQueue(driver, queue, declarations === undefined ? {} : { declarations }),
-    pauseTask: (task) =>
-      pauseTask(driver, task, declarations === undefined ? {} : { declarations }),
-    resumeTask: (task) =>
-      resumeTask(driver, task, declarations === undefined ? {} : { declarations }),
+    pauseQueue: (queue) => pauseQueue(driver, queue, declared),
+    resumeQueue: (queue) => resumeQueue(driver, queue, declared),
+    pauseTask: (task) => pauseTask(driver, task, declared),
+    resumeTask: (task) => resumeTask(driver, task, declared),
   };
 }
