@@ -191,3 +191,36 @@ describe('what was declared against what ran', () => {
     expect(gate('pending-never', { applied }).name).toBe('pending-never');
   });
 });
+
+describe('the migrations table of a DataSource with a schema', () => {
+  class AddSchemaPosts1786708800001 implements MigrationInterface {
+    name = 'AddSchemaPosts1786708800001';
+    async up(runner: QueryRunner): Promise<void> {
+      await runner.query('create table tenant_app.schema_posts (id int primary key)');
+    }
+    async down(runner: QueryRunner): Promise<void> {
+      await runner.query('drop table tenant_app.schema_posts');
+    }
+  }
+
+  it('is read where TypeORM keeps it: in the schema, which the search_path need not carry', async () => {
+    await db.executor.query('create schema tenant_app', []);
+    const scoped = new DataSource({
+      type: 'postgres',
+      url: db.url,
+      schema: 'tenant_app',
+      migrations: [AddSchemaPosts1786708800001],
+    });
+    await scoped.initialize();
+    try {
+      await scoped.runMigrations();
+      // the applied migration, not the public table's (or none, read as "migration pending")
+      expect(await readAppliedMigrations(scoped)).toEqual([
+        'AddSchemaPosts1786708800001',
+        '1786708800001',
+      ]);
+    } finally {
+      await scoped.destroy();
+    }
+  });
+});

@@ -4,19 +4,31 @@ import { InvariantError } from '../errors/runtime-errors';
 export interface MigrationsSourceLike {
   /** Runs raw SQL, answering the rows (here `select name, timestamp` from the migrations table). */
   query(sql: string): Promise<unknown>;
-  /** The DataSource's options; only `migrationsTableName` is read (default `migrations`). */
-  readonly options: { readonly migrationsTableName?: string };
+  /**
+   * The DataSource's options: `migrationsTableName` (default `migrations`) and `schema`, which TypeORM keeps the
+   * migrations table in when it is set (and the name carries none).
+   */
+  readonly options: { readonly migrationsTableName?: string; readonly schema?: string };
 }
 
 const TABLE = /^[A-Za-z_][A-Za-z0-9_]{0,62}(\.[A-Za-z_][A-Za-z0-9_]{0,62})?$/;
 
+/** The migrations table as TypeORM names it: `migrationsTableName` in the DataSource's `schema`, when it declares one. */
+function migrationsTableOf(options: MigrationsSourceLike['options']): string {
+  const table = options.migrationsTableName ?? 'migrations';
+  const schema = options.schema;
+  return schema === undefined || schema === '' || table.includes('.')
+    ? table
+    : `${schema}.${table}`;
+}
+
 /**
  * The migrations applied to the app's database, read from its TypeORM migrations table (`migrationsTableName`,
- * default `migrations`): each one's name and its timestamp, so `requires` may name either. A database with no such
- * table has applied none.
+ * default `migrations`, in the DataSource's `schema` when it declares one — where TypeORM writes it): each one's name
+ * and its timestamp, so `requires` may name either. A database with no such table has applied none.
  */
 export async function readAppliedMigrations(dataSource: MigrationsSourceLike): Promise<string[]> {
-  const table = dataSource.options.migrationsTableName ?? 'migrations';
+  const table = migrationsTableOf(dataSource.options);
   if (!TABLE.test(table)) {
     throw new InvariantError(
       `migrationsTableName ${JSON.stringify(table)} is not a plain identifier.`,
