@@ -13,7 +13,7 @@ import { testDatabaseUrl } from '../../../../test/test-env';
 import { ExportOrder, ordersDataSource, seedOrders } from '../../test/export-orders';
 import type { ExportResult } from './export-definition';
 import { exportRows } from './export-rows';
-import { s3ExportSink } from './s3-sink';
+import { s3ExportSink, type S3ExportSinkOptions } from './s3-sink';
 
 const BUCKET = 'exports';
 let dir: string;
@@ -68,6 +68,28 @@ function recordingClient(): { recording: S3Client; commands: string[] } {
   );
   return { recording, commands };
 }
+
+describe('s3ExportSink() options', () => {
+  it('refuses where they are written what every upload would refuse or ignore: a bucket, client, partSize or queueSize out of range', () => {
+    const refused = [
+      { bucket: '', client: {} },
+      { bucket: BUCKET, client: null },
+      { bucket: BUCKET, client: {}, partSize: 1024 * 1024 }, // EntityTooSmall on every page write
+      { bucket: BUCKET, client: {}, partSize: 0 }, // the SDK's default, in silence
+      { bucket: BUCKET, client: {}, partSize: Number.NaN },
+      { bucket: BUCKET, client: {}, queueSize: 0 },
+      { bucket: BUCKET, client: {}, queueSize: 1.5 },
+    ];
+    for (const options of refused) {
+      expect(() => s3ExportSink(options as unknown as S3ExportSinkOptions)).toThrow(
+        expect.objectContaining({ code: 'X_INVARIANT' }),
+      );
+    }
+    expect(() =>
+      s3ExportSink({ bucket: BUCKET, client: {}, partSize: 5 * 1024 * 1024, queueSize: 1 }),
+    ).not.toThrow();
+  });
+});
 
 describe('s3ExportSink() against a local S3-compatible server', () => {
   it('writes a small object in one PUT and a large one as a multipart upload, each readable whole', async () => {

@@ -1,4 +1,5 @@
 import { OptionalPeerMissingError } from '../errors/declaration-errors';
+import { InvariantError } from '../errors/runtime-errors';
 import type { ExportSink } from './export-sink';
 
 /** The packages the S3 sink needs, in the order the fix installs them. */
@@ -23,6 +24,41 @@ export interface S3ExportSinkOptions {
   readonly partSize?: number;
   /** Parts uploaded at once (default 4); the upload holds at most `queueSize × partSize` bytes more. */
   readonly queueSize?: number;
+}
+
+/** S3's smallest part of a multipart upload (every part but the last), and so the smallest `partSize`. */
+const MIN_S3_PART_SIZE = 5 * 1024 * 1024;
+
+/** S3's largest part of a multipart upload, and so the largest `partSize`. */
+const MAX_S3_PART_SIZE = 5 * 1024 * 1024 * 1024;
+
+/**
+ * The options checked where they are written: the SDK's `Upload` refuses a `partSize` under 5 MiB only when a page is
+ * written (an uncoded `EntityTooSmall` on every attempt until the export dead-letters), and takes 0, or a `queueSize`
+ * of 0, for its default in silence.
+ */
+function checkedOptions(options: S3ExportSinkOptions): void {
+  if (typeof options.bucket !== 'string' || options.bucket.length === 0) {
+    throw new InvariantError(
+      `s3ExportSink: bucket must be a non-empty string (got ${String(options.bucket)}).`,
+    );
+  }
+  if (typeof options.client !== 'object' || options.client === null) {
+    throw new InvariantError(
+      's3ExportSink: client must be an S3Client, or the config one is built from.',
+    );
+  }
+  const whole = (field: string, value: number | undefined, min: number, max: number): void => {
+    if (value === undefined) return;
+    if (!Number.isSafeInteger(value) || value < min || value > max) {
+      throw new InvariantError(
+        `s3ExportSink: ${field} must be a whole number from ${min} to ${max} (got ${String(value)}).`,
+        `Leave ${field} out for the default, or pass one in that range.`,
+      );
+    }
+  };
+  whole('partSize', options.partSize, MIN_S3_PART_SIZE, MAX_S3_PART_SIZE);
+  whole('queueSize', options.queueSize, 1, 10_000);
 }
 
 /** An S3 command of one object: `HeadObjectCommand`, `DeleteObjectCommand`. */
@@ -78,8 +114,10 @@ function isNotFound(error: unknown): boolean {
  * `Upload` from `@aws-sdk/lib-storage` — a single PUT under `partSize`, a multipart upload above it, aborted (its
  * parts removed) when it fails or the page's signal aborts. S3 makes an object visible only once complete, so a
  * killed write leaves the previous part or none. `remove` is a `HeadObject` (false on 404), then a `DeleteObject`.
+ * An empty `bucket`, a missing `client`, a `partSize` outside 5 MiB – 5 GiB or a `queueSize` under 1 is refused here (`X_INVARIANT`).
  */
 export function s3ExportSink(options: S3ExportSinkOptions): ExportSink {
+  checkedOptions(options);
   let client: S3ClientLike | undefined = isClient(options.client) ? options.client : undefined;
   const connect = (peers: S3Peers): S3ClientLike =>
     (client ??= new peers.S3Client(options.client as Readonly<Record<string, unknown>>));
