@@ -11,6 +11,8 @@ export interface KeysetColumnLike {
   readonly propertyPath: string;
   /** Reads this column's value from a loaded entity. */
   getEntityValue(entity: object): unknown;
+  /** The column's declared type (`'timestamp'`, `'timestamptz'`, `Date`, …): a timestamp's cursor is bound as a Date. */
+  readonly type?: unknown;
 }
 
 /** The part of a TypeORM `SelectQueryBuilder` a backfill pages with. */
@@ -167,6 +169,24 @@ function cursorValue(
   );
 }
 
+/** Whether a column holds timestamps: its rows hydrate as `Date`s, which the cursor stores as ISO text. */
+function holdsTimestamps(column: KeysetColumnLike): boolean {
+  const { type } = column;
+  return type === Date || (typeof type === 'string' && /^(timestamp|datetime)/i.test(type));
+}
+
+/**
+ * A stored cursor value as the page binds it. A timestamp's goes back to the `Date` it was taken from, so the driver
+ * writes it as it writes every `Date` — mirroring how it read the column: a `timestamp without time zone` is read as
+ * the process's local time, and the ISO text (UTC) would be compared as a wall clock hours off, skipping rows (west of
+ * UTC) or reading the cursor row again (east of it).
+ */
+function boundValue(column: KeysetColumnLike, stored: string | number): unknown {
+  if (typeof stored !== 'string' || !holdsTimestamps(column)) return stored;
+  const at = new Date(stored);
+  return !Number.isNaN(at.getTime()) && at.toISOString() === stored ? at : stored;
+}
+
 /** Whether a row's key value is the cursor's value at the same position (as {@link cursorValue} would store it). */
 function sameKeyValue(value: unknown, stored: string | number): boolean {
   if (value instanceof Date)
@@ -233,7 +253,7 @@ export async function readKeysetPage<T>(
       ];
     }
     const params: Record<string, unknown> = {};
-    after.forEach((value, i) => (params[`${PARAM}_${i}`] = value));
+    after.forEach((value, i) => (params[`${PARAM}_${i}`] = boundValue(columns[i]!, value)));
     const names = after.map((_, i) => `:${PARAM}_${i}`);
     qb.andWhere(
       paths.length === 1
