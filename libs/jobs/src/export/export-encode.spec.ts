@@ -37,6 +37,15 @@ describe('encodePage()', () => {
     );
   });
 
+  it("reads a row's own cells only: a column named as Object's members is empty when left out, and a JSON key", () => {
+    const columns = ['id', 'constructor', 'toString', '__proto__'];
+    const row = JSON.parse('{"id":1,"__proto__":"x"}') as Row;
+    expect(encodePage(encoding({ columns }), 1, [row]).toString()).toBe('1,,,x\n');
+    expect(encodePage(encoding({ columns, format: 'jsonl' }), 1, [row]).toString()).toBe(
+      '{"id":1,"constructor":null,"toString":null,"__proto__":"x"}\n',
+    );
+  });
+
   it('refuses a value that is no cell and a row that is no object', () => {
     for (const a of [{}, [1], () => 1, Number.NaN, Infinity, new Date(Number.NaN), Symbol('s')]) {
       expect(() => encodePage(encoding(), 0, [{ a }])).toThrow(

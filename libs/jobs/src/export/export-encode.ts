@@ -85,7 +85,10 @@ function cellsOf<T>(
       );
     }
   }
-  return encoding.columns.map((column) => checkedCell(encoding.name, column, record[column]));
+  // own keys only: a column named `constructor` or `toString` that the row leaves out is empty, not Object's method
+  return encoding.columns.map((column) =>
+    checkedCell(encoding.name, column, Object.hasOwn(record, column) ? record[column] : undefined),
+  );
 }
 
 /** The header line of a CSV export (part 0 only). */
@@ -100,7 +103,8 @@ function lineOf(
   cells: readonly ExportCell[],
 ): string {
   if (format === 'csv') return `${cells.map(csvCell).join(',')}\n`;
-  const object: Record<string, string | number | boolean | null> = {};
+  // no prototype: a column named `__proto__` is a key of the line, where `{}` would take it as its prototype's setter
+  const object = Object.create(null) as Record<string, string | number | boolean | null>;
   columns.forEach((column, i) => (object[column] = jsonCell(cells[i])));
   return `${JSON.stringify(object)}\n`;
 }
