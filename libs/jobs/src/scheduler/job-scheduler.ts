@@ -7,7 +7,7 @@ import {
   DEFAULT_RENEW_EVERY_MS,
   DEFAULT_TICK_INTERVAL_MS,
   intervalOption,
-  PAUSE_RECHECK_MS,
+  pauseRecheckAfter,
   taskList,
   type JobSchedulerOptions,
 } from './scheduler-options';
@@ -210,7 +210,7 @@ class SchedulerLoop implements JobScheduler {
     for (const [i, slot] of due.entries()) {
       if (i > 0 && !(await this.#mayContinue())) return;
       if (slot.watermarkMs !== undefined && paused.has(slot.task.name)) {
-        slot.wakeMs = now + PAUSE_RECHECK_MS;
+        slot.wakeMs = pauseRecheckAfter(now);
         continue;
       }
       await dispatchTask(this.#ctx, slot, now);

@@ -69,6 +69,29 @@ describe('a paused task', () => {
     await fleet.clock.advance(1);
     expect(await fired(fleet)).toEqual([]);
   });
+
+  it('held with others, costs one read of the pause set every PAUSE_RECHECK_MS, however many are held', async () => {
+    // due at seconds 0…4 of each minute: each found paused in its own round, at its own phase
+    const staggered = [0, 1, 2, 3, 4].map((second) =>
+      task({
+        name: `pause.staggered.${second}`,
+        cron: `${second} * * * * *`,
+        tz: 'UTC',
+        enqueue: (occurrenceMs) => [[tick, { occurrenceMs }]],
+      }),
+    );
+    fleet = schedulerFleet({ startMs: START });
+    for (const held of staggered) await fleet.state.pauseTask(held.name);
+    fleet.spawn(staggered); // armed at START, then each found paused when first due
+    await fleet.clock.advance(3 * MINUTE);
+    // from the minute after each was first found paused
+    const reads = fleet.calls.filter(
+      (c) => c.call === 'pausedTasks' && c.at >= START + 2 * MINUTE && c.at < START + 3 * MINUTE,
+    );
+    // was 60: one read per held task every 5 s
+    expect(reads).toHaveLength(MINUTE / PAUSE_RECHECK_MS);
+    expect(await fired(fleet)).toEqual([]);
+  });
 });
 
 describe('a task paused before it was ever armed', () => {

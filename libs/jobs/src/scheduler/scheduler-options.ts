@@ -14,6 +14,15 @@ export const DEFAULT_RENEW_EVERY_MS = 10_000;
 /** How long a task found paused waits before it is looked at again: the resume's latency (5 s). */
 export const PAUSE_RECHECK_MS = 5_000;
 
+/**
+ * When a task found paused at `nowMs` is looked at again: the next multiple of {@link PAUSE_RECHECK_MS}. A shared grid,
+ * so every held task falls due in the same round and costs one read of the pause set however many are paused — a
+ * re-check `PAUSE_RECHECK_MS` after each one's own round kept each on its own phase, one read per paused task.
+ */
+export function pauseRecheckAfter(nowMs: number): number {
+  return (Math.floor(nowMs / PAUSE_RECHECK_MS) + 1) * PAUSE_RECHECK_MS;
+}
+
 /** Options of `jobScheduler()`. */
 export interface JobSchedulerOptions {
   /** The driver the default memory state enqueues through. */
