@@ -146,6 +146,12 @@ describe('x in process over the memory backend', () => {
     expect(next).toEqual([three]);
   });
 
+  it('refuses a --count past MAX_NEXT_TASK_RUNS as a usage error, before resolving any', async () => {
+    const run = await x('tasks', 'next', 'x-cli.nightly', '--app', APP, '--count', '1000000');
+    expect(run.code).toBe(2);
+    expect(run.err).toContain('at most 100');
+  });
+
   it('prints the next page as the command with the same filters', async () => {
     const requests = [1, 2].map(() =>
       due({ queue: 'x-memory-page', name: 'x-memory.page', tenantId: 'acme' }),

@@ -246,7 +246,10 @@ export class JobsService {
     });
   }
 
-  /** The next `count` occurrences of one of this app's tasks, by the scheduler's own resolver (`x tasks next`). */
+  /**
+   * The next `count` occurrences (at most `MAX_NEXT_TASK_RUNS`, 100) of one of this app's tasks, by the scheduler's
+   * own resolver (`x tasks next`).
+   */
   nextTaskRuns(task: string, count = 1): readonly number[] {
     return nextTaskRuns(this.inspectManifest(), task, { count, clock: this.runtime.config.clock });
   }

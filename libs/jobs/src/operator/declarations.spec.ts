@@ -7,7 +7,14 @@ import { thrownCode } from '../testing/test-kit';
 import { collectDeclarations, inspectManifest } from './declarations';
 import type { JsonValue } from '../util/json';
 import { redactJson } from './redact';
-import { inspectTask, inspectTasks, nextTaskRuns, pauseTask, resumeTask } from './tasks';
+import {
+  inspectTask,
+  inspectTasks,
+  MAX_NEXT_TASK_RUNS,
+  nextTaskRuns,
+  pauseTask,
+  resumeTask,
+} from './tasks';
 
 let seq = 0;
 function declare() {
@@ -156,6 +163,16 @@ describe('task projections', () => {
       Date.UTC(2026, 0, 1, 9, 0),
       Date.UTC(2026, 0, 2, 9, 0),
     ]);
+    // each occurrence is resolved on the event loop: a count of a million held it for minutes, NaN and 0 answered []
+    expect(
+      nextTaskRuns(declarations, digest.name, { clock, count: MAX_NEXT_TASK_RUNS }),
+    ).toHaveLength(MAX_NEXT_TASK_RUNS);
+    for (const count of [MAX_NEXT_TASK_RUNS + 1, 1_000_000, 0, 1.5, Number.NaN]) {
+      expect([
+        count,
+        await thrownCode(() => nextTaskRuns(declarations, digest.name, { clock, count })),
+      ]).toEqual([count, 'X_VALUE_INVALID']);
+    }
     await driver.close();
   });
   it('pauses or resumes only a task something knows: declared, fired or paused — else X_TASK_NOT_FOUND, nothing moved', async () => {

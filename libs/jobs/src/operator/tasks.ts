@@ -1,10 +1,12 @@
 import type { CatchUpPolicy } from '../declare/task';
 import type { JobDriver } from '../driver/job-driver';
 import { TaskNotFoundError } from '../errors/operator-errors';
+import { ValueInvalidError } from '../errors/value-errors';
 import { compileCron } from '../scheduler/cron-schedule';
 import { systemClock, type Clock } from '../util/clock';
 import type { OperatorDeclarations } from './declarations';
 import { assertTaskName } from '../values/operator';
+import { integerProblem } from '../values/scalars';
 import { introspectionOf } from './operator-driver';
 
 /** One task as operators read it: its declaration (when known), pause flag, last fire and next run. */
@@ -88,14 +90,24 @@ export async function inspectTask(
 }
 
 /**
- * The next `count` occurrences of a declared task after the clock's now, by the scheduler's own resolver — no
- * scheduler needed. A task the declarations do not name is `X_TASK_NOT_FOUND`.
+ * The most occurrences {@link nextTaskRuns} answers (`x tasks next --count`): each is resolved synchronously, on the
+ * event loop of the process asking.
+ */
+export const MAX_NEXT_TASK_RUNS = 100;
+
+/**
+ * The next `count` occurrences (default 1, at most {@link MAX_NEXT_TASK_RUNS}) of a declared task after the clock's
+ * now, by the scheduler's own resolver — no scheduler needed. A task the declarations do not name is
+ * `X_TASK_NOT_FOUND`; a `count` that is not a whole number in that range is `X_VALUE_INVALID`.
  */
 export function nextTaskRuns(
   declarations: OperatorDeclarations,
   name: string,
   options: { readonly count?: number; readonly clock?: Clock } = {},
 ): readonly number[] {
+  const count = options.count ?? 1;
+  const problem = integerProblem(count, 1, MAX_NEXT_TASK_RUNS);
+  if (problem !== undefined) throw new ValueInvalidError('nextTaskRuns(options).count', problem);
   const d = declarations.tasks.find((t) => t.name === name);
   if (d === undefined) {
     throw new TaskNotFoundError(
@@ -107,7 +119,7 @@ export function nextTaskRuns(
   const schedule = compileCron(name, d.cron, d.tz, nowMs);
   const runs: number[] = [];
   let from = nowMs;
-  for (let i = 0; i < (options.count ?? 1); i += 1) {
+  for (let i = 0; i < count; i += 1) {
     const next = schedule.next(from);
     if (next === undefined) break;
     runs.push(next);
