@@ -1,6 +1,7 @@
 import { task } from '../declare/task';
 import { compileCron } from './cron-schedule';
 import { latestOccurrence, nextTaskRun, walkOccurrences } from './occurrences';
+import { thrownCode } from '../testing/test-kit';
 
 const at = (iso: string): number => Date.parse(iso);
 const iso = (ms: number | undefined): string | undefined =>
@@ -28,6 +29,22 @@ describe('the resolver', () => {
     expect(iso(nextTaskRun(nightly, new Date('2026-05-01T01:00:00Z')))).toBe(
       '2026-05-01T03:00:00.000Z',
     );
+  });
+
+  it('refuses a reference that is no time with X_VALUE_INVALID, where croner threw an uncoded error', async () => {
+    const nightly = task({
+      name: 'resolver.no-time',
+      cron: '0 3 * * *',
+      tz: 'UTC',
+      enqueue: () => [],
+    });
+    for (const from of [Number.NaN, Infinity, 1e20, new Date('not a date')]) {
+      expect([String(from), await thrownCode(() => nextTaskRun(nightly, from))]).toEqual([
+        String(from),
+        'X_VALUE_INVALID',
+      ]);
+    }
+    expect(nextTaskRun(nightly, at('2026-05-01T12:00:00Z') + 0.5)).toBe(at('2026-05-02T03:00:00Z'));
   });
 
   // croner maps a wall time inside a fall-back's repeated hour to its first instant, so from a reference in the

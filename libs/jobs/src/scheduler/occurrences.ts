@@ -1,4 +1,6 @@
 import type { TaskHandle } from '../declare/task';
+import { ValueInvalidError } from '../errors/value-errors';
+import { timeProblem } from '../values/scalars';
 import type { CronSchedule } from './cron-schedule';
 
 /**
@@ -50,11 +52,15 @@ export function walkOccurrences(
 
 /**
  * When `task` next fires after `from` (epoch ms), or undefined when its expression has no occurrence left: the
- * scheduler's own resolver (croner in the task's zone), answerable with no scheduler running.
+ * scheduler's own resolver (croner in the task's zone), answerable with no scheduler running. A `from` that is no
+ * time in years 0001–9999 (`NaN`, an invalid `Date`) is `X_VALUE_INVALID`.
  */
 export function nextTaskRun(
   task: Pick<TaskHandle, 'schedule'>,
   from: number | Date,
 ): number | undefined {
-  return task.schedule.next(from instanceof Date ? from.getTime() : from);
+  const fromMs = from instanceof Date ? from.getTime() : from;
+  const problem = timeProblem(Number.isFinite(fromMs) ? Math.floor(fromMs) : fromMs);
+  if (problem !== undefined) throw new ValueInvalidError('nextTaskRun(from)', problem);
+  return task.schedule.next(fromMs);
 }
