@@ -23,6 +23,14 @@ const LOST = [
   /Command timed out/,
 ];
 
+/**
+ * Writes the server refused for its own state before the command wrote anything: memory at `maxmemory` (the
+ * `noeviction` policy the driver requires answers OOM), a replica after a failover (READONLY, MASTERDOWN), a restart
+ * loading its data (LOADING), a script past its time (BUSY), a cluster moving slots (CLUSTERDOWN, TRYAGAIN), too few
+ * replicas for `min-replicas-to-write` (NOREPLICAS). A script is refused at its first write, so nothing of it landed.
+ */
+const REFUSED = /^(OOM|READONLY|MASTERDOWN|LOADING|BUSY|CLUSTERDOWN|TRYAGAIN|NOREPLICAS) /;
+
 /** The error's message and its `code` (an errno name) after it, trimmed: `^…$` patterns read a message alone too. */
 const messageOf = (error: unknown): string =>
   (error instanceof Error
@@ -35,6 +43,15 @@ function downError(status: string, cause?: unknown): DriverUnavailableError {
   return new DriverUnavailableError(
     `Redis is out of reach (client ${status})`,
     'Enqueue again once Redis is back (the idempotency key makes a repeat safe); check redis.url if it lasts.',
+    { cause },
+  );
+}
+
+/** The unavailable error an enqueue answers when the server refused the write for its own state (see REFUSED). */
+function refusedError(cause: unknown): DriverUnavailableError {
+  return new DriverUnavailableError(
+    `Redis refused the write (${messageOf(cause)})`,
+    'Enqueue again once Redis takes writes (the idempotency key makes a repeat safe): OOM is maxmemory reached, READONLY or MASTERDOWN a failover under way, LOADING a restart.',
     { cause },
   );
 }
@@ -53,9 +70,12 @@ export function connectionFailure(error: unknown): ConnectionFailure | undefined
 
 /**
  * Maps a failed enqueue: Redis out of reach is `X_DRIVER_UNAVAILABLE` (`DriverUnavailableError` when the script
- * certainly did not run, `DriverConnectionLostError` when it may have), anything else is answered as thrown.
+ * certainly did not run, `DriverConnectionLostError` when it may have), and so is a write the server refused for its
+ * own state (OOM, READONLY, LOADING, …: nothing was written) — never a raw reply error, which an outbox relay would
+ * charge to the row and quarantine it for. Anything else is answered as thrown.
  */
 export function enqueueFailure(error: unknown): unknown {
+  if (!(error instanceof JobsError) && REFUSED.test(messageOf(error))) return refusedError(error);
   const kind = connectionFailure(error);
   if (kind === 'not-sent') return downError('disconnected', error);
   if (kind === 'lost') return new DriverConnectionLostError(messageOf(error), error);

@@ -1,4 +1,10 @@
-import { claimOf } from '@ultimat3/jobs';
+import {
+  claimOf,
+  memoryOutboxStore,
+  OUTBOX_PUBLISH_ATTEMPTS,
+  outboxRelay,
+  recordingLogger,
+} from '@ultimat3/jobs';
 import { Redis } from 'ioredis';
 import { startThrowawayRedis } from '../../../scripts/throwaway-redis.mjs';
 import { orderedRequests } from '../../jobs/test/requests';
@@ -64,6 +70,46 @@ describe('redisJobDriver against a server of its own', () => {
         runId: again.runId,
         deduped: false,
       });
+    } finally {
+      client.disconnect();
+      await server.stop();
+    }
+  });
+
+  it('is X_DRIVER_UNAVAILABLE on an enqueue the server refuses for its own state (OOM, READONLY), nothing written', async () => {
+    const server = await startThrowawayRedis({ name: 'jobs-redis-refusals' });
+    const client = new Redis(server.url);
+    try {
+      const driver = redisJobDriver({ client, prefix: 'refusals' });
+      await driver.enqueue(request()); // the boot's checks, while the server takes writes
+      const refused = request();
+      // maxmemory reached under noeviction: every write is OOM; then a replica (a failover): every write is READONLY
+      await client.config('SET', 'maxmemory', '1');
+      await expect(driver.enqueue(refused)).rejects.toMatchObject({
+        code: 'X_DRIVER_UNAVAILABLE',
+        message: expect.stringContaining('Redis refused the write (OOM'),
+      });
+      await expect(driver.enqueueMany([refused])).rejects.toMatchObject({
+        code: 'X_DRIVER_UNAVAILABLE',
+      });
+      // an outbox relay publishing onto it meets an outage, charged to no row: past its tries, nothing is quarantined
+      const store = memoryOutboxStore();
+      await store.stage(refused, {});
+      const relay = outboxRelay({ store, driver, logger: recordingLogger() });
+      for (let pass = 0; pass <= OUTBOX_PUBLISH_ATTEMPTS; pass++) {
+        expect(await relay.runOnce()).toMatchObject({ outage: true, quarantined: 0 });
+      }
+      await relay.stop();
+      expect(await store.quarantined()).toEqual([]);
+      await client.config('SET', 'maxmemory', '0');
+      await client.replicaof('127.0.0.1', 1);
+      await expect(driver.enqueue(refused)).rejects.toMatchObject({
+        code: 'X_DRIVER_UNAVAILABLE',
+        message: expect.stringContaining('Redis refused the write (READONLY'),
+      });
+      expect(await driver.get(refused.id)).toBeUndefined();
+      await client.replicaof('NO', 'ONE');
+      expect(await driver.enqueue(refused)).toMatchObject({ id: refused.id, deduped: false });
     } finally {
       client.disconnect();
       await server.stop();
