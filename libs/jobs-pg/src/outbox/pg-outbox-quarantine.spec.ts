@@ -16,12 +16,14 @@ const db = pgJobsSpec({ emptyBeforeEach: ['x_outbox', 'x_job_steps', 'x_jobs'] }
  * Writes a staged row straight into `x_outbox`, the way a build before the value contract staged it: a request with
  * `priority: 1.5`, which no enqueue can store in the integer column. The staging cannot see it; only the publish can.
  */
-async function stageUnpublishable(): Promise<EnqueueRequest> {
+async function stageUnpublishable(
+  staged: (request: EnqueueRequest) => unknown = (r) => r,
+): Promise<EnqueueRequest> {
   const request = outboxRequest({ name: 'poison', runAt: Date.now(), priority: 1.5 });
   await db.pool.query(
     `insert into x_outbox (id, run_id, name, queue, request, staged_at, tx_id)
      values ($1, $2, $3, $4, $5, clock_timestamp(), pg_current_xact_id())`,
-    [request.id, request.runId, request.name, request.queue, JSON.stringify(request)],
+    [request.id, request.runId, request.name, request.queue, JSON.stringify(staged(request))],
   );
   return request;
 }
@@ -132,5 +134,24 @@ describe('outboxRelay on PostgreSQL: one unpublishable row', () => {
       [[invoice!.id, charge!.id]],
     );
     expect(rows.map((r) => r.id)).toEqual([invoice!.id, charge!.id]);
+  });
+
+  it('quarantines a row whose request is not an object (JSON null), and publishes the row staged after it', async () => {
+    const store = postgresOutboxStore({ executor: db.executor, txExecutor: pgClientTx });
+    const driver = postgresJobDriver({ executor: db.executor });
+    const poison = await stageUnpublishable(() => null);
+    const good = outboxRequest({ name: 'good', runAt: Date.now() });
+    await stageInTx(db.pool, store, [good]);
+    const logger = recordingLogger();
+    const relay = outboxRelay({ store, driver, logger, maxPublishAttempts: 2 });
+    // reading the name of a null request threw the whole pass: the batch stayed claimed, and was claimed again with it
+    expect(await relay.runOnce()).toMatchObject({ claimed: 2, published: 1 });
+    expect(await relay.runOnce()).toMatchObject({ claimed: 1, quarantined: 1 });
+    expect((await driver.get(good.id))?.state).toBe('ready');
+    const [listed] = await store.quarantined();
+    expect(listed).toMatchObject({ id: poison.id, code: 'X_OUTBOX_QUARANTINED', request: null });
+    expect(listed?.error).toMatch(/^X_VALUE_INVALID/);
+    expect(logger.named('jobs.outbox.quarantined')[0]?.fields).toMatchObject({ job: 'undefined' });
+    expect(relay.stats().tickFailures).toBe(0);
   });
 });

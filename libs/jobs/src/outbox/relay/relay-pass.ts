@@ -1,6 +1,7 @@
 import { errorCodeOf } from '../../errors/jobs-error';
 import { OutboxQuarantinedError } from '../../errors/outbox-errors';
 import { renderError } from '../../runtime/render-error';
+import type { EnqueueRequest } from '../../driver/job-driver';
 import type { OutboxPublishFailure, OutboxRecord } from '../outbox-store';
 import type { ResolvedRelayOptions } from './relay-options';
 
@@ -42,6 +43,17 @@ function transient(error: unknown): boolean {
   const code = errorCodeOf(error);
   if (code === undefined) return false;
   return code === 'X_DRIVER_UNAVAILABLE' || /^(40|53|57)[0-9A-Z]{3}$/.test(code);
+}
+
+/**
+ * The job a staged row names, for its log lines and its quarantine error: read with care, since a row written by hand
+ * or by an older build may hold a request that is not an object (JSON `null`) — the driver refuses it, and reading its
+ * name must not throw the whole pass (which left the batch claimed, and claimed again with it after every lease).
+ */
+function jobOf(record: OutboxRecord): string {
+  const request = record.request as Partial<EnqueueRequest> | null;
+  const name = typeof request === 'object' && request !== null ? request.name : undefined;
+  return typeof name === 'string' ? name : String(name);
 }
 
 /** A row whose publish failed and is charged for it: tried again next pass, or quarantined on its last try. */
@@ -93,7 +105,7 @@ async function publishInOrder(
         logger.log('warn', 'jobs.outbox.publish-failed', {
           relay: claimant,
           id: record.id,
-          job: record.request.name,
+          job: jobOf(record),
           attempts: stops ? record.attempts : record.attempts + 1,
           transient: stops,
           error: text,
@@ -112,7 +124,7 @@ async function publishInOrder(
       logger.log('warn', 'jobs.outbox.duplicate', {
         relay: claimant,
         id: record.id,
-        job: record.request.name,
+        job: jobOf(record),
         error: renderError(error),
       });
     }
@@ -144,12 +156,12 @@ async function settleFailures(
     if (row === undefined) continue; // the fence missed: another relay holds it now
     quarantined.add(row);
     for (const id of heldBehind) quarantined.add(id);
-    const coded = new OutboxQuarantinedError(record.request.name, record.id, attempts, error);
+    const coded = new OutboxQuarantinedError(jobOf(record), record.id, attempts, error);
     logger.log('error', 'jobs.outbox.quarantined', {
       relay: claimant,
       code: coded.code,
       id: record.id,
-      job: record.request.name,
+      job: jobOf(record),
       attempts,
       error,
       heldBehind,
