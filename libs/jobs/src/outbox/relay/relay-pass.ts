@@ -36,13 +36,16 @@ export const EMPTY_PASS: OutboxPassResult = {
 
 /**
  * A publish failure that says nothing about the row: the database out of reach (`X_DRIVER_UNAVAILABLE`, as the
- * drivers map a refused or lost connection), or a transaction the server rolled back or refused for load (SQLSTATE
- * classes 40, 53, 57). Charged to a row, an outage of a few seconds would quarantine every row it met.
+ * drivers map a refused or lost connection), a transaction the server rolled back or refused for load (SQLSTATE
+ * classes 40, 53, 57), or a server that takes no writes (25006: a standby after a failover, a database a host switched
+ * to read-only as its disk filled). Charged to a row, an outage of a few seconds would quarantine every row it met.
  */
 function transient(error: unknown): boolean {
   const code = errorCodeOf(error);
   if (code === undefined) return false;
-  return code === 'X_DRIVER_UNAVAILABLE' || /^(40|53|57)[0-9A-Z]{3}$/.test(code);
+  return (
+    code === 'X_DRIVER_UNAVAILABLE' || code === '25006' || /^(40|53|57)[0-9A-Z]{3}$/.test(code)
+  );
 }
 
 /**

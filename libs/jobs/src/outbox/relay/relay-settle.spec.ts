@@ -50,7 +50,7 @@ const refused = (request: EnqueueRequest): JobsError =>
   new JobsError('X_VALUE_INVALID', `the store refuses ${request.id}`);
 
 describe('relay pass: how a failed publish is settled', () => {
-  it.each(['40001', '53300', '57P01'])(
+  it.each(['40001', '53300', '57P01', '25006'])(
     'a publish failing with SQLSTATE %s is an outage: the pass stops, no row is charged',
     async (code) => {
       const w = world();
