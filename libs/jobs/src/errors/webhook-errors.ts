@@ -135,7 +135,8 @@ export class WebhookEndpointUnknownError extends JobsError {
 
 /**
  * The event read answered something that cannot be signed: a `topic` or `body` that is not a string, or an event id or
- * topic holding `:` (one mac would authenticate two id/topic splits). Terminal.
+ * topic holding `:` (one mac would authenticate two id/topic splits) or a space at either end (a receiver strips it
+ * from the header, and the mac would not verify). Terminal.
  */
 export class WebhookEventInvalidError extends JobsError {
   constructor(subject: WebhookErrorSubject, reason: string) {
@@ -143,7 +144,7 @@ export class WebhookEventInvalidError extends JobsError {
       'X_WEBHOOK_EVENT_INVALID',
       `Webhook event ${subject.eventId} for endpoint ${subject.endpointId} cannot be sent: ${reason}.`,
       {
-        fix: 'Answer { topic, body } with a string body (the JSON to post) and no ":" in the event id or topic.',
+        fix: 'Answer { topic, body } with a string body (the JSON to post), and no ":" nor edge space in the event id or topic.',
         meta: { ...subject, reason },
       },
     );

@@ -26,7 +26,10 @@ export interface WebhookEndpoint {
 
 /** What `event()` answers: the topic and the exact body to post (JSON text). */
 export interface WebhookEvent {
-  /** The event's topic: sent in `x-ultimate-webhook-topic` and signed; non-empty printable ASCII without `:`. */
+  /**
+   * The event's topic: sent in `x-ultimate-webhook-topic` and signed; non-empty printable ASCII without `:`, and no
+   * space at either end (a receiver's HTTP parser strips it, and the mac would no longer verify).
+   */
   readonly topic: string;
   /** The exact body posted, as `application/json`, and signed. */
   readonly body: string;

@@ -12,9 +12,9 @@ export const WEBHOOK_TOLERANCE_SECONDS = 300;
 
 /** What one signature covers: the event id, its topic, the exact body posted, and the send time. */
 export interface WebhookSignedParts {
-  /** The event's id (the `x-ultimate-webhook-id` header): non-empty printable ASCII without `:`. */
+  /** The event's id (the `x-ultimate-webhook-id` header): non-empty printable ASCII without `:` or edge spaces. */
   readonly eventId: string;
-  /** The event's topic (the `x-ultimate-webhook-topic` header): non-empty printable ASCII without `:`. */
+  /** The event's topic (the `x-ultimate-webhook-topic` header): non-empty printable ASCII without `:` or edge spaces. */
   readonly topic: string;
   /** The exact bytes posted (a string is read as UTF-8). */
   readonly body: string | Uint8Array;
@@ -23,14 +23,17 @@ export interface WebhookSignedParts {
 }
 
 /**
- * Why `id`/`topic` may not be signed, if it may not: it must be non-empty printable ASCII without `:`. One mac over `v1:t:evt:01HZ:orders.paid:<body>` would
- * otherwise authenticate two different id/topic splits.
+ * Why `id`/`topic` may not be signed, if it may not: it must be non-empty printable ASCII without `:`, neither beginning
+ * nor ending with a space. One mac over `v1:t:evt:01HZ:orders.paid:<body>` would otherwise authenticate two different
+ * id/topic splits, and a receiver's HTTP parser strips a header value's edge spaces, so it would verify a label other
+ * than the one signed.
  */
 export function webhookLabelProblem(label: unknown): string | undefined {
   if (typeof label !== 'string' || label.length === 0) return 'is not a non-empty string';
   if (label.includes(':')) return 'holds ":"';
   // it travels in a header: printable ASCII only, so no client refuses it and no proxy rewrites it
   if (!/^[\x20-\x7e]+$/.test(label)) return 'holds a character outside printable ASCII';
+  if (label.startsWith(' ') || label.endsWith(' ')) return 'begins or ends with a space';
   return undefined;
 }
 
@@ -46,7 +49,8 @@ export function webhookMac(secret: string, parts: WebhookSignedParts): string {
  * The three headers a delivery carries beyond its content type: the id, the topic and the signature
  * `t=<timestampSeconds>,v1=<mac>`. The timestamp is inside the mac, so a captured delivery re-dated to slip back into
  * a receiver's freshness window no longer verifies. Throws `X_INVARIANT` for an id or topic holding `:` or a
- * character outside printable ASCII, and for a timestamp that is not whole unix seconds.
+ * character outside printable ASCII, or beginning or ending with a space, and for a timestamp that is not whole unix
+ * seconds.
  */
 export function signWebhook(secret: string, parts: WebhookSignedParts): Record<string, string> {
   for (const [name, label] of [
@@ -57,7 +61,7 @@ export function signWebhook(secret: string, parts: WebhookSignedParts): Record<s
     if (problem !== undefined) {
       throw new InvariantError(
         `signWebhook: ${name} ${problem}.`,
-        `Sign an ${name} of printable ASCII with no ":" (one mac must not authenticate two id/topic splits).`,
+        `Sign an ${name} of printable ASCII with no ":" (one mac must not authenticate two id/topic splits) and no space at either end (a receiver strips it).`,
       );
     }
   }

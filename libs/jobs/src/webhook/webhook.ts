@@ -59,10 +59,19 @@ const deliveryId = t.string
   .max(200)
   .regex(/^[\x20-\x39\x3b-\x7e]+$/);
 
+/**
+ * The event id: a {@link deliveryId} that neither begins nor ends with a space — its header's value reaches the
+ * receiver with those stripped, so the mac over the id as signed would never verify there.
+ */
+const eventIdSchema = deliveryId.regex(
+  /^(?! ).*[^ ]$/,
+  'expected no space at either end (a receiver strips it from the header, and the signature would not verify)',
+);
+
 /** The input of every webhook job. */
 const WEBHOOK_INPUT = t.object({
   endpointId: deliveryId,
-  eventId: deliveryId,
+  eventId: eventIdSchema,
   orgId: t.string.min(1).optional(),
 });
 
