@@ -132,7 +132,8 @@ function header(request: WebhookRequestLike, name: string): string | undefined {
  * Verifies a received delivery: the three headers present, the timestamp within `toleranceSeconds` of now (a replay
  * later than that is `stale`), and the v1 mac over the raw body equal to one of the secrets' — compared in constant
  * time. Never throws for a bad request; answers why it was refused. Fails closed: a tolerance or `nowMs` that is not
- * a number refuses as `stale`, and an empty secret verifies nothing.
+ * a number refuses as `stale`, and an empty secret verifies nothing — nor does one that is not a string (a per-sender
+ * lookup that found none answers `undefined`: that sender is refused as `mismatch`, not thrown on).
  */
 export function verifyWebhookSignature(
   request: WebhookRequestLike,
@@ -158,12 +159,15 @@ export function verifyWebhookSignature(
   if (!(Math.abs(nowSeconds - timestampSeconds) <= tolerance))
     return { ok: false, reason: 'stale' };
   const given = Buffer.from(match[2]!, 'hex');
-  const secrets = typeof options.secret === 'string' ? [options.secret] : options.secret;
+  // read as unknown: a secret looked up per request may be absent whatever its declared type says
+  const option: unknown = options.secret;
+  const secrets: readonly unknown[] = Array.isArray(option) ? option : [option];
   let verified = false;
   // every secret is tried (no early exit), so the time taken does not say which one matched
   for (const secret of secrets) {
-    // the empty key is anyone's: a mac under it authenticates nothing (the sender refuses to sign with it)
-    if (secret.length === 0) continue;
+    // the empty key is anyone's: a mac under it authenticates nothing (the sender refuses to sign with it); an absent
+    // one (`undefined`) is no key at all
+    if (typeof secret !== 'string' || secret.length === 0) continue;
     const expected = Buffer.from(
       webhookMac(secret, { eventId, topic, body, timestampSeconds }),
       'hex',
