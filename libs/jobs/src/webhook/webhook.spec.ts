@@ -277,5 +277,10 @@ describe('webhook()', () => {
     expect(() => declare('webhook.spec.bad-ledger', {} as unknown as WebhookLedger)).toThrow(
       expect.objectContaining({ code: 'X_JOB_DECLARATION_INVALID' }),
     );
+    // a JS caller's missing or misspelt tenant is refused here, as job() refuses it — not a TypeError at every enqueue
+    for (const tenant of [undefined, 'None'] as unknown as 'none'[])
+      expect(() =>
+        declare(`webhook.spec.bad-tenant-${String(tenant)}`, ledger, { tenant }),
+      ).toThrow(expect.objectContaining({ code: 'X_JOB_TENANT_REQUIRED' }));
   });
 });

@@ -20,7 +20,7 @@ export interface WebhookDefinition {
    * The org that owns the endpoint, from the input (`({ orgId }) => orgId`), or `'none'` for endpoints no tenant
    * owns. An `orgId` on the input that is not the run's org (any orgId under `'none'`) is `X_JOB_TENANT_MISMATCH`
    * before either read: terminal. An input for which it answers no org is refused at `enqueue()`
-   * (`X_JOB_TENANT_REQUIRED`).
+   * (`X_JOB_TENANT_REQUIRED`), and a tenant that is neither a function nor `'none'` where it is declared.
    */
   readonly tenant: ((input: WebhookInput) => string | undefined) | 'none';
   /**
@@ -129,8 +129,9 @@ export function webhook(definition: WebhookDefinition) {
     name,
     input: WEBHOOK_INPUT,
     idempotencyKey: ({ endpointId, eventId }) => `${endpointId}:${eventId}`,
-    // an undefined answer reaches the job's own check, which refuses the enqueue with X_JOB_TENANT_REQUIRED
-    tenant: tenantOf === 'none' ? 'none' : (input) => tenantOf(input) as string,
+    // an undefined answer reaches the job's own check, which refuses the enqueue with X_JOB_TENANT_REQUIRED; a tenant
+    // that is neither a function nor 'none' (a JS caller's) is handed on as it is, for job() to refuse here
+    tenant: typeof tenantOf === 'function' ? (input) => tenantOf(input) as string : tenantOf,
     ...(definition.queue === undefined ? {} : { queue: definition.queue }),
     ...(definition.retry === undefined ? {} : { retry: definition.retry }),
     ...(definition.timeout === undefined ? {} : { timeout: definition.timeout }),
