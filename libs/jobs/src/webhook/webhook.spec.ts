@@ -277,6 +277,14 @@ describe('webhook()', () => {
     expect(() => declare('webhook.spec.bad-ledger', {} as unknown as WebhookLedger)).toThrow(
       expect.objectContaining({ code: 'X_JOB_DECLARATION_INVALID' }),
     );
+    for (const destinations of [
+      'private',
+      { allowPrivate: 'yes' },
+      { resolve: 'dns' },
+    ] as unknown as object[])
+      expect(() => declare('webhook.spec.bad-destinations', ledger, { destinations })).toThrow(
+        expect.objectContaining({ code: 'X_JOB_DECLARATION_INVALID' }),
+      );
     // a JS caller's missing or misspelt tenant is refused here, as job() refuses it — not a TypeError at every enqueue
     for (const tenant of [undefined, 'None'] as unknown as 'none'[])
       expect(() =>

@@ -114,6 +114,18 @@ export function webhook(definition: WebhookDefinition) {
       'userAgent',
       'must be a non-empty string of printable ASCII (it travels in a header)',
     );
+  // a resolver that is no function fails every attempt's lookup, counted against endpoints that did nothing wrong; an
+  // allowPrivate that is no boolean would be read as false, refusing the internal receivers it was meant to allow
+  const destinations: unknown = definition.destinations;
+  if (destinations !== undefined && destinations !== null) {
+    const d = destinations as Partial<Record<keyof WebhookDestinations, unknown>>;
+    if (typeof d !== 'object')
+      throw new JobDeclarationInvalidError(name, 'destinations', 'must be an object');
+    if (d.allowPrivate !== undefined && typeof d.allowPrivate !== 'boolean')
+      throw new JobDeclarationInvalidError(name, 'destinations.allowPrivate', 'must be a boolean');
+    if (d.resolve !== undefined && typeof d.resolve !== 'function')
+      throw new JobDeclarationInvalidError(name, 'destinations.resolve', 'must be a function');
+  }
   const config = {
     name,
     endpoint: definition.endpoint,
