@@ -181,3 +181,29 @@ describe('redisJobDriver retention', () => {
     expect(await driver.introspect.list()).toEqual([expect.objectContaining({ id: live.id })]);
   });
 });
+
+describe('redisJobDriver retention of worker rows', () => {
+  it('sweeps the rows of workers that died without a clean stop, and keeps the live ones', async () => {
+    const clock = frozenClock();
+    const prefix = redis.prefix();
+    const driver = redisJobDriver({ client: redis.client, prefix, clock });
+    const beat = (id: string) => ({
+      id,
+      host: 'h',
+      pid: 1,
+      startedAt: 0,
+      slots: { q: 1 },
+      inFlight: [],
+    });
+    await driver.workerRegistry!.beat(beat('killed'), 30_000);
+    await clock.advance(60_000);
+    await driver.workerRegistry!.beat(beat('alive'), 30_000);
+
+    const swept: Record<string, number> = {};
+    for (const t of driver.purgeTargets!(resolveRetention({})))
+      swept[t.name] = await t.purgeExpired(clock.now());
+
+    expect(swept['x_workers']).toBe(1);
+    expect(await redis.client.hkeys(`{${prefix}}:wk`)).toEqual(['alive']);
+  });
+});

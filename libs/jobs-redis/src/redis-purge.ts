@@ -9,7 +9,8 @@ import type { RedisContext } from './redis-context';
 /**
  * The Redis driver's retention targets: finished jobs per state with their steps (done, failed and cancelled after
  * `finishedMs`, dead after `deadMs`), in batches of `batchSize` until a batch takes fewer; last-tier counter buckets
- * past their keep; and expired events (on the bus's one clock, as the bus purges them).
+ * past their keep; expired events (on the bus's one clock, as the bus purges them); and expired worker rows (on the
+ * server's clock, which stamped their expiry), left behind by workers that died without a clean stop.
  */
 export function redisPurgeTargets(
   ctx: RedisContext,
@@ -40,6 +41,10 @@ export function redisPurgeTargets(
     {
       name: 'x_events',
       purgeExpired: async () => Number(await ctx.run('eventPurge', ['expired'])),
+    },
+    {
+      name: 'x_workers',
+      purgeExpired: async () => Number(await ctx.run('purgeWorkers', [])),
     },
   ];
 }

@@ -24,6 +24,7 @@ import { LUA_PROMOTE_MANY } from './lua/promote-many.lua';
 import { LUA_PROMOTE } from './lua/promote.lua';
 import { LUA_PURGE_COUNTERS } from './lua/purge-counters.lua';
 import { LUA_PURGE_JOBS } from './lua/purge-jobs.lua';
+import { LUA_PURGE_WORKERS } from './lua/purge-workers.lua';
 import { LUA_REMOVE_MANY } from './lua/remove-many.lua';
 import { LUA_REMOVE } from './lua/remove.lua';
 import { LUA_REQUEUE_MANY } from './lua/requeue-many.lua';
@@ -70,6 +71,7 @@ export const SCRIPTS = {
   schedulerSkip: LUA_SCHEDULER_SKIP,
   purgeJobs: LUA_PURGE_JOBS,
   purgeCounters: LUA_PURGE_COUNTERS,
+  purgeWorkers: LUA_PURGE_WORKERS,
   handOffLeave: LUA_HAND_OFF_LEAVE,
   handOffRegister: LUA_HAND_OFF_REGISTER,
 } as const;
