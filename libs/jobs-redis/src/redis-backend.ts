@@ -106,6 +106,8 @@ function connectTimeoutOf(ms: number | undefined): number {
 export async function redisBackend(options: RedisBackendOptions): Promise<RedisBackend> {
   // checked first: a bad one is refused before anything connects (a timer past 2^31-1 ms would fire at once)
   const ms = connectTimeoutOf((options as RedisBackendOptions | undefined)?.connectTimeoutMs);
+  // the deployment whose server is checked (on a Cluster: the master owning its slot); a bad name before connecting
+  const prefix = redisKeyPrefix((options as RedisBackendOptions | undefined)?.prefix ?? 'jobs');
   const { client, owned } = clientOf(options, 'redisBackend');
   // the client retries a refused or dropped connection until the bound: its last failure is what the boot says
   let lastError: Error | undefined;
@@ -116,7 +118,7 @@ export async function redisBackend(options: RedisBackendOptions): Promise<RedisB
   try {
     await within(client.ping(), ms, 'Redis', () => lastError);
     // bounded too: a server that answered the PING and went silent would hold the boot forever (no command timeout)
-    await within(assertNoEviction(client), ms, 'Redis', () => lastError);
+    await within(assertNoEviction(client, prefix), ms, 'Redis', () => lastError);
   } catch (error) {
     client.off('error', onError);
     if (owned) await endOwnedClient(client);

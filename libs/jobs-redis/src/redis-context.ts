@@ -33,7 +33,7 @@ export function redisContext(
   let checked: Promise<void> | undefined;
   let passed = false;
   const check = (): Promise<void> =>
-    (checked ??= assertNoEviction(client).then(
+    (checked ??= assertNoEviction(client, prefix).then(
       () => {
         passed = true;
       },
