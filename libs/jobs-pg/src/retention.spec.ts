@@ -186,3 +186,23 @@ describe('the retention sweep over PostgreSQL (driven clock)', () => {
     }
   });
 });
+
+describe('a retention longer than the epoch is old', () => {
+  it('keeps every finished row and outbox row, where the cut-off was no time PostgreSQL could read', async () => {
+    const clock = frozenClock();
+    const driver = postgresJobDriver({ executor: db.executor, clock });
+    const seed = seeder(driver, clock);
+    const done = await seed.done();
+    const dead = await seed.nacked('dead');
+    await clock.advance(400 * DAY);
+
+    // "keep them": a keep past 1970 reached a year before 4713 BC, or no date at all
+    for (const keep of [3_000 * 365 * DAY, Number.MAX_SAFE_INTEGER]) {
+      const policy = resolveRetention({ finishedMs: keep, deadMs: keep });
+      for (const target of driver.purgeTargets?.(policy) ?? [])
+        await expect(target.purgeExpired(clock.now())).resolves.toEqual(expect.any(Number));
+    }
+    expect((await driver.get(done))?.state).toBe('done');
+    expect((await driver.get(dead))?.state).toBe('dead');
+  });
+});

@@ -34,6 +34,15 @@ export function iso(ms: number): string {
   return new Date(ms).toISOString();
 }
 
+/**
+ * The ISO cut-off of a retention: `keepMs` before `nowMs`, but never before the epoch — no row is older, and a keep
+ * reaching further (a `deadMs` of `Number.MAX_SAFE_INTEGER` for "keep them") is no longer a time JavaScript can write
+ * or PostgreSQL can read, so every sweep failed with it.
+ */
+export function retentionCutoff(nowMs: number, keepMs: number): string {
+  return iso(Math.max(0, nowMs - keepMs));
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**

@@ -1,6 +1,6 @@
 import type { JobState, PurgeTarget, ResolvedRetention } from '@ultimat3/jobs';
 import { keysetSweep, type KeysetBatch } from './keyset-sweep';
-import { iso, type PgContext } from './pg-context';
+import { iso, retentionCutoff, type PgContext } from './pg-context';
 
 const HOUR_TIER_KEEP_MS = 30 * 24 * 3_600_000;
 
@@ -22,7 +22,7 @@ function jobsTarget(ctx: PgContext, limit: number, state: JobState, keepMs: numb
       keysetSweep(limit, async (afterAt, afterId) => {
         const { rows } = await ctx.executor.query<KeysetBatch>(ctx.sql.purgeJobs, [
           state,
-          iso(nowMs - keepMs),
+          retentionCutoff(nowMs, keepMs),
           afterAt,
           afterId,
           limit,
@@ -39,7 +39,7 @@ function outboxTarget(ctx: PgContext, limit: number, policy: ResolvedRetention):
     purgeExpired: (nowMs) =>
       keysetSweep(limit, async (afterAt, afterId) => {
         const { rows } = await ctx.executor.query<KeysetBatch>(ctx.sql.purgeOutbox, [
-          iso(nowMs - policy.finishedMs),
+          retentionCutoff(nowMs, policy.finishedMs),
           afterAt,
           afterId,
           limit,

@@ -147,6 +147,15 @@ describe('postgresWebhookLedger', () => {
     expect((await ledger.attempts('edge')).map((a) => a.eventId)).toEqual(['kept']);
   });
 
+  it('keeps every attempt under a retention longer than the epoch is old, where the sweep failed on its cut-off', async () => {
+    const ledger = ledgerFor();
+    await ledger.record(attempt({ endpointId: 'forever', eventId: 'kept' }));
+    await expect(
+      ledger.purgeTarget({ keepMs: Number.MAX_SAFE_INTEGER }).purgeExpired(T0 + 1_000),
+    ).resolves.toBe(0);
+    expect((await ledger.attempts('forever')).map((a) => a.eventId)).toEqual(['kept']);
+  });
+
   describe('behind webhook()', () => {
     const spec = webhookSpec();
 

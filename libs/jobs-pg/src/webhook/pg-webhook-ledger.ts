@@ -7,7 +7,7 @@ import {
   type WebhookLedger,
 } from '@ultimat3/jobs';
 import { keysetSweep, type KeysetBatch } from '../driver/keyset-sweep';
-import { iso } from '../driver/pg-context';
+import { iso, retentionCutoff } from '../driver/pg-context';
 import type { PgExecutor } from '../executor/pg-executor';
 import { quoteSchema } from '../schema';
 import { webhookStatementsFor, type WebhookStatements } from './statements';
@@ -95,7 +95,7 @@ function purgeAttempts(
 ): Promise<number> {
   return keysetSweep(limit, async (afterAt, afterId) => {
     const { rows } = await executor.query<KeysetBatch>(sql.purge, [
-      iso(nowMs - keepMs),
+      retentionCutoff(nowMs, keepMs),
       afterAt,
       afterId,
       limit,
