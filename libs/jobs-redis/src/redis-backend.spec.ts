@@ -56,6 +56,25 @@ describe('redisBackend', () => {
     });
   });
 
+  it('refuses a malformed URL or another scheme at once, coded, never repeating the URL (it may hold a password)', async () => {
+    for (const url of [
+      'redis://:s3cret@:6379', // no host: ioredis threw a bare TypeError carrying the URL
+      'redis://user:s3cret@cache:port/0',
+      'mysql://root:s3cret@127.0.0.1:1/app', // ioredis took it for a socket path, and the boot said it back
+    ]) {
+      const startedAt = Date.now();
+      const failure: unknown = await redisBackend({ url, connectTimeoutMs: 5_000 }).then(
+        () => 'booted',
+        (error: unknown) => error,
+      );
+      expect(Date.now() - startedAt).toBeLessThan(1_000);
+      expect(failure).toMatchObject({ code: 'X_DRIVER_UNAVAILABLE', meta: { reason: 'url' } });
+      const { message, fix, meta } = failure as { message: string; fix: string; meta: unknown };
+      expect(JSON.stringify({ message, fix, meta })).not.toContain('s3cret');
+      expect((failure as Error).cause).toBeUndefined();
+    }
+  });
+
   it('says at boot what failed: Redis out of reach, no job it did not queue', async () => {
     const failure: unknown = await redisBackend({
       url: 'redis://127.0.0.1:1',

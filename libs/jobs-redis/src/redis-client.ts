@@ -1,4 +1,4 @@
-import { InvariantError } from '@ultimat3/jobs';
+import { InvariantError, JobsError } from '@ultimat3/jobs';
 import { Redis, type Cluster } from 'ioredis';
 
 /** Where the Redis driver connects: a client the caller owns, or a URL the driver opens (and closes) itself. */
@@ -31,11 +31,37 @@ export function clientOf(
     );
   }
   if (options.client) return { client: options.client, owned: false };
-  const client = new Redis(options.url!);
+  const client = openUrl(options.url!, caller);
   // a lost connection reaches each caller as its command's failure (X_DRIVER_UNAVAILABLE on enqueue); ioredis would
   // otherwise print every reconnect attempt's error as unhandled
   client.on('error', () => undefined);
   return { client, owned: true };
+}
+
+/** A scheme other than Redis's: ioredis would read the whole URL as a unix socket's path (password and all). */
+const FOREIGN_SCHEME = /^(?!rediss?:\/\/)[a-z][a-z0-9+.-]*:\/\//i;
+
+/**
+ * A client on `url`, or `X_DRIVER_UNAVAILABLE` (`meta.reason` `url`) for a URL ioredis cannot read — where ioredis threw
+ * a bare `TypeError: Invalid URL` carrying the URL, password included — or one of another scheme (`mysql://…`, which
+ * ioredis took for a socket path and the boot's last failure then repeated). The URL is never repeated back.
+ */
+function openUrl(url: string, caller: string): Redis {
+  const refuse = (what: string): JobsError =>
+    new JobsError(
+      'X_DRIVER_UNAVAILABLE',
+      `${caller}: the Redis URL ${what} (not repeated here: it may hold a password).`,
+      {
+        fix: 'Pass redis://[user:password@]host:6379[/db] (rediss:// for TLS) as redis.url or REDIS_URL, or an ioredis client.',
+        meta: { reason: 'url' },
+      },
+    );
+  if (FOREIGN_SCHEME.test(url)) throw refuse('is not redis:// or rediss://');
+  try {
+    return new Redis(url);
+  } catch {
+    throw refuse('is malformed');
+  }
 }
 
 /**
