@@ -57,10 +57,36 @@ export const DEFAULT_LOOP_STALE_MS = 60_000;
 /** The default bound of the outbox backlog's age (300 000 ms). */
 export const DEFAULT_OUTBOX_MAX_LAG_MS = 300_000;
 
+/** Whether `value` is a plain object (not null, not a list). */
+const isRecord = (value: unknown): boolean =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * Refuses what is not the shape of {@link JobsHealthOptions} (`X_INVARIANT` naming the field), where a `queues` entry
+ * of `null` or a `path` of another type failed with a bare `TypeError` at declaration or mounted a route nobody meant.
+ */
+function assertHealthShape(options: JobsHealthOptions): void {
+  const wrong = (field: string, want: string): InvariantError =>
+    new InvariantError(
+      `JobsHealthModule: ${field} must be ${want}.`,
+      `Pass ${want}, or leave ${field} out.`,
+    );
+  if (!isRecord(options)) throw wrong('the options', 'an object');
+  if (options.path !== undefined && typeof options.path !== 'string')
+    throw wrong('path', "a route such as 'health'");
+  if (options.outbox !== undefined && options.outbox !== false && !isRecord(options.outbox))
+    throw wrong('outbox', '{ maxLagMs } or false');
+  if (options.queues === undefined) return;
+  if (!isRecord(options.queues)) throw wrong('queues', 'an object of thresholds by queue name');
+  for (const [queue, thresholds] of Object.entries(options.queues))
+    if (!isRecord(thresholds)) throw wrong(`queues.${queue}`, '{ maxOldestReadyMs, maxDead }');
+}
+
 /** Fills in the defaults; a bound that is not a whole number of at least 1 (0 for `maxDead`) is `X_INVARIANT`. */
 export function resolveJobsHealthOptions(
   options: JobsHealthOptions = {},
 ): ResolvedJobsHealthOptions {
+  assertHealthShape(options);
   const bounds: [string, number | undefined, number][] = [
     ['pingTimeoutMs', options.pingTimeoutMs, 1],
     ['loopStaleMs', options.loopStaleMs, 1],

@@ -265,4 +265,19 @@ describe('health probes', () => {
       expect.objectContaining({ code: 'X_INVARIANT' }),
     );
   });
+
+  it('refuses options of the wrong shape with X_INVARIANT naming the field, where a null threshold was a TypeError', () => {
+    const shapes: [unknown, string][] = [
+      [{ queues: { payments: null } }, 'queues.payments'],
+      [{ queues: ['payments'] }, 'queues'],
+      [{ outbox: 300_000 }, 'outbox'],
+      [{ path: 9464 }, 'path'],
+      [null, 'the options'],
+    ];
+    for (const [options, field] of shapes)
+      expect(() => opts(options as JobsHealthOptions)).toThrow(
+        expect.objectContaining({ code: 'X_INVARIANT', message: expect.stringContaining(field) }),
+      );
+    expect(() => opts({ path: 'health', outbox: false, queues: {} })).not.toThrow();
+  });
 });
