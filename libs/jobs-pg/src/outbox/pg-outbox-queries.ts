@@ -9,8 +9,10 @@ import {
   type OutboxPublishFailure,
   type OutboxRecord,
   type QuarantinedOutboxRecord,
+  type ResolvedRetention,
 } from '@ultimat3/jobs';
-import { isUuid } from '../driver/pg-context';
+import { keysetSweep, type KeysetBatch } from '../driver/keyset-sweep';
+import { isUuid, retentionCutoff } from '../driver/pg-context';
 import type { PgExecutor } from '../executor/pg-executor';
 import {
   toBacklog,
@@ -133,6 +135,20 @@ export class PgOutboxQueries {
   async retained(): Promise<number> {
     const { rows } = await this.executor.query<{ n: number }>(this.sql.retained, []);
     return rows[0]?.n ?? 0;
+  }
+
+  /** The rows published before `policy.finishedMs` ago at `nowMs`, in keyset batches of `policy.batchSize`. */
+  purgePublished(nowMs: number, policy: ResolvedRetention): Promise<number> {
+    const limit = policy.batchSize;
+    return keysetSweep(limit, async (afterAt, afterId) => {
+      const { rows } = await this.executor.query<KeysetBatch>(this.sql.purge, [
+        retentionCutoff(nowMs, policy.finishedMs),
+        afterAt,
+        afterId,
+        limit,
+      ]);
+      return rows[0];
+    });
   }
 
   /** See `OutboxStore.backlog`. */

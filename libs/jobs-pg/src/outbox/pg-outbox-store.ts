@@ -32,11 +32,14 @@ export interface PostgresOutboxStoreOptions {
   readonly wakeConnectTimeoutMs?: number;
 }
 
+/** The name of the store's retention target: the `'postgres'` driver's own target over its `x_outbox` is named alike. */
+export const OUTBOX_PURGE_TARGET = 'x_outbox';
+
 /**
  * The transactional outbox over `x_outbox`. `stage()` writes on the caller's connection (see `txExecutor`), so the row
  * commits or rolls back with the caller's business rows; the relay's statements run on `executor`. Every statement is
- * one of `src/outbox/sql/*.sql.ts`, verbatim. Published rows are kept with `published_at` as the audit trail: nothing
- * here deletes them. Passes `outboxStoreConformance`.
+ * one of `src/outbox/sql/*.sql.ts`, verbatim. Published rows are kept with `published_at` as the audit trail until its
+ * retention target (`purgeTarget`, which `JobsModule`'s sweep runs) deletes them. Passes `outboxStoreConformance`.
  */
 export function postgresOutboxStore(options: PostgresOutboxStoreOptions): OutboxStore {
   if (options.schema !== undefined) quoteSchema(options.schema); // refuse a bad name at construction
@@ -57,6 +60,10 @@ export function postgresOutboxStore(options: PostgresOutboxStoreOptions): Outbox
     restore: (ids) => queries.restore(ids),
     retained: () => queries.retained(),
     backlog: () => queries.backlog(),
+    purgeTarget: (policy) => ({
+      name: OUTBOX_PURGE_TARGET,
+      purgeExpired: (nowMs) => queries.purgePublished(nowMs, policy),
+    }),
     ...outboxWakeOf(options),
   };
 }

@@ -1,4 +1,5 @@
 import { qualify } from '../schema';
+import { SQL_PURGE_OUTBOX } from '../sql/purge-outbox.sql';
 import { SQL_OUTBOX_BACKLOG } from './sql/outbox-backlog.sql';
 import { SQL_OUTBOX_CLAIM } from './sql/outbox-claim.sql';
 import { SQL_OUTBOX_MARK_PUBLISHED } from './sql/outbox-mark-published.sql';
@@ -21,6 +22,7 @@ const STATEMENTS = {
   restore: SQL_OUTBOX_RESTORE,
   retained: SQL_OUTBOX_RETAINED,
   backlog: SQL_OUTBOX_BACKLOG,
+  purge: SQL_PURGE_OUTBOX,
 } as const;
 
 /** Every statement the outbox store runs, by name, with its table placed in the store's schema. */

@@ -61,10 +61,13 @@ export class JobsExplorer implements OnModuleInit, OnApplicationShutdown {
     reportUnboundBackfills(config.logger);
     const declared = this.tasks.all();
     // the module's own sweep: registered in every process, so it is in no notice about the app's tasks
-    registerRetention(this.options.retention, config.driver, config.clock, {
-      jobs: this.registry,
-      tasks: this.tasks,
-    });
+    registerRetention(
+      this.options.retention,
+      config.driver,
+      config.clock,
+      { jobs: this.registry, tasks: this.tasks },
+      (policy) => this.runtime.purgeTargets(policy),
+    );
     const tasks = this.tasks.all();
     noticeTasksWithoutScheduler({
       tasks: declared.map((task) => task.name),

@@ -7,6 +7,7 @@ import { JOBS_CONFIG } from './jobs.constants';
 import { fanOutJobMetrics, type JobMetrics } from '../runtime/metrics';
 import { countingEnqueues } from './metrics/counting-driver';
 import type { JobDriver } from '../driver/job-driver';
+import type { PurgeTarget, ResolvedRetention } from '../driver/retention';
 
 /**
  * The application's jobs runtime: the checked options, the driver, clock, logger and event bus. The config arrives
@@ -20,6 +21,7 @@ export class JobsRuntime {
   readonly config: JobsConfig;
   readonly #wakes = new Set<(queue: string) => void>();
   readonly #metrics: JobMetrics[] = [];
+  readonly #purgeSources: ((policy: ResolvedRetention) => readonly PurgeTarget[])[] = [];
   #enqueueDriver: JobDriver | undefined;
   #closing: Promise<void> | undefined;
 
@@ -46,6 +48,25 @@ export class JobsRuntime {
   /** Registers a metrics sink (`forRoot({ metrics })` does); call it before bootstrap, from `onModuleInit`. */
   addMetrics(sink: JobMetrics): void {
     this.#metrics.push(sink);
+  }
+
+  /**
+   * Registers retention targets beyond the driver's own (`OutboxModule`'s store, whose published rows live apart from
+   * a `'redis'` driver); call it before bootstrap, from `onModuleInit`. The module's sweep reads them per attempt.
+   */
+  addPurgeTargets(source: (policy: ResolvedRetention) => readonly PurgeTarget[]): void {
+    this.#purgeSources.push(source);
+  }
+
+  /**
+   * What the module's sweep empties under `policy`: the driver's targets, then each added one whose name the driver's
+   * do not already hold (the `'postgres'` driver sweeps its own `x_outbox`).
+   */
+  purgeTargets(policy: ResolvedRetention): readonly PurgeTarget[] {
+    const own = this.config.driver.purgeTargets?.(policy) ?? [];
+    const names = new Set(own.map((target) => target.name));
+    const added = this.#purgeSources.flatMap((source) => source(policy));
+    return [...own, ...added.filter((target) => !names.has(target.name))];
   }
 
   /** Registers an in-process wake: told the queue of every row this process enqueued. Answers the removal. */

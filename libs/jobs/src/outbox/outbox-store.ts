@@ -1,4 +1,5 @@
 import type { EnqueueRequest } from '../driver/job-driver';
+import type { PurgeTarget, ResolvedRetention } from '../driver/retention';
 import { InvariantError } from '../errors/runtime-errors';
 import type { JobsLogger } from '../util/logger';
 
@@ -164,4 +165,11 @@ export interface OutboxStore {
     logger: JobsLogger,
     onLive?: (live: boolean) => void,
   ): { stop(): Promise<void> };
+  /**
+   * The store's published rows as a retention target, when it keeps them (PostgreSQL: `x_outbox`'s audit trail): the
+   * rows published more than `policy.finishedMs` ago. `JobsModule`'s sweep runs it beside the driver's own targets
+   * unless the driver already sweeps a target of the same name (the `'postgres'` driver sweeps its `x_outbox`), so
+   * the outbox of an app whose jobs live elsewhere (`driver: 'redis'`) is swept too.
+   */
+  purgeTarget?(policy: ResolvedRetention): PurgeTarget;
 }

@@ -67,6 +67,11 @@ export class OutboxHost implements JobsRoleHost, OnModuleInit {
   onModuleInit(): void {
     this.lifecycle.addFacade(() => this.installFacade());
     this.lifecycle.addHost(this);
+    // its published rows, where the driver's sweep does not reach them (a 'redis' driver)
+    const { store } = this.options;
+    this.runtime.addPurgeTargets((policy) =>
+      store.purgeTarget === undefined ? [] : [store.purgeTarget(policy)],
+    );
   }
 
   /** Installs the outbox facade `handle.enqueue()` routes through. Answers its removal. */

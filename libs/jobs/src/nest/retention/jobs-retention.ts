@@ -3,7 +3,12 @@ import { job } from '../../declare/job';
 import { DEFAULT_PURGE_CRON, purgePass } from '../../declare/purge';
 import { task, type TaskHandle } from '../../declare/task';
 import type { JobDriver } from '../../driver/job-driver';
-import { resolveRetention, type RetentionPolicy } from '../../driver/retention';
+import {
+  resolveRetention,
+  type PurgeTarget,
+  type ResolvedRetention,
+  type RetentionPolicy,
+} from '../../driver/retention';
 import { InvariantError } from '../../errors/runtime-errors';
 import type { JobRegistry } from '../../registry/job-registry';
 import { t } from '../../schema/t';
@@ -60,8 +65,9 @@ function retentionDeclarations(): RetentionDeclarations {
 
 /**
  * Registers the module's own retention sweep in THIS app: the job in every process, bound to a body over this app's
- * driver (`driver.purgeTargets(policy)`, read per attempt) and clock, so any worker can run it; the task in every
- * process too, fired only where the scheduler role runs, by its leader. Answers the task's name (so the app's own
+ * `targets(policy)` (read per attempt: the driver's own `purgeTargets(policy)`, and what the module adds, such as the
+ * outbox store's) and clock, so any worker can run it; the task in every process too, fired only where the scheduler
+ * role runs, by its leader. Answers the task's name (so the app's own
  * task notices can leave it out), or nothing when `option` is `false` or the driver names no purge targets. A bad
  * duration or batch is `X_INVARIANT` here, at boot.
  */
@@ -70,6 +76,8 @@ export function registerRetention(
   driver: JobDriver,
   clock: Clock,
   registries: { readonly jobs: JobRegistry; readonly tasks: TaskRegistry },
+  targets: (policy: ResolvedRetention) => readonly PurgeTarget[] = (policy) =>
+    driver.purgeTargets?.(policy) ?? [],
 ): string | undefined {
   if (option === false) return undefined;
   if (option !== undefined && (typeof option !== 'object' || option === null)) {
@@ -83,7 +91,7 @@ export function registerRetention(
   const { sweep, task: fire } = retentionDeclarations();
   registries.jobs.bind(
     sweep,
-    ({ step }) => purgePass(RETENTION_JOB, driver.purgeTargets?.(policy) ?? [], clock, step),
+    ({ step }) => purgePass(RETENTION_JOB, targets(policy), clock, step),
     'JobsModule.retention',
   );
   registries.tasks.register(fire);
