@@ -23,6 +23,12 @@ module.exports = {
     '^@ultimat3/example-jobs$': '<rootDir>/libs/example-jobs/src/index.ts',
   },
   testTimeout: 30_000,
+  // On 2 cores jest resolves to one worker and would run every file in its own process, in band: each file's VM
+  // context stays reachable there (Node keeps them), the heap grew ~10 MB a file, and the files late in a run paid for
+  // it in collections — the frozen-clock scenario (runtime/scenario.spec.ts), 1-2 s alone, took 11-25 s as the 291st
+  // file and once passed its 30 s timeout. A limit makes jest run the files in a worker and replace it once its heap
+  // outgrows this between two files.
+  workerIdleMemoryLimit: '768MB',
   testMatch: ['<rootDir>/{libs,apps,chaos,test}/**/*.spec.ts'],
   // no test sends traffic off this machine: a connect to a non-loopback address fails the test (test/connect-jail.ts)
   setupFilesAfterEnv: ['<rootDir>/test/jail-setup.ts'],
