@@ -47,6 +47,28 @@ describe('appliedMigrationsFrom with x opened on PostgreSQL', () => {
     expect(applied).toEqual(['AddSlug1786708800001', '1786708800001']);
   });
 
+  it('reads the table --migrations-table names, in the schema it names (an app whose DataSource sets schema)', async () => {
+    // the database's default search_path, where the app's schema is not: what TypeORM's `schema: '…'` leads to
+    const plain: SqlExecutor = {
+      query: async <R>(text: string, values: readonly unknown[]) => ({
+        rows: (await admin.query(text, [...values])).rows as R[],
+      }),
+    };
+    const read = (migrationsTable: string | undefined) =>
+      appliedMigrationsFrom({
+        needed: true,
+        migrationsUrl: undefined,
+        migrationsTable,
+        executor: plain,
+        env: {},
+      });
+    expect(await read(undefined)).toEqual([]);
+    expect(await read(`${schema}.migrations`)).toEqual(['AddSlug1786708800001', '1786708800001']);
+    await expect(read('app.migrations; drop table x')).rejects.toMatchObject({
+      code: 'X_INVARIANT',
+    });
+  });
+
   it('reads --migrations-url when given, and nothing at all when no backfill requires a migration', async () => {
     const given = appliedMigrationsFrom({
       needed: true,

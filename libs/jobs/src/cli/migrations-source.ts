@@ -14,6 +14,11 @@ export interface MigrationsSource {
   readonly needed: boolean;
   /** `--migrations-url`: the app's PostgreSQL database, when it is not the one x opened. */
   readonly migrationsUrl: string | undefined;
+  /**
+   * `--migrations-table`: the app's TypeORM migrations table (its `migrationsTableName`), schema-qualified when the
+   * app's DataSource declares a `schema` (`app.migrations`); default `migrations` off the search_path.
+   */
+  readonly migrationsTable?: string | undefined;
   /** The executor of the backend x opened, when it is PostgreSQL. */
   readonly executor: SqlExecutor | undefined;
   readonly env: NodeJS.ProcessEnv;
@@ -51,12 +56,13 @@ export async function appliedMigrationsFrom(source: MigrationsSource): Promise<s
   const url =
     source.migrationsUrl ??
     (source.executor === undefined ? nonEmpty(source.env['DATABASE_URL']) : undefined);
-  if (url !== undefined) return readAt(url, source.loadPg ?? LOAD_PG);
+  const options = tableOptions(source.migrationsTable);
+  if (url !== undefined) return readAt(url, options, source.loadPg ?? LOAD_PG);
   if (source.executor !== undefined) {
     const executor = source.executor;
     return readAppliedMigrations({
       query: async (sql) => (await executor.query<Record<string, unknown>>(sql, [])).rows,
-      options: {},
+      options,
     });
   }
   throw new CliUsageError(
@@ -65,7 +71,16 @@ export async function appliedMigrationsFrom(source: MigrationsSource): Promise<s
   );
 }
 
-async function readAt(url: string, load: PeerPackageLoader): Promise<string[]> {
+/** The DataSource options `readAppliedMigrations` reads: the table named, or its default. */
+function tableOptions(table: string | undefined): { readonly migrationsTableName?: string } {
+  return table === undefined ? {} : { migrationsTableName: table };
+}
+
+async function readAt(
+  url: string,
+  options: { readonly migrationsTableName?: string },
+  load: PeerPackageLoader,
+): Promise<string[]> {
   const pg = loadDriverPeer<PgModule>(
     { driver: 'postgres', packageName: 'pg', install: ['pg'], entry: 'Client' },
     load,
@@ -89,7 +104,7 @@ async function readAt(url: string, load: PeerPackageLoader): Promise<string[]> {
   try {
     return await readAppliedMigrations({
       query: async (sql) => (await client.query(sql)).rows,
-      options: {},
+      options,
     });
   } finally {
     await client.end();

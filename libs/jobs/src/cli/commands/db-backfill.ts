@@ -34,6 +34,7 @@ interface BackfillFlags {
   readonly status?: string;
   readonly limit?: number;
   readonly migrationsUrl?: string;
+  readonly migrationsTable?: string;
 }
 
 const STATUSES: readonly BackfillStatus[] = ['running', 'completed', 'failed'];
@@ -77,6 +78,7 @@ async function appliedMigrations(
   return appliedMigrationsFrom({
     needed: gated.some((d) => d.requires !== null),
     migrationsUrl: flags.migrationsUrl,
+    migrationsTable: flags.migrationsTable,
     executor: (await opened(cli, command)).executor,
     env: cli.environment.env,
   });
@@ -222,6 +224,10 @@ export const dbBackfill: CliCommand = {
       .option(
         '--migrations-url <url>',
         "the app's PostgreSQL database, where requires is checked (default: the one x opened; on Redis, DATABASE_URL)",
+      )
+      .option(
+        '--migrations-table <table>',
+        "the app's TypeORM migrations table, schema-qualified when its DataSource sets schema (default migrations)",
       )
       .action(async (name: string | undefined, _flags: unknown, command: Command) => {
         const flags = cli.options<BackfillFlags>(command);
