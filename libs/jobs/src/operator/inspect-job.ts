@@ -3,6 +3,7 @@ import type { JobRow } from '../driver/job-row';
 import { JobNotFoundError } from '../errors/operator-errors';
 import { failureOf, type JobBackfillView, type JobStepView, type JobView } from './job-views';
 import type { OperatorDeclarations } from './declarations';
+import { operatorJobId } from '../values/operator';
 import { redactJson, scrubJson, scrubText } from './redact';
 import { scrubbedSummary, secretsOf } from './scrubbed-summary';
 
@@ -34,9 +35,10 @@ export interface InspectJobOptions {
  */
 export async function inspectJob(
   driver: JobDriver,
-  id: string,
+  given: string,
   options: InspectJobOptions = {},
 ): Promise<JobView> {
+  const id = operatorJobId(given);
   const row = await driver.get(id);
   if (row === undefined) throw new JobNotFoundError(id);
   const steps = await driver.steps.load(id);

@@ -1,5 +1,6 @@
 import type { JobDriver } from '../driver/job-driver';
 import { JobNotCancellableError } from '../errors/operator-errors';
+import { operatorJobId } from '../values/operator';
 import { jobSummary, type JobSummaryView } from './job-views';
 import { introspectionOf } from './operator-driver';
 
@@ -14,7 +15,10 @@ export async function retryFromStep(
   fromStep?: string,
 ): Promise<JobSummaryView> {
   const introspect = introspectionOf(driver, 'retryFromStep');
-  const row = await introspect.requeue(id, fromStep === undefined ? {} : { fromStep });
+  const row = await introspect.requeue(
+    operatorJobId(id),
+    fromStep === undefined ? {} : { fromStep },
+  );
   return jobSummary(row);
 }
 
@@ -25,9 +29,10 @@ export async function retryFromStep(
  */
 export async function cancelJob(
   driver: JobDriver,
-  id: string,
+  given: string,
   reason?: string,
 ): Promise<JobSummaryView> {
+  const id = operatorJobId(given);
   const introspect = driver.introspect;
   if (introspect === undefined) throw new JobNotCancellableError(id, 'on a driver with no cancel');
   const row = await introspect.cancel(id, reason);
@@ -39,13 +44,14 @@ export async function cancelJob(
 /** Deletes one job and its steps; answers the row as it was. Running: `X_JOB_NOT_REMOVABLE`; unknown: `X_JOB_NOT_FOUND`. */
 export async function removeJob(
   driver: JobDriver,
-  id: string,
+  given: string,
 ): Promise<{ readonly removed: string }> {
+  const id = operatorJobId(given);
   await introspectionOf(driver, 'removeJob').remove(id);
   return { removed: id };
 }
 
 /** A job waiting on its run time (delayed, or backing off) becomes due now. Otherwise `X_JOB_NOT_PROMOTABLE`. */
 export async function promoteJob(driver: JobDriver, id: string): Promise<JobSummaryView> {
-  return jobSummary(await introspectionOf(driver, 'promoteJob').promote(id));
+  return jobSummary(await introspectionOf(driver, 'promoteJob').promote(operatorJobId(id)));
 }

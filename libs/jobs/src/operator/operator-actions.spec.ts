@@ -4,7 +4,8 @@ import { frozenClock, type FrozenClock } from '../testing/frozen-clock';
 import { thrownCode } from '../testing/test-kit';
 import { uuidv7 } from '../util/ids';
 import { bulkJobs, previewBulk } from './bulk';
-import { cancelJob, promoteJob, removeJob } from './job-actions';
+import { inspectJob } from './inspect-job';
+import { cancelJob, promoteJob, removeJob, retryFromStep } from './job-actions';
 import { inspectDeadLetters, listJobs } from './list-jobs';
 import { inspectQueues, inspectStats, inspectWorkers, pauseQueue, resumeQueue } from './queues';
 import { enqueueRequest } from '../../test/requests';
@@ -115,6 +116,24 @@ describe('operator projections over the memory driver', () => {
     expect(await thrownCode(() => promoteJob(driver, delayed.id))).toBe('X_JOB_NOT_PROMOTABLE');
     expect(await removeJob(driver, delayed.id)).toEqual({ removed: delayed.id });
     expect(await thrownCode(() => removeJob(driver, delayed.id))).toBe('X_JOB_NOT_FOUND');
+  });
+
+  it('reads a job id given in upper case as the id it is (a UUID is read in either case), on every action', async () => {
+    const shout = (id: string) => id.toUpperCase();
+    const live = await driver.enqueue(request());
+    expect(await inspectJob(driver, shout(live.id))).toMatchObject({ id: live.id });
+    expect(await cancelJob(driver, shout(live.id))).toMatchObject({
+      id: live.id,
+      state: 'cancelled',
+    });
+    expect(await retryFromStep(driver, shout(live.id))).toMatchObject({
+      id: live.id,
+      state: 'ready',
+    });
+    const delayed = await driver.enqueue(request({ runAt: clock.now() + 60_000 }));
+    expect(await promoteJob(driver, shout(delayed.id))).toMatchObject({ id: delayed.id });
+    expect(await removeJob(driver, shout(delayed.id))).toEqual({ removed: delayed.id });
+    expect(await driver.get(delayed.id)).toBeUndefined();
   });
 
   it('a driver with no introspect: cancel is X_JOB_NOT_CANCELLABLE, the rest X_NOT_IMPLEMENTED', async () => {

@@ -30,6 +30,19 @@ export function idPrefixProblem(value: unknown): string | undefined {
   return undefined;
 }
 
+/** A canonical UUID in either case. */
+const ANY_CASE_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * A job id as an operator gave it, in the case every backend stores it: a UUID is read in either case (RFC 9562), and
+ * every backend writes its ids in lower case — PostgreSQL's `uuid` compared an upper-case one equal where the memory
+ * and Redis drivers, which key rows by the text, found no such row. Anything else is answered as given (its backend's
+ * lookup finds nothing, as for any unknown id).
+ */
+export function operatorJobId(id: string): string {
+  return typeof id === 'string' && ANY_CASE_UUID.test(id) ? id.toLowerCase() : id;
+}
+
 /** Refuses the fields a list and a bulk filter share (queue, name, state, tenant) that no row could hold. */
 function checkRowFields(call: string, filter: JobListFilter | JobBulkFilter): void {
   const { queue, name, state, tenantId } = filter;
