@@ -103,12 +103,21 @@ export function mapConnectionFailures<A extends unknown[], R>(
 
 /**
  * Maps a failed batch of acks: Redis out of reach (the command refused before it was sent, or its connection lost
- * under it) is `X_DRIVER_UNAVAILABLE`, so the worker's ack batcher fails the batch at once (each run sends its own
- * again while its lease lasts) instead of resending every ack of it one by one into the outage. Anything else is
- * answered as thrown. A command parked in ioredis' offline queue while the client reconnects is left to it: it is
- * sent once Redis is back.
+ * under it) is `X_DRIVER_UNAVAILABLE`, and so is a write the server refused for its own state (OOM, READONLY, …:
+ * refused at the script's first write, nothing settled), so the worker's ack batcher fails the batch at once (each
+ * run sends its own again while its lease lasts) instead of resending every ack of it one by one into the outage.
+ * Anything else is answered as thrown. A command parked in ioredis' offline queue while the client reconnects is
+ * left to it: it is sent once Redis is back.
  */
 export function settleFailure(error: unknown): unknown {
+  if (!(error instanceof JobsError) && REFUSED.test(messageOf(error))) {
+    return new SettleUnavailableError(
+      'Redis',
+      `it refused the write: ${messageOf(error)}`,
+      'not-sent',
+      error,
+    );
+  }
   const kind = connectionFailure(error);
   return kind === undefined
     ? error

@@ -115,4 +115,30 @@ describe('redisJobDriver against a server of its own', () => {
       await server.stop();
     }
   });
+
+  it('fails a batch of acks the server refuses for its own state (READONLY) as X_DRIVER_UNAVAILABLE, nothing settled', async () => {
+    const server = await startThrowawayRedis({ name: 'jobs-redis-ack-refused' });
+    const client = new Redis(server.url);
+    try {
+      const driver = redisJobDriver({ client, prefix: 'ackrefused' });
+      const job = request();
+      await driver.enqueue(job);
+      const [row] = await driver.claim(claimArgs);
+      const items = [{ jobId: row!.id, ...claimOf(row!), durationMs: 1 }];
+      // a failover left the client on a replica: the worker's batch fails coded (each run sends its ack again while
+      // its lease lasts), not as a raw reply error the batcher would resend ack by ack
+      await client.replicaof('127.0.0.1', 1);
+      await expect(driver.ackMany!(items)).rejects.toMatchObject({
+        code: 'X_DRIVER_UNAVAILABLE',
+        message: expect.stringContaining('READONLY'),
+      });
+      await client.replicaof('NO', 'ONE');
+      expect((await driver.get(job.id))?.state).toBe('running');
+      expect(await driver.ackMany!(items)).toEqual([true]);
+      expect((await driver.get(job.id))?.state).toBe('done');
+    } finally {
+      client.disconnect();
+      await server.stop();
+    }
+  });
 });
