@@ -38,7 +38,10 @@ export interface JobRunContext {
 export interface WaitForEventOptions<P> {
   /** Only an event whose payload this answers true for resumes the wait. */
   readonly match?: (payload: P) => boolean;
-  /** How long to wait; past it the step fails the attempt with `X_JOB_TIMEOUT`. */
+  /**
+   * How long to wait; past it the step fails the attempt with `X_JOB_TIMEOUT`. The verdict is stored: a body that
+   * catches it gets the same `X_JOB_TIMEOUT` from this step on every replay, even once a matching event is published.
+   */
   readonly timeout?: Duration;
 }
 

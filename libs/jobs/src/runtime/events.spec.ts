@@ -1,4 +1,5 @@
 import { job } from '../declare/job';
+import { errorCodeOf } from '../errors/jobs-error';
 import { publishEvent, resetEventBus } from '../events/publish-event';
 import { t } from '../schema';
 import { runJobs, type JobsHarness } from '../testing/run-jobs';
@@ -120,5 +121,57 @@ describe('step.waitForEvent', () => {
     expect((await h.driver.get(id))?.state).toBe('suspended');
     expect(answers).toEqual([]);
     expect(await h.events.find('order.approved', 0)).toBeUndefined();
+  });
+});
+
+describe('step.waitForEvent: what a replay sees', () => {
+  let h: JobsHarness | undefined;
+  afterEach(async () => {
+    await resetEventBus();
+    await h?.close();
+    h = undefined;
+  });
+
+  it('a timeout the body caught is the verdict on every replay, whatever is published after it', async () => {
+    const seen: string[] = [];
+    const reminder = job({
+      name: 'events.caught-timeout',
+      input: t.object({ orderId: t.uuid }),
+      idempotencyKey: ({ orderId }) => `remind:${orderId}`,
+      tenant: 'none',
+      eventPoll: '10s',
+      retry: { attempts: 1 },
+      async run({ step }) {
+        const by = await step
+          .waitForEvent<Approval>('approval', 'order.approved', { timeout: '1m' })
+          .then(
+            (answer) => answer.by,
+            (error: unknown) => {
+              if (errorCodeOf(error) !== 'X_JOB_TIMEOUT') throw error;
+              return 'nobody';
+            },
+          );
+        seen.push(`before the sleep: ${by}`);
+        await step.sleep('1h');
+        seen.push(`after the sleep: ${by}`);
+      },
+    });
+    h = await runJobs({ jobs: [reminder], idlePollMaxMs: 60_000 });
+    const { id } = await reminder.enqueue({ orderId: ORDER });
+    await h.settle();
+    await h.advance(60_000);
+    expect(seen).toEqual(['before the sleep: nobody']);
+
+    await publishEvent('order.approved', { orderId: ORDER, by: 'too late' });
+    await h.advance(3_600_000);
+    expect(seen).toEqual([
+      'before the sleep: nobody',
+      'before the sleep: nobody',
+      'after the sleep: nobody',
+    ]);
+    expect((await h.driver.get(id))?.state).toBe('done');
+    const answer = (await h.driver.steps.load(id)).find((s) => s.name === 'approval#event');
+    expect(answer).toBeDefined();
+    expect(answer).not.toHaveProperty('output');
   });
 });

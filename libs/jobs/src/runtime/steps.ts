@@ -232,9 +232,13 @@ class AttemptSteps {
     this.#claimName(name);
     await this.#ensureLoaded();
     const answered = this.#stored.get(name + EVENT_RESULT);
-    if (answered !== undefined) return answered.output as P;
     let waiting = this.#stored.get(name)?.output as
       { since: number; timeoutAt: number | null } | undefined;
+    if (answered !== undefined) {
+      if (answered.output !== undefined) return answered.output as P;
+      // the wait timed out on an earlier pass: the same verdict, whatever was published since
+      throw waitTimedOut(name, event, waiting);
+    }
     if (waiting === undefined) {
       const since = await rt.events.now();
       waiting = { since, timeoutAt: timeoutMs === undefined ? null : since + timeoutMs };
@@ -255,10 +259,10 @@ class AttemptSteps {
     // Ask the bus's clock again before declaring a timeout: a worker running ahead of it must not give up early.
     const busNow = await rt.events.now();
     if (waiting.timeoutAt !== null && busNow >= waiting.timeoutAt) {
-      throw new JobTimeoutError(
-        `waitForEvent "${name}" for ${event}`,
-        waiting.timeoutAt - waiting.since,
-      );
+      // The verdict is stored (an answer with no output), as an answer is: a body that catches the timeout takes the
+      // same branch on every replay, where an event published after it would have answered the wait on the next.
+      await this.#write(name + EVENT_RESULT, undefined, rt.clock.now());
+      throw waitTimedOut(name, event, waiting);
     }
     const park =
       waiting.timeoutAt === null
@@ -266,6 +270,17 @@ class AttemptSteps {
         : Math.min(rt.eventPollMs, waiting.timeoutAt - busNow);
     throw new StepSuspension(rt.clock.now() + Math.max(1, park), name);
   };
+}
+
+/** The `X_JOB_TIMEOUT` of a wait that ran past its timeout (`waiting`: its stored record, when there is one). */
+function waitTimedOut(
+  name: string,
+  event: string,
+  waiting: { since: number; timeoutAt: number | null } | undefined,
+): JobTimeoutError {
+  const ms =
+    waiting === undefined || waiting.timeoutAt === null ? 0 : waiting.timeoutAt - waiting.since;
+  return new JobTimeoutError(`waitForEvent "${name}" for ${event}`, ms);
 }
 
 /** Milliseconds in a duration a step was handed, or `X_STEP_DURATION_INVALID` naming the value and the forms. */
