@@ -174,4 +174,26 @@ describe('step.waitForEvent: what a replay sees', () => {
     expect(answer).toBeDefined();
     expect(answer).not.toHaveProperty('output');
   });
+
+  it('a step named after a wait\'s answer record ("approval#event") is X_STEP_DUPLICATE, never replayed as the answer', async () => {
+    const seen: unknown[] = [];
+    const clash = job({
+      name: 'events.answer-clash',
+      input: t.object({ orderId: t.uuid }),
+      idempotencyKey: ({ orderId }) => `clash:${orderId}`,
+      tenant: 'none',
+      retry: { attempts: 3 },
+      async run({ step }) {
+        seen.push(await step.run('approval#event', () => ({ mine: true })));
+        seen.push(await step.waitForEvent('approval', 'order.approved'));
+      },
+    });
+    h = await runJobs({ jobs: [clash] });
+    const { id } = await clash.enqueue({ orderId: ORDER });
+    await h.settle();
+    expect(seen).toEqual([{ mine: true }]);
+    const row = await h.driver.get(id);
+    expect(row).toMatchObject({ state: 'dead', attempt: 1 });
+    expect(row?.lastError).toContain('X_STEP_DUPLICATE');
+  });
 });

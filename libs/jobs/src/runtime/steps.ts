@@ -230,6 +230,8 @@ class AttemptSteps {
     const eventProblem = eventNameProblem(event);
     if (eventProblem !== undefined) throw new ValueInvalidError('waitForEvent event', eventProblem);
     this.#claimName(name);
+    // the answer's record is this wait's too: a step of that name would be replayed as the answer, or the answer as it
+    this.#claimName(name + EVENT_RESULT);
     await this.#ensureLoaded();
     const answered = this.#stored.get(name + EVENT_RESULT);
     let waiting = this.#stored.get(name)?.output as
