@@ -84,6 +84,23 @@ describe('durations a step is handed', () => {
     expect(await h.driver.steps.load(id)).toEqual([]);
   });
 
+  it('step.sleep(name, 1.5) sleeps 2 ms and the run goes on: the wake time is a whole millisecond', async () => {
+    const { handle } = stepJob('durations.fraction', async (step) => {
+      await step.sleep('nap', 1.5);
+      await step.run('after', () => 'woke');
+    });
+    h = await runJobs({ jobs: [handle] });
+    const { id } = await handle.enqueue({ n: 1 });
+    await h.settle();
+    const start = h.clock.now();
+    expect(await h.driver.get(id)).toMatchObject({ state: 'suspended', runAt: start + 2 });
+    expect((await h.driver.steps.load(id))[0]?.output).toEqual({ wakeAt: start + 2 });
+    await h.advance(2);
+    expect(h.logger.named('jobs.attempt.failed')).toEqual([]);
+    expect((await h.driver.get(id))?.state).toBe('done');
+    expect(h.clock.now()).toBe(start + 2);
+  });
+
   it('parseDuration accepts the forms the error names and refuses a spaced unit', () => {
     expect(parseDuration('250ms')).toBe(250);
     expect(parseDuration('1.5h')).toBe(5_400_000);

@@ -285,9 +285,13 @@ function waitTimedOut(
   return new JobTimeoutError(`waitForEvent "${name}" for ${event}`, ms);
 }
 
-/** Milliseconds in a duration a step was handed, or `X_STEP_DURATION_INVALID` naming the value and the forms. */
+/**
+ * Whole milliseconds in a duration a step was handed (a number's fraction rounded, as a string's is: the row's run time
+ * is whole), or `X_STEP_DURATION_INVALID` naming the value and the forms.
+ */
 function stepDuration(step: string, field: string, value: unknown): number {
-  const ms = parseDuration(value);
+  const parsed = parseDuration(value);
+  const ms = parsed === undefined ? undefined : Math.round(parsed);
   // past 100 years the wake time could fall beyond year 9999, which no driver stores
   if (ms === undefined || ms > MAX_DURATION_MS) {
     throw new StepDurationInvalidError(
