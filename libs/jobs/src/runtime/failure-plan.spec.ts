@@ -23,6 +23,19 @@ describe('planFailure: what a failed attempt comes to, before anything is writte
     });
   });
 
+  it('a fractional delay (retry.delay: 1.5, a Retry-After of 1.2345 s, no jitter) is retried after whole milliseconds', () => {
+    const fraction = { ...fixed, delay: 1.5, jitter: false };
+    expect(planFailure(new Error('boom'), claimed(1, 4), fraction, false, undefined)).toEqual({
+      kind: 'retry',
+      delayMs: 2,
+    });
+    const named = coded('X_WEBHOOK_DELIVERY_THROTTLED', { meta: { retryAfterSeconds: 1.2345 } });
+    expect(planFailure(named, claimed(1, 4), fraction, false, undefined)).toEqual({
+      kind: 'retry',
+      delayMs: 1_235,
+    });
+  });
+
   it('stops on the final attempt: dead-lettered as attempts-exhausted, the error text without a suffix', () => {
     const plan = planFailure(new Error('boom'), claimed(4, 4), fixed, true, undefined);
     expect(plan).toMatchObject({

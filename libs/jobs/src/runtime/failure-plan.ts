@@ -66,5 +66,7 @@ export function planFailure(
     stated !== undefined
       ? statedDelay(policy, stated * 1_000, random)
       : retryDelay(policy, claimed.attempt, random);
-  return { kind: 'retry', delayMs };
+  // whole milliseconds, as every time is: a fraction (`delay: 1.5`, a `Retry-After` of 1.2345 s, no jitter) armed the
+  // worker's wake at a fractional instant, and a frozen clock moved there stamped the next step write with it
+  return { kind: 'retry', delayMs: Math.round(delayMs) };
 }
