@@ -13,9 +13,11 @@ export function retrySchedule(policy: RetryPolicy): number[] {
 /** The base delay after failed attempt `attempt` (1-based), clamped by `maxDelay`. */
 export function baseDelay(policy: ResolvedRetryPolicy, attempt: number): number {
   const n = Math.max(1, attempt);
+  // the exponent stops at 1023: 2 ** 1024 is Infinity, and a delay of 0 times it NaN, a retry the driver refuses to
+  // schedule (the row sat running until its lease lapsed); 2 ** 1023 ms is already past the longest maxDelay
   const raw =
     policy.backoff === 'exponential'
-      ? policy.delay * 2 ** (n - 1)
+      ? policy.delay * 2 ** Math.min(n - 1, 1023)
       : policy.backoff === 'linear'
         ? policy.delay * n
         : policy.delay;

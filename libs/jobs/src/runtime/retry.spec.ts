@@ -58,6 +58,15 @@ describe('retrySchedule: the base delays between attempts', () => {
     expect(baseDelay({ ...policy, backoff: 'linear' }, 0)).toBe(1000);
   });
 
+  it('exponential back-off stays a number however many attempts: delay 0 is 0, any other delay reaches maxDelay', () => {
+    const policy: ResolvedRetryPolicy = { ...DEFAULT_RETRY, attempts: 1_000_000 };
+    for (const attempt of [1_024, 1_025, 1_026, 999_999]) {
+      expect(baseDelay({ ...policy, delay: 0 }, attempt)).toBe(0);
+      expect(baseDelay({ ...policy, delay: 1 }, attempt)).toBe(policy.maxDelay);
+    }
+    expect(retryDelay({ ...policy, delay: 0 }, 1_500)).toBe(0);
+  });
+
   it('refuses a maxDelay below delay at the call, with the declaration code', () => {
     expect(() => retrySchedule({ delay: 5000, maxDelay: 1000 })).toThrow(
       expect.objectContaining({ code: 'X_JOB_DECLARATION_INVALID' }) as Error,
