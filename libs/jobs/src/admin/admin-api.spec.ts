@@ -110,6 +110,28 @@ describe('JobsAdminModule: mounting, the guard, canWrite and CSRF (memory backen
     });
   });
 
+  it('refuses a sinceMs, backfill status or backfill limit out of bounds with X_VALUE_INVALID (400), never a 500', async () => {
+    const server = (await writerApp()).getHttpServer();
+    const refused = async (path: string, query: Record<string, string>, field: string) => {
+      const res = await request(server).get(path).query(query).set(READER);
+      expect([res.status, res.body.code]).toEqual([400, 'X_VALUE_INVALID']);
+      expect(res.body.message).toContain(field);
+    };
+    for (const sinceMs of ['abc', '1.5', '99999999999999999999']) {
+      await refused('/_x/jobs/api/stats', { sinceMs }, 'sinceMs');
+      await refused('/_x/jobs/api/counters', { job: other.name, sinceMs }, 'sinceMs');
+    }
+    await refused('/_x/jobs/api/backfills', { status: 'bogus' }, 'status');
+    for (const limit of ['abc', '0', '-1', '1001']) {
+      await refused('/_x/jobs/api/backfills', { limit }, 'limit');
+    }
+    await request(server)
+      .get('/_x/jobs/api/backfills')
+      .query({ limit: 1000 })
+      .set(READER)
+      .expect(200);
+  });
+
   it('narrows lists by every query filter: tenant, id prefix, and the queue of the dead letters', async () => {
     const server = (await writerApp()).getHttpServer();
     const { driver } = apps.app.get(JobsService);

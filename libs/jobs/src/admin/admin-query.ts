@@ -2,7 +2,9 @@ import type { JobState } from '../driver/job-row';
 import type { JobListFilter } from '../driver/introspection';
 import type { BackfillLedgerFilter, BackfillStatus } from '../backfill/ledger';
 import type { BulkAction, BulkFilter } from '../operator/bulk';
+import { MAX_BACKFILL_LIST_LIMIT } from '../backfill/ledger-order';
 import { ValueInvalidError } from '../errors/value-errors';
+import { enumProblem, integerProblem, timeProblem } from '../values/scalars';
 
 /** A query string as the platform parses it. */
 export type AdminQuery = Readonly<Record<string, unknown>>;
@@ -44,18 +46,49 @@ export function jobListFilter(query: AdminQuery): JobListFilter {
   });
 }
 
-/** `?name&status&limit` as a {@link BackfillLedgerFilter}. */
+/** `value` itself, or `X_VALUE_INVALID` naming `key` with the `problem` found in it. */
+function checked<T>(key: string, value: T, problem: string | undefined, fix: string): T {
+  if (problem !== undefined) throw new ValueInvalidError(key, problem, fix);
+  return value;
+}
+
+const BACKFILL_STATUSES: readonly BackfillStatus[] = ['running', 'completed', 'failed'];
+
+/**
+ * `?name&status&limit` as a {@link BackfillLedgerFilter}: a status other than the three, or a limit that is not a whole
+ * number from 1 to 1,000, is `X_VALUE_INVALID` (what `x db backfill --list` refuses), never an empty list or a 500.
+ */
 export function backfillFilter(query: AdminQuery): BackfillLedgerFilter {
+  const status = text(query, 'status');
+  const limit = int(query, 'limit');
   return defined<BackfillLedgerFilter>({
     name: text(query, 'name'),
-    status: text(query, 'status') as BackfillStatus | undefined,
-    limit: int(query, 'limit'),
+    status:
+      status === undefined
+        ? undefined
+        : checked('status', status, enumProblem(status, BACKFILL_STATUSES), 'Pass ?status=failed.'),
+    limit:
+      limit === undefined
+        ? undefined
+        : checked(
+            'limit',
+            limit,
+            integerProblem(limit, 1, MAX_BACKFILL_LIST_LIMIT),
+            `Pass ?limit=100 (at most ${MAX_BACKFILL_LIST_LIMIT}).`,
+          ),
   });
 }
 
-/** `?sinceMs` as a number, when given. */
+/** `?sinceMs` as epoch ms, when given: anything but whole epoch ms in years 0001–9999 is `X_VALUE_INVALID`. */
 export function sinceOf(query: AdminQuery): number | undefined {
-  return int(query, 'sinceMs');
+  const since = int(query, 'sinceMs');
+  if (since === undefined) return undefined;
+  return checked(
+    'sinceMs',
+    since,
+    timeProblem(since),
+    'Pass ?sinceMs=<epoch ms>, or leave it out.',
+  );
 }
 
 /** `?job` (required) of a counters read. */
