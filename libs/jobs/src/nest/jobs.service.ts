@@ -174,12 +174,12 @@ export class JobsService {
 
   /** Re-queues a finished job, from `fromStep` when given (`x jobs retry [--from-step]`). */
   retryFromStep(id: string, fromStep?: string): Promise<JobSummaryView> {
-    return retryFromStep(this.driver, id, fromStep);
+    return retryFromStep(this.driver, id, fromStep, { declarations: this.inspectManifest() });
   }
 
   /** Stops a live job; anything else is `X_JOB_NOT_CANCELLABLE` (`x jobs cancel`). */
   cancelJob(id: string, reason?: string): Promise<JobSummaryView> {
-    return cancelJob(this.driver, id, reason);
+    return cancelJob(this.driver, id, reason, { declarations: this.inspectManifest() });
   }
 
   /** Deletes a job that is not running, with its steps (`x jobs delete`). */
@@ -189,7 +189,7 @@ export class JobsService {
 
   /** A job waiting on its run time is due now (`x jobs promote`). */
   promoteJob(id: string): Promise<JobSummaryView> {
-    return promoteJob(this.driver, id);
+    return promoteJob(this.driver, id, { declarations: this.inspectManifest() });
   }
 
   /** One bounded bulk call answering `{ affected, remaining }`: call until `remaining` is 0. */
@@ -199,7 +199,7 @@ export class JobsService {
 
   /** What {@link JobsService.bulkJobs} would cover, changing nothing. */
   previewBulk(action: BulkAction, filter: BulkFilter): Promise<BulkPreviewView> {
-    return previewBulk(this.driver, action, filter);
+    return previewBulk(this.driver, action, filter, { declarations: this.inspectManifest() });
   }
 
   /** Every queue: counts per state, live rows per name, paused or not (`x queues list`). */

@@ -6,7 +6,8 @@ import {
 } from '../driver/introspection';
 import type { JobDriver } from '../driver/job-driver';
 import { FINISHED_STATES, LIVE_STATES, type JobState } from '../driver/job-row';
-import { jobSummary, type JobSummaryView } from './job-views';
+import { actionSummary, type JobActionOptions } from './job-actions';
+import type { JobSummaryView } from './job-views';
 import { introspectionOf } from './operator-driver';
 
 /** The rows one bulk operation covers: one state, narrowed by queue, job name and tenant. */
@@ -82,6 +83,7 @@ export async function previewBulk(
   driver: JobDriver,
   action: BulkAction,
   filter: BulkFilter,
+  options: JobActionOptions = {},
 ): Promise<BulkPreviewView> {
   // a state that is none of the eight is left to list(), which names it as X_VALUE_INVALID
   if (STATES.includes(filter.state)) assertBulkState(OPERATION[action], filter);
@@ -101,6 +103,6 @@ export async function previewBulk(
     filter,
     matched: rows.length,
     more: rows.length === PREVIEW_PAGE,
-    sample: rows.slice(0, SAMPLE).map(jobSummary),
+    sample: rows.slice(0, SAMPLE).map((row) => actionSummary(row, options)),
   };
 }

@@ -4,7 +4,13 @@ export { introspectionOf } from './operator-driver';
 export { redactJson } from './redact';
 export { listJobs, inspectDeadLetters, type ListJobsOptions } from './list-jobs';
 export { inspectJob, type InspectJobOptions } from './inspect-job';
-export { retryFromStep, cancelJob, removeJob, promoteJob } from './job-actions';
+export {
+  retryFromStep,
+  cancelJob,
+  removeJob,
+  promoteJob,
+  type JobActionOptions,
+} from './job-actions';
 export * from './bulk';
 export * from './queues';
 export * from './tasks';

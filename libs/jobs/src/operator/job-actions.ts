@@ -1,8 +1,25 @@
 import type { JobDriver } from '../driver/job-driver';
+import type { JobRow } from '../driver/job-row';
 import { JobNotCancellableError } from '../errors/operator-errors';
 import { operatorJobId } from '../values/operator';
-import { jobSummary, type JobSummaryView } from './job-views';
+import type { OperatorDeclarations } from './declarations';
+import type { JobSummaryView } from './job-views';
 import { introspectionOf } from './operator-driver';
+import { scrubbedSummary, secretsOf } from './scrubbed-summary';
+
+/** Options of {@link retryFromStep}, {@link cancelJob}, {@link promoteJob} and `previewBulk`. */
+export interface JobActionOptions {
+  /**
+   * The app's declarations: the values a job's `redact:` paths reach in its input are scrubbed from the error text and
+   * the progress note of the row answered (as `listJobs` does). Without them the row shows what was written.
+   */
+  readonly declarations?: OperatorDeclarations;
+}
+
+/** The row answered by an action, scrubbed by the declarations' redaction. */
+export function actionSummary(row: JobRow, options: JobActionOptions): JobSummaryView {
+  return scrubbedSummary(row, secretsOf(row, options.declarations));
+}
 
 /**
  * Re-queues one finished job (done, failed, dead, cancelled) as a fresh run; with `fromStep`, that step and every
@@ -13,13 +30,14 @@ export async function retryFromStep(
   driver: JobDriver,
   id: string,
   fromStep?: string,
+  options: JobActionOptions = {},
 ): Promise<JobSummaryView> {
   const introspect = introspectionOf(driver, 'retryFromStep');
   const row = await introspect.requeue(
     operatorJobId(id),
     fromStep === undefined ? {} : { fromStep },
   );
-  return jobSummary(row);
+  return actionSummary(row, options);
 }
 
 /**
@@ -31,12 +49,13 @@ export async function cancelJob(
   driver: JobDriver,
   given: string,
   reason?: string,
+  options: JobActionOptions = {},
 ): Promise<JobSummaryView> {
   const id = operatorJobId(given);
   const introspect = driver.introspect;
   if (introspect === undefined) throw new JobNotCancellableError(id, 'on a driver with no cancel');
   const row = await introspect.cancel(id, reason);
-  if (row !== undefined) return jobSummary(row);
+  if (row !== undefined) return actionSummary(row, options);
   const current = await driver.get(id);
   throw new JobNotCancellableError(id, current === undefined ? 'unknown' : current.state);
 }
@@ -52,6 +71,11 @@ export async function removeJob(
 }
 
 /** A job waiting on its run time (delayed, or backing off) becomes due now. Otherwise `X_JOB_NOT_PROMOTABLE`. */
-export async function promoteJob(driver: JobDriver, id: string): Promise<JobSummaryView> {
-  return jobSummary(await introspectionOf(driver, 'promoteJob').promote(operatorJobId(id)));
+export async function promoteJob(
+  driver: JobDriver,
+  id: string,
+  options: JobActionOptions = {},
+): Promise<JobSummaryView> {
+  const row = await introspectionOf(driver, 'promoteJob').promote(operatorJobId(id));
+  return actionSummary(row, options);
 }
