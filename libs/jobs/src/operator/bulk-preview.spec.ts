@@ -61,6 +61,22 @@ describe('previewBulk refuses what bulkJobs refuses', () => {
     }
     await driver.close();
   });
+
+  it('no state is X_VALUE_INVALID on both, for every action: the preview counts no rows the call would refuse', async () => {
+    const driver = memoryJobDriver({ clock: frozenClock() });
+    await driver.enqueue(enqueueRequest({ queue: 'bulk-preview' }));
+    // a JSON body `{ action, filter: {} }` reaches the preview without a state
+    const filter = { queue: 'bulk-preview' } as unknown as BulkFilter;
+    for (const action of ['requeue', 'remove', 'promote'] as const) {
+      const refusal = {
+        code: 'X_VALUE_INVALID',
+        message: expect.stringContaining('.state is required'),
+      };
+      await expect(bulkJobs(driver, action, filter)).rejects.toMatchObject(refusal);
+      await expect(previewBulk(driver, action, filter)).rejects.toMatchObject(refusal);
+    }
+    await driver.close();
+  });
 });
 
 describe('previewBulk narrows as bulkJobs does', () => {

@@ -5,6 +5,7 @@ import {
   type PromotableState,
 } from '../driver/introspection';
 import type { JobDriver } from '../driver/job-driver';
+import { ValueInvalidError } from '../errors/value-errors';
 import { FINISHED_STATES, LIVE_STATES, type JobState } from '../driver/job-row';
 import { actionSummary, type JobActionOptions } from './job-actions';
 import type { JobSummaryView } from './job-views';
@@ -85,6 +86,13 @@ export async function previewBulk(
   filter: BulkFilter,
   options: JobActionOptions = {},
 ): Promise<BulkPreviewView> {
+  // no state: the bulk call refuses it, so a preview of every state would promise rows it will never move
+  if (filter.state === undefined) {
+    throw new ValueInvalidError(
+      `${OPERATION[action]}(filter).state`,
+      'is required: a bulk operation walks one state',
+    );
+  }
   // a state that is none of the eight is left to list(), which names it as X_VALUE_INVALID
   if (STATES.includes(filter.state)) assertBulkState(OPERATION[action], filter);
   // the fields a bulk call walks, and no other: a list field riding on the object (an idPrefix, a cursor) would
