@@ -135,9 +135,21 @@ export function bulkRequest(body: unknown): { action: BulkAction; filter: BulkFi
   return { action, filter: filter as BulkFilter };
 }
 
-/** An optional string field of a JSON body. */
+/**
+ * An optional string field of a JSON body: absent, null or empty is undefined; any other value that is not a string is
+ * `X_VALUE_INVALID`, never dropped (a retry whose `fromStep` was dropped would replay the stored step it was sent to
+ * redo).
+ */
 export function bodyText(body: unknown, key: string): string | undefined {
   if (typeof body !== 'object' || body === null) return undefined;
   const value = (body as Record<string, unknown>)[key];
-  return typeof value === 'string' && value !== '' ? value : undefined;
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value !== 'string') {
+    throw new ValueInvalidError(
+      key,
+      `must be a string (got ${typeof value})`,
+      `Send { "${key}": "…" }.`,
+    );
+  }
+  return value;
 }

@@ -145,6 +145,32 @@ describe('JobsAdminModule writes: every write route checked, and what it moves (
     expect(view.body.steps.map((s: { name: string }) => s.name)).toEqual(['fetch']);
   });
 
+  it("a body's fromStep or reason that is not a string is X_VALUE_INVALID, and nothing moves", async () => {
+    const server = (await writerApp()).getHttpServer();
+    const jobs = apps.app.get(JobsService);
+    const { id } = await other.enqueue({ n: 1 });
+    const headers = await writerHeaders(server);
+    for (const [verb, body] of [
+      ['retry', { fromStep: 5 }],
+      ['retry', { fromStep: ['transform'] }],
+      ['cancel', { reason: { why: 'x' } }],
+    ] as const) {
+      const res = await request(server)
+        .post(`/_x/jobs/api/jobs/${id}/${verb}`)
+        .set(headers)
+        .send(body);
+      expect([res.status, res.body.code]).toEqual([400, 'X_VALUE_INVALID']);
+      expect(res.body.message).toContain(Object.keys(body)[0]);
+    }
+    expect((await jobs.inspectJob(id)).state).toBe('ready');
+    // null, like an absent field, is no reason
+    await request(server)
+      .post(`/_x/jobs/api/jobs/${id}/cancel`)
+      .set(headers)
+      .send({ reason: null })
+      .expect(200);
+  });
+
   it('a query parameter sent twice is X_VALUE_INVALID, never read as a filter', async () => {
     const server = (await writerApp()).getHttpServer();
     await other.enqueue({ n: 1 });
