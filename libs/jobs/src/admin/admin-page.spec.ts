@@ -69,6 +69,19 @@ describe('the admin page in headless Chromium, on a real PostgreSQL', () => {
     await page.close();
   });
 
+  it("a job's progress shows as a bar with its share done, beside the note", async () => {
+    const { id } = await later.enqueue({ n: 99 }, { delay: '1h' });
+    const progress = { done: 1, total: 4, note: 'a quarter' };
+    await db.pool.query('update x_jobs set progress = $2 where id = $1', [id, progress]);
+    const page = await open(ui.writer, `job/${id}`);
+    await page.getByTestId('progress').getByText('a quarter').waitFor();
+    expect(await page.locator('[data-testid="progress"] progress').getAttribute('value')).toBe(
+      '25',
+    );
+    expect(await page.getByTestId('progress').textContent()).toContain('25%');
+    await page.close();
+  });
+
   it('clicking retry runs the job to done, and the page follows without a reload', async () => {
     const page = await open(ui.writer, `job/${deadId}`);
     await page.getByTestId('job-state').getByText('dead').waitFor();

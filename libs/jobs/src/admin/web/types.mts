@@ -21,11 +21,11 @@ export interface QueueView extends Readonly<Record<JobState, number>> {
   readonly names: readonly { readonly name: string }[];
 }
 
+/** The last progress a run reported (`progress(done, total, note?)`), as the row stores it. */
 export interface Progress {
-  readonly current?: number;
-  readonly total?: number;
-  readonly message?: string;
-  readonly [key: string]: unknown;
+  readonly done: number;
+  readonly total: number;
+  readonly note?: string;
 }
 
 export interface JobSummary {

@@ -56,8 +56,8 @@ function Progress(props: { readonly job: JobDetail }) {
   const p = props.job.progress;
   if (p === null) return html`<p>—</p>`;
   const pct =
-    typeof p.current === 'number' && typeof p.total === 'number' && p.total > 0
-      ? (p.current / p.total) * 100
+    typeof p.done === 'number' && typeof p.total === 'number' && p.total > 0
+      ? Math.min(100, (p.done / p.total) * 100)
       : null;
   return html`<div data-testid="progress">
     ${pct === null ? '' : html`<progress max="100" value=${pct}></progress> ${pct.toFixed(0)}%`}
