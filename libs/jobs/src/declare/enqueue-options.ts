@@ -82,8 +82,8 @@ export function resolveOptions(
 }
 
 /**
- * When the row is due: `runAt`, `delay` from now, or now — whole milliseconds (a fractional `runAt` is rounded) within
- * years 0001–9999, the times every driver stores. A `delay` is at most 100 years.
+ * When the row is due: `runAt`, `delay` from now, or now — whole milliseconds (a fractional `runAt` or `delay` is
+ * rounded, as `'1.5ms'` is) within years 0001–9999, the times every driver stores. A `delay` is at most 100 years.
  */
 function resolveRunAt(job: string, options: EnqueueOptions, nowMs: number): number {
   if (options.runAt !== undefined && options.delay !== undefined) {
@@ -111,7 +111,7 @@ function resolveRunAt(job: string, options: EnqueueOptions, nowMs: number): numb
         `is ${ms} ms, over the ${MAX_DURATION_MS} ms (100 years) allowed`,
       );
     }
-    return withinTimes(job, 'options.delay', nowMs + ms);
+    return withinTimes(job, 'options.delay', Math.round(nowMs + ms));
   }
   return nowMs;
 }

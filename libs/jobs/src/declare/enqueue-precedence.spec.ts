@@ -104,6 +104,14 @@ describe('what an enqueue writes (memory driver)', () => {
     expect((await driver.get(id))?.runAt).toBe(clock.now() + 1_001);
   });
 
+  it("rounds a fractional delay in milliseconds as it rounds '1.5ms', where it refused the run time it made", async () => {
+    const h = declare();
+    const { id } = await h.enqueue(item('a'), { delay: 1_000.6 });
+    expect((await driver.get(id))?.runAt).toBe(clock.now() + 1_001);
+    const [batched] = await h.enqueueMany([item('b')], { delay: 0.4 });
+    expect((await driver.get(batched?.id ?? ''))?.runAt).toBe(clock.now());
+  });
+
   it('accepts a delay of exactly 100 years, and refuses 1 ms more', async () => {
     const h = declare();
     const { id } = await h.enqueue(item('a'), { delay: MAX_DURATION_MS });
