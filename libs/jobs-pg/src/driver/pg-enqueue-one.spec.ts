@@ -103,7 +103,11 @@ describe('a single PostgreSQL enqueue: the fast insert, then the judging stateme
     executor.names.length = 0;
     await expect(
       enqueueOne(ctx, request({ idempotencyKey: 'strict', onConflict: 'error' })),
-    ).rejects.toMatchObject({ code: 'X_JOB_DUPLICATE' });
+    ).rejects.toMatchObject({
+      code: 'X_JOB_DUPLICATE',
+      // the holder's ids, as the memory and Redis drivers name them: the run id was missing here
+      meta: { id: holder.id, runId: holder.runId, state: 'ready' },
+    });
     // without a memory every call tries the fast insert first
     expect(executor.names).toEqual(['insert', 'judge']);
     const { rows } = await db.executor.query<{ n: number }>(

@@ -148,11 +148,13 @@ describe('postgres enqueue (database clock, a pool of 20)', () => {
 
   it('takes back the whole batch when a strict request meets a live key', async () => {
     const driver = postgresJobDriver({ executor: db.executor });
-    await driver.enqueue(request({ idempotencyKey: 'held' }));
+    const held = request({ idempotencyKey: 'held' });
+    await driver.enqueue(held);
     const fresh = request();
     const strict = request({ idempotencyKey: 'held', onConflict: 'error' });
     await expect(driver.enqueueMany([fresh, strict])).rejects.toMatchObject({
       code: 'X_JOB_DUPLICATE',
+      meta: { id: held.id, runId: held.runId, state: 'ready' },
     });
     expect(await driver.get(fresh.id)).toBeUndefined();
   });
@@ -163,6 +165,7 @@ describe('postgres enqueue (database clock, a pool of 20)', () => {
     const second = request({ idempotencyKey: 'same', onConflict: 'error' });
     await expect(driver.enqueueMany([first, second])).rejects.toMatchObject({
       code: 'X_JOB_DUPLICATE',
+      meta: { id: first.id, runId: first.runId },
     });
     expect(await driver.get(first.id)).toBeUndefined();
   });

@@ -28,12 +28,17 @@ interface EnqueueRecord {
  */
 const RACE_RETRIES = 10;
 
-function duplicate(request: EnqueueRequest, holderId: string | null, state: string | null): Error {
+/**
+ * The refusal of a strict request whose key the live row `holder` holds: its meta names the holder's id and run id, as
+ * the memory and Redis drivers' do.
+ */
+function duplicate(request: EnqueueRequest, holder: EnqueueRecord): Error {
   const tenant = request.tenantId ? ` for tenant "${request.tenantId}"` : '';
+  const { id, run_id: runId, holder_state: state } = holder;
   return new JobDuplicateError(
-    `Job "${request.name}" already has a live run (job ${holderId ?? 'in this batch'}, ${state ?? 'ready'}) under idempotency key "${request.idempotencyKey}"${tenant}.`,
+    `Job "${request.name}" already has a live run (job ${id ?? 'in this batch'}, ${state ?? 'ready'}) under idempotency key "${request.idempotencyKey}"${tenant}.`,
     "Wait for that run to finish, or enqueue with onConflict: 'dedupe' to receive its ids.",
-    { job: request.name, id: holderId, state },
+    { job: request.name, id, runId, state },
   );
 }
 
@@ -70,7 +75,7 @@ export async function enqueueOne(
     const record = rows[0];
     if (!record) continue; // a concurrent enqueue committed the id or key after this snapshot
     if (record.outcome === 'key' && request.onConflict === 'error') {
-      throw duplicate(request, record.id, record.holder_state);
+      throw duplicate(request, record);
     }
     return resultOf(request, record);
   }
@@ -209,7 +214,7 @@ async function enqueuePass(
   rows.forEach((record, i) => {
     const request = requests[i];
     if (request?.onConflict === 'error' && record.outcome === 'key') {
-      throw duplicate(request, record.id, record.holder_state);
+      throw duplicate(request, record);
     }
   });
   return rows.map((record, i) =>

@@ -93,7 +93,7 @@ describe('postgresSchedulerState on PostgreSQL', () => {
       .fire(fire('a', [fresh, other, strict]))
       .catch((e: unknown) => e);
     expect(errorCodeOf(error)).toBe('X_JOB_DUPLICATE');
-    expect(error).toMatchObject({ meta: { id: held.id } });
+    expect(error).toMatchObject({ meta: { id: held.id, runId: held.runId } });
     expect(await driver.get(fresh.id)).toBeUndefined();
     expect(await driver.get(other.id)).toBeUndefined();
     expect(await state.load(['a'])).toEqual(new Map([['a', 0]]));

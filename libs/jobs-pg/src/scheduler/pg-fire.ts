@@ -50,7 +50,7 @@ function duplicate(request: EnqueueRequest, record: FireRecord): JobDuplicateErr
   return new JobDuplicateError(
     `Job "${request.name}" already has a live run (job ${record.id ?? 'in this fire'}, ${record.holder_state ?? 'ready'}) under idempotency key "${request.idempotencyKey}"${tenant}; the occurrence did not fire.`,
     "Enqueue a task's jobs with onConflict: 'dedupe' (the default).",
-    { job: request.name, id: record.id, state: record.holder_state },
+    { job: request.name, id: record.id, runId: record.run_id, state: record.holder_state },
   );
 }
 
