@@ -161,8 +161,7 @@ describe('handle.enqueueMany (memory driver)', () => {
         vendor: 'test',
         validate: (value: unknown) => {
           const v = value as { n: number };
-          const result =
-            v.n < 0 ? { issues: [{ message: 'negative' }] } : { value: { n: v.n * 10 } };
+          const result = v.n < 0 ? { issues: [{ message: 'negative' }] } : { value: { n: v.n } };
           if (v.n === 7) return Promise.reject(thrown);
           return v.n % 2 === 1 ? Promise.resolve(result) : result;
         },
@@ -177,7 +176,7 @@ describe('handle.enqueueMany (memory driver)', () => {
     const queued = await h.enqueueMany([{ n: 1 }, { n: 2 }, { n: 3 }, { n: 4 }]);
     expect(queued.map((r) => r.deduped)).toEqual([false, false, false, false]);
     const rows = await Promise.all(queued.map((r) => counted.driver.get(r.id)));
-    expect(rows.map((row) => row?.input)).toEqual([{ n: 10 }, { n: 20 }, { n: 30 }, { n: 40 }]);
+    expect(rows.map((row) => row?.input)).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }, { n: 4 }]);
     // a promised issue and a synchronous one are both reported by index; a promised throw is rethrown at its turn
     const error = await rejection(h.enqueueMany([{ n: -2 }, { n: 2 }, { n: -1 }]));
     expect(error['issues']).toEqual([

@@ -20,20 +20,46 @@ import { parseAll, ThrownByParse, type ItemParse } from './enqueue-parse';
 export const MAX_INPUT_BYTES = 1_048_576;
 
 /**
- * The input a run will see, for an input stored in another form than it was parsed in (a DTO instance stored as plain
- * JSON): the stored JSON parsed again. The key, tenant and concurrency key are derived from it, and a stored form that
- * would not parse back is refused now instead of failing every attempt.
+ * The input a run will see, for an input whose schema may not store it as it parsed it (a DTO instance stored as plain
+ * JSON, a zod or valibot schema whose transforms or coercions changed it): the stored JSON parsed again, as every run
+ * parses it. The key, tenant and concurrency key are derived from it. A stored form that would not parse back, or that
+ * parses back to a value stored otherwise (a transform applied again, `z.number().transform((n) => n * 100)`), is
+ * refused now, instead of failing every attempt or handing the body another value than the one enqueued.
  */
-async function asStored<In, Out>(
+function asStored<In, Out>(
   handle: JobHandle<In, Out, unknown>,
   stored: unknown,
-): Promise<Out> {
-  const again = await handle.parseInput(stored);
-  if (again.ok) return again.value;
-  throw new JobInputInvalidError(
-    handle.name,
-    again.issues.map((i) => ({ ...i, message: `${i.message} (once stored as JSON)` })),
-  );
+  json: string,
+): Out | Promise<Out> {
+  const again = handle.parseInputNow(stored);
+  return again instanceof Promise
+    ? again.then((p) => readBack(handle, p, json))
+    : readBack(handle, again, json);
+}
+
+/** The value of a stored input parsed again, when it parsed and stores as it was stored; else `X_JOB_INPUT_INVALID`. */
+function readBack<In, Out>(
+  handle: JobHandle<In, Out, unknown>,
+  again: ParseResult<Out>,
+  json: string,
+): Out {
+  if (!again.ok) {
+    throw new JobInputInvalidError(
+      handle.name,
+      again.issues.map((i) => ({ ...i, message: `${i.message} (once stored as JSON)` })),
+    );
+  }
+  if (JSON.stringify(handle.storedInput(again.value)) !== json) {
+    throw new JobInputInvalidError(handle.name, [
+      {
+        path: '',
+        message:
+          'the schema changes its own output when a run reads the stored input back (a transform that is not ' +
+          'idempotent): the body would receive another value than the one enqueued',
+      },
+    ]);
+  }
+  return again.value;
 }
 
 /**
@@ -66,8 +92,8 @@ const rowContext = <In, Out>(
 /**
  * Builds one row from its parsed input: refuses a bad or oversized one, derives the key, tenant and concurrency key,
  * and takes the ids (`id` and `runId` when the batch minted them, else minted now; the run id the options' when they
- * name one). Answers at once, a promise only when the input is stored in another form than it was parsed in (it is
- * parsed again, see `asStored`): a batch pays no promise a row.
+ * name one). Answers at once, a promise only when a validator answers one (a `t` input is not parsed again, any other
+ * is, see `asStored`): a batch pays no promise a row.
  */
 function rowOf<In, Out>(
   context: RowContext<In, Out>,
@@ -91,12 +117,13 @@ function rowOf<In, Out>(
   const rowId = id ?? uuidv7(nowMs);
   const rowRunId = runId ?? resolved.runId ?? uuidv7(nowMs);
   // the input checked and encoded here once: the driver's request check and its write take this text
-  if (input === parsed.value) {
+  if (input === parsed.value && handle.storesAsParsed) {
     return rowFor(context, input as JsonValue, parsed.value, rowId, rowRunId, json);
   }
-  return asStored(handle, input).then((value) =>
-    rowFor(context, input as JsonValue, value, rowId, rowRunId, json),
-  );
+  const value = asStored(handle, input, json);
+  return value instanceof Promise
+    ? value.then((v) => rowFor(context, input as JsonValue, v, rowId, rowRunId, json))
+    : rowFor(context, input as JsonValue, value, rowId, rowRunId, json);
 }
 
 /**

@@ -98,6 +98,11 @@ export interface JobHandle<In, Out = In, R = unknown> {
    * into plain JSON (`instanceToPlain`).
    */
   storedInput(input: Out): unknown;
+  /**
+   * Whether a parsed input is stored as it is and parses back to itself by construction (a `t` schema: no transforms),
+   * so an enqueue need not parse its stored form again as a run will.
+   */
+  readonly storesAsParsed: boolean;
   /** The tenant the declaration derives for a parsed input, or null for `'none'`. */
   tenantOf(input: Out): string | null;
   /** The idempotency key the declaration derives for a parsed input. */

@@ -6,6 +6,7 @@ import {
   JobTenantRequiredError,
 } from '../errors/declaration-errors';
 import { DtoSchema, isDtoClass } from '../schema/dto/dto-schema';
+import { Schema } from '../schema/t/base';
 import {
   isStandardSchema,
   parseNow,
@@ -58,6 +59,7 @@ class JobHandleImpl<In, Out, R> implements JobHandle<In, Out, R> {
   readonly tenantMode: 'input' | 'none';
   readonly inline: boolean;
   readonly hasOnSettled: boolean;
+  readonly storesAsParsed: boolean;
   readonly #redact: readonly string[];
   readonly #name: DeclaredName;
   readonly #def: JobDefinition<StandardSchemaV1<In, Out>, R>;
@@ -69,6 +71,8 @@ class JobHandleImpl<In, Out, R> implements JobHandle<In, Out, R> {
     const label = explicit ? String(def.name) : 'anonymous';
     if (explicit) assertName(label, 'name', def.name, MAX_JOB_NAME_LENGTH);
     this.#schema = inputSchemaOf(label, def.input);
+    // a t schema has no transforms: its output stores as it is and parses back to itself
+    this.storesAsParsed = this.#schema instanceof Schema;
     if (typeof def.idempotencyKey !== 'function') throw new IdempotencyRequiredError(label);
     if (def.tenant !== 'none' && typeof def.tenant !== 'function') {
       throw new JobTenantRequiredError(

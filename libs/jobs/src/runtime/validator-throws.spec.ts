@@ -7,14 +7,15 @@ interface Order {
 }
 
 /**
- * An input schema whose validator accepts the enqueue's parse, then throws (or, async, rejects) on every later one —
- * a refinement or a DTO `@Transform` that throws on a stored payload, rather than answering issues.
+ * An input schema whose validator accepts the enqueue's parses (the input, then the form it is stored in), then throws
+ * (or, async, rejects) on every later one — a refinement or a DTO `@Transform` that throws on a stored payload, rather
+ * than answering issues.
  */
 function breakingSchema(async: boolean): StandardSchemaV1<Order, Order> {
   let calls = 0;
   const check = (value: unknown): StandardSchemaV1.Result<Order> => {
     calls += 1;
-    if (calls > 1) throw new Error('transform blew up');
+    if (calls > 2) throw new Error('transform blew up');
     return { value: value as Order };
   };
   return {
