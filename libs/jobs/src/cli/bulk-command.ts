@@ -3,6 +3,7 @@ import type { JobState } from '../driver/job-row';
 import { bulkJobs, previewBulk, type BulkAction, type BulkFilter } from '../operator/bulk';
 import type { Cli } from './cli';
 import { CliUsageError } from './exit-codes';
+import { declarationsOption } from './list-options';
 import { parseState } from './parse';
 import { renderBulk, renderPreview } from './render-jobs';
 
@@ -62,7 +63,12 @@ export async function runBulk(
   };
   const driver = await cli.driver(command);
   if (flags.yes !== true) {
-    const preview = await previewBulk(driver, action, filter);
+    const preview = await previewBulk(
+      driver,
+      action,
+      filter,
+      declarationsOption(cli.declarations(command)),
+    );
     cli.print(command, { dryRun: true, ...preview }, () => renderPreview(preview));
     return;
   }

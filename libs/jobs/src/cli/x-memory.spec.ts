@@ -127,6 +127,33 @@ describe('x in process over the memory backend', () => {
     expect(await driver.get(id)).toMatchObject({ state: 'cancelled', lastError: 'runaway loop' });
   });
 
+  it("answers the row a cancel, promote, retry or bulk preview moved with --app's redaction, as show does", async () => {
+    const card = '4111222233334444';
+    /** A row of the app's x-cli.steps backing off after an attempt that wrote the card into its error text. */
+    const backingOff = async (order: string): Promise<string> => {
+      const input = { order, card: { number: card, last4: '4444' } };
+      const { id } = await driver.enqueue(
+        due({ name: 'x-cli.steps', queue: 'x-cli-redact', input, idempotencyKey: order }),
+      );
+      const claimed = await claimOne('x-cli-redact');
+      const error = `card ${card} declined by the issuer`;
+      const retry = { kind: 'retry', runAt: clock.now() + HOUR, error } as const;
+      expect(await driver.nack(id, { ...claimOf(claimed), ...retry })).toBe(true);
+      return id;
+    };
+    const [a, b] = [await backingOff('x-redact-a'), await backingOff('x-redact-b')];
+    const answers = [
+      await xj('jobs', 'promote', '--state', 'delayed', '--queue', 'x-cli-redact', '--app', APP),
+      await xj('jobs', 'promote', a, '--app', APP),
+      await xj('jobs', 'cancel', b, '--app', APP),
+      await xj('jobs', 'retry', b, '--app', APP),
+    ];
+    for (const answer of answers) expect(JSON.stringify(answer)).not.toContain(card);
+    expect(JSON.stringify(answers[1])).toContain('card [redacted] declined');
+    // without the app's declarations the row is answered as written (and says so nowhere else)
+    expect(JSON.stringify(await xj('jobs', 'cancel', a))).toContain(card);
+  });
+
   it('counts the settles of the last 24 hours when no --since is given', async () => {
     await doneRow('x-memory-stats');
     await clock.advance(2 * HOUR);

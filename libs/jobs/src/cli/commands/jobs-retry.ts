@@ -3,6 +3,7 @@ import { retryFromStep } from '../../operator/job-actions';
 import type { CliCommand } from '.';
 import { addBulkFlags, assertOneForm, runBulk, type BulkFlags } from '../bulk-command';
 import { CliUsageError } from '../exit-codes';
+import { declarationsOption } from '../list-options';
 import { renderAction } from '../render-jobs';
 
 /**
@@ -28,7 +29,12 @@ export const jobsRetry: CliCommand = {
           throw new CliUsageError('--from-step applies to one job id, not the bulk form.');
         return runBulk(cli, command, 'requeue', flags);
       }
-      const view = await retryFromStep(await cli.driver(command), id, flags.fromStep);
+      const view = await retryFromStep(
+        await cli.driver(command),
+        id,
+        flags.fromStep,
+        declarationsOption(cli.declarations(command)),
+      );
       cli.print(command, view, () =>
         renderAction(
           flags.fromStep === undefined ? 'requeued' : `requeued from step ${flags.fromStep}`,
