@@ -6,6 +6,7 @@ import { progressReporter, type ProgressReporter } from './progress';
 import type { RunAbort } from './run-abort';
 import type { RunScope } from './run-context';
 import type { JobsLogger } from '../util/logger';
+import { SuspensionLatch } from './step-suspension';
 import { createStepApi } from './steps';
 
 /**
@@ -64,6 +65,8 @@ export class AttemptArgs implements RunArgs<unknown>, RunScope {
   readonly runId: string;
   readonly attempt: number;
   readonly finalAttempt: boolean;
+  /** The suspension a sleep or wait of this attempt raised: the run parks on it whatever the body does after. */
+  readonly suspension = new SuspensionLatch();
   readonly #a: ArgsSource;
   readonly #handle: AnyJobHandle;
   #step: StepApi | undefined;
@@ -109,6 +112,7 @@ export class AttemptArgs implements RunArgs<unknown>, RunScope {
         stepTimeoutMs: this.#handle.stepTimeoutMs,
         eventPollMs: this.#handle.eventPollMs,
         tenant: this.ctx.actor.orgId,
+        suspension: this.suspension,
         load: () => driver.steps.load(claimed.id),
       });
     }

@@ -194,12 +194,23 @@ export class Attempt extends AttemptSettle {
     });
   }
 
-  /** The body returned: its last progress written if it was held back, then the ack. */
+  /**
+   * The body returned: its last progress written if it was held back, then the ack — or the park, when a sleep or wait
+   * suspended the run and the body caught it (the wait is not over because the body went on).
+   */
   #returned(result: unknown, args: AttemptArgs, input: unknown): Promise<JobExecution> {
+    const suspended = args.suspension.raised;
+    if (suspended !== undefined) return this.#parked(suspended, args);
     const flushing = args.flushProgress();
     return flushing === undefined
       ? this.complete(result, input)
       : flushing.then(() => this.complete(result, input));
+  }
+
+  /** Parks the run until the suspension's time, its last progress written first. */
+  async #parked(suspension: StepSuspension, args: AttemptArgs): Promise<JobExecution> {
+    await args.flushProgress();
+    return this.park(suspension.resumeAt);
   }
 
   /** Takes the job's fleet slot for the input's key; a renewal that finds it taken aborts the run. */
@@ -249,10 +260,9 @@ export class Attempt extends AttemptSettle {
         this.logFields(),
         ended instanceof JobTimeoutError,
       );
-    if (isThrownInstance(error, StepSuspension)) {
-      await args.flushProgress();
-      return this.park(error.resumeAt);
-    }
+    // a suspension the body caught and followed with another throw (a wrapped rethrow) still parks the run
+    const suspended = isThrownInstance(error, StepSuspension) ? error : args.suspension.raised;
+    if (suspended !== undefined) return this.#parked(suspended, args);
     if (reason instanceof JobDrainedError) {
       await args.flushProgress();
       return this.interrupt(reason);

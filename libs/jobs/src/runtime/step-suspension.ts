@@ -13,3 +13,22 @@ export class StepSuspension extends Error {
     this.name = 'StepSuspension';
   }
 }
+
+/**
+ * The suspension an attempt raised, kept for the rest of the attempt: a body that catches it (a `try` around
+ * `step.sleep`, a catch-all that logs) must not go on as if the wait were over. Every later step call throws it again,
+ * and the attempt parks the run on it whatever the body then does — returns, or throws something else.
+ */
+export class SuspensionLatch {
+  #raised: StepSuspension | undefined;
+
+  /** The suspension to throw: `suspension` when it is the attempt's first, else the first one, again. */
+  raise(suspension: StepSuspension): StepSuspension {
+    return (this.#raised ??= suspension);
+  }
+
+  /** The attempt's suspension, once a step raised one. */
+  get raised(): StepSuspension | undefined {
+    return this.#raised;
+  }
+}

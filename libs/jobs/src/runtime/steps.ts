@@ -6,24 +6,19 @@ import {
   JobTimeoutError,
   LeaseLostError,
   StepDuplicateError,
-  StepDurationInvalidError,
   StepOutputInvalidError,
 } from '../errors/runtime-errors';
 import { ValueInvalidError } from '../errors/value-errors';
 import type { EventBus } from '../events/event-bus';
 import type { Clock } from '../util/clock';
-import {
-  DURATION_FORMS,
-  describeDurationValue,
-  parseDuration,
-  type Duration,
-} from '../util/duration';
+import type { Duration } from '../util/duration';
 import { jsonProblem, type JsonValue } from '../util/json';
-import { MAX_DURATION_MS, MAX_STEP_NAME_LENGTH } from '../values/bounds';
+import { MAX_STEP_NAME_LENGTH } from '../values/bounds';
 import { eventNameProblem } from '../values/event';
 import { identifierProblem } from '../values/text';
 import { armDeadline, childController, raceAbort } from './deadlines';
-import { StepSuspension } from './step-suspension';
+import { StepSuspension, type SuspensionLatch } from './step-suspension';
+import { describeReason, stepDuration, waitTimedOut } from './step-values';
 import { tracingOn } from '../tracing/run-span';
 import { traceReplayedStep, traceStep, tracedStepApi } from '../tracing/step-spans';
 
@@ -50,6 +45,11 @@ export interface StepRuntime {
   readonly eventPollMs: number;
   /** The run's tenant (null: `tenant: 'none'`): a `waitForEvent` matches only events published under it. */
   readonly tenant?: string | null;
+  /**
+   * Where the attempt keeps the suspension a sleep or wait raised: once one is, every step call throws it again (a body
+   * that caught it must not go on as if the wait were over). Absent: nothing is kept (a step API outside an attempt).
+   */
+  readonly suspension?: SuspensionLatch;
   /**
    * The steps stored by earlier attempts, read on the first step call — a body that calls no step (most jobs) costs
    * no statement for them. A read that fails fails that step call, and with it the attempt, which retries.
@@ -92,6 +92,17 @@ class AttemptSteps {
         if (!this.#stored.has(record.name)) this.#stored.set(record.name, record);
       }
     }));
+  }
+
+  /** The suspension to throw, kept by the attempt's latch (when it has one) so every later step call throws it too. */
+  #suspend(suspension: StepSuspension): StepSuspension {
+    return this.#rt.suspension?.raise(suspension) ?? suspension;
+  }
+
+  /** Throws the attempt's suspension again when a step already raised one: the body caught it, and must not go on. */
+  #refuseIfSuspended(): void {
+    const raised = this.#rt.suspension?.raised;
+    if (raised !== undefined) throw raised;
   }
 
   #claimName(name: string): void {
@@ -137,6 +148,7 @@ class AttemptSteps {
     name: string,
     fn: (signal: AbortSignal) => T | Promise<T>,
   ): Promise<T> => {
+    this.#refuseIfSuspended();
     this.#claimName(name);
     await this.#ensureLoaded();
     const done = this.#stored.get(name);
@@ -199,6 +211,7 @@ class AttemptSteps {
   }
 
   readonly sleep = async (nameOrDuration: string | Duration, maybe?: Duration): Promise<void> => {
+    this.#refuseIfSuspended();
     const rt = this.#rt;
     const name = maybe === undefined ? `sleep:${String(nameOrDuration)}` : String(nameOrDuration);
     const duration = maybe === undefined ? nameOrDuration : maybe;
@@ -209,10 +222,10 @@ class AttemptSteps {
     if (record === undefined) {
       const wakeAt = rt.clock.now() + ms;
       await this.#write(name, { wakeAt }, rt.clock.now());
-      throw new StepSuspension(wakeAt, name);
+      throw this.#suspend(new StepSuspension(wakeAt, name));
     }
     const wakeAt = (record.output as { wakeAt?: number } | undefined)?.wakeAt ?? 0;
-    if (rt.clock.now() < wakeAt) throw new StepSuspension(wakeAt, name);
+    if (rt.clock.now() < wakeAt) throw this.#suspend(new StepSuspension(wakeAt, name));
   };
 
   readonly waitForEvent = async <P>(
@@ -220,6 +233,7 @@ class AttemptSteps {
     event: string,
     options: WaitForEventOptions<P> = {},
   ): Promise<P> => {
+    this.#refuseIfSuspended();
     const rt = this.#rt;
     // Checked before anything is read or written: a timeout that does not parse must not become "no timeout".
     const timeoutMs =
@@ -270,41 +284,6 @@ class AttemptSteps {
       waiting.timeoutAt === null
         ? rt.eventPollMs
         : Math.min(rt.eventPollMs, waiting.timeoutAt - busNow);
-    throw new StepSuspension(rt.clock.now() + Math.max(1, park), name);
+    throw this.#suspend(new StepSuspension(rt.clock.now() + Math.max(1, park), name));
   };
-}
-
-/** The `X_JOB_TIMEOUT` of a wait that ran past its timeout (`waiting`: its stored record, when there is one). */
-function waitTimedOut(
-  name: string,
-  event: string,
-  waiting: { since: number; timeoutAt: number | null } | undefined,
-): JobTimeoutError {
-  const ms =
-    waiting === undefined || waiting.timeoutAt === null ? 0 : waiting.timeoutAt - waiting.since;
-  return new JobTimeoutError(`waitForEvent "${name}" for ${event}`, ms);
-}
-
-/**
- * Whole milliseconds in a duration a step was handed (a number's fraction rounded, as a string's is: the row's run time
- * is whole), or `X_STEP_DURATION_INVALID` naming the value and the forms.
- */
-function stepDuration(step: string, field: string, value: unknown): number {
-  const parsed = parseDuration(value);
-  const ms = parsed === undefined ? undefined : Math.round(parsed);
-  // past 100 years the wake time could fall beyond year 9999, which no driver stores
-  if (ms === undefined || ms > MAX_DURATION_MS) {
-    throw new StepDurationInvalidError(
-      step,
-      field,
-      describeDurationValue(value),
-      `${DURATION_FORMS}, of at most 100 years`,
-    );
-  }
-  return ms;
-}
-
-function describeReason(reason: unknown): string {
-  if (reason instanceof Error) return reason.message;
-  return String(reason);
 }
