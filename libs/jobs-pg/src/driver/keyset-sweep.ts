@@ -1,3 +1,5 @@
+import type { PgExecutor } from '../executor/pg-executor';
+
 /** One batch of a keyset sweep, as its statement answers it (a count arrives as text when it is a `bigint`). */
 export interface KeysetBatch {
   readonly removed: number | string;
@@ -26,4 +28,20 @@ export async function keysetSweep(
     afterAt = result.last_at;
     afterId = result.last_id;
   }
+}
+
+/**
+ * Removes the rows a keyset purge statement finds older than `cutoff` (ISO), in batches of `limit`: `sql` takes $1 the
+ * cut-off, $2 and $3 the last key of the batch before, $4 the limit (the outbox's and the webhook ledger's purges).
+ */
+export function keysetPurge(
+  executor: PgExecutor,
+  sql: string,
+  cutoff: string,
+  limit: number,
+): Promise<number> {
+  return keysetSweep(limit, async (afterAt, afterId) => {
+    const { rows } = await executor.query<KeysetBatch>(sql, [cutoff, afterAt, afterId, limit]);
+    return rows[0];
+  });
 }

@@ -1,5 +1,5 @@
 import type { JobState, PurgeTarget, ResolvedRetention } from '@ultimat3/jobs';
-import { keysetSweep, type KeysetBatch } from './keyset-sweep';
+import { keysetPurge, keysetSweep, type KeysetBatch } from './keyset-sweep';
 import { iso, retentionCutoff, type PgContext } from './pg-context';
 
 const HOUR_TIER_KEEP_MS = 30 * 24 * 3_600_000;
@@ -37,15 +37,12 @@ function outboxTarget(ctx: PgContext, limit: number, policy: ResolvedRetention):
   return {
     name: 'x_outbox',
     purgeExpired: (nowMs) =>
-      keysetSweep(limit, async (afterAt, afterId) => {
-        const { rows } = await ctx.executor.query<KeysetBatch>(ctx.sql.purgeOutbox, [
-          retentionCutoff(nowMs, policy.finishedMs),
-          afterAt,
-          afterId,
-          limit,
-        ]);
-        return rows[0];
-      }),
+      keysetPurge(
+        ctx.executor,
+        ctx.sql.purgeOutbox,
+        retentionCutoff(nowMs, policy.finishedMs),
+        limit,
+      ),
   };
 }
 

@@ -11,7 +11,7 @@ import {
   type QuarantinedOutboxRecord,
   type ResolvedRetention,
 } from '@ultimat3/jobs';
-import { keysetSweep, type KeysetBatch } from '../driver/keyset-sweep';
+import { keysetPurge } from '../driver/keyset-sweep';
 import { isUuid, retentionCutoff } from '../driver/pg-context';
 import type { PgExecutor } from '../executor/pg-executor';
 import {
@@ -139,16 +139,8 @@ export class PgOutboxQueries {
 
   /** The rows published before `policy.finishedMs` ago at `nowMs`, in keyset batches of `policy.batchSize`. */
   purgePublished(nowMs: number, policy: ResolvedRetention): Promise<number> {
-    const limit = policy.batchSize;
-    return keysetSweep(limit, async (afterAt, afterId) => {
-      const { rows } = await this.executor.query<KeysetBatch>(this.sql.purge, [
-        retentionCutoff(nowMs, policy.finishedMs),
-        afterAt,
-        afterId,
-        limit,
-      ]);
-      return rows[0];
-    });
+    const cutoff = retentionCutoff(nowMs, policy.finishedMs);
+    return keysetPurge(this.executor, this.sql.purge, cutoff, policy.batchSize);
   }
 
   /** See `OutboxStore.backlog`. */

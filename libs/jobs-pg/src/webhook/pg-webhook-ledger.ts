@@ -6,7 +6,7 @@ import {
   type WebhookAttemptOutcome,
   type WebhookLedger,
 } from '@ultimat3/jobs';
-import { keysetSweep, type KeysetBatch } from '../driver/keyset-sweep';
+import { keysetPurge } from '../driver/keyset-sweep';
 import { iso, retentionCutoff } from '../driver/pg-context';
 import type { PgExecutor } from '../executor/pg-executor';
 import { quoteSchema } from '../schema';
@@ -93,15 +93,7 @@ function purgeAttempts(
   keepMs: number,
   limit: number,
 ): Promise<number> {
-  return keysetSweep(limit, async (afterAt, afterId) => {
-    const { rows } = await executor.query<KeysetBatch>(sql.purge, [
-      retentionCutoff(nowMs, keepMs),
-      afterAt,
-      afterId,
-      limit,
-    ]);
-    return rows[0];
-  });
+  return keysetPurge(executor, sql.purge, retentionCutoff(nowMs, keepMs), limit);
 }
 
 /**
